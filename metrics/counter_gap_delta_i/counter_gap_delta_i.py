@@ -1,0 +1,100 @@
+"""Counter-GAP ΔI: gender bias as inconsistency across genders minus inconsistency within genders."""
+
+import datasets
+import evaluate
+
+import corefbias.counter_gap as counter_gap
+import corefbias.evaluate_support as support
+
+_CITATION = """\
+@inproceedings{xie-etal-2023-counter,
+    title = "Counter-{GAP}: Counterfactual Bias Evaluation through Gendered Ambiguous Pronouns",
+    author = "Xie, Zhongbin and Kocijan, Vid and Lukasiewicz, Thomas and Camburu, Oana-Maria",
+    booktitle = "Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics",
+    year = "2023",
+    pages = "3761--3773",
+}
+"""
+
+_DESCRIPTION = """\
+Counter-GAP groups 4008 instances into 1002 quadruples: an original text, a gender-controlled copy
+(same-gender names swapped) and two gender-swapped copies (all gendered words and names swapped
+across genders). An instance is correct iff both candidate names get their gold label. Bias is
+ΔI = I_across − I_within (Eq. 4): how much more often the model's correctness changes when the
+gender changes (Eq. 2) than when only the names change (Eq. 3). Also returned: Acc_Diff
+(Eq. 1) with male/female accuracies, the M/F and M2F/F2M breakdowns of Table 3, the
+original- vs counterfactual-gender check and Spearman's ρ of Table 4, and one-sided bootstrap
+p-values and 95% percentile confidence intervals (resampling quadruples).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `[bool, bool]`): per instance, is candidate A / B predicted coreferent
+        with the pronoun (in the pronoun's cluster)?
+    references (`list` of `[bool, bool]`): the gold `[A-coref, B-coref]` labels.
+    quadruple_ids (`list` of `str`): the quadruple each instance belongs to.
+    roles (`list` of `str`): `original`, `gender_controlled`, `gender_swapped_1` or `gender_swapped_2`.
+    genders (`list` of `str`): `female` or `male`, the gender of the instance's pronoun.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of quadruples; 0 switches significance off.
+    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+Returns:
+    accuracy, accuracy_male, accuracy_female, accuracy_diff (Acc_M − Acc_F, Eq. 1),
+    accuracy_original_gender, accuracy_counterfactual_gender, accuracy_original_minus_counterfactual,
+    i_within, i_within_male, i_within_female, i_within_diff (M − F),
+    i_across, i_across_m2f, i_across_f2m, i_across_diff (M2F − F2M),
+    delta_i (I_across − I_within; positive means biased), spearman_rho and spearman_p_value
+    (Table 4), num_quadruples, and for delta_i, accuracy_diff,
+    accuracy_original_minus_counterfactual, i_within_diff and i_across_diff:
+    `<name>_p_value` (one-sided bootstrap, in the direction of the observed sign),
+    `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All fractions, not percentages.
+    `undefined` maps any score that the data leave undefined (returned as None) to the reason.
+Examples:
+    A model that is right on both male instances and wrong on both female ones of one
+    quadruple, and right everywhere on a second quadruple:
+
+    >>> import evaluate
+    >>> delta_i = evaluate.load("metrics/counter_gap_delta_i")
+    >>> gold = [[True, False], [False, True], [True, False], [False, True]]
+    >>> wrong = [[False, True], [True, False]]
+    >>> results = delta_i.compute(
+    ...     predictions=gold[:2] + wrong + gold,
+    ...     references=gold + gold,
+    ...     quadruple_ids=["q1"] * 4 + ["q2"] * 4,
+    ...     roles=["original", "gender_controlled", "gender_swapped_1", "gender_swapped_2"] * 2,
+    ...     genders=["male", "male", "female", "female"] * 2,
+    ...     n_bootstrap=0,
+    ... )
+    >>> results["accuracy_male"], results["accuracy_female"], results["accuracy_diff"]
+    (1.0, 0.5, 0.5)
+    >>> results["i_within"], results["i_across"], results["delta_i"]
+    (0.0, 0.5, 0.5)
+"""
+
+_ROLE_FEATURES = datasets.Features(
+    {
+        "predictions": datasets.Sequence(datasets.Value("bool")),
+        "references": datasets.Sequence(datasets.Value("bool")),
+        "quadruple_ids": datasets.Value("string"),
+        "roles": datasets.Value("string"),
+        "genders": datasets.Value("string"),
+    }
+)
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class CounterGapDeltaI(support.CorefBiasMetric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_ROLE_FEATURES,
+            homepage="https://github.com/x-zb/Counter-GAP",
+            reference_urls=["https://aclanthology.org/2023.eacl-main.272/"],
+        )
+
+    def _score(self, predictions, references, quadruple_ids, roles, genders, n_bootstrap=1000, seed=0):
+        return counter_gap.delta_i(
+            predictions, references, quadruple_ids, roles, genders, n_bootstrap=n_bootstrap, seed=seed
+        )

@@ -1,0 +1,53 @@
+"""What every corefbias ``evaluate`` module shares: optional per-example inputs.
+
+``evaluate`` requires every feature column in every call. Our modules have optional per-example
+inputs (``pair_ids``, ``groups``, ...), so a missing optional column is filled with ``None`` per
+example before evaluate sees it, and ``_compute`` receives ``None`` for a column left all-empty.
+"""
+
+from __future__ import annotations
+
+import evaluate
+
+
+def _none_column(values) -> bool:
+    return values is None or all(value is None for value in values)
+
+
+class CorefBiasMetric(evaluate.Metric):
+    """Base of the corefbias metric modules; subclasses name their ``OPTIONAL_INPUTS``."""
+
+    OPTIONAL_INPUTS: tuple[str, ...] = ()
+
+    def _fill_optional(self, size: int, kwargs: dict) -> dict:
+        for name in self.OPTIONAL_INPUTS:
+            if kwargs.get(name) is None:
+                kwargs[name] = [None] * size
+        return kwargs
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch of per-example inputs; optional inputs may be left out."""
+        size = len(predictions) if predictions is not None else 0
+        return super().add_batch(predictions=predictions, references=references, **self._fill_optional(size, kwargs))
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one example; optional inputs may be left out."""
+        for name in self.OPTIONAL_INPUTS:
+            kwargs.setdefault(name, None)
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score all examples given here and added before; optional inputs may be left out.
+"""
+        if predictions is not None:
+            kwargs = self._fill_optional(len(predictions), kwargs)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def _compute(self, **inputs):
+        for name in self.OPTIONAL_INPUTS:
+            if _none_column(inputs.get(name)):
+                inputs[name] = None
+        return self._score(**inputs)
+
+    def _score(self, **inputs):
+        raise NotImplementedError

@@ -1,0 +1,102 @@
+"""From a model's coreference clusters to per-candidate decisions.
+
+Spans are character offsets ``(start, end)`` with an exclusive end, as Python slices.
+
+Mention matching (one rule, used everywhere):
+  * the **pronoun** must appear in a cluster as exactly its own span — a pronoun is one token,
+    and accepting larger mentions would let "his youthful friend" stand for "his";
+  * a **candidate** is found in a cluster when a mention *contains* the candidate span or lies
+    inside it. Models differ on determiners, titles and possessive clitics ("the developer" vs
+    "developer", "Mr Smith" vs "Smith"), and containment is the rule of the c2f-coref GAP
+    converter that produced the published Counter-GAP system outputs (``to_gap_tsv.py``).
+    Crossing spans (partial overlap) do not match.
+
+Decision modes:
+  * ``"cluster"`` (default): a candidate is linked to the pronoun iff one predicted cluster
+    holds both the pronoun and the candidate;
+  * ``"any_cluster"``: every candidate is counted as linked iff the pronoun is in any predicted
+    cluster of two or more mentions — what GenDa Lens's ABC scorer effectively counts (it asks
+    only whether the pronoun was clustered, not with what).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+Span = tuple[int, int]
+Cluster = Sequence[Span]
+DECISION_MODES = ("cluster", "any_cluster")
+
+
+def contains_or_within(mention: Span, target: Span) -> bool:
+    (m_start, m_end), (t_start, t_end) = mention, target
+    return (m_start <= t_start and t_end <= m_end) or (t_start <= m_start and m_end <= t_end)
+
+
+def _as_span(span) -> Span:
+    start, end = int(span[0]), int(span[1])
+    if start >= end or start < 0:
+        raise ValueError(f"span {tuple(span)!r} is empty or negative; spans are (start, end) with start < end")
+    return start, end
+
+
+def clusters_with_pronoun(pronoun: Span, clusters: Iterable[Cluster]) -> list[list[Span]]:
+    pronoun = _as_span(pronoun)
+    found = []
+    for cluster in clusters:
+        spans = [_as_span(span) for span in cluster]
+        if pronoun in spans:
+            found.append(spans)
+    return found
+
+
+def link_decisions(pronoun: Span, candidates: Sequence[Span], clusters: Iterable[Cluster], mode: str = "cluster") -> list[bool]:
+    """For each candidate span: does the prediction link it to the pronoun?"""
+    if mode not in DECISION_MODES:
+        raise ValueError(f"unknown decision mode {mode!r}; choose one of {DECISION_MODES}")
+    holding = [cluster for cluster in clusters_with_pronoun(pronoun, clusters) if len(cluster) > 1]
+    if mode == "any_cluster":
+        return [bool(holding)] * len(candidates)
+    decisions = []
+    for candidate in candidates:
+        target = _as_span(candidate)
+        decisions.append(
+            any(contains_or_within(mention, target) for cluster in holding for mention in cluster if mention != _as_span(pronoun))
+        )
+    return decisions
+
+
+def token_offsets(tokens: Sequence[str], text: str | None = None) -> list[Span]:
+    """Character span of each token, found left to right in ``text`` (default: tokens joined by spaces)."""
+    if text is None:
+        text = " ".join(tokens)
+    offsets, cursor = [], 0
+    for index, token in enumerate(tokens):
+        start = text.find(token, cursor)
+        if start < 0:
+            raise ValueError(f"token {index} ({token!r}) not found in the text after character {cursor}")
+        offsets.append((start, start + len(token)))
+        cursor = start + len(token)
+    return offsets
+
+
+def token_clusters_to_char(
+    clusters: Iterable[Sequence[Sequence[int]]],
+    tokens: Sequence[str],
+    text: str | None = None,
+    *,
+    inclusive_end: bool = True,
+) -> list[list[Span]]:
+    """Clusters of token spans (``[first, last]`` by default, as AllenNLP and c2f-coref write
+    them; ``inclusive_end=False`` for ``[first, last + 1)``) as clusters of character spans."""
+    offsets = token_offsets(tokens, text)
+    converted = []
+    for cluster in clusters:
+        spans = []
+        for first, last in cluster:
+            last_token = last if inclusive_end else last - 1
+            if not 0 <= first <= last_token < len(offsets):
+                raise ValueError(f"token span {[first, last]} is outside the {len(offsets)} tokens")
+            spans.append((offsets[first][0], offsets[last_token][1]))
+        converted.append(spans)
+    return converted
