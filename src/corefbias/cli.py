@@ -1,0 +1,56 @@
+"""The ``corefbias`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+
+from . import __version__
+from .upstream import MIRROR_ENV, UpstreamFileError
+
+# Published tables the toolkit recomputes: name → (module under corefbias.reproduce, what it is).
+REPRODUCTIONS = {
+    "counter-gap": ("counter_gap", "Counter-GAP Tables 2, 3 and 4 from the four published system outputs"),
+}
+
+
+def _common_options(default) -> argparse.ArgumentParser:
+    """Options every command takes, before or after its name (sub-commands must not reset them)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--mirror",
+        metavar="DIR",
+        default=default,
+        help=f"local mirror of the upstream data laid out as <set>/<upstream path> (e.g. ../shared/data); "
+        f"default ${MIRROR_ENV}, else download into the cache",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options(argparse.SUPPRESS)
+    parser = argparse.ArgumentParser(prog="corefbias", description=__doc__, parents=[_common_options(None)])
+    parser.add_argument("--version", action="version", version=f"corefbias {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    reproduce = commands.add_parser("reproduce", parents=[common], help="recompute a paper's published tables")
+    reproduce.add_argument("table", choices=sorted(REPRODUCTIONS), help="; ".join(f"{k}: {v[1]}" for k, v in REPRODUCTIONS.items()))
+    reproduce.add_argument("--n-bootstrap", type=int, default=10_000, help="bootstrap resamples for significance")
+    reproduce.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "reproduce":
+            module = import_module(f".reproduce.{REPRODUCTIONS[args.table][0]}", __package__)
+            print(module.report(mirror=args.mirror, n_bootstrap=args.n_bootstrap, seed=args.seed))
+    except UpstreamFileError as error:
+        print(f"corefbias: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

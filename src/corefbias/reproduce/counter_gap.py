@@ -1,0 +1,155 @@
+"""Recompute Counter-GAP Tables 2, 3 and 4 (no-debiasing rows) from the published system outputs."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+
+from .. import counter_gap, upstream
+
+SYSTEMS = {
+    "BERT-base": "bert_base",
+    "BERT-large": "bert_large",
+    "SpanBERT-base": "spanbert_base",
+    "SpanBERT-large": "spanbert_large",
+}
+SIGNIFICANCE_LEVEL = 0.01
+FEMALE_PRONOUNS = {"she", "her", "hers"}
+
+# The paper's printed values, in percent (ρ as printed); True marks a "*" (p < 0.01).
+PAPER = {
+    "BERT-base": dict(
+        accuracy_male=63.12, accuracy_female=59.53, accuracy_diff=(3.59, True),
+        i_within_male=15.47, i_within_female=16.47, i_within_diff=-1.00, i_within=15.97,
+        i_across_m2f=18.26, i_across_f2m=23.25, i_across_diff=-4.99, i_across=20.76, delta_i=(4.79, True),
+        accuracy_original_gender=61.58, accuracy_counterfactual_gender=61.08,
+        accuracy_original_minus_counterfactual=(0.50, False), spearman_rho=-0.083,
+    ),
+    "BERT-large": dict(
+        accuracy_male=72.60, accuracy_female=72.11, accuracy_diff=(0.50, False),
+        i_within_male=10.28, i_within_female=10.28, i_within_diff=0.00, i_within=10.28,
+        i_across_m2f=10.88, i_across_f2m=14.27, i_across_diff=-3.39, i_across=12.57, delta_i=(2.30, True),
+        accuracy_original_gender=72.06, accuracy_counterfactual_gender=72.65,
+        accuracy_original_minus_counterfactual=(-0.60, False), spearman_rho=-0.065,
+    ),
+    "SpanBERT-base": dict(
+        accuracy_male=71.36, accuracy_female=69.06, accuracy_diff=(2.30, True),
+        i_within_male=9.98, i_within_female=12.18, i_within_diff=-2.20, i_within=11.08,
+        i_across_m2f=12.18, i_across_f2m=15.07, i_across_diff=-2.89, i_across=13.62, delta_i=(2.54, True),
+        accuracy_original_gender=70.21, accuracy_counterfactual_gender=70.21,
+        accuracy_original_minus_counterfactual=(0.00, False), spearman_rho=-0.060,
+    ),
+    "SpanBERT-large": dict(
+        accuracy_male=77.25, accuracy_female=75.40, accuracy_diff=(1.85, True),
+        i_within_male=5.79, i_within_female=6.29, i_within_diff=-0.50, i_within=6.04,
+        i_across_m2f=6.89, i_across_f2m=8.18, i_across_diff=-1.30, i_across=7.53, delta_i=(1.50, True),
+        accuracy_original_gender=76.55, accuracy_counterfactual_gender=76.10,
+        accuracy_original_minus_counterfactual=(0.45, False), spearman_rho=-0.030,
+    ),
+}
+TABLES = {
+    "Table 2": ["accuracy_male", "accuracy_female", "accuracy_diff"],
+    "Table 3": [
+        "i_within_male", "i_within_female", "i_within_diff", "i_within",
+        "i_across_m2f", "i_across_f2m", "i_across_diff", "i_across", "delta_i",
+    ],
+    "Table 4": [
+        "accuracy_original_gender", "accuracy_counterfactual_gender",
+        "accuracy_original_minus_counterfactual", "spearman_rho",
+    ],
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    system: str
+    score: str
+    ours: float
+    paper: float
+    decimals: int
+    significant: bool | None = None
+    paper_significant: bool | None = None
+
+    @property
+    def matches(self) -> bool:
+        same_value = round(self.ours, self.decimals) == round(self.paper, self.decimals)
+        return same_value and self.significant == self.paper_significant
+
+
+def _read_tsv(path) -> list[dict]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def _role(instance_id: str) -> str:
+    for suffix, role in (("-control", "gender_controlled"), ("-swap-1", "gender_swapped_1"), ("-swap-2", "gender_swapped_2")):
+        if instance_id.endswith(suffix):
+            return role
+    return "original"
+
+
+def _as_bool(text: str) -> bool:
+    return text.strip().upper() == "TRUE"
+
+
+def metric_inputs(system: str, mirror=None) -> dict:
+    """Inputs of ``counter_gap.delta_i`` from the gold C-GAP.tsv and one published output."""
+    gold = _read_tsv(upstream.fetch("counter_gap", "data/C-GAP.tsv", mirror))
+    output_path = upstream.fetch("counter_gap", f"results/none/{SYSTEMS[system]}_output.tsv", mirror)
+    predicted = {row["ID"]: row for row in _read_tsv(output_path)}
+    return {
+        "predictions": [[_as_bool(predicted[row["ID"]]["A-coref"]), _as_bool(predicted[row["ID"]]["B-coref"])] for row in gold],
+        "references": [[_as_bool(row["A-coref"]), _as_bool(row["B-coref"])] for row in gold],
+        "quadruple_ids": [row["ID"].split("-")[0] for row in gold],
+        "roles": [_role(row["ID"]) for row in gold],
+        "genders": ["female" if row["Pronoun"].lower() in FEMALE_PRONOUNS else "male" for row in gold],
+    }
+
+
+def cells(mirror=None, n_bootstrap: int = 10_000, seed: int = 0) -> list[Cell]:
+    """Every published cell beside our value, in percent (ρ unscaled)."""
+    found = []
+    for system, printed in PAPER.items():
+        results = counter_gap.delta_i(**metric_inputs(system, mirror), n_bootstrap=n_bootstrap, seed=seed)
+        for score, paper_value in printed.items():
+            paper_value, paper_significant = paper_value if isinstance(paper_value, tuple) else (paper_value, None)
+            is_rho = score == "spearman_rho"
+            significant = None
+            if paper_significant is not None:
+                significant = results[f"{score}_p_value"] < SIGNIFICANCE_LEVEL
+            found.append(
+                Cell(system, score, results[score] * (1 if is_rho else 100), paper_value, 3 if is_rho else 2,
+                     significant, paper_significant)
+            )
+    return found
+
+
+def _format(value: float, decimals: int, significant: bool | None) -> str:
+    mark = "*" if significant else ""
+    return f"{value:+.{decimals}f}{mark}"
+
+
+def report(mirror=None, n_bootstrap: int = 10_000, seed: int = 0) -> str:
+    """The three tables, ours beside the paper's, with a line per cell that differs."""
+    by_key = {(cell.system, cell.score): cell for cell in cells(mirror, n_bootstrap, seed)}
+    lines = [
+        "Counter-GAP (Xie et al., 2023), no-debiasing rows, recomputed from the published system outputs.",
+        f"Values in % (Spearman's rho unscaled); * = p < {SIGNIFICANCE_LEVEL} (one-sided bootstrap over quadruples, "
+        f"{n_bootstrap} resamples, seed {seed}). Each cell: ours / paper.",
+    ]
+    for table, scores in TABLES.items():
+        lines += ["", f"{table}", "| system | " + " | ".join(scores) + " |", "|---" * (len(scores) + 1) + "|"]
+        for system in PAPER:
+            row = []
+            for score in scores:
+                cell = by_key[(system, score)]
+                ours = _format(cell.ours, cell.decimals, cell.significant)
+                paper = _format(cell.paper, cell.decimals, cell.paper_significant)
+                row.append(f"{ours} / {paper}" + ("" if cell.matches else " ≠"))
+            lines.append(f"| {system} | " + " | ".join(row) + " |")
+    mismatches = [cell for cell in by_key.values() if not cell.matches]
+    lines.append("")
+    lines.append(f"{len(by_key) - len(mismatches)} of {len(by_key)} cells match the paper at its printed precision.")
+    for cell in mismatches:
+        lines.append(f"differs: {cell.system} {cell.score}: ours {cell.ours:.4f}, paper {cell.paper}")
+    return "\n".join(lines)

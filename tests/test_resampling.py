@@ -1,0 +1,75 @@
+import numpy as np
+import pytest
+
+from corefbias import resampling
+
+
+def mean_difference(sums):
+    return {"difference": resampling.safe_div(sums[..., 0], sums[..., 1]) - resampling.safe_div(sums[..., 2], sums[..., 3])}
+
+
+def rows_from(successes_a, successes_b):
+    return np.column_stack([successes_a, np.ones(len(successes_a)), successes_b, np.ones(len(successes_b))])
+
+
+def test_bootstrap_counts_draw_each_replicate_with_replacement():
+    counts = resampling.bootstrap_counts(7, 50, np.random.default_rng(0))
+    assert counts.shape == (50, 7) and (counts.sum(axis=1) == 7).all()
+
+
+def test_chunked_replicates_equal_one_chunk(monkeypatch):
+    rows = rows_from(np.random.default_rng(1).integers(0, 2, 40), np.random.default_rng(2).integers(0, 2, 40))
+    whole = resampling.bootstrap_replicates(rows, mean_difference, 300, seed=5)["difference"]
+    monkeypatch.setattr(resampling, "_MAX_DRAWS_PER_CHUNK", 40 * 7)
+    chunked = resampling.bootstrap_replicates(rows, mean_difference, 300, seed=5)["difference"]
+    assert len(chunked) == 300
+    assert whole.mean() == pytest.approx(chunked.mean(), abs=0.02)  # same distribution, other draws
+
+
+def test_clear_effect_is_significant_and_null_effect_is_not():
+    rng = np.random.default_rng(0)
+    strong = rows_from(rng.random(400) < 0.8, rng.random(400) < 0.5)
+    result = resampling.bootstrap_test(strong, mean_difference, {"difference": 0.0}, n_bootstrap=2000, seed=0)
+    assert result["difference"].p_value < 0.001
+    assert 0.1 < result["difference"].ci_low < result["difference"].ci_high < 0.4
+    same = rows_from(np.arange(400) % 2, (np.arange(400) + 1) % 2)
+    result = resampling.bootstrap_test(same, mean_difference, {"difference": 0.0}, n_bootstrap=2000, seed=0)
+    assert result["difference"].p_value == 1.0
+
+
+def test_percentile_interval_of_a_proportion_matches_the_normal_approximation():
+    successes = np.r_[np.ones(300), np.zeros(700)]
+    rows = np.column_stack([successes, np.ones(1000)])
+    inference = resampling.bootstrap_test(
+        rows, lambda s: {"p": resampling.safe_div(s[..., 0], s[..., 1])}, {"p": 0.5}, n_bootstrap=4000, seed=1
+    )["p"]
+    half_width = 1.96 * np.sqrt(0.3 * 0.7 / 1000)
+    assert inference.ci_low == pytest.approx(0.3 - half_width, abs=0.006)
+    assert inference.ci_high == pytest.approx(0.3 + half_width, abs=0.006)
+
+
+def test_undefined_replicates_are_dropped_and_counted():
+    rows = np.array([[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]])
+    inference = resampling.bootstrap_test(
+        rows, lambda s: {"r": resampling.safe_div(s[..., 0], s[..., 1])}, {"r": 0.5}, n_bootstrap=500, seed=0
+    )["r"]
+    assert 0 < inference.n_valid < 500  # resamples without the first row have a zero denominator
+
+
+def test_randomization_test_identical_systems_and_a_real_difference():
+    rng = np.random.default_rng(3)
+    a = rows_from(rng.random(300) < 0.7, rng.random(300) < 0.7)
+    same = resampling.paired_randomization_test(a, a, mean_difference, "difference", n_permutations=500)
+    assert same == {"difference": 0.0, "p_value": 1.0}
+    b = rows_from(rng.random(300) < 0.7, rng.random(300) < 0.3)
+    different = resampling.paired_randomization_test(a, b, mean_difference, "difference", n_permutations=2000)
+    assert different["p_value"] < 0.001
+    with pytest.raises(ValueError, match="same units"):
+        resampling.paired_randomization_test(a, b[:10], mean_difference, "difference")
+
+
+def test_safe_operations_never_warn():
+    with np.errstate(all="raise"):
+        assert np.isnan(resampling.safe_div(1.0, 0.0))
+        assert np.isnan(resampling.safe_log2(0.0))
+        assert resampling.safe_log2(8.0) == 3.0
