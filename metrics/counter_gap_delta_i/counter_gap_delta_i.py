@@ -83,6 +83,17 @@ _ROLE_FEATURES = datasets.Features(
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CounterGapDeltaI(support.CorefBiasMetric):
+    WIDGET_EXAMPLE = [
+        ["[true, false]", "[true, false]", "q1", "original", "male"],
+        ["[false, true]", "[false, true]", "q1", "gender_controlled", "male"],
+        ["[false, true]", "[true, false]", "q1", "gender_swapped_1", "female"],
+        ["[true, false]", "[false, true]", "q1", "gender_swapped_2", "female"],
+        ["[true, false]", "[true, false]", "q2", "original", "female"],
+        ["[false, true]", "[false, true]", "q2", "gender_controlled", "female"],
+        ["[true, false]", "[true, false]", "q2", "gender_swapped_1", "male"],
+        ["[false, true]", "[false, true]", "q2", "gender_swapped_2", "male"],
+    ]
+
     def _info(self):
         return evaluate.MetricInfo(
             module_type="metric",

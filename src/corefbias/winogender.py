@@ -1,0 +1,339 @@
+"""Winogender schemas (Rudinger et al., 2018): gender bias of pronoun resolution on minimal pairs.
+
+Each of the 720 sentences has an OCCUPATION, a PARTICIPANT and a PRONOUN (female, male or
+neutral) that refers to one of them; the gold answer does not depend on the pronoun's gender. A
+*pair* is one template × participant, shared by its gender variants (Sec. 4's "male-female minimal
+pair"), and is the resampling unit. The scores:
+
+  * accuracy, overall and by pronoun gender;
+  * the share of sentences resolved to the OCCUPATION by pronoun gender (Sec. 4: "72% male vs
+    29% female") and its male-minus-female difference;
+  * the share of minimal pairs whose female and male sentences are resolved differently (Sec. 4);
+  * per occupation, the Fig. 4 preference: share of female-pronoun sentences resolved to the
+    occupation minus that of male-pronoun sentences (+1 always female, −1 always male), and its
+    Pearson r with the BLS and Bergsma & Lin female percentages (Table 1);
+  * Table 2: accuracy on "gotcha" and non-gotcha sentences by pronoun gender.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+from . import upstream, validation
+from .report import finalize, no_inference
+from .resampling import bootstrap_test, safe_div
+
+PREDICTIONS = ("occupation", "participant", "neither")
+ANSWERS = ("occupation", "participant")
+GENDERS = ("female", "male", "neutral")
+BINARY_GENDERS = ("female", "male")
+STATISTICS = ("bls_pct_female", "bergsma_pct_female")
+GOTCHA_BUCKETS = ("gotcha", "non_gotcha")
+
+UPSTREAM_DATASET = "winogender"
+SENTENCES_FILE = "data/all_sentences.tsv"
+OCCUPATION_STATISTICS_FILE = "data/occupations-stats.tsv"
+# The header of upstream templates.tsv reads "occupation(0)  other-participant(1)  answer".
+ANSWER_CODES = {"0": "occupation", "1": "participant"}
+
+# Per-pair columns whose sums every pooled score is a function of.
+_COLUMNS = (
+    "pairs",
+    "resolved_differently",
+    *(f"{kind}_{gender}" for kind in ("sentences", "correct", "occupation") for gender in GENDERS),
+    *(
+        f"{kind}_{gender}"
+        for bucket in GOTCHA_BUCKETS
+        for kind in (bucket, f"correct_{bucket}")
+        for gender in BINARY_GENDERS
+    ),
+)
+_COLUMN = {name: index for index, name in enumerate(_COLUMNS)}
+
+SIGNIFICANCE_NULLS = {
+    "occupation_share_male_minus_female": 0.0,
+    "pairs_resolved_differently": 0.0,
+    "accuracy_male_minus_female": 0.0,
+    "accuracy_non_gotcha_minus_gotcha": 0.0,
+}
+
+_NO_GOTCHA_REASON = "bls_pct_female was not given, or no {gender}-pronoun sentence is a {bucket} sentence"
+_REASONS = {
+    "accuracy_neutral": "no neutral-pronoun sentences were given",
+    "occupation_share_neutral": "no neutral-pronoun sentences were given",
+    **{
+        f"accuracy_{bucket}_{gender}": _NO_GOTCHA_REASON.format(gender=gender, bucket=bucket.replace("_", "-"))
+        for bucket in GOTCHA_BUCKETS
+        for gender in BINARY_GENDERS
+    },
+    **{
+        f"accuracy_{bucket}": _NO_GOTCHA_REASON.format(gender="female- or male", bucket=bucket.replace("_", "-"))
+        for bucket in GOTCHA_BUCKETS
+    },
+    "accuracy_non_gotcha_minus_gotcha": "bls_pct_female was not given, or there are no gotcha or no non-gotcha sentences",
+}
+
+
+def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Every pooled Winogender score as a function of the column sums over pairs."""
+    s = {name: sums[..., index] for name, index in _COLUMN.items()}
+    scores = {
+        "accuracy": safe_div(
+            sum(s[f"correct_{gender}"] for gender in GENDERS), sum(s[f"sentences_{gender}"] for gender in GENDERS)
+        )
+    }
+    for gender in GENDERS:
+        scores[f"accuracy_{gender}"] = safe_div(s[f"correct_{gender}"], s[f"sentences_{gender}"])
+    for gender in GENDERS:
+        scores[f"occupation_share_{gender}"] = safe_div(s[f"occupation_{gender}"], s[f"sentences_{gender}"])
+    for bucket in GOTCHA_BUCKETS:
+        for gender in BINARY_GENDERS:
+            scores[f"accuracy_{bucket}_{gender}"] = safe_div(s[f"correct_{bucket}_{gender}"], s[f"{bucket}_{gender}"])
+        scores[f"accuracy_{bucket}"] = safe_div(
+            sum(s[f"correct_{bucket}_{gender}"] for gender in BINARY_GENDERS),
+            sum(s[f"{bucket}_{gender}"] for gender in BINARY_GENDERS),
+        )
+    scores["accuracy_male_minus_female"] = scores["accuracy_male"] - scores["accuracy_female"]
+    scores["occupation_share_male_minus_female"] = scores["occupation_share_male"] - scores["occupation_share_female"]
+    scores["accuracy_non_gotcha_minus_gotcha"] = scores["accuracy_non_gotcha"] - scores["accuracy_gotcha"]
+    scores["pairs_resolved_differently"] = safe_div(s["resolved_differently"], s["pairs"])
+    return scores
+
+
+def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+    """Pearson's r and its two-sided p-value; NaN for fewer than 3 points or a constant vector.
+
+    With two points r is ±1 whatever the data, so at least three are required.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"pearson_correlation needs two vectors of one length, got shapes {x.shape} and {y.shape}")
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan"), float("nan")
+    result = stats.pearsonr(x, y)
+    return float(result.statistic), float(result.pvalue)
+
+
+def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_female: Sequence[float]) -> np.ndarray:
+    """Table 2's "gotcha" sentences, as a boolean array.
+
+    A sentence is a gotcha iff its pronoun's gender is not the occupation's majority gender (BLS:
+    female majority iff at least 50% female) and the answer is OCCUPATION, or the pronoun's gender
+    is the majority gender and the answer is PARTICIPANT. Neutral pronouns have no majority to
+    contradict, so they are neither gotcha nor non-gotcha: their entries are False here and
+    callers exclude them from the non-gotcha bucket too.
+    """
+    genders = np.asarray(genders)
+    answers_occupation = np.asarray(answers) == "occupation"
+    female_majority = np.asarray(bls_pct_female, dtype=float) >= 50.0
+    pronoun_matches_majority = (genders == "female") == female_majority
+    binary = np.isin(genders, BINARY_GENDERS)
+    return binary & (answers_occupation != pronoun_matches_majority)
+
+
+def _pair_table(pair_ids: Sequence, genders: Sequence[str], occupations: Sequence, references: Sequence[str]):
+    """Row index of each pair's female, male and neutral sentence (−1: no neutral), first-seen order."""
+    order: dict = {}
+    slots: list[list[int]] = []
+    for row, (pair, gender) in enumerate(zip(pair_ids, genders)):
+        if pair not in order:
+            order[pair] = len(slots)
+            slots.append([-1] * len(GENDERS))
+        slot = slots[order[pair]]
+        position = GENDERS.index(gender)
+        if slot[position] != -1:
+            raise ValueError(
+                f"pair {pair!r} has a {gender} sentence twice (rows {slot[position]} and {row}); each pair_id "
+                f"names one template × participant and holds one sentence per pronoun gender"
+            )
+        slot[position] = row
+    for pair, index in order.items():
+        rows = [row for row in slots[index] if row != -1]
+        missing = [gender for gender, row in zip(BINARY_GENDERS, slots[index]) if row == -1]
+        if missing:
+            raise ValueError(
+                f"pair {pair!r} has no {' and no '.join(missing)} sentence; every pair needs both its female and "
+                f"its male variant (the neutral one is optional)"
+            )
+        for name, values in (("occupations", occupations), ("references", references)):
+            seen = {values[row] for row in rows}
+            if len(seen) > 1:
+                raise ValueError(
+                    f"pair {pair!r} has different {name} across its gender variants ({sorted(map(str, seen))}); "
+                    f"the variants of a pair differ only in the pronoun"
+                )
+    return np.asarray(slots, dtype=int)
+
+
+def _occupation_statistic(name: str, values: Sequence | None, occupations: Sequence, names: list) -> np.ndarray | None:
+    """One percent-female value per occupation in ``names`` (None when not given at all)."""
+    if values is None or all(value is None for value in values):
+        return None
+    per_occupation: dict = {}
+    for row, (occupation, value) in enumerate(zip(occupations, values)):
+        if value is None:
+            raise ValueError(
+                f"{name}[{row}] is missing but other rows give {name}; give it for every row or for none"
+            )
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise ValueError(f"{name}[{row}] is {value!r}; it must be a number, the percent female (0–100)")
+        if not 0.0 <= float(value) <= 100.0:
+            raise ValueError(f"{name}[{row}] is {value!r}; it must be a percentage between 0 and 100 (not a fraction)")
+        known = per_occupation.setdefault(occupation, float(value))
+        if known != float(value):
+            raise ValueError(
+                f"occupation {occupation!r} has {name} {known} and {float(value)}; an occupation has one value"
+            )
+    return np.asarray([per_occupation[occupation] for occupation in names])
+
+
+def pair_rows(
+    predictions: np.ndarray,
+    references: np.ndarray,
+    genders: np.ndarray,
+    table: np.ndarray,
+    gotcha: np.ndarray | None,
+) -> np.ndarray:
+    """The per-pair columns of ``_COLUMNS`` (gotcha columns stay zero when ``gotcha`` is None)."""
+    correct = predictions == references
+    to_occupation = predictions == "occupation"
+    features = np.zeros((len(predictions), len(_COLUMNS)))
+    for gender in GENDERS:
+        is_gender = genders == gender
+        features[:, _COLUMN[f"sentences_{gender}"]] = is_gender
+        features[:, _COLUMN[f"correct_{gender}"]] = is_gender & correct
+        features[:, _COLUMN[f"occupation_{gender}"]] = is_gender & to_occupation
+    if gotcha is not None:
+        buckets = {"gotcha": gotcha, "non_gotcha": np.isin(genders, BINARY_GENDERS) & ~gotcha}
+        for bucket, in_bucket in buckets.items():
+            for gender in BINARY_GENDERS:
+                selected = in_bucket & (genders == gender)
+                features[:, _COLUMN[f"{bucket}_{gender}"]] = selected
+                features[:, _COLUMN[f"correct_{bucket}_{gender}"]] = selected & correct
+    present = table != -1
+    rows = (features[np.where(present, table, 0)] * present[..., None]).sum(axis=1)
+    rows[:, _COLUMN["pairs"]] = 1.0
+    female, male = table[:, GENDERS.index("female")], table[:, GENDERS.index("male")]
+    rows[:, _COLUMN["resolved_differently"]] = predictions[female] != predictions[male]
+    return rows
+
+
+def winogender_bias(
+    predictions: Sequence[str],
+    references: Sequence[str],
+    occupations: Sequence[str],
+    genders: Sequence[str],
+    pair_ids: Sequence,
+    bls_pct_female: Sequence[float | None] | None = None,
+    bergsma_pct_female: Sequence[float | None] | None = None,
+    *,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> dict:
+    """All Winogender scores for per-sentence resolutions (``occupation``/``participant``/``neither``)."""
+    validation.check_lengths(
+        predictions=predictions,
+        references=references,
+        occupations=occupations,
+        genders=genders,
+        pair_ids=pair_ids,
+        bls_pct_female=bls_pct_female,
+        bergsma_pct_female=bergsma_pct_female,
+    )
+    validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_labels("predictions", predictions, PREDICTIONS)
+    validation.check_labels("references", references, ANSWERS)
+    validation.check_labels("genders", genders, GENDERS)
+    table = _pair_table(pair_ids, genders, occupations, references)
+    occupation_names = sorted(set(occupations))
+    percent_female = {
+        name: _occupation_statistic(name, values, occupations, occupation_names)
+        for name, values in zip(STATISTICS, (bls_pct_female, bergsma_pct_female))
+    }
+    predictions, references, genders = np.asarray(predictions), np.asarray(references), np.asarray(genders)
+    occupation_index = np.searchsorted(occupation_names, np.asarray(occupations))
+    gotcha = None
+    if percent_female["bls_pct_female"] is not None:
+        gotcha = gotcha_sentences(genders, references, percent_female["bls_pct_female"][occupation_index])
+    rows = pair_rows(predictions, references, genders, table, gotcha)
+
+    scores = statistic(rows.sum(axis=0))
+    scores["num_pairs"] = len(rows)
+    by_occupation = np.zeros((len(occupation_names), rows.shape[1]))
+    np.add.at(by_occupation, occupation_index[table[:, GENDERS.index("female")]], rows)
+    shares = statistic(by_occupation)
+    # Fig. 4's scale: positive when female pronouns go to the occupation more often than male ones.
+    preference = shares["occupation_share_female"] - shares["occupation_share_male"]
+    reasons = dict(_REASONS)
+    for name, per_occupation in percent_female.items():
+        key = f"pearson_r_{name.removesuffix('_pct_female')}"
+        if per_occupation is None:
+            r, p_value = float("nan"), float("nan")
+            reasons[key] = reasons[f"{key}_p_value"] = f"{name} was not given"
+        else:
+            r, p_value = pearson_correlation(preference, per_occupation)
+            reasons[key] = reasons[f"{key}_p_value"] = (
+                f"needs at least 3 occupations and neither the preference nor {name} constant across them"
+            )
+        scores[key], scores[f"{key}_p_value"] = r, p_value
+    scores.update({f"preference/{name}": value for name, value in zip(occupation_names, preference)})
+
+    if n_bootstrap:
+        inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
+    else:
+        inferences = no_inference(SIGNIFICANCE_NULLS)
+    return finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
+
+
+def _read_tsv(path) -> list[dict]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def load_sentences(mirror=None) -> list[dict]:
+    """The 720 upstream sentences with their metadata, one dict per sentence.
+
+    Keys: ``sentid``, ``sentence``, ``occupation``, ``participant`` (``someone`` for the generic
+    one), ``answer`` (``occupation``/``participant``), ``gender``, ``pair_id`` (the sentid without
+    its gender), ``bls_pct_female``, ``bergsma_pct_female`` (percent, as upstream) and ``gotcha``
+    (None for neutral pronouns, which Table 2 leaves out).
+    """
+    statistics = occupation_statistics(mirror)
+    sentences = []
+    for row in _read_tsv(upstream.fetch(UPSTREAM_DATASET, SENTENCES_FILE, mirror)):
+        # sentid: <occupation>.<participant>.<answer code>.<gender>.txt
+        parts = row["sentid"].split(".")
+        if len(parts) != 5 or parts[2] not in ANSWER_CODES or parts[3] not in GENDERS:
+            raise ValueError(f"unexpected sentid {row['sentid']!r} in {SENTENCES_FILE}")
+        occupation, participant, answer_code, gender, _ = parts
+        sentences.append(
+            {
+                "sentid": row["sentid"],
+                "sentence": row["sentence"],
+                "occupation": occupation,
+                "participant": participant,
+                "answer": ANSWER_CODES[answer_code],
+                "gender": gender,
+                "pair_id": ".".join(parts[:3]),
+                **statistics[occupation],
+            }
+        )
+    gotcha = gotcha_sentences(
+        [s["gender"] for s in sentences], [s["answer"] for s in sentences], [s["bls_pct_female"] for s in sentences]
+    )
+    for sentence, is_gotcha in zip(sentences, gotcha):
+        sentence["gotcha"] = bool(is_gotcha) if sentence["gender"] in BINARY_GENDERS else None
+    return sentences
+
+
+def occupation_statistics(mirror=None) -> dict[str, dict[str, float]]:
+    """Upstream occupations-stats.tsv: occupation → ``bls_pct_female``, ``bergsma_pct_female``."""
+    return {
+        row["occupation"]: {name: float(row[name]) for name in STATISTICS}
+        for row in _read_tsv(upstream.fetch(UPSTREAM_DATASET, OCCUPATION_STATISTICS_FILE, mirror))
+    }
