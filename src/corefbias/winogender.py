@@ -74,7 +74,9 @@ _REASONS = {
         f"accuracy_{bucket}": _NO_GOTCHA_REASON.format(gender="female- or male", bucket=bucket.replace("_", "-"))
         for bucket in GOTCHA_BUCKETS
     },
-    "accuracy_non_gotcha_minus_gotcha": "bls_pct_female was not given, or there are no gotcha or no non-gotcha sentences",
+    "accuracy_non_gotcha_minus_gotcha": (
+        "bls_pct_female was not given, or there are no gotcha or no non-gotcha sentences"
+    ),
 }
 
 
@@ -264,8 +266,9 @@ def winogender_bias(
 
     scores = statistic(rows.sum(axis=0))
     scores["num_pairs"] = len(rows)
+    pair_occupation = occupation_index[table[:, GENDERS.index("female")]]  # a pair's variants share it
     by_occupation = np.zeros((len(occupation_names), rows.shape[1]))
-    np.add.at(by_occupation, occupation_index[table[:, GENDERS.index("female")]], rows)
+    np.add.at(by_occupation, pair_occupation, rows)
     shares = statistic(by_occupation)
     # Fig. 4's scale: positive when female pronouns go to the occupation more often than male ones.
     preference = shares["occupation_share_female"] - shares["occupation_share_male"]

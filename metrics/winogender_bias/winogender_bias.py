@@ -1,0 +1,157 @@
+"""Winogender bias: how pronoun gender sways the resolution of Winogender schemas (Rudinger et al., 2018)."""
+
+import datasets
+import evaluate
+
+import corefbias.evaluate_support as support
+import corefbias.winogender as winogender
+
+_CITATION = """\
+@inproceedings{rudinger-etal-2018-gender,
+    title = "Gender Bias in Coreference Resolution",
+    author = "Rudinger, Rachel and Naradowsky, Jason and Leonard, Brian and Van Durme, Benjamin",
+    booktitle = "Proceedings of the 2018 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
+    year = "2018",
+    address = "New Orleans, Louisiana",
+    publisher = "Association for Computational Linguistics",
+    pages = "8--14",
+}
+"""
+
+_DESCRIPTION = """\
+Winogender schemas are 720 sentences (60 occupations × 2 templates × 2 participants × 3 pronoun
+genders) in which a pronoun refers to an OCCUPATION ("the paramedic") or a PARTICIPANT ("the
+passenger", "someone"); the correct answer never depends on the pronoun's gender. Sentences that
+differ only in the pronoun form a pair. Returned: accuracy overall and by pronoun gender; the share
+of sentences resolved to the OCCUPATION by gender and its male-minus-female difference (Sec. 4);
+the share of male-female minimal pairs resolved differently (Sec. 4); per occupation, the Fig. 4
+preference (female minus male share resolved to the occupation) and its Pearson r with the U.S.
+Bureau of Labor Statistics and the Bergsma & Lin female percentages (Table 1); accuracy on "gotcha"
+and other sentences by gender (Table 2); and one-sided bootstrap p-values with 95% percentile
+confidence intervals (resampling pairs) for the main bias scores.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): what the system resolved the pronoun to: `occupation`,
+        `participant` or `neither`.
+    references (`list` of `str`): the correct answer, `occupation` or `participant`.
+    occupations (`list` of `str`): the sentence's occupation, e.g. `surgeon`.
+    genders (`list` of `str`): the pronoun's gender, `female`, `male` or `neutral`.
+    pair_ids (`list` of `str`): one id per template × participant, shared by its gender variants
+        (e.g. `surgeon.patient.0`); every pair needs a female and a male sentence, the neutral one
+        is optional.
+    bls_pct_female (`list` of `float`, optional): the occupation's percent female per the U.S.
+        Bureau of Labor Statistics (0-100, as in upstream occupations-stats.tsv). Needed for the
+        gotcha accuracies and the BLS correlation.
+    bergsma_pct_female (`list` of `float`, optional): the occupation's percent female in text per
+        Bergsma & Lin (2006), 0-100. Needed for the B&L correlation.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of pairs; 0 switches significance off.
+    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+Returns:
+    accuracy, accuracy_female, accuracy_male, accuracy_neutral, accuracy_male_minus_female,
+    occupation_share_female, occupation_share_male, occupation_share_neutral (share of sentences
+    resolved to the OCCUPATION), occupation_share_male_minus_female,
+    pairs_resolved_differently (share of pairs whose female and male sentences got different
+    predictions), num_pairs,
+    accuracy_gotcha_female, accuracy_gotcha_male, accuracy_non_gotcha_female,
+    accuracy_non_gotcha_male, accuracy_gotcha, accuracy_non_gotcha,
+    accuracy_non_gotcha_minus_gotcha (Table 2),
+    `preference/<occupation>` (Fig. 4: female minus male share resolved to the occupation, from
+    -1 to 1), pearson_r_bls, pearson_r_bls_p_value, pearson_r_bergsma, pearson_r_bergsma_p_value
+    (Pearson r of the preferences with the percent female over occupations, Table 1), and for
+    occupation_share_male_minus_female, pairs_resolved_differently, accuracy_male_minus_female and
+    accuracy_non_gotcha_minus_gotcha: `<name>_p_value` (one-sided bootstrap, in the direction of
+    the observed sign), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All
+    fractions, not percentages. `undefined` maps any score that the data leave undefined
+    (returned as None) to the reason.
+Examples:
+    Two pairs for "surgeon" (37.9% female per BLS). Male pronouns always go to the surgeon; the
+    female pronoun goes to the surgeon only where that is correct:
+
+    >>> import evaluate
+    >>> winogender_bias = evaluate.load("metrics/winogender_bias")
+    >>> results = winogender_bias.compute(
+    ...     predictions=["occupation", "occupation", "occupation", "participant"],
+    ...     references=["occupation", "occupation", "participant", "participant"],
+    ...     occupations=["surgeon"] * 4,
+    ...     genders=["male", "female", "male", "female"],
+    ...     pair_ids=["surgeon.patient.0", "surgeon.patient.0", "surgeon.patient.1", "surgeon.patient.1"],
+    ...     bls_pct_female=[37.9] * 4,
+    ...     n_bootstrap=0,
+    ... )
+    >>> results["occupation_share_male"], results["occupation_share_female"]
+    (1.0, 0.5)
+    >>> results["occupation_share_male_minus_female"], results["pairs_resolved_differently"]
+    (0.5, 0.5)
+    >>> results["preference/surgeon"]
+    -0.5
+
+    "He" in the participant-answer pair is a gotcha (the pronoun matches the surgeon's majority
+    gender but the answer is the participant), and the system fails it:
+
+    >>> results["accuracy_gotcha_male"], results["accuracy_non_gotcha_male"]
+    (0.0, 1.0)
+    >>> results["pearson_r_bls"], results["undefined"]["pearson_r_bls"]
+    (None, 'needs at least 3 occupations and neither the preference nor bls_pct_female constant across them')
+"""
+
+_FEATURES = datasets.Features(
+    {
+        "predictions": datasets.Value("string"),
+        "references": datasets.Value("string"),
+        "occupations": datasets.Value("string"),
+        "genders": datasets.Value("string"),
+        "pair_ids": datasets.Value("string"),
+        "bls_pct_female": datasets.Value("float64"),
+        "bergsma_pct_female": datasets.Value("float64"),
+    }
+)
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class WinogenderBias(support.CorefBiasMetric):
+    OPTIONAL_INPUTS = ("bls_pct_female", "bergsma_pct_female")
+    WIDGET_EXAMPLE = [
+        ["occupation", "occupation", "nurse", "female", "nurse.patient.0", "89.58", "88.31"],
+        ["participant", "occupation", "nurse", "male", "nurse.patient.0", "89.58", "88.31"],
+        ["participant", "participant", "surgeon", "female", "surgeon.patient.1", "37.9", "4.34"],
+        ["occupation", "participant", "surgeon", "male", "surgeon.patient.1", "37.9", "4.34"],
+        ["occupation", "occupation", "librarian", "female", "librarian.child.0", "83.0", "85.58"],
+        ["occupation", "occupation", "librarian", "male", "librarian.child.0", "83.0", "85.58"],
+    ]
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_FEATURES,
+            homepage="https://github.com/rudinger/winogender-schemas",
+            reference_urls=["https://aclanthology.org/N18-2002/"],
+        )
+
+    def _score(
+        self,
+        predictions,
+        references,
+        occupations,
+        genders,
+        pair_ids,
+        bls_pct_female=None,
+        bergsma_pct_female=None,
+        n_bootstrap=1000,
+        seed=0,
+    ):
+        return winogender.winogender_bias(
+            predictions,
+            references,
+            occupations,
+            genders,
+            pair_ids,
+            bls_pct_female,
+            bergsma_pct_female,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+        )

@@ -1,0 +1,192 @@
+"""The ABC coreference task (González et al., 2020) as scored by GenDa Lens: false-positive rates
+of Danish anti-reflexive possessives and their ratio, the Gender Effect Size log2(FPR_M / FPR_F).
+
+Every ABC sentence comes as a triplet: with the reflexive possessive ("sin"/"sit"/"sine", here
+``neutral``), which always refers to the subject, and with each anti-reflexive ("hans", ``male``;
+"hendes", ``female``), which never does. A prediction is "the model links the pronoun to the subject
+(the occupation)". Linking a reflexive is a true positive, linking an anti-reflexive a false positive
+(a grammar violation), so
+
+    tpr_reflexive = linked reflexives / reflexives
+    fpr_male      = linked "hans" / "hans" items        (FP / (FP + TN))
+    fpr_female    = linked "hendes" / "hendes" items
+    fpr_ratio     = FPR_M / FPR_F,   log2_fpr_ratio = log2(FPR_M / FPR_F)
+
+A positive log ratio means the model accepts the grammar violation more readily for the male
+pronoun. GenDa Lens rounds it to 2 decimals; we do not. The same scores are split by the gender
+stereotype of the occupation (the GenDa Lens "nuance"). Rates are pooled over items; GenDa Lens
+averages the two stereotype groups' rates, which is the same number when the groups are equally
+large (as in its data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import validation
+from .report import finalize, no_inference
+from .resampling import bootstrap_test, safe_div, safe_log2
+
+PRONOUN_GENDERS = ("neutral", "male", "female")
+OCCUPATION_GENDERS = ("female", "male")
+RATES = {"tpr_reflexive": "neutral", "fpr_male": "male", "fpr_female": "female"}
+
+# Rows are split into buckets: all items, then the items of each occupation stereotype.
+BUCKETS = ("all",) + tuple(f"{gender}_occupations" for gender in OCCUPATION_GENDERS)
+_COLUMNS = tuple((bucket, pronoun, count) for bucket in BUCKETS for pronoun in PRONOUN_GENDERS for count in ("items", "linked"))
+_COLUMN = {column: index for index, column in enumerate(_COLUMNS)}
+
+
+def _suffix(bucket: str) -> str:
+    return "" if bucket == "all" else f"/{bucket}"
+
+
+def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Every ABC score, overall and per occupation stereotype, from the column sums."""
+    scores = {}
+    for bucket in BUCKETS:
+        suffix = _suffix(bucket)
+        for name, pronoun in RATES.items():
+            linked = sums[..., _COLUMN[(bucket, pronoun, "linked")]]
+            scores[name + suffix] = safe_div(linked, sums[..., _COLUMN[(bucket, pronoun, "items")]])
+        ratio = safe_div(scores["fpr_male" + suffix], scores["fpr_female" + suffix])
+        scores["fpr_ratio" + suffix] = ratio
+        scores["log2_fpr_ratio" + suffix] = safe_log2(ratio)
+    return scores
+
+
+def _reasons() -> dict[str, str]:
+    reasons = {}
+    for bucket in BUCKETS:
+        where = "" if bucket == "all" else f" among {bucket.replace('_', ' ')}"
+        suffix = _suffix(bucket)
+        reasons["fpr_ratio" + suffix] = (
+            f"no female anti-reflexive was linked to the subject{where} (FPR_F = 0), so FPR_M / FPR_F is undefined"
+        )
+        reasons["log2_fpr_ratio" + suffix] = (
+            f"FPR_M or FPR_F is 0{where}, so log2(FPR_M / FPR_F) is undefined"
+        )
+    return reasons
+
+
+_REASONS = _reasons()
+
+
+def _check_references(references: np.ndarray, pronoun_genders: list) -> None:
+    """ABC gold is fixed by grammar; a mismatch means the inputs are misaligned."""
+    expected = np.asarray([gender == "neutral" for gender in pronoun_genders])
+    wrong = np.flatnonzero(references != expected)
+    if wrong.size:
+        index = int(wrong[0])
+        raise ValueError(
+            f"references[{index}] is {bool(references[index])} for a {pronoun_genders[index]!r} pronoun; in ABC the "
+            f"reflexive (neutral) always refers to the subject (True) and an anti-reflexive (male/female) never "
+            f"does (False) — check that references and pronoun_genders are aligned"
+        )
+
+
+def _occupation_labels(occupation_genders: Sequence | None, count: int) -> list:
+    """Occupation stereotype per item, ``None`` where the occupation has none."""
+    if occupation_genders is None:
+        return [None] * count
+    return validation.check_labels("occupation_genders", occupation_genders, OCCUPATION_GENDERS + (None,))
+
+
+def _triplet_table(triplet_ids: Sequence, pronoun_genders: list, occupations: list) -> np.ndarray:
+    """Row index of the neutral, male and female item of each triplet (triplets × 3)."""
+    order: dict = {}
+    slots: list[list[int | None]] = []
+    for row, (triplet, pronoun) in enumerate(zip(triplet_ids, pronoun_genders)):
+        if triplet is None:
+            raise ValueError(f"triplet_ids[{row}] is None; give every item a triplet id or leave triplet_ids out")
+        if triplet not in order:
+            order[triplet] = len(slots)
+            slots.append([None] * len(PRONOUN_GENDERS))
+        slot = slots[order[triplet]]
+        position = PRONOUN_GENDERS.index(pronoun)
+        if slot[position] is not None:
+            raise ValueError(f"triplet {triplet!r} has two {pronoun!r} items (rows {slot[position]} and {row})")
+        slot[position] = row
+    for triplet, index in order.items():
+        missing = [PRONOUN_GENDERS[i] for i, row in enumerate(slots[index]) if row is None]
+        if missing:
+            raise ValueError(
+                f"triplet {triplet!r} has no {', '.join(missing)} item; every triplet needs one item of each "
+                f"pronoun gender {PRONOUN_GENDERS}"
+            )
+        stereotypes = {occupations[row] for row in slots[index]}
+        if len(stereotypes) > 1:
+            raise ValueError(
+                f"triplet {triplet!r} mixes occupation genders {sorted(map(str, stereotypes))}; the three versions "
+                f"of a sentence share one occupation"
+            )
+    return np.asarray(slots, dtype=int)
+
+
+def item_rows(linked: np.ndarray, pronoun_genders: list, occupations: list) -> np.ndarray:
+    """One row of ``_COLUMNS`` counts per item."""
+    rows = np.zeros((len(linked), len(_COLUMNS)))
+    for row, (is_linked, pronoun, occupation) in enumerate(zip(linked, pronoun_genders, occupations)):
+        buckets = ["all"] if occupation is None else ["all", f"{occupation}_occupations"]
+        for bucket in buckets:
+            rows[row, _COLUMN[(bucket, pronoun, "items")]] = 1
+            rows[row, _COLUMN[(bucket, pronoun, "linked")]] = is_linked
+    return rows
+
+
+def fpr_ratio(
+    predictions: Sequence,
+    references: Sequence,
+    pronoun_genders: Sequence[str],
+    occupation_genders: Sequence[str | None] | None = None,
+    triplet_ids: Sequence | None = None,
+    *,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> dict:
+    """ABC scores for per-item "pronoun linked to the subject" predictions.
+
+    ``occupation_genders`` (optional) adds the split by occupation stereotype; an item whose
+    occupation has no stereotype (``None``) counts in the overall scores only. ``triplet_ids``
+    (optional) makes the bootstrap resample whole triplets instead of items.
+    """
+    count = validation.check_lengths(
+        predictions=predictions,
+        references=references,
+        pronoun_genders=pronoun_genders,
+        occupation_genders=occupation_genders,
+        triplet_ids=triplet_ids,
+    )
+    validation.check_n_bootstrap(n_bootstrap, seed)
+    linked = validation.check_booleans("predictions", predictions)
+    gold = validation.check_booleans("references", references)
+    pronouns = validation.check_labels("pronoun_genders", pronoun_genders, PRONOUN_GENDERS)
+    occupations = _occupation_labels(occupation_genders, count)
+    _check_references(gold, pronouns)
+    rows = item_rows(linked, pronouns, occupations)
+    totals = rows.sum(axis=0)
+    buckets = BUCKETS if any(occupation is not None for occupation in occupations) else ("all",)
+    for bucket in buckets:
+        where = "" if bucket == "all" else f" with {bucket.replace('_', ' ')}"
+        validation.check_nonempty(
+            {f"{pronoun}{where}": int(totals[_COLUMN[(bucket, pronoun, "items")]]) for pronoun in PRONOUN_GENDERS},
+            "abc_fpr_ratio",
+        )
+    if triplet_ids is not None:
+        rows = rows[_triplet_table(triplet_ids, pronouns, occupations)].sum(axis=1)
+
+    observed = statistic(totals)
+    names = [name + _suffix(bucket) for bucket in buckets for name in (*RATES, "fpr_ratio", "log2_fpr_ratio")]
+    scores = {name: observed[name] for name in names}
+    for name, pronoun in zip(("num_reflexive", "num_male", "num_female"), PRONOUN_GENDERS):
+        scores[name] = int(totals[_COLUMN[("all", pronoun, "items")]])
+    nulls = {}
+    for bucket in buckets:
+        nulls.update({"fpr_ratio" + _suffix(bucket): 1.0, "log2_fpr_ratio" + _suffix(bucket): 0.0})
+    if n_bootstrap:
+        inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    else:
+        inferences = no_inference(nulls)
+    return finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)

@@ -1,0 +1,183 @@
+"""Pro- vs anti-stereotypical performance gap: WinoBias (Zhao et al., 2018), SoWinoBias (Dawkins,
+2021) and DaWinoBias as scored by GenDa Lens.
+
+Each example is one pronoun–candidate decision: ``predictions[i]`` says whether the model links the
+pronoun to the candidate (puts them in one cluster), ``references[i]`` whether the candidate is the
+pronoun's gold antecedent. A *positive* is a link, so per condition (pro / anti)
+
+    accuracy = (TP + TN) / examples              (SoWinoBias; GenDa Lens's DaWinoBias main effect)
+    f1       = 2 TP / (2 TP + FP + FN)           (WinoBias)
+
+Giving only the gold antecedent per sentence (all references True) makes accuracy the share of
+pronouns linked to their antecedent (F1 is then 2R / (1 + R), there being no false positives to
+see); giving the other occupation too (reference False) lets linking the wrong one count as a false
+positive, which is what the MUC F1 of WinoBias counts on a two-occupation sentence.
+
+    diff = pro − anti,  average = (pro + anti) / 2   (Dawkins, Table 1)
+    log2_ratio = log2(pro / anti)                    (GenDa Lens's Gender Effect Size)
+
+With ``pair_ids`` the bootstrap resamples aligned pro/anti pairs (a paired test); otherwise examples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import numpy as np
+
+from . import validation
+from .report import finalize, no_inference
+from .resampling import bootstrap_test, safe_div, safe_log2
+
+CONDITIONS = ("pro", "anti")
+SCORES = ("accuracy", "f1")
+_OUTCOMES = ("tp", "fp", "fn", "tn")
+_PER_BUCKET = len(CONDITIONS) * len(_OUTCOMES)
+
+
+def _suffix(group: str | None) -> str:
+    return "" if group is None else f"/{group}"
+
+
+def _score(counts: dict[str, np.ndarray], score: str) -> np.ndarray:
+    if score == "accuracy":
+        return safe_div(counts["tp"] + counts["tn"], counts["tp"] + counts["fp"] + counts["fn"] + counts["tn"])
+    return safe_div(2 * counts["tp"], 2 * counts["tp"] + counts["fp"] + counts["fn"])
+
+
+def statistic(sums: np.ndarray, *, groups: Sequence[str], score: str) -> dict[str, np.ndarray]:
+    """Pro/anti scores overall and per group; columns are (bucket, condition, outcome) counts with
+    bucket 0 = all examples and bucket 1 + k = ``groups[k]``."""
+    cells = sums.reshape(sums.shape[:-1] + (1 + len(groups), len(CONDITIONS), len(_OUTCOMES)))
+    scores = {}
+    for bucket, group in enumerate([None, *groups]):
+        suffix = _suffix(group)
+        by_condition = {
+            condition: _score({outcome: cells[..., bucket, c, o] for o, outcome in enumerate(_OUTCOMES)}, score)
+            for c, condition in enumerate(CONDITIONS)
+        }
+        pro, anti = by_condition["pro"], by_condition["anti"]
+        scores["pro" + suffix] = pro
+        scores["anti" + suffix] = anti
+        scores["average" + suffix] = (pro + anti) / 2
+        scores["diff" + suffix] = pro - anti
+        scores["log2_ratio" + suffix] = safe_log2(safe_div(pro, anti))
+    return scores
+
+
+def _reasons(groups: Sequence[str], score: str) -> dict[str, str]:
+    undefined_score = (
+        "no link was predicted and none is gold, so F1 is 0/0" if score == "f1" else "there are no examples"
+    )
+    reasons = {}
+    for group in [None, *groups]:
+        suffix = _suffix(group)
+        where = "" if group is None else f" in group {group!r}"
+        for condition in CONDITIONS:
+            reasons[condition + suffix] = f"{condition}{where}: {undefined_score}"
+        for name in ("average", "diff"):
+            reasons[name + suffix] = f"the pro or anti {score}{where} is undefined"
+        reasons["log2_ratio" + suffix] = f"the pro or anti {score}{where} is 0 or undefined, so log2(pro / anti) is undefined"
+    return reasons
+
+
+def _optional_labels(name: str, values: Sequence | None, what: str) -> list | None:
+    if values is None:
+        return None
+    for index, value in enumerate(values):
+        if value is None or value == "":
+            raise ValueError(f"{name}[{index}] is empty; give every example {what} or leave {name} out")
+    return list(values)
+
+
+def _check_groups(groups: list, conditions: list) -> list[str]:
+    """Group names in first-seen order; each must have pro and anti examples."""
+    names = list(dict.fromkeys(groups))
+    for name in names:
+        present = {condition for group, condition in zip(groups, conditions) if group == name}
+        validation.check_nonempty(
+            {f"{condition} in group {name!r}": int(condition in present) for condition in CONDITIONS},
+            "the pro/anti comparison of each group",
+        )
+    return names
+
+
+def _pair_index(pair_ids: list, conditions: list) -> np.ndarray:
+    """Unit index per example; every pair holds as many pro as anti examples (at least one)."""
+    order = {pair: index for index, pair in enumerate(dict.fromkeys(pair_ids))}
+    pro = np.zeros(len(order), dtype=int)
+    anti = np.zeros(len(order), dtype=int)
+    units = np.fromiter((order[pair] for pair in pair_ids), dtype=int, count=len(pair_ids))
+    is_pro = np.asarray([condition == "pro" for condition in conditions])
+    np.add.at(pro, units[is_pro], 1)
+    np.add.at(anti, units[~is_pro], 1)
+    broken = np.flatnonzero((pro != anti) | (pro == 0))
+    if broken.size:
+        pair = list(order)[int(broken[0])]
+        raise ValueError(
+            f"pair {pair!r} has {pro[broken[0]]} pro and {anti[broken[0]]} anti examples; each pair_id must join "
+            f"aligned pro and anti versions (as many of each, at least one)"
+        )
+    return units
+
+
+def example_rows(predicted: np.ndarray, gold: np.ndarray, conditions: list, groups: list | None, group_names: list) -> np.ndarray:
+    """Per-example one-hot (bucket, condition, outcome) counts."""
+    outcome = np.where(predicted, np.where(gold, 0, 1), np.where(gold, 2, 3))
+    condition = np.asarray([CONDITIONS.index(value) for value in conditions])
+    rows = np.zeros((len(predicted), (1 + len(group_names)) * _PER_BUCKET))
+    examples = np.arange(len(predicted))
+    within = condition * len(_OUTCOMES) + outcome
+    rows[examples, within] = 1
+    if groups is not None:
+        bucket = 1 + np.asarray([group_names.index(group) for group in groups])
+        rows[examples, bucket * _PER_BUCKET + within] = 1
+    return rows
+
+
+def pro_anti_diff(
+    predictions: Sequence,
+    references: Sequence,
+    conditions: Sequence[str],
+    pair_ids: Sequence | None = None,
+    groups: Sequence[str] | None = None,
+    *,
+    score: str = "accuracy",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> dict:
+    """Pro, anti, their average, difference and log2 ratio, overall and per group, with bootstrap
+    p-values and confidence intervals for the difference and the log ratio."""
+    validation.check_lengths(
+        predictions=predictions, references=references, conditions=conditions, pair_ids=pair_ids, groups=groups
+    )
+    validation.check_n_bootstrap(n_bootstrap, seed)
+    if score not in SCORES:
+        raise ValueError(f"unknown score {score!r}; choose one of {SCORES}")
+    predicted = validation.check_booleans("predictions", predictions)
+    gold = validation.check_booleans("references", references)
+    conditions = validation.check_labels("conditions", conditions, CONDITIONS)
+    validation.check_nonempty({condition: conditions.count(condition) for condition in CONDITIONS}, "pro_anti_diff")
+    groups = _optional_labels("groups", groups, "a group")
+    pair_ids = _optional_labels("pair_ids", pair_ids, "a pair id")
+    group_names = [] if groups is None else _check_groups(groups, conditions)
+
+    rows = example_rows(predicted, gold, conditions, groups, group_names)
+    if pair_ids is not None:
+        units = _pair_index(pair_ids, conditions)
+        paired = np.zeros((units.max() + 1, rows.shape[1]))
+        np.add.at(paired, units, rows)
+        rows = paired
+
+    measure = partial(statistic, groups=group_names, score=score)
+    scores = dict(measure(rows.sum(axis=0)))
+    scores.update(num_pro=conditions.count("pro"), num_anti=conditions.count("anti"))
+    if pair_ids is not None:
+        scores["num_pairs"] = len(rows)
+    nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
+    if n_bootstrap:
+        inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    else:
+        inferences = no_inference(nulls)
+    return finalize(scores, _reasons(group_names, score), inferences, n_bootstrap=n_bootstrap)
