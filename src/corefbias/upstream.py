@@ -7,6 +7,7 @@ It is named by ``mirror=`` / ``--mirror DIR`` or the ``COREFBIAS_MIRROR`` enviro
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import os
@@ -137,3 +138,9 @@ def _download(spec: UpstreamFile, target: Path, mirror_root: Path | None) -> Pat
         raise UpstreamFileError(
             f"cannot get {spec.dataset}/{spec.path}: {where}downloading {url} failed ({error}). {hint}"
         ) from None
+
+
+def read_tsv(dataset: str, path: str, mirror: str | os.PathLike | None = None) -> list[dict]:
+    """Rows of a verified upstream tab-separated file with a header line."""
+    with open(fetch(dataset, path, mirror), encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))

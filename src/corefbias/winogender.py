@@ -17,7 +17,6 @@ pair"), and is the resampling unit. The scores:
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 
 import numpy as np
@@ -293,11 +292,6 @@ def winogender_bias(
     return finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
 
 
-def _read_tsv(path) -> list[dict]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
-
-
 def load_sentences(mirror=None) -> list[dict]:
     """The 720 upstream sentences with their metadata, one dict per sentence.
 
@@ -308,7 +302,7 @@ def load_sentences(mirror=None) -> list[dict]:
     """
     statistics = occupation_statistics(mirror)
     sentences = []
-    for row in _read_tsv(upstream.fetch(UPSTREAM_DATASET, SENTENCES_FILE, mirror)):
+    for row in upstream.read_tsv(UPSTREAM_DATASET, SENTENCES_FILE, mirror):
         # sentid: <occupation>.<participant>.<answer code>.<gender>.txt
         parts = row["sentid"].split(".")
         if len(parts) != 5 or parts[2] not in ANSWER_CODES or parts[3] not in GENDERS:
@@ -338,5 +332,5 @@ def occupation_statistics(mirror=None) -> dict[str, dict[str, float]]:
     """Upstream occupations-stats.tsv: occupation → ``bls_pct_female``, ``bergsma_pct_female``."""
     return {
         row["occupation"]: {name: float(row[name]) for name in STATISTICS}
-        for row in _read_tsv(upstream.fetch(UPSTREAM_DATASET, OCCUPATION_STATISTICS_FILE, mirror))
+        for row in upstream.read_tsv(UPSTREAM_DATASET, OCCUPATION_STATISTICS_FILE, mirror)
     }

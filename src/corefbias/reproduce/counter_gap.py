@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 
 from .. import counter_gap, upstream
@@ -76,11 +75,6 @@ class Cell:
         return same_value and self.significant == self.paper_significant
 
 
-def _read_tsv(path) -> list[dict]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
-
-
 def _role(instance_id: str) -> str:
     for suffix, role in (("-control", "gender_controlled"), ("-swap-1", "gender_swapped_1"), ("-swap-2", "gender_swapped_2")):
         if instance_id.endswith(suffix):
@@ -94,9 +88,9 @@ def _as_bool(text: str) -> bool:
 
 def metric_inputs(system: str, mirror=None) -> dict:
     """Inputs of ``counter_gap.delta_i`` from the gold C-GAP.tsv and one published output."""
-    gold = _read_tsv(upstream.fetch("counter_gap", "data/C-GAP.tsv", mirror))
-    output_path = upstream.fetch("counter_gap", f"results/none/{SYSTEMS[system]}_output.tsv", mirror)
-    predicted = {row["ID"]: row for row in _read_tsv(output_path)}
+    gold = upstream.read_tsv("counter_gap", "data/C-GAP.tsv", mirror)
+    output = upstream.read_tsv("counter_gap", f"results/none/{SYSTEMS[system]}_output.tsv", mirror)
+    predicted = {row["ID"]: row for row in output}
     return {
         "predictions": [[_as_bool(predicted[row["ID"]]["A-coref"]), _as_bool(predicted[row["ID"]]["B-coref"])] for row in gold],
         "references": [[_as_bool(row["A-coref"]), _as_bool(row["B-coref"])] for row in gold],
