@@ -35,7 +35,9 @@ RATES = {"tpr_reflexive": "neutral", "fpr_male": "male", "fpr_female": "female"}
 
 # Rows are split into buckets: all items, then the items of each occupation stereotype.
 BUCKETS = ("all",) + tuple(f"{gender}_occupations" for gender in OCCUPATION_GENDERS)
-_COLUMNS = tuple((bucket, pronoun, count) for bucket in BUCKETS for pronoun in PRONOUN_GENDERS for count in ("items", "linked"))
+_COLUMNS = tuple(
+    (bucket, pronoun, count) for bucket in BUCKETS for pronoun in PRONOUN_GENDERS for count in ("items", "linked")
+)
 _COLUMN = {column: index for index, column in enumerate(_COLUMNS)}
 
 
@@ -165,6 +167,7 @@ def fpr_ratio(
     pronouns = validation.check_labels("pronoun_genders", pronoun_genders, PRONOUN_GENDERS)
     occupations = _occupation_labels(occupation_genders, count)
     _check_references(gold, pronouns)
+    table = None if triplet_ids is None else _triplet_table(triplet_ids, pronouns, occupations)
     rows = item_rows(linked, pronouns, occupations)
     totals = rows.sum(axis=0)
     buckets = BUCKETS if any(occupation is not None for occupation in occupations) else ("all",)
@@ -174,8 +177,8 @@ def fpr_ratio(
             {f"{pronoun}{where}": int(totals[_COLUMN[(bucket, pronoun, "items")]]) for pronoun in PRONOUN_GENDERS},
             "abc_fpr_ratio",
         )
-    if triplet_ids is not None:
-        rows = rows[_triplet_table(triplet_ids, pronouns, occupations)].sum(axis=1)
+    if table is not None:
+        rows = rows[table].sum(axis=1)
 
     observed = statistic(totals)
     names = [name + _suffix(bucket) for bucket in buckets for name in (*RATES, "fpr_ratio", "log2_fpr_ratio")]

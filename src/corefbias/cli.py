@@ -12,6 +12,7 @@ from .upstream import MIRROR_ENV, UpstreamFileError
 # Published tables the toolkit recomputes: name → (module under corefbias.reproduce, what it is).
 REPRODUCTIONS = {
     "counter-gap": ("counter_gap", "Counter-GAP Tables 2, 3 and 4 from the four published system outputs"),
+    "abc-xlmr": ("abc_xlmr", "ABC FPRs of the published Danish XLM-R predictions, in both decision modes"),
 }
 
 

@@ -25,6 +25,13 @@ class CorefBiasMetric(evaluate.Metric):
                 kwargs[name] = [None] * size
         return kwargs
 
+    def _enforce_nested_string_type(self, schema, obj):
+        # An omitted optional input arrives as a column of None, and evaluate rejects a None that
+        # opens a string column (it type-checks the first value of each column only).
+        if obj is None:
+            return None
+        return super()._enforce_nested_string_type(schema, obj)
+
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of per-example inputs; optional inputs may be left out."""
         size = len(predictions) if predictions is not None else 0

@@ -11,7 +11,7 @@ pronoun's gold antecedent. A *positive* is a link, so per condition (pro / anti)
 Giving only the gold antecedent per sentence (all references True) makes accuracy the share of
 pronouns linked to their antecedent (F1 is then 2R / (1 + R), there being no false positives to
 see); giving the other occupation too (reference False) lets linking the wrong one count as a false
-positive, which is what the MUC F1 of WinoBias counts on a two-occupation sentence.
+positive, as WinoBias's MUC F1 does for the pronoun–occupation links of its two-occupation sentences.
 
     diff = pro − anti,  average = (pro + anti) / 2   (Dawkins, Table 1)
     log2_ratio = log2(pro / anti)                    (GenDa Lens's Gender Effect Size)
@@ -78,7 +78,9 @@ def _reasons(groups: Sequence[str], score: str) -> dict[str, str]:
             reasons[condition + suffix] = f"{condition}{where}: {undefined_score}"
         for name in ("average", "diff"):
             reasons[name + suffix] = f"the pro or anti {score}{where} is undefined"
-        reasons["log2_ratio" + suffix] = f"the pro or anti {score}{where} is 0 or undefined, so log2(pro / anti) is undefined"
+        reasons["log2_ratio" + suffix] = (
+            f"the pro or anti {score}{where} is 0 or undefined, so log2(pro / anti) is undefined"
+        )
     return reasons
 
 
@@ -122,7 +124,9 @@ def _pair_index(pair_ids: list, conditions: list) -> np.ndarray:
     return units
 
 
-def example_rows(predicted: np.ndarray, gold: np.ndarray, conditions: list, groups: list | None, group_names: list) -> np.ndarray:
+def example_rows(
+    predicted: np.ndarray, gold: np.ndarray, conditions: list, groups: list | None, group_names: list
+) -> np.ndarray:
     """Per-example one-hot (bucket, condition, outcome) counts."""
     outcome = np.where(predicted, np.where(gold, 0, 1), np.where(gold, 2, 3))
     condition = np.asarray([CONDITIONS.index(value) for value in conditions])
@@ -131,7 +135,8 @@ def example_rows(predicted: np.ndarray, gold: np.ndarray, conditions: list, grou
     within = condition * len(_OUTCOMES) + outcome
     rows[examples, within] = 1
     if groups is not None:
-        bucket = 1 + np.asarray([group_names.index(group) for group in groups])
+        position = {name: 1 + index for index, name in enumerate(group_names)}
+        bucket = np.asarray([position[group] for group in groups])
         rows[examples, bucket * _PER_BUCKET + within] = 1
     return rows
 

@@ -15,8 +15,10 @@ Decision modes:
   * ``"cluster"`` (default): a candidate is linked to the pronoun iff one predicted cluster
     holds both the pronoun and the candidate;
   * ``"any_cluster"``: every candidate is counted as linked iff the pronoun is in any predicted
-    cluster of two or more mentions — what GenDa Lens's ABC scorer effectively counts (it asks
-    only whether the pronoun was clustered, not with what).
+    cluster of two or more mentions — what GenDa Lens's ABC scorer effectively counts. That
+    scorer counts a sentence as positive when the prediction has any cluster at all; on the ABC
+    sentences every predicted cluster holds the pronoun (checked on the published XLM-R output:
+    12,451 of 12,451), so the two coincide there, while ours stays meaningful on longer texts.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ leave out a third of these occupations and disagree with the Danish statistics o
 
 from __future__ import annotations
 
-import csv
 import json
 from itertools import groupby
 
@@ -55,10 +54,8 @@ def _predictions(mirror) -> list[dict]:
 
 def _stereotypes_by_run(mirror) -> list[str | None]:
     """Occupation stereotype of each row of ABC's occupation table, in table order."""
-    with open(upstream.fetch(*OCCUPATION_STATISTICS, mirror), encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
     stereotypes = []
-    for row in rows:
+    for row in upstream.read_tsv(*OCCUPATION_STATISTICS, mirror):
         share = row["Perc-Da"].strip()
         if not share or float(share) == 50:
             stereotypes.append(None)
@@ -101,7 +98,9 @@ def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
     runs = [len(list(run)) for _, run in groupby(subjects)]
     stereotypes = _stereotypes_by_run(mirror)
     if len(runs) != len(stereotypes):
-        raise ValueError(f"{len(runs)} runs of occupations in the sentences but {len(stereotypes)} occupation statistics")
+        raise ValueError(
+            f"{len(runs)} runs of occupations in the sentences but {len(stereotypes)} occupation statistics"
+        )
     inputs["occupation_genders"] = [stereotype for stereotype, size in zip(stereotypes, runs) for _ in range(size)]
     return inputs
 
@@ -147,7 +146,7 @@ def report(mirror=None, n_bootstrap: int = 1000, seed: int = 0) -> str:
             f"[{results[mode]['log2_fpr_ratio_ci_low']:.4f}, {results[mode]['log2_fpr_ratio_ci_high']:.4f}]"
             for mode in DECISION_MODES
         ),
-        f"Linked sentences: " + ", ".join(f"{mode} {count}" for mode, count in linked.items())
+        "Linked sentences: " + ", ".join(f"{mode} {count}" for mode, count in linked.items())
         + f"; GenDa Lens's test (the prediction has any cluster at all) {_documents_with_any_cluster(mirror)}.",
     ]
     return "\n".join(lines)

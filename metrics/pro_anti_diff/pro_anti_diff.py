@@ -1,0 +1,144 @@
+"""Pro- vs anti-stereotypical coreference gap (WinoBias, SoWinoBias, DaWinoBias / GenDa Lens)."""
+
+import datasets
+import evaluate
+
+import corefbias.evaluate_support as support
+import corefbias.pro_anti as pro_anti
+
+_CITATION = """\
+@inproceedings{zhao-etal-2018-gender,
+    title = "Gender Bias in Coreference Resolution: Evaluation and Debiasing Methods",
+    author = "Zhao, Jieyu and Wang, Tianlu and Yatskar, Mark and Ordonez, Vicente and Chang, Kai-Wei",
+    booktitle = "Proceedings of the 2018 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
+    year = "2018",
+    pages = "15--20",
+    url = "https://aclanthology.org/N18-2003",
+}
+@inproceedings{dawkins-2021-second,
+    title = "Second Order {W}ino{B}ias ({S}o{W}ino{B}ias) Test Set for Latent Gender Bias Detection in Coreference Resolution",
+    author = "Dawkins, Hillary",
+    booktitle = "Proceedings of the 3rd Workshop on Gender Bias in Natural Language Processing",
+    year = "2021",
+    pages = "103--111",
+    url = "https://aclanthology.org/2021.gebnlp-1.12",
+}
+@misc{sloth-rybner-2023-genda-lens,
+    title = "{GenDa} {Lens}: Quantifying Gender Bias in {Danish} Language Models",
+    author = "Sloth, Thea Rolskov and Rybner, Astrid Sletten",
+    year = "2023",
+    howpublished = "\\url{https://github.com/DaDebias/genda-lens}",
+}
+"""
+
+_DESCRIPTION = """\
+WinoBias (Zhao et al., 2018), its Danish translation DaWinoBias (scored by GenDa Lens) and
+SoWinoBias (Dawkins, 2021) pair each pro-stereotypical sentence, where the pronoun's antecedent
+matches a gender stereotype ("The developer argued with the designer because he ..."), with an
+anti-stereotypical one that contradicts it ("... because she ..."). Bias is the performance gap:
+diff = pro − anti (WinoBias, SoWinoBias) and log2(pro / anti) (GenDa Lens's Gender Effect Size),
+with accuracy (SoWinoBias, GenDa Lens) or link F1 (WinoBias) as the performance. Each example is
+one pronoun–candidate decision (is the pronoun linked to this candidate?) and its gold label.
+Also returned: pro, anti and their average per group (e.g. occupation gender, adjective polarity,
+WinoBias type) and one-sided bootstrap p-values with 95% percentile confidence intervals,
+resampling aligned pro/anti pairs when pair_ids are given (a paired test).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `bool`): does the model link the pronoun to the candidate (one cluster)?
+    references (`list` of `bool`): is the candidate the pronoun's gold antecedent? Give the gold
+        antecedent only (all True) for accuracy = share of pronouns resolved to it; add the other
+        candidate (False) so that linking it counts as a false positive.
+    conditions (`list` of `str`): `pro` or `anti`.
+    pair_ids (`list` of `str`, optional): joins the aligned pro and anti versions of a sentence
+        (as many pro as anti examples per pair); the bootstrap then resamples pairs.
+    groups (`list` of `str`, optional): a group per example (occupation gender, adjective
+        polarity, WinoBias type, ...); each group needs pro and anti examples.
+    score (`str`, default `accuracy`): `accuracy` = (TP + TN) / examples, or `f1` = 2TP / (2TP + FP + FN)
+        with a positive = a predicted pronoun–candidate link.
+    n_bootstrap (`int`, default 1000): bootstrap resamples; 0 switches significance off.
+    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+Returns:
+    pro, anti, average ((pro + anti) / 2), diff (pro − anti), log2_ratio (log2(pro / anti)),
+    num_pro, num_anti (examples), num_pairs (with pair_ids); with groups the five scores again as
+    `<score>/<group>`; for diff and log2_ratio (overall and per group): `<name>_p_value` (one-sided
+    bootstrap against 0, in the direction of the observed sign), `<name>_ci_low`, `<name>_ci_high`
+    (95% percentile interval). Fractions, not percentages. `undefined` maps any score the data
+    leave undefined (None) to the reason.
+Examples:
+    Four aligned pro/anti pairs, two with female and two with male antecedents:
+
+    >>> import evaluate
+    >>> pro_anti_diff = evaluate.load("metrics/pro_anti_diff")
+    >>> results = pro_anti_diff.compute(
+    ...     predictions=[True, True, True, False, True, False, False, True],
+    ...     references=[True] * 8,
+    ...     conditions=["pro"] * 4 + ["anti"] * 4,
+    ...     pair_ids=["p1", "p2", "p3", "p4"] * 2,
+    ...     groups=["female", "female", "male", "male"] * 2,
+    ...     n_bootstrap=0,
+    ... )
+    >>> results["pro"], results["anti"], results["average"], results["diff"]
+    (0.75, 0.5, 0.625, 0.25)
+    >>> round(results["log2_ratio"], 4)
+    0.585
+    >>> results["diff/female"], results["diff/male"]
+    (0.5, 0.0)
+"""
+
+_FEATURES = datasets.Features(
+    {
+        "predictions": datasets.Value("bool"),
+        "references": datasets.Value("bool"),
+        "conditions": datasets.Value("string"),
+        "pair_ids": datasets.Value("string"),
+        "groups": datasets.Value("string"),
+    }
+)
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ProAntiDiff(support.CorefBiasMetric):
+    OPTIONAL_INPUTS = ("pair_ids", "groups")
+    WIDGET_EXAMPLE = [
+        ["true", "true", "pro", "p1", "female"],
+        ["true", "true", "pro", "p2", "female"],
+        ["true", "true", "pro", "p3", "male"],
+        ["false", "true", "pro", "p4", "male"],
+        ["true", "true", "anti", "p1", "female"],
+        ["false", "true", "anti", "p2", "female"],
+        ["false", "true", "anti", "p3", "male"],
+        ["true", "true", "anti", "p4", "male"],
+    ]
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_FEATURES,
+            homepage="https://github.com/uclanlp/corefBias",
+            reference_urls=[
+                "https://aclanthology.org/N18-2003",
+                "https://aclanthology.org/2021.gebnlp-1.12",
+                "https://github.com/NLP-exam/DaWinoBias",
+                "https://dadebias.github.io/genda-lens/user_guide/coref/",
+            ],
+        )
+
+    def _score(
+        self,
+        predictions,
+        references,
+        conditions,
+        pair_ids=None,
+        groups=None,
+        score="accuracy",
+        n_bootstrap=1000,
+        seed=0,
+    ):
+        return pro_anti.pro_anti_diff(
+            predictions, references, conditions, pair_ids, groups, score=score, n_bootstrap=n_bootstrap, seed=seed
+        )

@@ -1,0 +1,178 @@
+import math
+
+import numpy as np
+import pytest
+
+from corefbias import abc
+from corefbias.reproduce import abc_xlmr
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+
+PRONOUNS = ["neutral", "male", "female"]
+
+# GenDa Lens coref tutorial, XLM-R on its ABC sentences (2280 triplets per occupation stereotype):
+# "Rate of Detected Clusters" per pronoun and stereotype, as linked counts out of 2280.
+TUTORIAL_LINKED = {
+    "female": {"neutral": 2206, "male": 2016, "female": 2123},  # 0.967544, 0.884211, 0.93114
+    "male": {"neutral": 2203, "male": 2098, "female": 1895},  # 0.966228, 0.920175, 0.83114
+}
+TUTORIAL_TRIPLETS = 2280
+
+
+def triplets(linked_by_stereotype: dict, per_stereotype: int) -> dict:
+    """Triplets whose first ``linked[pronoun]`` items of each stereotype are linked to the subject."""
+    inputs = {key: [] for key in ("predictions", "references", "pronoun_genders", "occupation_genders", "triplet_ids")}
+    for stereotype, linked in linked_by_stereotype.items():
+        for index in range(per_stereotype):
+            for pronoun in PRONOUNS:
+                inputs["predictions"].append(index < linked[pronoun])
+                inputs["references"].append(pronoun == "neutral")
+                inputs["pronoun_genders"].append(pronoun)
+                inputs["occupation_genders"].append(stereotype)
+                inputs["triplet_ids"].append(f"{stereotype}{index}")
+    return inputs
+
+
+def test_kwargs_examples_are_doctests(in_repo):
+    assert run_kwargs_doctests("abc_fpr_ratio").failed == 0
+
+
+def test_genda_lens_tutorial_values(in_repo):
+    results = load("abc_fpr_ratio").compute(**triplets(TUTORIAL_LINKED, TUTORIAL_TRIPLETS), n_bootstrap=0)
+    printed = {
+        "tpr_reflexive": 0.966886, "fpr_male": 0.902193, "fpr_female": 0.88114,
+        "tpr_reflexive/female_occupations": 0.967544, "tpr_reflexive/male_occupations": 0.966228,
+        "fpr_male/female_occupations": 0.884211, "fpr_male/male_occupations": 0.920175,
+        "fpr_female/female_occupations": 0.93114, "fpr_female/male_occupations": 0.83114,
+    }
+    assert {name: round(results[name], 6) for name in printed} == printed
+    # The tutorial's Gender Effect Size: log2(0.902193 / 0.88114) = 0.034 → printed 0.03.
+    assert results["log2_fpr_ratio"] == pytest.approx(math.log2(4114 / 4018), abs=1e-15)
+    assert round(results["log2_fpr_ratio"], 2) == 0.03
+    # GenDa Lens averages the two stereotype groups' rates; with equal groups that is the pooled rate.
+    mean_male = np.mean([results["fpr_male/female_occupations"], results["fpr_male/male_occupations"]])
+    assert results["fpr_male"] == pytest.approx(mean_male, abs=1e-15)
+    assert results["fpr_ratio"] == pytest.approx(4114 / 4018)
+
+
+def test_undefined_ratio_when_no_female_anti_reflexive_is_linked():
+    results = abc.fpr_ratio(
+        predictions=[True, True, False, True, False, False],
+        references=[True, False, False] * 2,
+        pronoun_genders=PRONOUNS * 2,
+        n_bootstrap=0,
+    )
+    assert (results["tpr_reflexive"], results["fpr_male"], results["fpr_female"]) == (1.0, 0.5, 0.0)
+    assert results["fpr_ratio"] is None and "FPR_F = 0" in results["undefined"]["fpr_ratio"]
+    assert results["log2_fpr_ratio"] is None
+    assert "fpr_ratio/female_occupations" not in results
+
+
+def test_triplet_bootstrap_pairs_the_two_anti_reflexives():
+    # "hans" and "hendes" get the same decision in every triplet: the log ratio is 0 in every
+    # triplet resample, whereas resampling single items lets the two rates drift apart.
+    decisions = [True, False, True, True, False, True, True, True, False, True]
+    inputs = {"predictions": [], "references": [], "pronoun_genders": [], "triplet_ids": []}
+    for index, linked in enumerate(decisions):
+        inputs["predictions"] += [True, linked, linked]
+        inputs["references"] += [True, False, False]
+        inputs["pronoun_genders"] += PRONOUNS
+        inputs["triplet_ids"] += [f"t{index}"] * 3
+    paired = abc.fpr_ratio(**inputs, n_bootstrap=500, seed=2)
+    unpaired = abc.fpr_ratio(**{k: v for k, v in inputs.items() if k != "triplet_ids"}, n_bootstrap=500, seed=2)
+    assert paired["log2_fpr_ratio"] == unpaired["log2_fpr_ratio"] == 0.0
+    interval = (paired["log2_fpr_ratio_ci_low"], paired["log2_fpr_ratio_ci_high"])
+    assert interval == (0.0, 0.0) and paired["log2_fpr_ratio_p_value"] == 1.0
+    assert (paired["fpr_ratio_ci_low"], paired["fpr_ratio_ci_high"]) == (1.0, 1.0)
+    assert unpaired["log2_fpr_ratio_ci_low"] < 0 < unpaired["log2_fpr_ratio_ci_high"]
+
+
+def test_occupations_without_a_stereotype_count_only_overall():
+    linked = {"female": {"neutral": 2, "male": 1, "female": 2}, "male": {"neutral": 2, "male": 2, "female": 1}}
+    inputs = triplets(linked, 2)
+    inputs["occupation_genders"][-3:] = [None] * 3
+    results = abc.fpr_ratio(**inputs, n_bootstrap=0)
+    assert results["fpr_male"] == 0.75 and results["fpr_female"] == 0.75
+    assert results["fpr_male/male_occupations"] == 1.0 and results["fpr_female/male_occupations"] == 1.0
+    assert results["num_male"] == 4
+
+
+def test_add_batch_and_num_process_equal_single_call(in_repo):
+    linked = {"female": {"neutral": 3, "male": 1, "female": 2}, "male": {"neutral": 4, "male": 3, "female": 1}}
+    inputs = triplets(linked, 4)
+    inputs["occupation_genders"][:3] = [None] * 3
+    assert_add_batch_equivalent("abc_fpr_ratio", inputs, [4, 11, 9], n_bootstrap=200, seed=5)
+    assert_num_process_equivalent("abc_fpr_ratio", inputs, 12, n_bootstrap=200, seed=5)
+    only_required = {key: inputs[key] for key in ("predictions", "references", "pronoun_genders")}
+    result = assert_add_batch_equivalent("abc_fpr_ratio", only_required, [10, 14], n_bootstrap=100, seed=0)
+    assert "fpr_male/male_occupations" not in result
+
+
+def _two_triplets(**change) -> dict:
+    inputs = {
+        "predictions": [True, True, False, True, False, True],
+        "references": [True, False, False] * 2,
+        "pronoun_genders": PRONOUNS * 2,
+        "occupation_genders": ["female"] * 3 + ["male"] * 3,
+        "triplet_ids": ["a"] * 3 + ["b"] * 3,
+        "n_bootstrap": 0,
+    }
+    inputs.update(change)
+    return inputs
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (dict(predictions=[True] * 5), "one entry per instance"),
+        (dict(pronoun_genders=["neutral", "male", "her"] * 2), "unknown pronoun_genders"),
+        (dict(occupation_genders=["female"] * 3 + ["nurse"] * 3), "unknown occupation_genders"),
+        (dict(references=[True, True, False] * 2), r"references\[1\] is True for a 'male' pronoun"),
+        (dict(pronoun_genders=["neutral", "male", "male"] * 2, triplet_ids=None), "no instances in group.*female"),
+        (dict(occupation_genders=["female"] * 6, triplet_ids=None), "with male occupations"),
+        (dict(triplet_ids=["a", "a", "b", "c", "c", "c"]), "triplet 'a' has no female item"),
+        (dict(triplet_ids=["a"] * 6), "triplet 'a' has two 'neutral' items"),
+        (dict(occupation_genders=["female", "female", "male"] * 2), "triplet 'a' mixes occupation genders"),
+        (dict(triplet_ids=["a", "a", "a", "b", None, "b"]), r"triplet_ids\[4\] is None"),
+    ],
+)
+def test_malformed_input_is_a_clear_value_error(change, message):
+    with pytest.raises(ValueError, match=message):
+        abc.fpr_ratio(**_two_triplets(**change))
+
+
+@pytest.fixture(scope="module")
+def xlmr(mirror):
+    return {mode: abc_xlmr.rescore(mirror, mode, n_bootstrap=200) for mode in ("any_cluster", "cluster")}
+
+
+def test_xlmr_rescoring_gives_the_expected_rates(xlmr):
+    results = xlmr["any_cluster"]
+    assert (results["num_reflexive"], results["num_male"], results["num_female"]) == (4560, 4560, 4560)
+    assert {name: round(results[name], 3) for name in abc_xlmr.EXPECTED_ANY_CLUSTER} == abc_xlmr.EXPECTED_ANY_CLUSTER
+    # 4385 reflexives, 4105 "hans" and 3961 "hendes" of 4560 each are clustered with the subject.
+    rates = (results["tpr_reflexive"], results["fpr_male"], results["fpr_female"])
+    assert rates == (4385 / 4560, 4105 / 4560, 3961 / 4560)
+    assert results["log2_fpr_ratio"] == pytest.approx(math.log2(4105 / 3961))
+    assert results["log2_fpr_ratio_p_value"] < 0.01
+
+
+def test_xlmr_cluster_mode_agrees_because_every_cluster_pairs_pronoun_and_subject(xlmr):
+    # Each of the 12,451 predicted clusters holds the pronoun and a mention starting at the subject.
+    assert xlmr["cluster"] == xlmr["any_cluster"]
+
+
+def test_xlmr_occupation_stereotypes_come_from_the_danish_statistics(mirror):
+    inputs = abc_xlmr.metric_inputs(mirror)
+    stereotypes = inputs["occupation_genders"][::3]
+    assert len(stereotypes) == 4560
+    # Runs of 76 triplets in table order: technician (22.8 % women), accountant (19.5 %), supervisor (no figure).
+    assert stereotypes[0] == stereotypes[76] == "male" and stereotypes[2 * 76] is None
+    # nurse, 23rd occupation: 96 % women.
+    assert stereotypes[22 * 76] == "female"
+    assert sum(s is not None for s in stereotypes) == 50 * 76
+
+
+def test_xlmr_report_shows_both_modes(mirror):
+    text = abc_xlmr.report(mirror, n_bootstrap=100)
+    assert "| tpr_reflexive | 0.962 | 0.9616 | 0.9616 |" in text
+    assert "matches the expected TPR and FPRs at 3 decimals: yes" in text

@@ -1,0 +1,137 @@
+import math
+
+import pytest
+
+from corefbias import pro_anti
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+
+
+def resolved(correct_pro: int, n_pro: int, correct_anti: int, n_anti: int) -> dict:
+    """Gold-antecedent-only examples: the first ``correct_*`` of each condition are resolved."""
+    return {
+        "predictions": [i < correct_pro for i in range(n_pro)] + [i < correct_anti for i in range(n_anti)],
+        "references": [True] * (n_pro + n_anti),
+        "conditions": ["pro"] * n_pro + ["anti"] * n_anti,
+    }
+
+
+def test_kwargs_examples_are_doctests(in_repo):
+    assert run_kwargs_doctests("pro_anti_diff").failed == 0
+
+
+def test_genda_lens_tutorial_dawinobias_effect_size(in_repo):
+    # GenDa Lens coref tutorial, XLM-R on DaWinoBias: accuracy pro 0.51, anti 0.57, Gender ES -0.16.
+    results = load("pro_anti_diff").compute(**resolved(51, 100, 57, 100), n_bootstrap=0)
+    assert (results["pro"], results["anti"]) == (0.51, 0.57)
+    assert results["log2_ratio"] == pytest.approx(math.log2(0.51 / 0.57), abs=1e-15)
+    assert round(results["log2_ratio"], 2) == -0.16
+
+
+def test_sowinobias_table1_glove_average_and_diff():
+    # Dawkins (2021) Table 1, GloVe on SoWinoBias: pro 64.2 %, anti 46.8 %, avg. 55.5 %, diff. 17.4 %.
+    results = pro_anti.pro_anti_diff(**resolved(642, 1000, 468, 1000), n_bootstrap=0)
+    assert results["average"] == pytest.approx(0.555)
+    assert results["diff"] == pytest.approx(0.174)
+
+
+def test_f1_counts_links_to_the_wrong_candidate_as_false_positives():
+    # Pro: 4 sentences, gold antecedent linked in 3, the distractor linked once (in the 4th):
+    #   TP 3, FN 1, FP 1, TN 3 → F1 = 6 / 8, accuracy = 6 / 8.
+    # Anti: gold linked in 2, distractor linked in both others: TP 2, FN 2, FP 2, TN 2 → F1 = 4 / 8.
+    gold = [True, False] * 8
+    pro = [True, False, True, False, True, False, False, True]
+    anti = [True, False, True, False, False, True, False, True]
+    inputs = {"predictions": pro + anti, "references": gold, "conditions": ["pro"] * 8 + ["anti"] * 8}
+    f1 = pro_anti.pro_anti_diff(**inputs, score="f1", n_bootstrap=0)
+    accuracy = pro_anti.pro_anti_diff(**inputs, n_bootstrap=0)
+    assert (f1["pro"], f1["anti"], f1["diff"], f1["log2_ratio"]) == (0.75, 0.5, 0.25, pytest.approx(math.log2(1.5)))
+    assert (accuracy["pro"], accuracy["anti"]) == (0.75, 0.5)
+
+
+def test_f1_on_gold_antecedents_only_is_2r_over_1_plus_r():
+    results = pro_anti.pro_anti_diff(**resolved(3, 4, 1, 4), score="f1", n_bootstrap=0)
+    assert results["pro"] == pytest.approx(2 * 0.75 / 1.75)
+    assert results["anti"] == pytest.approx(2 * 0.25 / 1.25)
+
+
+def test_undefined_scores_are_none_with_reasons():
+    # Group "b" has no gold link and no predicted link: F1 is 0/0 there.
+    inputs = {
+        "predictions": [True, False, False, False],
+        "references": [True, True, False, False],
+        "conditions": ["pro", "anti", "pro", "anti"],
+        "groups": ["a", "a", "b", "b"],
+    }
+    results = pro_anti.pro_anti_diff(**inputs, score="f1", n_bootstrap=0)
+    assert results["pro/a"] == 1.0 and results["anti/a"] == 0.0
+    assert results["log2_ratio/a"] is None and "log2(pro / anti)" in results["undefined"]["log2_ratio/a"]
+    assert results["pro/b"] is None and "0/0" in results["undefined"]["pro/b"]
+    assert results["diff/b"] is None
+
+
+def test_pairs_make_the_bootstrap_paired():
+    # Every pair is resolved identically in both conditions, but pairs differ: diff is exactly 0
+    # in every pair resample, while resampling single examples lets pro and anti drift apart.
+    outcomes = [True, False, True, True, False, True, False, True, True, False]
+    inputs = {
+        "predictions": outcomes * 2,
+        "references": [True] * 20,
+        "conditions": ["pro"] * 10 + ["anti"] * 10,
+    }
+    paired = pro_anti.pro_anti_diff(**inputs, pair_ids=[f"p{i}" for i in range(10)] * 2, n_bootstrap=500, seed=1)
+    unpaired = pro_anti.pro_anti_diff(**inputs, n_bootstrap=500, seed=1)
+    assert paired["diff"] == unpaired["diff"] == 0.0
+    assert (paired["diff_ci_low"], paired["diff_ci_high"], paired["diff_p_value"]) == (0.0, 0.0, 1.0)
+    assert unpaired["diff_ci_low"] < 0 < unpaired["diff_ci_high"]
+    assert paired["num_pairs"] == 10 and "num_pairs" not in unpaired
+
+
+def test_a_consistent_gap_is_significant_and_its_interval_excludes_zero():
+    pairs = [f"p{i}" for i in range(100)] * 2
+    results = pro_anti.pro_anti_diff(**resolved(90, 100, 50, 100), pair_ids=pairs, n_bootstrap=2000)
+    assert results["diff"] == pytest.approx(0.4)
+    assert results["diff_p_value"] < 0.001
+    assert 0 < results["diff_ci_low"] < 0.4 < results["diff_ci_high"]
+    assert results["log2_ratio_ci_low"] < math.log2(0.9 / 0.5) < results["log2_ratio_ci_high"]
+
+
+def test_add_batch_and_num_process_equal_single_call(in_repo):
+    outcomes = [True, False, True, True, False, True, True, False, True, True, False, False]
+    inputs = {
+        "predictions": outcomes + outcomes[::-1],
+        "references": [True] * 24,
+        "conditions": ["pro"] * 12 + ["anti"] * 12,
+        "pair_ids": [f"p{i}" for i in range(12)] * 2,
+        "groups": ["type1", "type2", "type1", "type2"] * 6,
+    }
+    assert_add_batch_equivalent("pro_anti_diff", inputs, [5, 9, 10], n_bootstrap=200, seed=3, score="f1")
+    assert_num_process_equivalent("pro_anti_diff", inputs, 13, n_bootstrap=200, seed=3)
+    without_optional = {key: inputs[key] for key in ("predictions", "references", "conditions")}
+    result = assert_add_batch_equivalent("pro_anti_diff", without_optional, [7, 17], n_bootstrap=100, seed=0)
+    assert "num_pairs" not in result and "pro/type1" not in result
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (dict(conditions=["pro", "anti", "pro"]), "one entry per instance"),
+        (dict(conditions=["pro", "neutral", "pro", "anti"]), "unknown conditions"),
+        (dict(conditions=["pro"] * 4), "no instances in group"),
+        (dict(groups=["a", "a", "b", "b"], conditions=["pro", "anti", "pro", "pro"]), "anti in group 'b'"),
+        (dict(groups=["a", None, "a", "a"]), r"groups\[1\] is empty"),
+        (dict(pair_ids=["p1", "p1", "p2", "p3"]), "pair 'p2' has 1 pro and 0 anti"),
+        (dict(pair_ids=["p1", "p1", "p1", "p2"]), "pair 'p1' has 2 pro and 1 anti"),
+        (dict(predictions=[True, "yes", True, False]), r"predictions\[1\]"),
+        (dict(score="precision"), "unknown score"),
+    ],
+)
+def test_malformed_input_is_a_clear_value_error(change, message):
+    inputs = {
+        "predictions": [True, False, True, False],
+        "references": [True] * 4,
+        "conditions": ["pro", "anti", "pro", "anti"],
+        "n_bootstrap": 0,
+    }
+    inputs.update(change)
+    with pytest.raises(ValueError, match=message):
+        pro_anti.pro_anti_diff(**inputs)
