@@ -38,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("table", choices=sorted(REPRODUCTIONS), help="; ".join(f"{k}: {v[1]}" for k, v in REPRODUCTIONS.items()))
     reproduce.add_argument("--n-bootstrap", type=int, default=10_000, help="bootstrap resamples for significance")
     reproduce.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    export = commands.add_parser(
+        "export-datasets",
+        parents=[common],
+        help="build test sets and write them in the Hub's script-free form (Parquet + dataset card)",
+    )
+    export.add_argument("names", nargs="*", metavar="NAME", help="sets to export (default: every set with a builder)")
+    export.add_argument("--out", required=True, metavar="DIR", help="folder that receives one sub-folder per set")
     return parser
 
 
@@ -47,6 +54,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "reproduce":
             module = import_module(f".reproduce.{REPRODUCTIONS[args.table][0]}", __package__)
             print(module.report(mirror=args.mirror, n_bootstrap=args.n_bootstrap, seed=args.seed))
+        elif args.command == "export-datasets":
+            from .datasets_export import DatasetBuildError, export
+
+            try:
+                for folder in export(args.names or None, args.out, args.mirror):
+                    print(folder)
+            except DatasetBuildError as error:
+                print(f"corefbias: {error}", file=sys.stderr)
+                return 2
     except UpstreamFileError as error:
         print(f"corefbias: {error}", file=sys.stderr)
         return 2

@@ -75,7 +75,7 @@ class Cell:
         return same_value and self.significant == self.paper_significant
 
 
-def _role(instance_id: str) -> str:
+def role_of(instance_id: str) -> str:
     for suffix, role in (("-control", "gender_controlled"), ("-swap-1", "gender_swapped_1"), ("-swap-2", "gender_swapped_2")):
         if instance_id.endswith(suffix):
             return role
@@ -95,7 +95,7 @@ def metric_inputs(system: str, mirror=None) -> dict:
         "predictions": [[_as_bool(predicted[row["ID"]]["A-coref"]), _as_bool(predicted[row["ID"]]["B-coref"])] for row in gold],
         "references": [[_as_bool(row["A-coref"]), _as_bool(row["B-coref"])] for row in gold],
         "quadruple_ids": [row["ID"].split("-")[0] for row in gold],
-        "roles": [_role(row["ID"]) for row in gold],
+        "roles": [role_of(row["ID"]) for row in gold],
         "genders": ["female" if row["Pronoun"].lower() in FEMALE_PRONOUNS else "male" for row in gold],
     }
 

@@ -1,0 +1,138 @@
+"""Counter-GAP (Xie et al., EACL 2023): 4008 instances in 1002 quadruples, built from upstream C-GAP.tsv.
+
+Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts): the export writes
+Parquet files and a card, which ``datasets.load_dataset`` then reads. The upstream file is read
+through ``corefbias.upstream.fetch`` from the mirror given as ``data_dir`` (else
+``$COREFBIAS_MIRROR``, else the checksummed download cache).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+import datasets
+
+from corefbias import spans, upstream
+from corefbias.reproduce.counter_gap import FEMALE_PRONOUNS, role_of
+
+UPSTREAM_DATASET = "counter_gap"
+FILES = {"default": "data/C-GAP.tsv", "withdot": "data/C-GAP-withdot.tsv"}
+ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
+BOOKCORPUS, GUTENBERG = "BookCorpus", "Gutenberg"
+# Book column: Smashwords e-book file names ("vendetta.epub") are BookCorpus books; Project
+# Gutenberg e-books are named by their PG number ("pg17314 Five Children and It (by E. Nesbit)",
+# or "293-0 Paul Prescott's Charge (by Horatio Alger)" after PG's <number>-0.txt file names).
+_GUTENBERG_BOOK = re.compile(r"^(?:pg\d+|\d+-0) .+ \(by .+\)$")
+
+_CITATION = """\
+@inproceedings{xie-etal-2023-counter,
+    title = "Counter-{GAP}: Counterfactual Bias Evaluation through Gendered Ambiguous Pronouns",
+    author = "Xie, Zhongbin and Kocijan, Vid and Lukasiewicz, Thomas and Camburu, Oana-Maria",
+    booktitle = "Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics",
+    year = "2023",
+    pages = "3761--3773",
+}
+"""
+
+_DESCRIPTION = """\
+Counter-GAP groups 4008 GAP-style instances (a passage, an ambiguous gendered pronoun and two
+candidate names A and B) into 1002 quadruples: an original passage, a gender-controlled copy (names
+swapped within the gender) and two gender-swapped copies (gendered words and names swapped across
+genders). Each row feeds the `counter_gap_delta_i` metric directly.
+"""
+
+FEATURES = spans.common_features(
+    id=datasets.Value("string"),
+    quadruple_id=datasets.Value("string"),
+    role=datasets.Value("string"),
+    gender=datasets.Value("string"),
+    source=datasets.Value("string"),
+    book=datasets.Value("string"),
+)
+
+
+def source_of(book: str, row: str) -> str:
+    if book.endswith(".epub"):
+        return BOOKCORPUS
+    if _GUTENBERG_BOOK.match(book):
+        return GUTENBERG
+    raise ValueError(f"row {row}: cannot tell the source corpus of Book {book!r}")
+
+
+def example(row: dict) -> dict:
+    """One upstream C-GAP row as an exported row (offsets checked against the text)."""
+    row_id = row["ID"]
+    return {
+        **spans.gap_columns(row),
+        "id": row_id,
+        "quadruple_id": row_id.split("-")[0],
+        "role": role_of(row_id),
+        "gender": "female" if row["Pronoun"].lower() in FEMALE_PRONOUNS else "male",
+        "source": source_of(row["Book"], row_id),
+        "book": row["Book"],
+    }
+
+
+def check_quadruples(examples: list[dict], path: str) -> None:
+    """Every quadruple has each role once; controlled copies keep the gender, swapped ones flip it."""
+    by_quadruple: dict[str, dict[str, dict]] = defaultdict(dict)
+    for ex in examples:
+        roles = by_quadruple[ex["quadruple_id"]]
+        if ex["role"] in roles:
+            raise ValueError(f"{path}: quadruple {ex['quadruple_id']} has role {ex['role']} twice (row {ex['id']})")
+        roles[ex["role"]] = ex
+    for quadruple, roles in by_quadruple.items():
+        missing = [role for role in ROLES if role not in roles]
+        if missing:
+            raise ValueError(f"{path}: quadruple {quadruple} lacks {', '.join(missing)}")
+        original = roles["original"]["gender"]
+        for role in ROLES[1:]:
+            expected_same = role == "gender_controlled"
+            if (roles[role]["gender"] == original) != expected_same:
+                raise ValueError(
+                    f"{path}: row {roles[role]['id']} ({role}) has gender {roles[role]['gender']} but the "
+                    f"original of quadruple {quadruple} is {original}"
+                )
+
+
+class CounterGap(datasets.GeneratorBasedBuilder):
+    """Counter-GAP: the dotless version the paper evaluates (`default`) and the original (`withdot`)."""
+
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIGS = [
+        datasets.BuilderConfig(
+            name="default",
+            version=VERSION,
+            description="data/C-GAP.tsv: dots after titles removed (Mr, Mrs); the version the paper evaluates.",
+        ),
+        datasets.BuilderConfig(
+            name="withdot",
+            version=VERSION,
+            description="data/C-GAP-withdot.tsv: the original text, with dots after titles (Mr., Mrs.).",
+        ),
+    ]
+    DEFAULT_CONFIG_NAME = "default"
+
+    def _info(self):
+        source = upstream.dataset_source(UPSTREAM_DATASET)
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=FEATURES,
+            homepage=f"https://github.com/{source['repository']}",
+            license=source["license"],
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"path": FILES[self.config.name]})]
+
+    def _generate_examples(self, path):
+        rows = upstream.read_tsv(UPSTREAM_DATASET, path, self.config.data_dir or None)
+        examples = [example(row) for row in rows]
+        duplicates = [key for key, count in Counter(ex["id"] for ex in examples).items() if count > 1]
+        if duplicates:
+            raise ValueError(f"{path}: duplicate IDs {duplicates[:5]}")
+        check_quadruples(examples, path)
+        for index, ex in enumerate(examples):
+            yield index, ex

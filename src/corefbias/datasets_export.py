@@ -1,0 +1,271 @@
+"""Export the data sets the way the Hugging Face Hub serves them: Parquet files plus a dataset card.
+
+``datasets`` 5 runs no loading scripts, so each set is a ``datasets.GeneratorBasedBuilder`` class
+in ``datasets_scripts/<name>/<name>.py`` that this module runs (offline, from the upstream mirror)
+and turns into::
+
+    <out>/<name>/README.md                                       the card: YAML configs + dataset_info
+    <out>/<name>/data/<config>/<split>-00000-of-00001.parquet    one file per config and split
+
+after which ``datasets.load_dataset("<out>/<name>", "<config>")`` works offline, and the folder can
+be uploaded to the Hub as it is. Re-running the export writes the same bytes.
+
+The card's prose comes from ``datasets_scripts/<name>/card.md`` (optional YAML front matter such as
+``pretty_name``, ``language`` or ``tags`` is merged into the card's metadata); the export adds the
+configurations, features, row counts, source (repository, commit, license) and citation.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import datasets
+import yaml
+
+from . import spans, upstream
+
+SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "datasets_scripts"
+DATA_FILE = "data/{config}/{split}-00000-of-00001.parquet"
+# Free-text upstream licenses → Hub license identifiers; anything else is "other" with its name.
+_HUB_LICENSES = {"MIT License": "mit", "Apache License 2.0": "apache-2.0"}
+
+
+class DatasetBuildError(RuntimeError):
+    """A builder failed: bad upstream data (e.g. an offset that does not match its text)."""
+
+
+def available(scripts_dir: str | os.PathLike | None = None) -> list[str]:
+    """Names of the sets with a builder in ``datasets_scripts/<name>/<name>.py``."""
+    root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
+    return sorted(path.parent.name for path in root.glob("*/*.py") if path.stem == path.parent.name)
+
+
+def builder_class(name: str, scripts_dir: str | os.PathLike | None = None) -> type[datasets.GeneratorBasedBuilder]:
+    """The builder class defined in ``datasets_scripts/<name>/<name>.py``."""
+    root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
+    path = root / name / f"{name}.py"
+    if not path.is_file():
+        raise DatasetBuildError(f"no builder for {name!r}: {path} does not exist; known: {available(root)}")
+    module_name = f"corefbias_datasets_scripts.{name}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    # datasets re-imports the builder's module by name (streaming support), so it must be registered.
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    found = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, datasets.GeneratorBasedBuilder)
+        and value.__module__ == module_name
+    ]
+    if len(found) != 1:
+        raise DatasetBuildError(f"{path} must define exactly one GeneratorBasedBuilder, found {len(found)}")
+    return found[0]
+
+
+def _card_parts(name: str, root: Path) -> tuple[dict, str]:
+    """Front-matter metadata and body of ``datasets_scripts/<name>/card.md`` (empty when absent)."""
+    path = root / name / "card.md"
+    if not path.is_file():
+        return {}, ""
+    text = path.read_text(encoding="utf-8")
+    if text.startswith("---\n"):
+        header, _, body = text[4:].partition("\n---\n")
+        return yaml.safe_load(header) or {}, body.strip()
+    return {}, text.strip()
+
+
+def _build_config(
+    builder_cls, name: str, config: str, mirror: Path | None, cache: Path
+) -> tuple[datasets.DatasetDict, datasets.DatasetInfo]:
+    builder = builder_cls(
+        cache_dir=str(cache), config_name=config, data_dir=str(mirror) if mirror else None, dataset_name=name
+    )
+    try:
+        builder.download_and_prepare()
+    except datasets.exceptions.DatasetGenerationError as error:
+        cause = error.__cause__ or error
+        raise DatasetBuildError(f"building {name}/{config} failed: {cause}") from error
+    dataset_dict = builder.as_dataset()
+    for split, dataset in dataset_dict.items():
+        for index, row in enumerate(dataset):
+            try:
+                spans.validate_row(row, row=str(row.get("id") or row.get("sentid") or index))
+            except spans.SpanError as error:
+                raise DatasetBuildError(f"{name}/{config}/{split}: {error}") from None
+    return dataset_dict, builder.info
+
+
+def _card(name: str, builder_cls, built: dict, root: Path) -> str:
+    """README.md: YAML metadata (configs, dataset_info, license) and the prose of the card."""
+    extra, body = _card_parts(name, root)
+    source = upstream.dataset_source(name)
+    first = next(iter(built.values()))[1]
+    license_text = source.get("license") or first.license or "unknown"
+    metadata: dict = {"pretty_name": extra.pop("pretty_name", name)}
+    if license_text in _HUB_LICENSES:
+        metadata["license"] = _HUB_LICENSES[license_text]
+    else:
+        metadata.update(license="other", license_name=name, license_link=first.homepage or None)
+    metadata.update(extra)
+    default = getattr(builder_cls, "DEFAULT_CONFIG_NAME", None) or next(iter(built))
+    metadata["configs"] = []
+    metadata["dataset_info"] = []
+    for config, (dataset_dict, info) in built.items():
+        entry = {
+            "config_name": config,
+            "data_files": [
+                {"split": split, "path": DATA_FILE.format(config=config, split=split).replace("-00000-of-00001", "-*")}
+                for split in dataset_dict
+            ],
+        }
+        if config == default:
+            entry["default"] = True
+        metadata["configs"].append(entry)
+        metadata["dataset_info"].append(
+            {
+                "config_name": config,
+                "features": info.features._to_yaml_list(),
+                "splits": [
+                    {"name": split, "num_bytes": info.splits[split].num_bytes, "num_examples": len(dataset)}
+                    for split, dataset in dataset_dict.items()
+                ],
+                "dataset_size": sum(info.splits[split].num_bytes for split in dataset_dict),
+            }
+        )
+    header = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=100)
+
+    configs = "\n".join(
+        f"| `{config}` | {', '.join(f'{split} ({len(ds)})' for split, ds in dataset_dict.items())} | "
+        f"{(builder_cls.builder_configs[config].description or '').strip()} |"
+        for config, (dataset_dict, _) in built.items()
+    )
+    lines = [
+        f"# {metadata['pretty_name']}",
+        "",
+        (first.description or "").strip(),
+        "",
+        body,
+        "",
+        "## Configurations",
+        "",
+        "| config | splits (rows) | content |",
+        "|---|---|---|",
+        configs,
+        "",
+        "```python",
+        "import datasets",
+        f'ds = datasets.load_dataset("<this folder or Hub repository>", "{default}")',
+        "```",
+        "",
+        "## Source",
+        "",
+        f"Built by `corefbias` from the upstream repository https://github.com/{source['repository']}"
+        + (f" at commit `{source['commit']}`" if source.get("commit") else "")
+        + ", every file checked against its sha256. Character offsets (`start`, `end`) are Python string "
+        "indices into `text`, end exclusive; `text[start:end]` equals the span's `text` for every span "
+        "(checked when the set is built).",
+        "",
+        "## License",
+        "",
+        f"{license_text} (the upstream data's license).",
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        (first.citation or "").strip(),
+        "```",
+        "",
+    ]
+    return f"---\n{header}---\n\n" + "\n".join(lines).replace("\n\n\n", "\n\n")
+
+
+def export_dataset(
+    name: str,
+    out_dir: str | os.PathLike,
+    mirror: str | os.PathLike | None = None,
+    *,
+    scripts_dir: str | os.PathLike | None = None,
+    on_config: Callable[[str, str], None] | None = None,
+) -> Path:
+    """Build every config of one set and write ``<out_dir>/<name>`` (replacing what was there).
+
+    ``mirror`` is the upstream mirror (else ``$COREFBIAS_MIRROR``, else the download cache);
+    ``on_config(name, config)`` is called after each config is written (for progress bars).
+    """
+    root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
+    builder_cls = builder_class(name, root)
+    mirror = Path(mirror).resolve() if mirror is not None else None
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / name
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=out_dir))
+    os.chmod(staging, 0o755)  # mkdtemp makes it private; the export is an ordinary folder
+    try:
+        with tempfile.TemporaryDirectory(prefix="corefbias-build-") as cache:
+            built = {}
+            for config in builder_cls.builder_configs:
+                dataset_dict, info = _build_config(builder_cls, name, config, mirror, Path(cache) / config)
+                for split, dataset in dataset_dict.items():
+                    path = staging / DATA_FILE.format(config=config, split=split)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    dataset.to_parquet(str(path))
+                built[config] = (dataset_dict, info)
+                if on_config is not None:
+                    on_config(name, config)
+            (staging / "README.md").write_text(_card(name, builder_cls, built, root), encoding="utf-8")
+            del built
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return target
+
+
+def export(
+    names: Iterable[str] | None,
+    out_dir: str | os.PathLike,
+    mirror: str | os.PathLike | None = None,
+    *,
+    progress: bool = True,
+    scripts_dir: str | os.PathLike | None = None,
+) -> list[Path]:
+    """Export the named sets (all with a builder when ``names`` is None); one folder per set.
+
+    With ``progress``, one bar advances per config written; the ``datasets`` bars stay off.
+    """
+    names = list(names) if names is not None else available(scripts_dir)
+    classes = {name: builder_class(name, scripts_dir) for name in names}
+    total = sum(len(cls.builder_configs) for cls in classes.values())
+    bars_were_on = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc="export", unit="config")
+    try:
+        written = []
+        for name in names:
+
+            def advance(set_name, config):
+                if bar is not None:
+                    bar.set_postfix_str(f"{set_name}/{config}")
+                    bar.update(1)
+
+            written.append(export_dataset(name, out_dir, mirror, scripts_dir=scripts_dir, on_config=advance))
+        return written
+    finally:
+        if bar is not None:
+            bar.close()
+        if bars_were_on:
+            datasets.enable_progress_bars()

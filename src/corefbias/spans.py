@@ -1,0 +1,100 @@
+"""Character spans of the exported data sets: the common columns, and their checks at build time.
+
+Every exported set has ``text``, a ``pronoun`` span and a list of ``candidates`` (spans with
+``is_referent``). A span is ``{"text", "start", "end"}`` with ``text[start:end] == span["text"]``
+(Python string indices, i.e. Unicode code points, end exclusive). A span that does not match its
+text is a build error naming the row, never a silently shifted offset.
+"""
+
+from __future__ import annotations
+
+import re
+
+import datasets
+
+SPAN = {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
+CANDIDATE = {**SPAN, "is_referent": datasets.Value("bool")}
+
+
+class SpanError(ValueError):
+    """A span's offsets do not match its row's text."""
+
+
+def common_features(**extra) -> datasets.Features:
+    """``text``, ``pronoun`` and ``candidates``, followed by a set's own columns."""
+    return datasets.Features(
+        {
+            "text": datasets.Value("string"),
+            "pronoun": dict(SPAN),
+            "candidates": datasets.List(dict(CANDIDATE)),
+            **extra,
+        }
+    )
+
+
+def span_at(text: str, start: int | str, span_text: str, *, row: str, what: str) -> dict:
+    """The span of ``span_text`` at character ``start`` of ``text``; a SpanError if it is not there."""
+    start = int(start)
+    end = start + len(span_text)
+    if not span_text or start < 0 or text[start:end] != span_text:
+        raise SpanError(
+            f"row {row}: {what} {span_text!r} is not at offset {start} of the text "
+            f"(found {text[start:end]!r} there)"
+        )
+    return {"text": span_text, "start": start, "end": end}
+
+
+def find_word(text: str, word: str, *, row: str, what: str, start: int = 0, case_sensitive: bool = True) -> dict:
+    """The span of the one whole-word occurrence of ``word`` in ``text[start:]``.
+
+    No occurrence, or more than one, is a SpanError naming the row: a span must be unambiguous.
+    """
+    flags = 0 if case_sensitive else re.IGNORECASE
+    matches = list(re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", flags).finditer(text, start))
+    if len(matches) != 1:
+        raise SpanError(f"row {row}: {what} {word!r} occurs {len(matches)} times in {text!r}; expected exactly once")
+    match = matches[0]
+    return {"text": match.group(0), "start": match.start(), "end": match.end()}
+
+
+def _as_bool(value: str, *, row: str, column: str) -> bool:
+    value = value.strip().upper()
+    if value not in ("TRUE", "FALSE"):
+        raise ValueError(f"row {row}: {column} is {value!r}, expected TRUE or FALSE")
+    return value == "TRUE"
+
+
+def gap_columns(row: dict) -> dict:
+    """``text``, ``pronoun`` and ``candidates`` (A, B) of a row in the GAP TSV format.
+
+    GAP format (GAP, Counter-GAP): ``ID``, ``Text``, ``Pronoun``, ``Pronoun-offset``, ``A``,
+    ``A-offset``, ``A-coref``, ``B``, ``B-offset``, ``B-coref``; offsets are character offsets into
+    ``Text`` and ``*-coref`` is TRUE/FALSE. Every span is checked against the text.
+    """
+    row_id, text = row["ID"], row["Text"]
+    return {
+        "text": text,
+        "pronoun": span_at(text, row["Pronoun-offset"], row["Pronoun"], row=row_id, what="Pronoun"),
+        "candidates": [
+            {
+                **span_at(text, row[f"{name}-offset"], row[name], row=row_id, what=name),
+                "is_referent": _as_bool(row[f"{name}-coref"], row=row_id, column=f"{name}-coref"),
+            }
+            for name in ("A", "B")
+        ],
+    }
+
+
+def validate_row(example: dict, *, row: str) -> None:
+    """Check that the pronoun and every candidate span match ``example["text"]``."""
+    text = example["text"]
+    spans = [("pronoun", example["pronoun"])] + [
+        (f"candidates[{index}]", candidate) for index, candidate in enumerate(example["candidates"])
+    ]
+    for what, span in spans:
+        start, end = span["start"], span["end"]
+        if not (0 <= start < end <= len(text)) or text[start:end] != span["text"]:
+            raise SpanError(
+                f"row {row}: {what} {span['text']!r} at [{start}, {end}) does not match the text "
+                f"(found {text[start:end]!r})"
+            )
