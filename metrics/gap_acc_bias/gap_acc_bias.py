@@ -1,0 +1,101 @@
+"""GAP acc-Bias (Kocijan et al., 2021) and F1-Bias (Webster et al., 2018): feminine over masculine performance."""
+
+import datasets
+import evaluate
+
+import corefbias.evaluate_support as support
+import corefbias.gap as gap
+
+_CITATION = """\
+@inproceedings{kocijan21aaai,
+    title = "The Gap on Gap: Tackling the Problem of Differing Data Distributions in Bias-Measuring Datasets",
+    author = "Kocijan, Vid and Camburu, Oana-Maria and Lukasiewicz, Thomas",
+    booktitle = "Proceedings of the 35th AAAI Conference on Artificial Intelligence",
+    month = "February",
+    year = "2021",
+}
+@article{webster-etal-2018-mind,
+    title = "Mind the {GAP}: A Balanced Corpus of Gendered Ambiguous Pronouns",
+    author = "Webster, Kellie and Recasens, Marta and Axelrod, Vera and Baldridge, Jason",
+    journal = "Transactions of the Association for Computational Linguistics",
+    volume = "6",
+    year = "2018",
+    pages = "605--617",
+}
+"""
+
+_DESCRIPTION = """\
+GAP examples have a pronoun and two candidate names A and B, at most one of them the referent.
+acc-Bias = Acc_F / Acc_M (Kocijan et al., 2021, Sec. 3.1), where the accuracy is taken on the positive
+candidate only: the share of examples with a referent among A and B whose referent the system marks as
+coreferent (examples without a positive candidate are left out). F1-Bias = F1_F / F1_M is GAP's own
+bias score (Webster et al., 2018), with TP/FP/FN counted over both candidates as GAP's scorer does.
+1 means no measured bias; below 1, the system does worse on feminine examples. Both come with a
+one-sided bootstrap p-value against 1 and a 95% percentile interval (resampling examples).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `[bool, bool]`): per example, does the system link candidate A / B to the pronoun?
+    references (`list` of `[bool, bool]`): the gold `[A-coref, B-coref]` labels (at most one True).
+    genders (`list` of `str`): `female` or `male`, the gender of the example's pronoun.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of examples; 0 switches significance off.
+    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+Returns:
+    accuracy_male, accuracy_female, accuracy (on the positive candidate), acc_bias (Acc_F / Acc_M),
+    f1_male, f1_female, f1 (GAP's per-candidate F1), f1_bias (F1_F / F1_M), num_examples,
+    num_scored_for_accuracy (examples with a positive candidate), and for acc_bias and f1_bias:
+    `<name>_p_value` (one-sided bootstrap against 1, in the direction of the observed value),
+    `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All fractions, not percentages.
+    `undefined` maps any score that the data leave undefined (returned as None) to the reason.
+Examples:
+    Two masculine examples solved, one of them with a spurious link to the negative candidate; of
+    two feminine examples with a referent one is missed, and a fifth (feminine, no referent) gets a
+    spurious link:
+
+    >>> import evaluate
+    >>> acc_bias = evaluate.load("metrics/gap_acc_bias")
+    >>> results = acc_bias.compute(
+    ...     predictions=[[True, False], [True, True], [False, True], [False, True], [True, False]],
+    ...     references=[[True, False], [False, True], [True, False], [False, True], [False, False]],
+    ...     genders=["male", "male", "female", "female", "female"],
+    ...     n_bootstrap=0,
+    ... )
+    >>> results["accuracy_male"], results["accuracy_female"], results["acc_bias"]
+    (1.0, 0.5, 0.5)
+    >>> results["f1_male"], results["f1_female"], results["f1_bias"]
+    (0.8, 0.4, 0.5)
+"""
+
+_FEATURES = datasets.Features(
+    {
+        "predictions": datasets.Sequence(datasets.Value("bool")),
+        "references": datasets.Sequence(datasets.Value("bool")),
+        "genders": datasets.Value("string"),
+    }
+)
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class GapAccBias(support.CorefBiasMetric):
+    WIDGET_EXAMPLE = [
+        ["[true, false]", "[true, false]", "male"],
+        ["[true, true]", "[false, true]", "male"],
+        ["[false, true]", "[true, false]", "female"],
+        ["[false, true]", "[false, true]", "female"],
+        ["[true, false]", "[false, false]", "female"],
+    ]
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_FEATURES,
+            homepage="https://github.com/vid-koci/weightingGAP",
+            reference_urls=["https://arxiv.org/abs/2011.01837", "https://github.com/google-research-datasets/gap-coreference"],
+        )
+
+    def _score(self, predictions, references, genders, n_bootstrap=1000, seed=0):
+        return gap.acc_bias(predictions, references, genders, n_bootstrap=n_bootstrap, seed=seed)

@@ -1,0 +1,138 @@
+"""GAP W-Bias (Kocijan et al., 2021): acc-Bias on a test set weighted to balance the number of names and
+the position of the referent between feminine and masculine examples."""
+
+import datasets
+import evaluate
+
+import corefbias.evaluate_support as support
+import corefbias.gap as gap
+
+_CITATION = """\
+@inproceedings{kocijan21aaai,
+    title = "The Gap on Gap: Tackling the Problem of Differing Data Distributions in Bias-Measuring Datasets",
+    author = "Kocijan, Vid and Camburu, Oana-Maria and Lukasiewicz, Thomas",
+    booktitle = "Proceedings of the 35th AAAI Conference on Artificial Intelligence",
+    month = "February",
+    year = "2021",
+}
+"""
+
+_DESCRIPTION = """\
+In GAP test, feminine examples contain more personal names (6.30 vs 5.55) and their referent stands
+further from the pronoun (2nd–3rd vs 1st–2nd closest name), so even gender-blind baselines score
+acc-Bias well below 1. W-Bias weights the examples so that, for every number of names k (N_k) and
+every position k of the referent among the names ordered by distance to the pronoun (D_k), both
+genders carry the same total weight, with the weights as even as possible (Theorem 2.1); then
+W-Bias = weighted Acc_F / weighted Acc_M, each the weight of the positive candidates the system marks
+coreferent over the weight of all positive candidates of that gender. Pass the weights (e.g. the
+published ones) or the properties with a variant: `w` (both properties), `wnum` (names only),
+`wdist` (position only) or `wt` (the paper's recommendation: drop examples with more than 15 names or
+the referent 5th or further, then balance both). Significance as for acc-Bias, weights held fixed.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `[bool, bool]`): per example, does the system link candidate A / B to the pronoun?
+    references (`list` of `[bool, bool]`): the gold `[A-coref, B-coref]` labels (at most one True).
+    genders (`list` of `str`): `female` or `male`, the gender of the example's pronoun.
+    weights (`list` of `float`, optional): one weight per example, on its positive candidate (0 for
+        examples without one). Give either weights or both of the next two.
+    num_names (`list` of `int`, optional): number of personal-name spans in the example's text.
+    correct_ranks (`list` of `int` or None, optional): position of the positive candidate among the
+        names ordered by token distance to the pronoun (1 = closest); None where the example has no
+        positive candidate or it matches no name.
+    variant (`str`, default "wt"): `w`, `wnum`, `wdist` or `wt`; used with num_names/correct_ranks.
+    return_weights (`bool`, default False): also return the per-example weights under `weights`.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of examples; 0 switches significance off.
+    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+Returns:
+    w_bias (weighted Acc_F / weighted Acc_M), weighted_accuracy_male, weighted_accuracy_female,
+    weighted_accuracy, max_weight, num_zero_weights (examples with a positive candidate but weight 0),
+    num_weighted_examples (weight > 0), variant (`given` when weights were passed), w_bias_p_value
+    (one-sided bootstrap against 1), w_bias_ci_low, w_bias_ci_high (95% percentile interval), and
+    `weights` if asked for. `undefined` maps any score left undefined (returned as None) to the reason.
+Examples:
+    A system that always links the closest name. Its masculine referents are closer (ranks 1, 1, 2)
+    than its feminine ones (1, 2, 2, 2), so it looks biased (acc-Bias = (1/4) / (2/3) = 0.375); the
+    weights balance rank 1 and rank 2 between the genders, and W-Bias shows it is not:
+
+    >>> import evaluate
+    >>> w_bias = evaluate.load("metrics/gap_w_bias")
+    >>> closest_is_right = [[True, False], [True, False], [False, False], [True, False], [False, False], [False, False], [False, False]]
+    >>> results = w_bias.compute(
+    ...     predictions=closest_is_right,
+    ...     references=[[True, False]] * 7,
+    ...     genders=["male"] * 3 + ["female"] * 4,
+    ...     num_names=[3] * 7,
+    ...     correct_ranks=[1, 1, 2, 1, 2, 2, 2],
+    ...     variant="w",
+    ...     return_weights=True,
+    ...     n_bootstrap=0,
+    ... )
+    >>> round(results["w_bias"], 6), round(results["weighted_accuracy_male"], 6)
+    (1.0, 0.25)
+    >>> [round(weight, 4) for weight in results["weights"]]
+    [0.4375, 0.4375, 2.625, 0.875, 0.875, 0.875, 0.875]
+"""
+
+_FEATURES = datasets.Features(
+    {
+        "predictions": datasets.Sequence(datasets.Value("bool")),
+        "references": datasets.Sequence(datasets.Value("bool")),
+        "genders": datasets.Value("string"),
+        "weights": datasets.Value("float64"),
+        "num_names": datasets.Value("int64"),
+        "correct_ranks": datasets.Value("int64"),
+    }
+)
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class GapWBias(support.CorefBiasMetric):
+    OPTIONAL_INPUTS = ("weights", "num_names", "correct_ranks")
+    WIDGET_EXAMPLE = [
+        ["[true, false]", "[true, false]", "male", "", "3", "1"],
+        ["[true, false]", "[true, false]", "male", "", "3", "1"],
+        ["[false, false]", "[true, false]", "male", "", "3", "2"],
+        ["[true, false]", "[true, false]", "female", "", "3", "1"],
+        ["[false, false]", "[true, false]", "female", "", "3", "2"],
+        ["[false, false]", "[true, false]", "female", "", "3", "2"],
+        ["[false, false]", "[true, false]", "female", "", "3", "2"],
+    ]
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_FEATURES,
+            homepage="https://github.com/vid-koci/weightingGAP",
+            reference_urls=["https://arxiv.org/abs/2011.01837"],
+        )
+
+    def _score(
+        self,
+        predictions,
+        references,
+        genders,
+        weights=None,
+        num_names=None,
+        correct_ranks=None,
+        variant="wt",
+        return_weights=False,
+        n_bootstrap=1000,
+        seed=0,
+    ):
+        return gap.w_bias(
+            predictions,
+            references,
+            genders,
+            weights=weights,
+            num_names=num_names,
+            correct_ranks=correct_ranks,
+            variant=variant,
+            return_weights=return_weights,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+        )
