@@ -12,6 +12,7 @@ from .upstream import MIRROR_ENV, UpstreamFileError
 # Published tables the toolkit recomputes: name → (module under corefbias.reproduce, what it is).
 REPRODUCTIONS = {
     "counter-gap": ("counter_gap", "Counter-GAP Tables 2, 3 and 4 from the four published system outputs"),
+    "gap-on-gap": ("gap_on_gap", "GAP on GAP Table 1 Ground-Truth rows, Sec. 3.3/3.5 figures, published-weight checks"),
     "abc-xlmr": ("abc_xlmr", "ABC FPRs of the published Danish XLM-R predictions, in both decision modes"),
 }
 

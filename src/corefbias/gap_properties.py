@@ -31,7 +31,6 @@ names or a correct candidate at rank 5 or further, then balances ``N_k`` and ``D
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -83,30 +82,24 @@ class GapExample:
     gender: str
 
 
-def read_gap_tsv(path) -> list[GapExample]:
-    """Examples of a GAP tsv (``ID, Text, Pronoun, Pronoun-offset, A, A-offset, A-coref, B, ...``)."""
-    examples = []
-    with open(path, encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
-            spans = []
-            for field in ("Pronoun", "A", "B"):
-                start = int(row[f"{field}-offset"])
-                spans.append((start, start + len(row[field])))
-            examples.append(
-                GapExample(
-                    id=row["ID"],
-                    text=row["Text"],
-                    pronoun=spans[0],
-                    candidates=(spans[1], spans[2]),
-                    references=(row["A-coref"].upper() == "TRUE", row["B-coref"].upper() == "TRUE"),
-                    gender=PRONOUN_GENDERS[row["Pronoun"].lower()],
-                )
-            )
-    return examples
+def gap_example(row: dict) -> GapExample:
+    """One row of a GAP tsv (``ID, Text, Pronoun, Pronoun-offset, A, A-offset, A-coref, B, ...``)."""
+    spans = []
+    for field in ("Pronoun", "A", "B"):
+        start = int(row[f"{field}-offset"])
+        spans.append((start, start + len(row[field])))
+    return GapExample(
+        id=row["ID"],
+        text=row["Text"],
+        pronoun=spans[0],
+        candidates=(spans[1], spans[2]),
+        references=(row["A-coref"].upper() == "TRUE", row["B-coref"].upper() == "TRUE"),
+        gender=PRONOUN_GENDERS[row["Pronoun"].lower()],
+    )
 
 
 def load_gap_test(mirror=None) -> list[GapExample]:
-    return read_gap_tsv(upstream.fetch(GAP_DATASET, GAP_TEST_FILE, mirror))
+    return [gap_example(row) for row in upstream.read_tsv(GAP_DATASET, GAP_TEST_FILE, mirror)]
 
 
 def load_name_spans(mirror=None) -> dict[str, list[Span]]:

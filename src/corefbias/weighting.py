@@ -31,7 +31,7 @@ The class LP. With class weights ``v_c`` and class sizes ``s_c``, the objective 
 (the pairs inside a class all cost ``v_c``; the ``s_c·s_d`` pairs across two classes share one max).
 One auxiliary ``m_cd ≥ v_c, m_cd ≥ v_d`` per pair of *classes* makes it a linear program whose size
 depends on the number of distinct signatures, not on n: for GAP test (1773 examples, 167 classes)
-about 7 000 pair variables instead of the ~786 000 of the paper's one-variable-per-example-pair LP
+about 7 000 pair variables instead of the ~785 000 of the paper's one-variable-per-example-pair LP
 (:func:`per_pair_lp_weights`, kept as the reference the tests and the benchmark compare against).
 
 Solving its dual. The class LP has two inequality rows per pair but only one row per class in its
