@@ -3,7 +3,7 @@
 import pytest
 
 from corefbias import widget
-from metric_harness import load
+from metric_harness import REPO, load
 
 gradio_client = pytest.importorskip("gradio_client")
 
@@ -38,3 +38,12 @@ def test_served_widget_computes_what_the_module_computes(in_repo):
             client.predict({"headers": headers, "data": [row[:4] + ["x"] for row in rows]}, 0, 0, api_name="/compute")
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in (REPO / "metrics").iterdir() if path.is_dir()))
+def test_every_module_widget_example_scores(in_repo, name):
+    module = load(name)
+    rows = type(module).WIDGET_EXAMPLE
+    widget.build_metric_widget(module, rows)
+    result = module.compute(**widget.rows_to_inputs(module.features, rows), n_bootstrap=0, seed=0)
+    assert isinstance(result["undefined"], dict)
