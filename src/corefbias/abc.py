@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import validation
-from .report import finalize, no_inference
+from .report import finalize
 from .resampling import bootstrap_test, safe_div, safe_log2
 
 PRONOUN_GENDERS = ("neutral", "male", "female")
@@ -188,8 +188,5 @@ def fpr_ratio(
     nulls = {}
     for bucket in buckets:
         nulls.update({"fpr_ratio" + _suffix(bucket): 1.0, "log2_fpr_ratio" + _suffix(bucket): 0.0})
-    if n_bootstrap:
-        inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    else:
-        inferences = no_inference(nulls)
+    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
     return finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from . import validation
-from .report import finalize, no_inference
+from .report import finalize
 from .resampling import bootstrap_test, safe_div
 
 ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
@@ -173,8 +173,5 @@ def delta_i(
     scores = statistic(rows.sum(axis=0))
     rho, rho_p = spearman_across_vs_original_gender(rows)
     scores.update(spearman_rho=rho, spearman_p_value=rho_p, num_quadruples=len(rows))
-    if n_bootstrap:
-        inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    else:
-        inferences = no_inference(SIGNIFICANCE_NULLS)
+    inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
     return finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import gap_properties, validation
-from .report import finalize, no_inference
+from .report import finalize
 from .resampling import bootstrap_test, paired_randomization_test, safe_div
 
 GENDERS = ("female", "male")
@@ -138,10 +138,7 @@ def acc_bias(predictions: Sequence, references: Sequence, genders: Sequence[str]
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
     scores.update(num_examples=len(rows), num_scored_for_accuracy=int(gold.any(axis=1).sum()))
-    if n_bootstrap:
-        inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    else:
-        inferences = no_inference(ACC_BIAS_NULLS)
+    inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
     return finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
 
 
@@ -204,10 +201,7 @@ def w_bias(
         num_zero_weights=int(np.count_nonzero(values[positive] == 0)),
         num_weighted_examples=int(np.count_nonzero(values > 0)),
     )
-    if n_bootstrap:
-        inferences = bootstrap_test(rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    else:
-        inferences = no_inference(W_BIAS_NULLS)
+    inferences = bootstrap_test(rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
     result = finalize(scores, _W_REASONS, inferences, n_bootstrap=n_bootstrap)
     result["variant"] = variant if weights is None else "given"
     if return_weights:

@@ -27,7 +27,7 @@ from functools import partial
 import numpy as np
 
 from . import validation
-from .report import finalize, no_inference
+from .report import finalize
 from .resampling import bootstrap_test, safe_div, safe_log2
 
 CONDITIONS = ("pro", "anti")
@@ -181,8 +181,5 @@ def pro_anti_diff(
     if pair_ids is not None:
         scores["num_pairs"] = len(rows)
     nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
-    if n_bootstrap:
-        inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    else:
-        inferences = no_inference(nulls)
+    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed)
     return finalize(scores, _reasons(group_names, score), inferences, n_bootstrap=n_bootstrap)

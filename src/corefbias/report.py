@@ -56,7 +56,3 @@ def finalize(
     result["undefined"] = undefined
     return result
 
-
-def no_inference(names) -> dict[str, Inference]:
-    """Placeholder inferences when significance is switched off (``n_bootstrap=0``)."""
-    return {name: Inference(None, None, None, 0) for name in names}

@@ -101,7 +101,12 @@ def bootstrap_test(
     seed: int,
     confidence: float = 0.95,
 ) -> dict[str, Inference]:
-    """Bootstrap over units: inference for each score named in ``nulls`` (name → null value)."""
+    """Bootstrap over units: inference for each score named in ``nulls`` (name → null value).
+
+    ``n_bootstrap=0`` switches significance off: every field comes back ``None``.
+    """
+    if n_bootstrap == 0:
+        return {name: Inference(None, None, None, 0) for name in nulls}
     rows = np.asarray(rows, dtype=float)
     observed = statistic(rows.sum(axis=0))
     replicates = bootstrap_replicates(rows, statistic, n_bootstrap, seed)

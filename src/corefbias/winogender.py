@@ -23,7 +23,7 @@ import numpy as np
 from scipy import stats
 
 from . import upstream, validation
-from .report import finalize, no_inference
+from .report import finalize
 from .resampling import bootstrap_test, safe_div
 
 PREDICTIONS = ("occupation", "participant", "neither")
@@ -285,10 +285,7 @@ def winogender_bias(
         scores[key], scores[f"{key}_p_value"] = r, p_value
     scores.update({f"preference/{name}": value for name, value in zip(occupation_names, preference)})
 
-    if n_bootstrap:
-        inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    else:
-        inferences = no_inference(SIGNIFICANCE_NULLS)
+    inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
     return finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
 
 
