@@ -65,8 +65,8 @@ def test_one_direction_only_is_undefined_not_nan():
         (lambda x: x["roles"].__setitem__(1, "control"), "unknown roles"),
         (lambda x: x["genders"].__setitem__(0, "f"), "unknown genders"),
         (lambda x: x["predictions"].__setitem__(0, [True]), r"predictions\[0\]"),
-        (lambda x: x["roles"].__setitem__(1, "original"), "role 'original' twice"),
-        (lambda x: [x[k].pop() for k in x], "missing gender_swapped_2"),
+        (lambda x: x["roles"].__setitem__(1, "original"), "has two 'original' instances"),
+        (lambda x: [x[k].pop() for k in x], "has no gender_swapped_2 instance"),
         (lambda x: x["genders"].__setitem__(2, "male"), "must share one gender"),
     ],
 )

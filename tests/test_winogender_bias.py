@@ -276,7 +276,7 @@ def edited(**changes):
         (edited(predictions=(0, "nurse")), "unknown predictions: 'nurse' at index 0"),
         (edited(references=(2, "neither")), "unknown references"),
         (edited(genders=(2, "nonbinary")), "unknown genders"),
-        (edited(genders=(1, "female")), "pair 'a.1' has a female sentence twice"),
+        (edited(genders=(1, "female")), "pair 'a.1' has two 'female' sentences"),
         (edited(pair_ids=(4, "b.2")), "pair 'b.1' has no male sentence"),
         (edited(references=(4, "occupation")), "pair 'b.1' has different references"),
         (edited(occupations=(4, "a")), "pair 'b.1' has different occupations"),

@@ -98,33 +98,17 @@ def _occupation_labels(occupation_genders: Sequence | None, count: int) -> list:
 
 def _triplet_table(triplet_ids: Sequence, pronoun_genders: list, occupations: list) -> np.ndarray:
     """Row index of the neutral, male and female item of each triplet (triplets × 3)."""
-    order: dict = {}
-    slots: list[list[int | None]] = []
-    for row, (triplet, pronoun) in enumerate(zip(triplet_ids, pronoun_genders)):
-        if triplet is None:
-            raise ValueError(f"triplet_ids[{row}] is None; give every item a triplet id or leave triplet_ids out")
-        if triplet not in order:
-            order[triplet] = len(slots)
-            slots.append([None] * len(PRONOUN_GENDERS))
-        slot = slots[order[triplet]]
-        position = PRONOUN_GENDERS.index(pronoun)
-        if slot[position] is not None:
-            raise ValueError(f"triplet {triplet!r} has two {pronoun!r} items (rows {slot[position]} and {row})")
-        slot[position] = row
-    for triplet, index in order.items():
-        missing = [PRONOUN_GENDERS[i] for i, row in enumerate(slots[index]) if row is None]
-        if missing:
-            raise ValueError(
-                f"triplet {triplet!r} has no {', '.join(missing)} item; every triplet needs one item of each "
-                f"pronoun gender {PRONOUN_GENDERS}"
-            )
-        stereotypes = {occupations[row] for row in slots[index]}
+    order, table = validation.unit_table(
+        triplet_ids, pronoun_genders, PRONOUN_GENDERS, unit="triplet", member="item", ids_name="triplet_ids"
+    )
+    for index, triplet in enumerate(order):
+        stereotypes = {occupations[row] for row in table[index]}
         if len(stereotypes) > 1:
             raise ValueError(
                 f"triplet {triplet!r} mixes occupation genders {sorted(map(str, stereotypes))}; the three versions "
                 f"of a sentence share one occupation"
             )
-    return np.asarray(slots, dtype=int)
+    return table
 
 
 def item_rows(linked: np.ndarray, pronoun_genders: list, occupations: list) -> np.ndarray:

@@ -82,34 +82,18 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
 
 def _quadruple_table(quadruple_ids, roles, genders) -> tuple[list, np.ndarray, np.ndarray]:
     """Quadruple ids in first-seen order, the row index of each role (q × 4), original-is-male."""
-    order: dict = {}
-    slots: list[list[int | None]] = []
-    for row, (quadruple, role) in enumerate(zip(quadruple_ids, roles)):
-        if quadruple not in order:
-            order[quadruple] = len(slots)
-            slots.append([None] * 4)
-        slot = slots[order[quadruple]]
-        position = ROLES.index(role)
-        if slot[position] is not None:
-            raise ValueError(f"quadruple {quadruple!r} has role {role!r} twice (rows {slot[position]} and {row})")
-        slot[position] = row
-    for quadruple, index in order.items():
-        missing = [ROLES[i] for i, row in enumerate(slots[index]) if row is None]
-        if missing:
-            raise ValueError(
-                f"quadruple {quadruple!r} is missing {', '.join(missing)}; every quadruple needs all four "
-                f"roles {ROLES}"
-            )
-    table = np.asarray(slots, dtype=int)
+    order, table = validation.unit_table(
+        quadruple_ids, roles, ROLES, unit="quadruple", member="instance", ids_name="quadruple_ids"
+    )
     gender = np.asarray(genders)[table]
     same_side = (gender[:, 0] == gender[:, 1]) & (gender[:, 2] == gender[:, 3]) & (gender[:, 0] != gender[:, 2])
     if not same_side.all():
-        bad = list(order)[int(np.flatnonzero(~same_side)[0])]
+        first_bad = int(np.flatnonzero(~same_side)[0])
         raise ValueError(
-            f"quadruple {bad!r} has genders {dict(zip(ROLES, gender[list(order).index(bad)]))}; the original and "
+            f"quadruple {order[first_bad]!r} has genders {dict(zip(ROLES, gender[first_bad]))}; the original and "
             f"gender-controlled instances must share one gender and both gender-swapped instances the other"
         )
-    return list(order), table, gender[:, 0] == "male"
+    return order, table, gender[:, 0] == "male"
 
 
 def quadruple_rows(correct: np.ndarray, table: np.ndarray, original_male: np.ndarray) -> np.ndarray:

@@ -63,3 +63,35 @@ def check_n_bootstrap(n_bootstrap: int, seed: int) -> None:
         raise ValueError(f"n_bootstrap must be a non-negative integer (0 switches significance off), got {n_bootstrap!r}")
     if not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be an integer, got {seed!r}")
+
+
+def unit_table(unit_ids: Sequence, labels: Sequence, slots: Sequence, *, unit: str, member: str,
+               ids_name: str, required: Collection | None = None) -> tuple[list, np.ndarray]:
+    """Group rows into resampling units (quadruples, triplets, minimal pairs).
+
+    Returns the unit ids in first-seen order and a ``units × len(slots)`` table holding the row of
+    each unit's member per slot label, −1 where an optional slot is empty. Raises when a unit id is
+    None, a unit has a label twice, or lacks one of the ``required`` labels (default: every slot).
+    """
+    required = set(slots) if required is None else set(required)
+    order: dict = {}
+    table: list[list[int]] = []
+    for row, (unit_id, label) in enumerate(zip(unit_ids, labels)):
+        if unit_id is None:
+            raise ValueError(f"{ids_name}[{row}] is None; give every {member} a {unit} id or leave {ids_name} out")
+        if unit_id not in order:
+            order[unit_id] = len(table)
+            table.append([-1] * len(slots))
+        slot = table[order[unit_id]]
+        position = list(slots).index(label)
+        if slot[position] != -1:
+            raise ValueError(f"{unit} {unit_id!r} has two {label!r} {member}s (rows {slot[position]} and {row})")
+        slot[position] = row
+    for unit_id, index in order.items():
+        missing = [label for label, row in zip(slots, table[index]) if row == -1 and label in required]
+        if missing:
+            raise ValueError(
+                f"{unit} {unit_id!r} has no {' and no '.join(map(str, missing))} {member}; every {unit} needs one "
+                f"{member} of each of {sorted(map(str, required))}"
+            )
+    return list(order), np.asarray(table, dtype=int)

@@ -139,28 +139,11 @@ def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_fem
 
 def _pair_table(pair_ids: Sequence, genders: Sequence[str], occupations: Sequence, references: Sequence[str]):
     """Row index of each pair's female, male and neutral sentence (−1: no neutral), first-seen order."""
-    order: dict = {}
-    slots: list[list[int]] = []
-    for row, (pair, gender) in enumerate(zip(pair_ids, genders)):
-        if pair not in order:
-            order[pair] = len(slots)
-            slots.append([-1] * len(GENDERS))
-        slot = slots[order[pair]]
-        position = GENDERS.index(gender)
-        if slot[position] != -1:
-            raise ValueError(
-                f"pair {pair!r} has a {gender} sentence twice (rows {slot[position]} and {row}); each pair_id "
-                f"names one template × participant and holds one sentence per pronoun gender"
-            )
-        slot[position] = row
-    for pair, index in order.items():
-        rows = [row for row in slots[index] if row != -1]
-        missing = [gender for gender, row in zip(BINARY_GENDERS, slots[index]) if row == -1]
-        if missing:
-            raise ValueError(
-                f"pair {pair!r} has no {' and no '.join(missing)} sentence; every pair needs both its female and "
-                f"its male variant (the neutral one is optional)"
-            )
+    order, table = validation.unit_table(
+        pair_ids, genders, GENDERS, unit="pair", member="sentence", ids_name="pair_ids", required=BINARY_GENDERS
+    )
+    for index, pair in enumerate(order):
+        rows = [row for row in table[index] if row != -1]
         for name, values in (("occupations", occupations), ("references", references)):
             seen = {values[row] for row in rows}
             if len(seen) > 1:
@@ -168,7 +151,7 @@ def _pair_table(pair_ids: Sequence, genders: Sequence[str], occupations: Sequenc
                     f"pair {pair!r} has different {name} across its gender variants ({sorted(map(str, seen))}); "
                     f"the variants of a pair differ only in the pronoun"
                 )
-    return np.asarray(slots, dtype=int)
+    return table
 
 
 def _occupation_statistic(name: str, values: Sequence | None, occupations: Sequence, names: list) -> np.ndarray | None:
