@@ -9,11 +9,11 @@ through ``corefbias.upstream.fetch`` from the mirror given as ``data_dir`` (else
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 import datasets
 
-from corefbias import spans, upstream
+from corefbias import builders, citations, spans, upstream
 from corefbias.reproduce.counter_gap import FEMALE_PRONOUNS, role_of
 
 UPSTREAM_DATASET = "counter_gap"
@@ -25,15 +25,7 @@ BOOKCORPUS, GUTENBERG = "BookCorpus", "Gutenberg"
 # or "293-0 Paul Prescott's Charge (by Horatio Alger)" after PG's <number>-0.txt file names).
 _GUTENBERG_BOOK = re.compile(r"^(?:pg\d+|\d+-0) .+ \(by .+\)$")
 
-_CITATION = """\
-@inproceedings{xie-etal-2023-counter,
-    title = "Counter-{GAP}: Counterfactual Bias Evaluation through Gendered Ambiguous Pronouns",
-    author = "Xie, Zhongbin and Kocijan, Vid and Lukasiewicz, Thomas and Camburu, Oana-Maria",
-    booktitle = "Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics",
-    year = "2023",
-    pages = "3761--3773",
-}
-"""
+_CITATION = citations.COUNTER_GAP
 
 _DESCRIPTION = """\
 Counter-GAP groups 4008 GAP-style instances (a passage, an ambiguous gendered pronoun and two
@@ -96,9 +88,13 @@ def check_quadruples(examples: list[dict], path: str) -> None:
                 )
 
 
-class CounterGap(datasets.GeneratorBasedBuilder):
+class CounterGap(builders.UpstreamBuilder):
     """Counter-GAP: the dotless version the paper evaluates (`default`) and the original (`withdot`)."""
 
+    UPSTREAM_DATASET = UPSTREAM_DATASET
+    DESCRIPTION = _DESCRIPTION
+    FEATURES = FEATURES
+    CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(
@@ -114,25 +110,11 @@ class CounterGap(datasets.GeneratorBasedBuilder):
     ]
     DEFAULT_CONFIG_NAME = "default"
 
-    def _info(self):
-        source = upstream.dataset_source(UPSTREAM_DATASET)
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=FEATURES,
-            homepage=f"https://github.com/{source['repository']}",
-            license=source["license"],
-            citation=_CITATION,
-        )
-
     def _split_generators(self, dl_manager):
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"path": FILES[self.config.name]})]
 
     def _generate_examples(self, path):
-        rows = upstream.read_tsv(UPSTREAM_DATASET, path, self.config.data_dir or None)
+        rows = upstream.read_tsv(UPSTREAM_DATASET, path, self.mirror)
         examples = [example(row) for row in rows]
-        duplicates = [key for key, count in Counter(ex["id"] for ex in examples).items() if count > 1]
-        if duplicates:
-            raise ValueError(f"{path}: duplicate IDs {duplicates[:5]}")
         check_quadruples(examples, path)
-        for index, ex in enumerate(examples):
-            yield index, ex
+        yield from builders.enumerate_unique(examples, path)

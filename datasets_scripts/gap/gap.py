@@ -7,11 +7,9 @@ read through ``corefbias.upstream.fetch`` from the mirror given as ``data_dir`` 
 
 from __future__ import annotations
 
-from collections import Counter
-
 import datasets
 
-from corefbias import spans, upstream
+from corefbias import builders, citations, spans, upstream
 
 UPSTREAM_DATASET = "gap"
 # Upstream "development" (4,000 pairs, "may be used for model development") is the train split.
@@ -23,16 +21,7 @@ SPLITS = {
 FEMALE_PRONOUNS = {"she", "her", "hers"}
 MALE_PRONOUNS = {"he", "his", "him"}
 
-_CITATION = """\
-@article{webster-etal-2018-mind,
-    title = "Mind the {GAP}: A Balanced Corpus of Gendered Ambiguous Pronouns",
-    author = "Webster, Kellie and Recasens, Marta and Axelrod, Vera and Baldridge, Jason",
-    journal = "Transactions of the Association for Computational Linguistics",
-    volume = "6",
-    year = "2018",
-    pages = "605--617",
-}
-"""
+_CITATION = citations.GAP
 
 _DESCRIPTION = """\
 GAP is a gender-balanced corpus of 4,454 Wikipedia snippets (8,908 pronoun-name pairs), each with an
@@ -59,9 +48,13 @@ def example(row: dict) -> dict:
     }
 
 
-class Gap(datasets.GeneratorBasedBuilder):
+class Gap(builders.UpstreamBuilder):
     """GAP: train (upstream development), validation and test."""
 
+    UPSTREAM_DATASET = UPSTREAM_DATASET
+    DESCRIPTION = _DESCRIPTION
+    FEATURES = FEATURES
+    CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(
@@ -72,23 +65,9 @@ class Gap(datasets.GeneratorBasedBuilder):
     ]
     DEFAULT_CONFIG_NAME = "default"
 
-    def _info(self):
-        source = upstream.dataset_source(UPSTREAM_DATASET)
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=FEATURES,
-            homepage=f"https://github.com/{source['repository']}",
-            license=source["license"],
-            citation=_CITATION,
-        )
-
     def _split_generators(self, dl_manager):
         return [datasets.SplitGenerator(name=split, gen_kwargs={"path": path}) for split, path in SPLITS.items()]
 
     def _generate_examples(self, path):
-        examples = [example(row) for row in upstream.read_tsv(UPSTREAM_DATASET, path, self.config.data_dir or None)]
-        duplicates = [key for key, count in Counter(ex["id"] for ex in examples).items() if count > 1]
-        if duplicates:
-            raise ValueError(f"{path}: duplicate IDs {duplicates[:5]}")
-        for index, ex in enumerate(examples):
-            yield index, ex
+        rows = upstream.read_tsv(UPSTREAM_DATASET, path, self.mirror)
+        yield from builders.enumerate_unique((example(row) for row in rows), path)

@@ -14,7 +14,7 @@ import re
 
 import datasets
 
-from corefbias import spans, upstream, winogender
+from corefbias import builders, citations, spans, upstream, winogender
 
 UPSTREAM_DATASET = winogender.UPSTREAM_DATASET
 TEMPLATES_FILE = "data/templates.tsv"
@@ -30,17 +30,7 @@ _VERB_AFTER = re.compile(r"^ (was|is|has|does)\b")
 # A placeholder with the determiner before it: the mention span covers "the surgeon", "a student".
 _SLOT = re.compile(r"(?:\b(?P<det>[Tt]he|[Aa]) )?\$(?P<slot>OCCUPATION|PARTICIPANT|NOM_PRONOUN|POSS_PRONOUN|ACC_PRONOUN)")
 
-_CITATION = """\
-@inproceedings{rudinger-etal-2018-gender,
-    title = "Gender Bias in Coreference Resolution",
-    author = "Rudinger, Rachel and Naradowsky, Jason and Leonard, Brian and Van Durme, Benjamin",
-    booktitle = "Proceedings of the 2018 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
-    year = "2018",
-    address = "New Orleans, Louisiana",
-    publisher = "Association for Computational Linguistics",
-    pages = "8--14",
-}
-"""
+_CITATION = citations.WINOGENDER
 
 _DESCRIPTION = """\
 Winogender schemas: 720 sentences (60 occupations × 2 templates × 2 participants × 3 pronoun
@@ -150,9 +140,13 @@ def example(sentence: dict, template: dict) -> dict:
     }
 
 
-class Winogender(datasets.GeneratorBasedBuilder):
+class Winogender(builders.UpstreamBuilder):
     """Winogender schemas, all 720 sentences in one `test` split."""
 
+    UPSTREAM_DATASET = UPSTREAM_DATASET
+    DESCRIPTION = _DESCRIPTION
+    FEATURES = FEATURES
+    CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(
@@ -163,21 +157,11 @@ class Winogender(datasets.GeneratorBasedBuilder):
     ]
     DEFAULT_CONFIG_NAME = "default"
 
-    def _info(self):
-        source = upstream.dataset_source(UPSTREAM_DATASET)
-        return datasets.DatasetInfo(
-            description=_DESCRIPTION,
-            features=FEATURES,
-            homepage=f"https://github.com/{source['repository']}",
-            license=source["license"],
-            citation=_CITATION,
-        )
-
     def _split_generators(self, dl_manager):
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
 
     def _generate_examples(self):
-        mirror = self.config.data_dir or None
+        mirror = self.mirror
         by_key = templates(mirror)
         for index, sentence in enumerate(winogender.load_sentences(mirror)):
             yield index, example(sentence, by_key[(sentence["occupation"], sentence["answer"])])

@@ -4,23 +4,10 @@ import datasets
 import evaluate
 
 import corefbias.abc as abc
+import corefbias.citations as citations
 import corefbias.evaluate_support as support
 
-_CITATION = """\
-@inproceedings{gonzalez-etal-2020-type,
-    title = "Type {B} Reflexivization as an Unambiguous Testbed for Multilingual Multi-Task Gender Bias",
-    author = "Gonz{\\'a}lez, Ana Valeria and Barrett, Maria and Hvingelby, Rasmus and Webster, Kellie and S{\\o}gaard, Anders",
-    booktitle = "Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing (EMNLP)",
-    year = "2020",
-    url = "https://aclanthology.org/2020.emnlp-main.209",
-}
-@misc{sloth-rybner-2023-genda-lens,
-    title = "{GenDa} {Lens}: Quantifying Gender Bias in {Danish} Language Models",
-    author = "Sloth, Thea Rolskov and Rybner, Astrid Sletten",
-    year = "2023",
-    howpublished = "\\url{https://github.com/DaDebias/genda-lens}",
-}
-"""
+_CITATION = citations.ABC + citations.GENDA_LENS
 
 _DESCRIPTION = """\
 In languages with Type B reflexivization (Danish, Swedish, Russian, Chinese) a possessive pronoun
@@ -88,6 +75,16 @@ _FEATURES = datasets.Features(
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class AbcFprRatio(support.CorefBiasMetric):
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
+    FEATURES = _FEATURES
+    HOMEPAGE = "https://github.com/DaDebias/genda-lens"
+    REFERENCE_URLS = [
+        "https://aclanthology.org/2020.emnlp-main.209/",
+        "https://github.com/anavaleriagonzalez/ABC-dataset",
+        "https://dadebias.github.io/genda-lens/user_guide/coref/",
+    ]
     OPTIONAL_INPUTS = ("occupation_genders", "triplet_ids")
     WIDGET_EXAMPLE = [
         ["true", "true", "neutral", "male", "t1"],
@@ -103,21 +100,6 @@ class AbcFprRatio(support.CorefBiasMetric):
         ["true", "false", "male", "female", "t4"],
         ["true", "false", "female", "female", "t4"],
     ]
-
-    def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=_FEATURES,
-            homepage="https://github.com/DaDebias/genda-lens",
-            reference_urls=[
-                "https://aclanthology.org/2020.emnlp-main.209/",
-                "https://github.com/anavaleriagonzalez/ABC-dataset",
-                "https://dadebias.github.io/genda-lens/user_guide/coref/",
-            ],
-        )
 
     def _score(
         self,

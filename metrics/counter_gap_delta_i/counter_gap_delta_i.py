@@ -4,17 +4,10 @@ import datasets
 import evaluate
 
 import corefbias.counter_gap as counter_gap
+import corefbias.citations as citations
 import corefbias.evaluate_support as support
 
-_CITATION = """\
-@inproceedings{xie-etal-2023-counter,
-    title = "Counter-{GAP}: Counterfactual Bias Evaluation through Gendered Ambiguous Pronouns",
-    author = "Xie, Zhongbin and Kocijan, Vid and Lukasiewicz, Thomas and Camburu, Oana-Maria",
-    booktitle = "Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics",
-    year = "2023",
-    pages = "3761--3773",
-}
-"""
+_CITATION = citations.COUNTER_GAP
 
 _DESCRIPTION = """\
 Counter-GAP groups 4008 instances into 1002 quadruples: an original text, a gender-controlled copy
@@ -83,6 +76,12 @@ _ROLE_FEATURES = datasets.Features(
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CounterGapDeltaI(support.CorefBiasMetric):
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
+    FEATURES = _ROLE_FEATURES
+    HOMEPAGE = "https://github.com/x-zb/Counter-GAP"
+    REFERENCE_URLS = ["https://aclanthology.org/2023.eacl-main.272/"]
     WIDGET_EXAMPLE = [
         ["[true, false]", "[true, false]", "q1", "original", "male"],
         ["[false, true]", "[false, true]", "q1", "gender_controlled", "male"],
@@ -93,17 +92,6 @@ class CounterGapDeltaI(support.CorefBiasMetric):
         ["[true, false]", "[true, false]", "q2", "gender_swapped_1", "male"],
         ["[false, true]", "[false, true]", "q2", "gender_swapped_2", "male"],
     ]
-
-    def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=_ROLE_FEATURES,
-            homepage="https://github.com/x-zb/Counter-GAP",
-            reference_urls=["https://aclanthology.org/2023.eacl-main.272/"],
-        )
 
     def _score(self, predictions, references, quadruple_ids, roles, genders, n_bootstrap=1000, seed=0):
         return counter_gap.delta_i(

@@ -3,26 +3,11 @@
 import datasets
 import evaluate
 
+import corefbias.citations as citations
 import corefbias.evaluate_support as support
 import corefbias.gap as gap
 
-_CITATION = """\
-@inproceedings{kocijan21aaai,
-    title = "The Gap on Gap: Tackling the Problem of Differing Data Distributions in Bias-Measuring Datasets",
-    author = "Kocijan, Vid and Camburu, Oana-Maria and Lukasiewicz, Thomas",
-    booktitle = "Proceedings of the 35th AAAI Conference on Artificial Intelligence",
-    month = "February",
-    year = "2021",
-}
-@article{webster-etal-2018-mind,
-    title = "Mind the {GAP}: A Balanced Corpus of Gendered Ambiguous Pronouns",
-    author = "Webster, Kellie and Recasens, Marta and Axelrod, Vera and Baldridge, Jason",
-    journal = "Transactions of the Association for Computational Linguistics",
-    volume = "6",
-    year = "2018",
-    pages = "605--617",
-}
-"""
+_CITATION = citations.GAP_ON_GAP + citations.GAP
 
 _DESCRIPTION = """\
 GAP examples have a pronoun and two candidate names A and B, at most one of them the referent.
@@ -78,6 +63,12 @@ _FEATURES = datasets.Features(
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class GapAccBias(support.CorefBiasMetric):
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
+    FEATURES = _FEATURES
+    HOMEPAGE = "https://github.com/vid-koci/weightingGAP"
+    REFERENCE_URLS = ["https://arxiv.org/abs/2011.01837", "https://github.com/google-research-datasets/gap-coreference"]
     WIDGET_EXAMPLE = [
         ["[true, false]", "[true, false]", "male"],
         ["[true, true]", "[false, true]", "male"],
@@ -85,17 +76,6 @@ class GapAccBias(support.CorefBiasMetric):
         ["[false, true]", "[false, true]", "female"],
         ["[true, false]", "[false, false]", "female"],
     ]
-
-    def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=_FEATURES,
-            homepage="https://github.com/vid-koci/weightingGAP",
-            reference_urls=["https://arxiv.org/abs/2011.01837", "https://github.com/google-research-datasets/gap-coreference"],
-        )
 
     def _score(self, predictions, references, genders, n_bootstrap=1000, seed=0):
         return gap.acc_bias(predictions, references, genders, n_bootstrap=n_bootstrap, seed=seed)

@@ -4,18 +4,11 @@ the position of the referent between feminine and masculine examples."""
 import datasets
 import evaluate
 
+import corefbias.citations as citations
 import corefbias.evaluate_support as support
 import corefbias.gap as gap
 
-_CITATION = """\
-@inproceedings{kocijan21aaai,
-    title = "The Gap on Gap: Tackling the Problem of Differing Data Distributions in Bias-Measuring Datasets",
-    author = "Kocijan, Vid and Camburu, Oana-Maria and Lukasiewicz, Thomas",
-    booktitle = "Proceedings of the 35th AAAI Conference on Artificial Intelligence",
-    month = "February",
-    year = "2021",
-}
-"""
+_CITATION = citations.GAP_ON_GAP
 
 _DESCRIPTION = """\
 In GAP test, feminine examples contain more personal names (6.30 vs 5.55) and their referent stands
@@ -89,6 +82,12 @@ _FEATURES = datasets.Features(
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class GapWBias(support.CorefBiasMetric):
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
+    FEATURES = _FEATURES
+    HOMEPAGE = "https://github.com/vid-koci/weightingGAP"
+    REFERENCE_URLS = ["https://arxiv.org/abs/2011.01837"]
     OPTIONAL_INPUTS = ("weights", "num_names", "correct_ranks")
     WIDGET_EXAMPLE = [
         ["[true, false]", "[true, false]", "male", "", "3", "1"],
@@ -99,17 +98,6 @@ class GapWBias(support.CorefBiasMetric):
         ["[false, false]", "[true, false]", "female", "", "3", "2"],
         ["[false, false]", "[true, false]", "female", "", "3", "2"],
     ]
-
-    def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=_FEATURES,
-            homepage="https://github.com/vid-koci/weightingGAP",
-            reference_urls=["https://arxiv.org/abs/2011.01837"],
-        )
 
     def _score(
         self,

@@ -3,33 +3,11 @@
 import datasets
 import evaluate
 
+import corefbias.citations as citations
 import corefbias.evaluate_support as support
 import corefbias.pro_anti as pro_anti
 
-_CITATION = """\
-@inproceedings{zhao-etal-2018-gender,
-    title = "Gender Bias in Coreference Resolution: Evaluation and Debiasing Methods",
-    author = "Zhao, Jieyu and Wang, Tianlu and Yatskar, Mark and Ordonez, Vicente and Chang, Kai-Wei",
-    booktitle = "Proceedings of the 2018 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
-    year = "2018",
-    pages = "15--20",
-    url = "https://aclanthology.org/N18-2003",
-}
-@inproceedings{dawkins-2021-second,
-    title = "Second Order {W}ino{B}ias ({S}o{W}ino{B}ias) Test Set for Latent Gender Bias Detection in Coreference Resolution",
-    author = "Dawkins, Hillary",
-    booktitle = "Proceedings of the 3rd Workshop on Gender Bias in Natural Language Processing",
-    year = "2021",
-    pages = "103--111",
-    url = "https://aclanthology.org/2021.gebnlp-1.12",
-}
-@misc{sloth-rybner-2023-genda-lens,
-    title = "{GenDa} {Lens}: Quantifying Gender Bias in {Danish} Language Models",
-    author = "Sloth, Thea Rolskov and Rybner, Astrid Sletten",
-    year = "2023",
-    howpublished = "\\url{https://github.com/DaDebias/genda-lens}",
-}
-"""
+_CITATION = citations.WINOBIAS + citations.SOWINOBIAS + citations.GENDA_LENS
 
 _DESCRIPTION = """\
 WinoBias (Zhao et al., 2018), its Danish translation DaWinoBias (scored by GenDa Lens) and
@@ -100,6 +78,17 @@ _FEATURES = datasets.Features(
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ProAntiDiff(support.CorefBiasMetric):
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
+    FEATURES = _FEATURES
+    HOMEPAGE = "https://github.com/uclanlp/corefBias"
+    REFERENCE_URLS = [
+        "https://aclanthology.org/N18-2003",
+        "https://aclanthology.org/2021.gebnlp-1.12",
+        "https://github.com/NLP-exam/DaWinoBias",
+        "https://dadebias.github.io/genda-lens/user_guide/coref/",
+    ]
     OPTIONAL_INPUTS = ("pair_ids", "groups")
     WIDGET_EXAMPLE = [
         ["true", "true", "pro", "p1", "female"],
@@ -111,22 +100,6 @@ class ProAntiDiff(support.CorefBiasMetric):
         ["false", "true", "anti", "p3", "male"],
         ["true", "true", "anti", "p4", "male"],
     ]
-
-    def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=_FEATURES,
-            homepage="https://github.com/uclanlp/corefBias",
-            reference_urls=[
-                "https://aclanthology.org/N18-2003",
-                "https://aclanthology.org/2021.gebnlp-1.12",
-                "https://github.com/NLP-exam/DaWinoBias",
-                "https://dadebias.github.io/genda-lens/user_guide/coref/",
-            ],
-        )
 
     def _score(
         self,

@@ -3,20 +3,11 @@
 import datasets
 import evaluate
 
+import corefbias.citations as citations
 import corefbias.evaluate_support as support
 import corefbias.winogender as winogender
 
-_CITATION = """\
-@inproceedings{rudinger-etal-2018-gender,
-    title = "Gender Bias in Coreference Resolution",
-    author = "Rudinger, Rachel and Naradowsky, Jason and Leonard, Brian and Van Durme, Benjamin",
-    booktitle = "Proceedings of the 2018 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
-    year = "2018",
-    address = "New Orleans, Louisiana",
-    publisher = "Association for Computational Linguistics",
-    pages = "8--14",
-}
-"""
+_CITATION = citations.WINOGENDER
 
 _DESCRIPTION = """\
 Winogender schemas are 720 sentences (60 occupations × 2 templates × 2 participants × 3 pronoun
@@ -111,6 +102,12 @@ _FEATURES = datasets.Features(
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class WinogenderBias(support.CorefBiasMetric):
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
+    FEATURES = _FEATURES
+    HOMEPAGE = "https://github.com/rudinger/winogender-schemas"
+    REFERENCE_URLS = ["https://aclanthology.org/N18-2002/"]
     OPTIONAL_INPUTS = ("bls_pct_female", "bergsma_pct_female")
     WIDGET_EXAMPLE = [
         ["occupation", "occupation", "nurse", "female", "nurse.patient.0", "89.58", "88.31"],
@@ -120,17 +117,6 @@ class WinogenderBias(support.CorefBiasMetric):
         ["occupation", "occupation", "librarian", "female", "librarian.child.0", "83.0", "85.58"],
         ["occupation", "occupation", "librarian", "male", "librarian.child.0", "83.0", "85.58"],
     ]
-
-    def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=_FEATURES,
-            homepage="https://github.com/rudinger/winogender-schemas",
-            reference_urls=["https://aclanthology.org/N18-2002/"],
-        )
 
     def _score(
         self,

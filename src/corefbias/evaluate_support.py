@@ -7,6 +7,7 @@ example before evaluate sees it, and ``_compute`` receives ``None`` for a column
 
 from __future__ import annotations
 
+import datasets
 import evaluate
 
 
@@ -15,9 +16,31 @@ def _none_column(values) -> bool:
 
 
 class CorefBiasMetric(evaluate.Metric):
-    """Base of the corefbias metric modules; subclasses name their ``OPTIONAL_INPUTS``."""
+    """Base of the corefbias metric modules.
 
+    Subclasses set the texts and features of their card (``DESCRIPTION``, ``CITATION``,
+    ``INPUTS_DESCRIPTION``, ``FEATURES``, ``HOMEPAGE``, ``REFERENCE_URLS``), name their
+    ``OPTIONAL_INPUTS`` and implement ``_score``.
+    """
+
+    DESCRIPTION: str
+    CITATION: str
+    INPUTS_DESCRIPTION: str
+    FEATURES: datasets.Features
+    HOMEPAGE: str
+    REFERENCE_URLS: list[str]
     OPTIONAL_INPUTS: tuple[str, ...] = ()
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=self.DESCRIPTION,
+            citation=self.CITATION,
+            inputs_description=self.INPUTS_DESCRIPTION,
+            features=self.FEATURES,
+            homepage=self.HOMEPAGE,
+            reference_urls=self.REFERENCE_URLS,
+        )
 
     def _fill_optional(self, size: int, kwargs: dict) -> dict:
         for name in self.OPTIONAL_INPUTS:

@@ -1,0 +1,44 @@
+"""What every corefbias ``datasets`` builder shares: its info from the upstream registry, the
+mirror passed as ``data_dir``, and examples keyed by a unique upstream id."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import datasets
+
+from . import upstream
+
+
+class UpstreamBuilder(datasets.GeneratorBasedBuilder):
+    """Base of the builders in ``datasets_scripts/``; subclasses set the four class attributes."""
+
+    UPSTREAM_DATASET: str
+    DESCRIPTION: str
+    FEATURES: datasets.Features
+    CITATION: str
+
+    def _info(self):
+        source = upstream.dataset_source(self.UPSTREAM_DATASET)
+        return datasets.DatasetInfo(
+            description=self.DESCRIPTION,
+            features=self.FEATURES,
+            homepage=f"https://github.com/{source['repository']}",
+            license=source["license"],
+            citation=self.CITATION,
+        )
+
+    @property
+    def mirror(self) -> str | None:
+        """The upstream mirror given as ``data_dir`` (None: ``$COREFBIAS_MIRROR`` or the cache)."""
+        return self.config.data_dir or None
+
+
+def enumerate_unique(examples: Iterable[dict], path: str):
+    """``(key, example)`` pairs; an id that occurs twice upstream is a build error."""
+    examples = list(examples)
+    duplicates = [key for key, count in Counter(example["id"] for example in examples).items() if count > 1]
+    if duplicates:
+        raise ValueError(f"{path}: duplicate IDs {duplicates[:5]}")
+    return enumerate(examples)
