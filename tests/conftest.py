@@ -28,3 +28,35 @@ def in_repo(monkeypatch):
     """Run from the repository root, where ``evaluate.load("metrics/<name>")`` resolves."""
     monkeypatch.chdir(REPO)
     return REPO
+
+
+@pytest.fixture(scope="session")
+def exported_set(mirror, tmp_path_factory):
+    """``exported_set(name)``: the folder of one set exported from the mirror, built once per session."""
+    from corefbias import datasets_export
+
+    out = tmp_path_factory.mktemp("export")
+    done = {}
+
+    def export(name: str) -> Path:
+        if name not in done:
+            done[name] = datasets_export.export_dataset(name, out, mirror)
+        return done[name]
+
+    return export
+
+
+@pytest.fixture(scope="session")
+def loaded_set(exported_set, tmp_path_factory):
+    """``loaded_set(name, config)``: what ``datasets.load_dataset(<export>/<name>, config)`` returns."""
+    import datasets
+
+    cache = tmp_path_factory.mktemp("hf_cache")
+    done = {}
+
+    def load(name: str, config: str):
+        if (name, config) not in done:
+            done[name, config] = datasets.load_dataset(str(exported_set(name)), config, cache_dir=str(cache))
+        return done[name, config]
+
+    return load

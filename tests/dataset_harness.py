@@ -1,0 +1,50 @@
+"""Checks every exported set must pass: its files, its card, and spans that match their text."""
+
+from pathlib import Path
+
+import yaml
+
+ROOT_FILES = ["README.md"]
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def assert_export_layout(folder: Path, splits_by_config: dict[str, list[str]], *, license_id: str, default: str) -> None:
+    """One Parquet file per config and split, and a card whose YAML names each of them."""
+    assert sorted(files_of(folder)) == ROOT_FILES + sorted(
+        f"data/{config}/{split}-00000-of-00001.parquet" for config, splits in splits_by_config.items() for split in splits
+    )
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    metadata = yaml.safe_load(card.split("---\n")[1])
+    assert metadata["license"] == license_id
+    assert [entry["config_name"] for entry in metadata["configs"] if entry.get("default")] == [default]
+    assert {
+        entry["config_name"]: [(files["split"], files["path"]) for files in entry["data_files"]]
+        for entry in metadata["configs"]
+    } == {
+        config: [(split, f"data/{config}/{split}-*.parquet") for split in splits] for config, splits in splits_by_config.items()
+    }
+    assert {
+        info["config_name"]: [split["name"] for split in info["splits"]] for info in metadata["dataset_info"]
+    } == splits_by_config
+    for section in ("## Known issues", "## Citation", "## License", "## Source", "## Configurations"):
+        assert section in card, section
+
+
+def assert_spans_match(dataset_dict) -> None:
+    """``text[start:end]`` is the span's text for the pronoun and every candidate of every row."""
+    for split in dataset_dict.values():
+        for row in split:
+            for span in [row["pronoun"], *row["candidates"]]:
+                assert row["text"][span["start"] : span["end"]] == span["text"], row
+
+
+def builder_module(name: str):
+    """The module of ``datasets_scripts/<name>/<name>.py``, for testing its helpers directly."""
+    import sys
+
+    from corefbias import datasets_export
+
+    return sys.modules[datasets_export.builder_class(name).__module__]
