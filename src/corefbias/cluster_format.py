@@ -1,0 +1,46 @@
+"""The one format of coreference clusters that crosses a boundary (adapter output, HTTP body).
+
+Per text, a list of clusters; a cluster is a list of ``[start, end]`` character spans (Python
+string indices into the text, end exclusive). Standard library only and Python 3.7 compatible,
+because the NeuralCoref service (Python 3.7) validates its answers with it too.
+"""
+
+from __future__ import annotations
+
+
+class ModelError(RuntimeError):
+    """A model failed to answer (unreachable endpoint, bad response, library error)."""
+
+
+def check_clusters(texts, clusters, source):
+    """``clusters`` as lists of ``(start, end)`` tuples; a ModelError says what is wrong and where."""
+    if not isinstance(clusters, list) or len(clusters) != len(texts):
+        got = len(clusters) if isinstance(clusters, list) else type(clusters).__name__
+        raise ModelError("{}: expected clusters for {} texts, got {}".format(source, len(texts), got))
+    checked = []
+    for index, (text, text_clusters) in enumerate(zip(texts, clusters)):
+        if not isinstance(text_clusters, list):
+            raise ModelError("{}: text {}: clusters must be a list, got {!r}".format(source, index, text_clusters))
+        spans_of_text = []
+        for cluster in text_clusters:
+            spans = []
+            for span in cluster:
+                if (
+                    not isinstance(span, (list, tuple))
+                    or len(span) != 2
+                    or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
+                ):
+                    raise ModelError(
+                        "{}: text {}: span {!r} is not a [start, end] pair of integers".format(source, index, span)
+                    )
+                start, end = span
+                if not 0 <= start < end <= len(text):
+                    raise ModelError(
+                        "{}: text {}: span [{}, {}) is outside the text of length {}".format(
+                            source, index, start, end, len(text)
+                        )
+                    )
+                spans.append((start, end))
+            spans_of_text.append(spans)
+        checked.append(spans_of_text)
+    return checked

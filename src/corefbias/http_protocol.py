@@ -1,0 +1,170 @@
+"""corefbias's HTTP protocol for hosted coreference models: texts in, clusters out.
+
+``GET /v1/info`` → ``{"protocol": "corefbias-coref/1", "model": NAME, "max_texts": N, "max_chars": M}``
+
+``POST /v1/clusters`` with ``{"texts": ["...", ...]}`` → ``{"clusters": [...]}``: per text, a list
+of clusters, each a list of ``[start, end]`` character spans (Python string indices, end
+exclusive), as ``corefbias.cluster_format`` defines. Errors are ``{"error": MESSAGE}`` with status
+400 (malformed request), 413 (more than ``max_texts`` texts or a text over ``max_chars``), 404
+(unknown path) or 500 (the model failed). Bodies are UTF-8 JSON.
+
+The server (``make_server``) and the client (``HttpClusterModel``) are standard library only and
+Python 3.7 compatible, so a model that needs an old stack (NeuralCoref on Python 3.7) serves the
+same protocol in its own interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .cluster_format import ModelError, check_clusters
+
+PROTOCOL = "corefbias-coref/1"
+INFO_PATH = "/v1/info"
+CLUSTERS_PATH = "/v1/clusters"
+DEFAULT_MAX_TEXTS = 64
+DEFAULT_MAX_CHARS = 20000
+
+
+class _RequestError(Exception):
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+def _parse_request(body, max_texts, max_chars):
+    try:
+        request = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise _RequestError(400, "the body is not UTF-8 JSON: {}".format(error))
+    texts = request.get("texts") if isinstance(request, dict) else None
+    if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
+        raise _RequestError(400, 'expected {"texts": [string, ...]}')
+    if len(texts) > max_texts:
+        raise _RequestError(413, "{} texts in one request; the limit is {}".format(len(texts), max_texts))
+    for index, text in enumerate(texts):
+        if len(text) > max_chars:
+            raise _RequestError(413, "text {} has {} characters; the limit is {}".format(index, len(text), max_chars))
+    return texts
+
+
+def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_TEXTS, max_chars=DEFAULT_MAX_CHARS):
+    """A ThreadingHTTPServer answering the protocol with ``predict(texts) -> clusters``.
+
+    ``port=0`` picks a free port (``server.server_address`` tells which). The model's answers
+    are validated before they are sent; a model error becomes a 500 with its message. Requests
+    reach ``predict`` one at a time, since few model libraries are thread-safe.
+    """
+    import threading
+
+    lock = threading.Lock()
+    info = {"protocol": PROTOCOL, "model": name, "max_texts": max_texts, "max_chars": max_chars}
+
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "corefbias-serve"
+
+        def _send(self, status, payload):
+            body = json.dumps(payload).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            if self.path == INFO_PATH:
+                self._send(200, info)
+            else:
+                self._send(404, {"error": "unknown path {}; try {} or POST {}".format(self.path, INFO_PATH, CLUSTERS_PATH)})
+
+        def do_POST(self):
+            if self.path != CLUSTERS_PATH:
+                self._send(404, {"error": "unknown path {}; POST texts to {}".format(self.path, CLUSTERS_PATH)})
+                return
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+                texts = _parse_request(self.rfile.read(length), max_texts, max_chars)
+                with lock:
+                    clusters = check_clusters(texts, predict(texts), name)
+            except _RequestError as error:
+                self._send(error.status, {"error": str(error)})
+            except Exception as error:  # noqa: BLE001 — any model failure is the client's 500, not a dead server
+                self._send(500, {"error": "{}: {}".format(type(error).__name__, error)})
+            else:
+                self._send(200, {"clusters": [[[list(span) for span in cluster] for cluster in text] for text in clusters]})
+
+        def log_message(self, format, *args):  # noqa: A002 — the base class's signature
+            pass
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    return server
+
+
+class HttpClusterModel:
+    """A cluster model behind the protocol at ``url`` (e.g. ``http://127.0.0.1:8808``).
+
+    Requests are split into batches of the server's ``max_texts``; a connection failure, a
+    timeout or a 5xx is retried ``retries`` times with exponential backoff; a 4xx is not.
+    """
+
+    def __init__(self, url, timeout=120.0, retries=3, backoff=0.5):
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self._info = None
+
+    @property
+    def info(self):
+        if self._info is None:
+            info = self._request("GET", INFO_PATH, None)
+            if not isinstance(info, dict) or info.get("protocol") != PROTOCOL:
+                raise ModelError("{} does not speak {} (its {} says {!r})".format(self.url, PROTOCOL, INFO_PATH, info))
+            self._info = info
+        return self._info
+
+    @property
+    def name(self):
+        return "http:{} ({})".format(self.url, self.info.get("model"))
+
+    def predict_clusters(self, texts):
+        batch_size = int(self.info.get("max_texts") or DEFAULT_MAX_TEXTS)
+        clusters = []
+        for start in range(0, len(texts), batch_size):
+            batch = list(texts[start : start + batch_size])
+            answer = self._request("POST", CLUSTERS_PATH, {"texts": batch})
+            if not isinstance(answer, dict) or "clusters" not in answer:
+                raise ModelError("{}{}: the answer has no 'clusters': {!r}".format(self.url, CLUSTERS_PATH, answer))
+            clusters.extend(check_clusters(batch, answer["clusters"], self.url))
+        return clusters
+
+    def _request(self, method, path, payload):
+        data = None if payload is None else json.dumps(payload).encode("utf-8")
+        request = urllib.request.Request(
+            self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
+        for attempt in range(self.retries + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    return json.loads(response.read().decode("utf-8"))
+            except urllib.error.HTTPError as error:
+                message = _error_message(error)
+                if error.code < 500 or attempt == self.retries:
+                    raise ModelError("{}{} answered {}: {}".format(self.url, path, error.code, message)) from None
+            except (urllib.error.URLError, OSError, ValueError) as error:
+                if attempt == self.retries:
+                    reason = getattr(error, "reason", error)
+                    raise ModelError("cannot reach {}{}: {}".format(self.url, path, reason)) from None
+            time.sleep(self.backoff * 2**attempt)
+
+
+def _error_message(error):
+    try:
+        return json.loads(error.read().decode("utf-8")).get("error", "")
+    except (ValueError, AttributeError):
+        return error.reason

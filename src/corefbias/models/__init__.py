@@ -1,0 +1,1 @@
+"""Coreference models behind one small protocol, named by spec strings (see ``registry``)."""

@@ -1,0 +1,53 @@
+"""The two kinds of model the runner drives.
+
+A **cluster model** reads raw texts and returns coreference clusters of character spans
+(``start``, ``end``: Python string indices into the text, end exclusive); the scoring rules of
+``corefbias.scoring`` then decide, per instance, which candidates the pronoun is linked to.
+
+A **choice model** answers each instance directly: which of its candidates the pronoun refers to
+(LLMs asked a multiple-choice question, and the baselines). It receives the instance row as the
+data set exports it (``text``, ``pronoun``, ``candidates`` and the set's own columns); the gold
+``is_referent`` labels are removed first unless the model sets ``reads_gold`` (the oracle does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ..cluster_format import ModelError, check_clusters  # noqa: F401  (re-exported: the adapters' one import)
+
+Span = tuple[int, int]
+Cluster = list[Span]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A choice model's answer for one instance.
+
+    ``index`` is the chosen candidate (position in ``candidates``) or None for "none of them";
+    ``parsed`` is False when the model's answer could not be read as a choice (then ``index`` is
+    None and the instance counts as unresolved, and is reported, never guessed); ``raw`` keeps
+    the model's answer for inspection.
+    """
+
+    index: int | None
+    parsed: bool = True
+    raw: str = ""
+
+
+@runtime_checkable
+class ClusterModel(Protocol):
+    name: str
+
+    def predict_clusters(self, texts: list[str]) -> list[list[Cluster]]:
+        """Clusters per text, each a list of ``(start, end)`` character spans."""
+
+
+@runtime_checkable
+class ChoiceModel(Protocol):
+    name: str
+    reads_gold: bool
+
+    def choose(self, instances: list[dict], benchmark: str) -> list[Choice]:
+        """One ``Choice`` per instance row of the named benchmark."""
