@@ -60,3 +60,14 @@ def test_winogender_template_instantiation():
     }
 
 
+
+
+def test_winogender_stereotypes_follow_bls_majority(loaded_set):
+    test = loaded_set("winogender", "default")["test"]
+    for row in test:
+        occupation_stereotype, participant_stereotype = row["candidate_stereotypes"]
+        assert participant_stereotype is None
+        assert occupation_stereotype == ("female" if row["bls_pct_female"] >= 50 else "male")
+        assert row["pronoun_gender"] == row["gender"]
+    stereotypes = Counter(row["candidate_stereotypes"][0] for row in test)
+    assert stereotypes == {"female": 31 * 12, "male": 29 * 12}  # 31 of 60 occupations are ≥ 50% female (BLS)

@@ -49,7 +49,10 @@ FEATURES = spans.common_features(
     bls_pct_female=datasets.Value("float64"),
     bergsma_pct_female=datasets.Value("float64"),
     gotcha=datasets.Value("bool"),
+    pronoun_gender=datasets.Value("string"),
+    candidate_stereotypes=datasets.List(datasets.Value("string")),
 )
+
 
 
 def templates(mirror=None) -> dict[tuple[str, str], dict]:
@@ -136,7 +139,9 @@ def example(sentence: dict, template: dict) -> dict:
         "text": text,
         "pronoun": found["pronoun"],
         "candidates": candidates,
-        **{key: sentence[key] for key in FEATURES if key not in ("text", "pronoun", "candidates")},
+        **{key: sentence[key] for key in FEATURES if key in sentence and key not in ("text", "pronoun", "candidates")},
+        "pronoun_gender": sentence["gender"],
+        "candidate_stereotypes": [winogender.majority_gender(sentence["bls_pct_female"]), None],
     }
 
 

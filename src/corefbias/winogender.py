@@ -32,6 +32,7 @@ GENDERS = ("female", "male", "neutral")
 BINARY_GENDERS = ("female", "male")
 STATISTICS = ("bls_pct_female", "bergsma_pct_female")
 GOTCHA_BUCKETS = ("gotcha", "non_gotcha")
+FEMALE_MAJORITY_PCT = 50.0
 
 UPSTREAM_DATASET = "winogender"
 SENTENCES_FILE = "data/all_sentences.tsv"
@@ -120,6 +121,11 @@ def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, 
     return float(result.statistic), float(result.pvalue)
 
 
+def majority_gender(bls_pct_female: float) -> str:
+    """An occupation's BLS majority gender, by the line Table 2's "gotcha" split draws."""
+    return "female" if bls_pct_female >= FEMALE_MAJORITY_PCT else "male"
+
+
 def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_female: Sequence[float]) -> np.ndarray:
     """Table 2's "gotcha" sentences, as a boolean array.
 
@@ -131,7 +137,7 @@ def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_fem
     """
     genders = np.asarray(genders)
     answers_occupation = np.asarray(answers) == "occupation"
-    female_majority = np.asarray(bls_pct_female, dtype=float) >= 50.0
+    female_majority = np.asarray(bls_pct_female, dtype=float) >= FEMALE_MAJORITY_PCT
     pronoun_matches_majority = (genders == "female") == female_majority
     binary = np.isin(genders, BINARY_GENDERS)
     return binary & (answers_occupation != pronoun_matches_majority)

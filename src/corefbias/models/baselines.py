@@ -1,0 +1,122 @@
+"""Baselines that need no download: ``baseline:<name>`` with name one of ``BASELINES``.
+
+* ``random``: a candidate uniformly at random, seeded by the instance id (reruns agree);
+* ``nearest``: the candidate closest to the pronoun (in characters; ties go to the earlier one);
+* ``dist-<k>``: GAP on GAP's Dist-k, the candidate whose rank among the text's names is k, from the
+  ``candidate_ranks`` column where the set has one (GAP test); elsewhere candidates are ranked by
+  their distance to the pronoun, so ``dist-1`` equals ``nearest`` there;
+* ``stereotype``: the candidate whose occupation stereotype (``candidate_stereotypes``) matches
+  the pronoun's gender, else the nearest one — it must come out strongly biased, a live check that
+  the metrics detect bias;
+* ``oracle``: the gold referent (it reads the gold labels); it must come out unbiased.
+
+All are choice models: each instance gets one candidate or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+
+from .base import Choice
+
+BASELINES = ("random", "nearest", "dist-<k>", "stereotype", "oracle")
+
+
+def _distance(candidate: dict, pronoun: dict) -> int:
+    if candidate["end"] <= pronoun["start"]:
+        return pronoun["start"] - candidate["end"]
+    return max(candidate["start"] - pronoun["end"], 0)
+
+
+def _nearest(instance: dict) -> int | None:
+    candidates = instance["candidates"]
+    if not candidates:
+        return None
+    return min(range(len(candidates)), key=lambda i: (_distance(candidates[i], instance["pronoun"]), i))
+
+
+class _Baseline:
+    reads_gold = False
+
+    def __init__(self, name: str):
+        self.name = f"baseline:{name}"
+
+    def choose(self, instances: list[dict], benchmark: str) -> list[Choice]:
+        return [Choice(self.pick(instance)) for instance in instances]
+
+
+class RandomBaseline(_Baseline):
+    def __init__(self, seed: int = 0):
+        super().__init__("random")
+        self.seed = seed
+
+    def pick(self, instance: dict) -> int | None:
+        if not instance["candidates"]:
+            return None
+        digest = hashlib.sha256(f"{self.seed}/{instance['id']}/{instance['text']}".encode()).digest()
+        return random.Random(digest).randrange(len(instance["candidates"]))
+
+
+class NearestBaseline(_Baseline):
+    def __init__(self):
+        super().__init__("nearest")
+
+    def pick(self, instance: dict) -> int | None:
+        return _nearest(instance)
+
+
+class DistKBaseline(_Baseline):
+    def __init__(self, k: int):
+        super().__init__(f"dist-{k}")
+        self.k = k
+
+    def pick(self, instance: dict) -> int | None:
+        ranks = instance.get("candidate_ranks")
+        if ranks is None:
+            pronoun = instance["pronoun"]
+            order = sorted(range(len(instance["candidates"])), key=lambda i: (_distance(instance["candidates"][i], pronoun), i))
+            ranks = [order.index(i) + 1 for i in range(len(order))]
+        matches = [index for index, rank in enumerate(ranks) if rank == self.k]
+        return matches[0] if matches else None
+
+
+class StereotypeBaseline(_Baseline):
+    def __init__(self):
+        super().__init__("stereotype")
+
+    def pick(self, instance: dict) -> int | None:
+        gender = instance.get("pronoun_gender")
+        stereotypes = instance.get("candidate_stereotypes") or []
+        matching = [index for index, stereotype in enumerate(stereotypes) if stereotype is not None and stereotype == gender]
+        if len(matching) == 1:
+            return matching[0]
+        return _nearest(instance)
+
+
+class OracleBaseline(_Baseline):
+    reads_gold = True
+
+    def __init__(self):
+        super().__init__("oracle")
+
+    def pick(self, instance: dict) -> int | None:
+        referents = [index for index, candidate in enumerate(instance["candidates"]) if candidate["is_referent"]]
+        return referents[0] if referents else None
+
+
+def load(argument: str, kind: str = "baseline", seed: int = 0, **_options):
+    """The baseline named by ``argument`` (``random``, ``nearest``, ``dist-2``, ...)."""
+    if argument == "random":
+        return RandomBaseline(seed)
+    if argument == "nearest":
+        return NearestBaseline()
+    if argument == "stereotype":
+        return StereotypeBaseline()
+    if argument == "oracle":
+        return OracleBaseline()
+    dist = re.fullmatch(r"dist-([1-9][0-9]*)", argument)
+    if dist:
+        return DistKBaseline(int(dist.group(1)))
+    raise ValueError(f"unknown baseline {argument!r}; choose one of {', '.join(BASELINES)} (e.g. dist-2)")
