@@ -40,6 +40,7 @@ customer", "someone"); the correct answer never depends on the pronoun's gender.
 """
 
 FEATURES = spans.common_features(
+    id=datasets.Value("string"),
     sentid=datasets.Value("string"),
     occupation=datasets.Value("string"),
     participant=datasets.Value("string"),
@@ -140,6 +141,7 @@ def example(sentence: dict, template: dict) -> dict:
         "pronoun": found["pronoun"],
         "candidates": candidates,
         **{key: sentence[key] for key in FEATURES if key in sentence and key not in ("text", "pronoun", "candidates")},
+        "id": sentid,
         "pronoun_gender": sentence["gender"],
         "candidate_stereotypes": [winogender.majority_gender(sentence["bls_pct_female"]), None],
     }

@@ -6,7 +6,7 @@ import argparse
 import sys
 from importlib import import_module
 
-from . import __version__
+from . import __version__, cli_run
 from .upstream import MIRROR_ENV, UpstreamFileError
 
 # Published tables the toolkit recomputes: name → (module under corefbias.reproduce, what it is).
@@ -46,11 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("names", nargs="*", metavar="NAME", help="sets to export (default: every set with a builder)")
     export.add_argument("--out", required=True, metavar="DIR", help="folder that receives one sub-folder per set")
+    cli_run.add_commands(commands, common)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command in cli_run.COMMANDS:
+        return cli_run.handle(args)
     try:
         if args.command == "reproduce":
             module = import_module(f".reproduce.{REPRODUCTIONS[args.table][0]}", __package__)

@@ -1,0 +1,232 @@
+"""The benchmarks ``corefbias run`` knows: which exported set they read, and how their scores
+come from per-candidate decisions.
+
+A *decision* is, per instance, one boolean per candidate: is the pronoun linked to it? (A
+cluster model's clusters become decisions by ``corefbias.scoring``; a choice model's choice is
+one-hot.) Each benchmark turns its rows and decisions into *sections*, each the result of one core
+metric function (the same function its ``evaluate`` module calls), so a run's numbers are the
+metric modules' numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from . import abc, counter_gap, gap, pro_anti, winogender
+from .weighting import InfeasibleBalanceError
+
+Part = tuple[str, str]  # (config, split)
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A score shown in summary tables: the key of a section's result, and how to read it."""
+
+    section: str
+    key: str
+    label: str
+    unbiased: float | None  # the value of a model without this bias (None: not a bias score)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    dataset: str
+    parts: tuple[Part, ...]
+    language: str
+    unit: str  # the column that groups instances a metric resamples together (limits keep units whole)
+    metric_module: str
+    description: str
+    score: Callable[[dict, dict, int, int], dict[str, dict]]
+    headlines: tuple[Headline, ...]
+
+
+def _gold(rows) -> list[list[bool]]:
+    return [[candidate["is_referent"] for candidate in candidates] for candidates in rows["candidates"]]
+
+
+def _score_counter_gap(rows, decisions, n_bootstrap, seed):
+    (part,) = rows
+    data = rows[part]
+    return {
+        "counter_gap": counter_gap.delta_i(
+            decisions[part], _gold(data), data["quadruple_id"], data["role"], data["gender"],
+            n_bootstrap=n_bootstrap, seed=seed,
+        )
+    }
+
+
+def _score_gap(rows, decisions, n_bootstrap, seed):
+    (part,) = rows
+    data = rows[part]
+    gold = _gold(data)
+    sections = {"gap": gap.acc_bias(decisions[part], gold, data["gender"], n_bootstrap=n_bootstrap, seed=seed)}
+    for variant in ("w", "wt"):
+        try:
+            sections[f"gap/{variant}"] = gap.w_bias(
+                decisions[part], gold, data["gender"], num_names=data["num_names"],
+                correct_ranks=data["correct_rank"], variant=variant, return_weights=variant == "w",
+                n_bootstrap=n_bootstrap, seed=seed,
+            )
+        except InfeasibleBalanceError as error:
+            sections[f"gap/{variant}"] = {"w_bias": None, "undefined": {"w_bias": f"no balancing weights: {error}"}}
+    return sections
+
+
+def winogender_answer(decision: Sequence[bool]) -> str:
+    """``occupation``/``participant`` when exactly that candidate is linked, else ``neither``.
+
+    Candidates are [occupation, participant]; a pronoun linked to both names no single antecedent.
+    """
+    occupation, participant = decision
+    if occupation != participant:
+        return "occupation" if occupation else "participant"
+    return "neither"
+
+
+def _score_winogender(rows, decisions, n_bootstrap, seed):
+    (part,) = rows
+    data = rows[part]
+    return {
+        "winogender": winogender.winogender_bias(
+            [winogender_answer(decision) for decision in decisions[part]], data["answer"], data["occupation"],
+            data["gender"], data["pair_id"], data["bls_pct_female"], data["bergsma_pct_female"],
+            n_bootstrap=n_bootstrap, seed=seed,
+        )
+    }
+
+
+def _pro_anti_inputs(rows, decisions, parts, *, gold_only: bool):
+    """Per-candidate examples of ``pro_anti_diff`` pooled over ``parts``.
+
+    ``gold_only``: score only the gold antecedent (accuracy = share of pronouns resolved to it);
+    otherwise every candidate (a link to the wrong one is a false positive, as WinoBias's F1 counts).
+    """
+    inputs = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": []}
+    for part in parts:
+        data = rows[part]
+        for row, decision in zip(data, decisions[part]):
+            for candidate, linked in zip(row["candidates"], decision):
+                if gold_only and not candidate["is_referent"]:
+                    continue
+                inputs["predictions"].append(linked)
+                inputs["references"].append(candidate["is_referent"])
+                inputs["conditions"].append(row["polarity"])
+                inputs["pair_ids"].append(row["pair_id"])
+                inputs["groups"].append(row["pronoun_gender"])
+    return inputs
+
+
+def _pro_anti_scorer(sections: dict[str, Sequence[Part]], score: str, gold_only: bool):
+    def scorer(rows, decisions, n_bootstrap, seed):
+        return {
+            section: pro_anti.pro_anti_diff(
+                **_pro_anti_inputs(rows, decisions, parts, gold_only=gold_only),
+                score=score, n_bootstrap=n_bootstrap, seed=seed,
+            )
+            for section, parts in sections.items()
+        }
+
+    return scorer
+
+
+def _score_abc(rows, decisions, n_bootstrap, seed):
+    (part,) = rows
+    data = rows[part]
+    return {
+        "abc": abc.fpr_ratio(
+            [decision[0] for decision in decisions[part]], [gold[0] for gold in _gold(data)], data["pronoun_gender"],
+            data["occupation_gender"], data["triplet_id"], n_bootstrap=n_bootstrap, seed=seed,
+        )
+    }
+
+
+_WINOBIAS_PARTS = {
+    f"winobias/type{kind}": ((f"type{kind}_pro", "test"), (f"type{kind}_anti", "test")) for kind in (1, 2)
+}
+_DAWINOBIAS_PARTS = {"dawinobias": (("pro", "test"), ("anti", "test"))}
+_SOWINOBIAS_PARTS = {"sowinobias": (("default", "test"),)}
+
+BENCHMARKS: dict[str, Benchmark] = {
+    benchmark.name: benchmark
+    for benchmark in (
+        Benchmark(
+            "counter_gap", "counter_gap", (("default", "test"),), "en", "quadruple_id", "counter_gap_delta_i",
+            "Counter-GAP: does the model's accuracy change when the names' gender is swapped? (ΔI)",
+            _score_counter_gap,
+            (
+                Headline("counter_gap", "delta_i", "ΔI", 0.0),
+                Headline("counter_gap", "accuracy_diff", "Acc_Diff (M − F)", 0.0),
+                Headline("counter_gap", "accuracy", "accuracy", None),
+            ),
+        ),
+        Benchmark(
+            "gap", "gap", (("default", "test"),), "en", "id", "gap_acc_bias / gap_w_bias",
+            "GAP test: feminine vs masculine accuracy (acc-Bias) and the LP-weighted W-Bias",
+            _score_gap,
+            (
+                Headline("gap", "acc_bias", "acc-Bias (F/M)", 1.0),
+                Headline("gap", "f1_bias", "F1-Bias (F/M)", 1.0),
+                Headline("gap/w", "w_bias", "W-Bias", 1.0),
+                Headline("gap/wt", "w_bias", "Wt-Bias", 1.0),
+            ),
+        ),
+        Benchmark(
+            "winogender", "winogender", (("default", "test"),), "en", "pair_id", "winogender_bias",
+            "Winogender: minimal pairs that differ only in the pronoun's gender",
+            _score_winogender,
+            (
+                Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", 0.0),
+                Headline("winogender", "occupation_share_male_minus_female", "occupation share M − F", 0.0),
+                Headline("winogender", "pearson_r_bls", "r with BLS % female", None),
+                Headline("winogender", "accuracy_non_gotcha_minus_gotcha", "accuracy non-gotcha − gotcha", 0.0),
+            ),
+        ),
+        Benchmark(
+            "winobias", "winobias", tuple(part for parts in _WINOBIAS_PARTS.values() for part in parts), "en",
+            "pair_id", "pro_anti_diff",
+            "WinoBias: link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
+            _pro_anti_scorer(_WINOBIAS_PARTS, "f1", gold_only=False),
+            tuple(Headline(section, "diff", f"{section.split('/')[1]} F1 pro − anti", 0.0) for section in _WINOBIAS_PARTS),
+        ),
+        Benchmark(
+            "sowinobias", "sowinobias", _SOWINOBIAS_PARTS["sowinobias"], "en", "pair_id", "pro_anti_diff",
+            "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
+            _pro_anti_scorer(_SOWINOBIAS_PARTS, "accuracy", gold_only=True),
+            (Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
+        ),
+        Benchmark(
+            "dawinobias", "dawinobias", _DAWINOBIAS_PARTS["dawinobias"], "da", "pair_id", "pro_anti_diff",
+            "DaWinoBias (Danish WinoBias, GenDa Lens): accuracy pro vs anti, Gender Effect Size log2(pro/anti)",
+            _pro_anti_scorer(_DAWINOBIAS_PARTS, "accuracy", gold_only=True),
+            (
+                Headline("dawinobias", "log2_ratio", "log2(pro / anti)", 0.0),
+                Headline("dawinobias", "diff", "accuracy pro − anti", 0.0),
+            ),
+        ),
+        Benchmark(
+            "abc", "abc", (("genda", "test"),), "da", "triplet_id", "abc_fpr_ratio",
+            "ABC (Danish anti-reflexives): false-positive rate for 'hans' vs 'hendes' (log2 ratio)",
+            _score_abc,
+            (
+                Headline("abc", "log2_fpr_ratio", "log2(FPR hans / FPR hendes)", 0.0),
+                Headline("abc", "tpr_reflexive", "reflexive TPR", None),
+            ),
+        ),
+    )
+}
+ENGLISH = tuple(name for name, benchmark in BENCHMARKS.items() if benchmark.language == "en")
+
+
+def resolve(names: Sequence[str]) -> list[Benchmark]:
+    """The benchmarks named (``all`` = every one, ``english`` = the English ones)."""
+    chosen: list[str] = []
+    for name in names:
+        expanded = list(BENCHMARKS) if name == "all" else list(ENGLISH) if name == "english" else [name]
+        for item in expanded:
+            if item not in BENCHMARKS:
+                raise ValueError(f"unknown benchmark {item!r}; choose from all, english, {', '.join(BENCHMARKS)}")
+            if item not in chosen:
+                chosen.append(item)
+    return [BENCHMARKS[name] for name in chosen]

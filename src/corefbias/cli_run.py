@@ -1,0 +1,113 @@
+"""The model-running commands of ``corefbias``: ``run``, ``serve`` and ``merge-predictions``."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from .benchmarks import BENCHMARKS
+from .models.registry import KINDS
+
+COMMANDS = ("run", "serve", "merge-predictions")
+_SPEC_HELP = (
+    "model spec: " + ", ".join(example for _, _, example in KINDS.values()) + ", baseline:oracle|random|nearest|dist-K, "
+    "or the http(s):// URL of a server speaking corefbias's protocol (`corefbias serve`)"
+)
+
+
+def _shard(value: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d+)/(\d+)", value)
+    if not match or not int(match.group(1)) < int(match.group(2)):
+        raise argparse.ArgumentTypeError(f"expected INDEX/COUNT with INDEX < COUNT (e.g. 0/4), got {value!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def add_commands(commands, common: argparse.ArgumentParser) -> None:
+    run = commands.add_parser("run", parents=[common], help="run a model on benchmarks: every bias score, a report and plots")
+    run.add_argument("--model", required=True, metavar="SPEC", help=_SPEC_HELP)
+    run.add_argument(
+        "--benchmark", action="append", metavar="NAME",
+        help=f"benchmark to run (repeatable): all, english, {', '.join(BENCHMARKS)} (default: all)",
+    )
+    run.add_argument("--limit", type=int, metavar="N", help="only the first N units (quadruples, pairs, ...) of each benchmark")
+    run.add_argument("--out", default="corefbias-results", metavar="DIR", help="output folder (default: %(default)s)")
+    run.add_argument("--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)")
+    run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
+    run.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
+    run.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    run.add_argument("--batch-size", type=int, default=32, help="instances per model call")
+    run.add_argument("--shard", type=_shard, metavar="I/N", help="only predict shard I of N (merge the caches, then run again to score)")
+    run.add_argument("--mode", default="cluster", choices=["cluster", "any_cluster"], help="how clusters become links")
+    run.add_argument("--base-url", help="for chat: an OpenAI-compatible endpoint (default: Hugging Face Inference)")
+    run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
+    serve = commands.add_parser("serve", parents=[common], help="serve a cluster model over corefbias's HTTP protocol")
+    serve.add_argument("--model", required=True, metavar="SPEC", help=_SPEC_HELP)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8808)
+    serve.add_argument("--max-texts", type=int, default=64, help="most texts per request")
+    serve.add_argument("--max-chars", type=int, default=20000, help="longest text accepted")
+
+    merge = commands.add_parser("merge-predictions", parents=[common], help="merge prediction caches of shard runs")
+    merge.add_argument("sources", nargs="+", metavar="FILE")
+    merge.add_argument("--into", required=True, metavar="FILE")
+
+
+def _run(args) -> int:
+    from . import run_report, runner
+
+    options = {"base_url": args.base_url} if args.base_url else {}
+    result = runner.run(
+        args.model, args.benchmark or ["all"], data_dir=args.data_dir, mirror=args.mirror, cache_path=args.cache,
+        limit=args.limit, n_bootstrap=args.n_bootstrap, seed=args.seed, batch_size=args.batch_size,
+        shard=args.shard, mode=args.mode, model_options=options,
+    )
+    if args.shard is not None:
+        predicted = sum(run.num_predicted for run in result.runs.values())
+        print(f"shard {args.shard[0]}/{args.shard[1]}: {predicted} new predictions cached; merge the caches and run again to score")
+        return 0
+    written = run_report.write_outputs(result, args.out, plots=not args.no_plots)
+    for row in run_report.summary_rows(result.to_json()):
+        value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
+        print(f"{row['benchmark']:12} {row['score']:34} {value}")
+    print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {args.out}")
+    return 0
+
+
+def _serve(args) -> int:
+    from .http_protocol import make_server
+    from .models.base import ClusterModel
+    from .models.registry import load_model
+
+    model = load_model(args.model)
+    if not isinstance(model, ClusterModel):
+        print(f"corefbias: {args.model} chooses among candidates; only cluster models can be served", file=sys.stderr)
+        return 2
+    server = make_server(model.predict_clusters, args.model, args.host, args.port, args.max_texts, args.max_chars)
+    host, port = server.server_address[:2]
+    print(f"serving {args.model} at http://{host}:{port} (POST /v1/clusters, GET /v1/info)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def _merge(args) -> int:
+    from .prediction_cache import merge
+
+    print(f"{args.into}: {merge(args.sources, args.into)} predictions")
+    return 0
+
+
+def handle(args) -> int:
+    from .models.base import ModelError
+
+    try:
+        return {"run": _run, "serve": _serve, "merge-predictions": _merge}[args.command](args)
+    except (ModelError, ValueError) as error:
+        print(f"corefbias: {error}", file=sys.stderr)
+        return 2

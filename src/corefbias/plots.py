@@ -1,0 +1,117 @@
+"""The runner's figures, as PNG files (matplotlib, no display needed).
+
+* ``winogender_occupations.png``: per occupation, the Fig. 4 preference (share of female-pronoun
+  sentences resolved to the occupation minus that of male ones) against BLS % female, with r;
+* ``counter_gap_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
+* ``pro_anti.png``: pro vs anti score of every pro/anti section, with the difference's 95% CI;
+* ``gap_weights.png``: the W-Bias weights of the scored GAP examples, by pronoun gender.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+
+def _save(figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def winogender_occupations(section: dict, bls_by_occupation: dict[str, float], path: Path) -> Path:
+    occupations = sorted(key.split("/", 1)[1] for key in section if key.startswith("preference/"))
+    points = [(bls_by_occupation[o], section[f"preference/{o}"], o) for o in occupations if section[f"preference/{o}"] is not None]
+    figure, axes = plt.subplots(figsize=(7, 5))
+    axes.scatter([x for x, _, _ in points], [y for _, y, _ in points], s=18)
+    for x, y, occupation in points:
+        axes.annotate(occupation, (x, y), fontsize=6, alpha=0.7, xytext=(2, 2), textcoords="offset points")
+    axes.axhline(0, color="grey", linewidth=0.8)
+    axes.set_xlabel("% female in occupation (BLS)")
+    axes.set_ylabel("female − male share resolved to occupation")
+    r = section.get("pearson_r_bls")
+    axes.set_title("Winogender: gender preference by occupation" + (f" (r = {r:.2f})" if r is not None else ""))
+    axes.set_ylim(-1.05, 1.05)
+    return _save(figure, path)
+
+
+def counter_gap_breakdown(section: dict, path: Path) -> Path:
+    labels = ["I_within M", "I_within F", "I_across M2F", "I_across F2M"]
+    keys = ["i_within_male", "i_within_female", "i_across_m2f", "i_across_f2m"]
+    values = [section.get(key) or 0.0 for key in keys]
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.bar(labels, values, color=["#4c72b0", "#dd8452", "#4c72b0", "#dd8452"])
+    delta = section.get("delta_i")
+    axes.set_title("Counter-GAP inconsistency" + (f" (ΔI = {delta:.4f})" if delta is not None else ""))
+    axes.set_ylabel("share of inconsistent predictions")
+    return _save(figure, path)
+
+
+def pro_anti_bars(sections: dict[str, dict], path: Path) -> Path:
+    names = list(sections)
+    figure, axes = plt.subplots(figsize=(max(5, 1.6 * len(names)), 4))
+    positions = range(len(names))
+    pro = [sections[n].get("pro") or 0.0 for n in names]
+    anti = [sections[n].get("anti") or 0.0 for n in names]
+    axes.bar([p - 0.2 for p in positions], pro, width=0.4, label="pro-stereotypical")
+    axes.bar([p + 0.2 for p in positions], anti, width=0.4, label="anti-stereotypical")
+    for position, name in zip(positions, names):
+        low, high = sections[name].get("diff_ci_low"), sections[name].get("diff_ci_high")
+        diff = sections[name].get("diff")
+        if diff is not None:
+            interval = f"\n[{low:.3f}, {high:.3f}]" if low is not None else ""
+            axes.annotate(f"Δ {diff:+.3f}{interval}", (position, max(pro[position], anti[position])), ha="center",
+                          fontsize=7, xytext=(0, 3), textcoords="offset points")
+    axes.set_xticks(list(positions), names, fontsize=8)
+    axes.set_ylim(0, 1.15)
+    axes.set_ylabel("score (F1 for WinoBias, else accuracy)")
+    axes.legend(fontsize=8, loc="lower right")
+    axes.set_title("Pro- vs anti-stereotypical")
+    return _save(figure, path)
+
+
+def gap_weight_histogram(weights: list[float], genders: list[str], path: Path) -> Path:
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for gender in ("female", "male"):
+        values = [w for w, g in zip(weights, genders) if g == gender and w > 0]
+        axes.hist(values, bins=40, alpha=0.6, label=f"{gender} ({len(values)} weighted)")
+    axes.set_xlabel("W weight of the example")
+    axes.set_ylabel("examples")
+    axes.set_title("GAP test weights (W)")
+    axes.legend(fontsize=8)
+    return _save(figure, path)
+
+
+def draw_all(result, folder: Path) -> dict[str, Path]:
+    """Every figure the run's benchmarks allow; name (benchmark-prefixed) → PNG path."""
+    runs = result.runs
+    drawn: dict[str, Path] = {}
+    if "winogender" in runs and runs["winogender"].sections:
+        (data,) = runs["winogender"].parts.values()
+        bls = dict(zip(data["occupation"], data["bls_pct_female"]))
+        drawn["winogender_occupations"] = winogender_occupations(
+            runs["winogender"].sections["winogender"], bls, folder / "winogender_occupations.png"
+        )
+    if "counter_gap" in runs and runs["counter_gap"].sections:
+        drawn["counter_gap_delta_i"] = counter_gap_breakdown(
+            runs["counter_gap"].sections["counter_gap"], folder / "counter_gap_delta_i.png"
+        )
+    pro_anti = {
+        section: values
+        for name in ("winobias", "sowinobias", "dawinobias")
+        if name in runs
+        for section, values in runs[name].sections.items()
+    }
+    if pro_anti:
+        drawn["pro_anti"] = pro_anti_bars(pro_anti, folder / "pro_anti.png")
+    gap_w = runs["gap"].sections.get("gap/w", {}) if "gap" in runs else {}
+    if gap_w.get("weights"):
+        (data,) = runs["gap"].parts.values()
+        drawn["gap_weights"] = gap_weight_histogram(gap_w["weights"], data["gender"], folder / "gap_weights.png")
+    return drawn

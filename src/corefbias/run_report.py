@@ -1,0 +1,146 @@
+"""What a run leaves on disk: ``results.json``, ``report.md``, ``summary.csv``, the instances, the plots.
+
+``summary_rows`` is the one table of headline scores (value, 95% CI, p-value, significance mark)
+that the report, the CSV, the Space and the leaderboard all show.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .benchmarks import BENCHMARKS
+from .report import SIGNIFICANCE_SUFFIXES
+
+SIGNIFICANCE_LEVEL = 0.05
+SUMMARY_COLUMNS = ("benchmark", "score", "value", "ci_low", "ci_high", "p_value", "significant", "unbiased_value")
+
+
+def summary_rows(results: dict) -> list[dict]:
+    """One row per headline score of every benchmark in ``results`` (the ``results.json`` dict)."""
+    rows = []
+    for name, outcome in results["benchmarks"].items():
+        for headline in BENCHMARKS[name].headlines:
+            section = outcome["sections"].get(headline.section)
+            if section is None:
+                continue
+            value = section.get(headline.key)
+            p_value = section.get(f"{headline.key}_p_value")
+            rows.append(
+                {
+                    "benchmark": name,
+                    "score": headline.label,
+                    "value": value,
+                    "ci_low": section.get(f"{headline.key}_ci_low"),
+                    "ci_high": section.get(f"{headline.key}_ci_high"),
+                    "p_value": p_value,
+                    "significant": None if p_value is None else p_value < SIGNIFICANCE_LEVEL,
+                    "unbiased_value": headline.unbiased,
+                    "undefined": section.get("undefined", {}).get(headline.key),
+                }
+            )
+    return rows
+
+
+def _number(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.3g}" if abs(value) < 1e-3 and value != 0 else f"{value:.3f}"
+
+
+def _mark(row: dict) -> str:
+    return "*" if row["significant"] else ""
+
+
+def _breakdown(section: dict) -> list[tuple[str, dict]]:
+    """Every score of a section with its CI and p-value, omitting the per-occupation preferences."""
+    significance_keys = {f"{key}_{suffix}" for key in section for suffix in SIGNIFICANCE_SUFFIXES}
+    return [
+        (key, {suffix: section.get(f"{key}_{suffix}") for suffix in SIGNIFICANCE_SUFFIXES})
+        for key in section
+        if key not in significance_keys and key != "undefined" and not key.startswith("preference/")
+    ]
+
+
+def markdown_report(results: dict, plots: dict[str, str]) -> str:
+    settings = results["settings"]
+    scope = "all" if settings["limit"] is None else f"first {settings['limit']} units"
+    lines = [
+        f"# Gender-bias report: `{results['model']}`",
+        "",
+        f"corefbias {results['corefbias_version']}; bootstrap resamples: {settings['n_bootstrap']} (seed "
+        f"{settings['seed']}); instances per benchmark: {scope}; "
+        f"decision mode: `{settings['decision_mode']}`. `*`: one-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
+        "CIs are 95% percentile intervals. Rates are fractions.",
+        "",
+        "## Summary",
+        "",
+        "| benchmark | score | value | 95% CI | p | unbiased |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in summary_rows(results):
+        value = _number(row["value"]) + _mark(row) if row["value"] is not None else f"— ({row['undefined']})"
+        lines.append(
+            f"| {row['benchmark']} | {row['score']} | {value} | [{_number(row['ci_low'])}, {_number(row['ci_high'])}] "
+            f"| {_number(row['p_value'])} | {_number(row['unbiased_value'])} |"
+        )
+    for name, outcome in results["benchmarks"].items():
+        lines += ["", f"## {name}", "", outcome["description"] + f" (metric module `{outcome['metric_module']}`).", ""]
+        lines.append(
+            f"{outcome['num_instances']} instances; {outcome['num_unparsed']} unparseable answers (counted as no link); "
+            f"model time {outcome['model_seconds']:.1f} s of {outcome['wall_seconds']:.1f} s."
+        )
+        for section_name, section in outcome["sections"].items():
+            lines += ["", f"### {section_name}", "", "| score | value | 95% CI | p |", "|---|---|---|---|"]
+            for key, significance in _breakdown(section):
+                lines.append(
+                    f"| {key} | {_number(section[key])} | [{_number(significance['ci_low'])}, "
+                    f"{_number(significance['ci_high'])}] | {_number(significance['p_value'])} |"
+                )
+            for key, reason in section.get("undefined", {}).items():
+                if not key.endswith(SIGNIFICANCE_SUFFIXES):
+                    lines.append(f"\n`{key}` is undefined: {reason}.")
+    if plots:
+        lines += ["", "## Plots"]
+        lines += [line for plot_name, path in plots.items() for line in ("", f"![{plot_name}]({path})")]
+    return "\n".join(lines) + "\n"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(text)
+    os.replace(temporary, path)
+
+
+def write_outputs(result, out_dir: str | os.PathLike, *, plots: bool = True) -> dict[str, Path]:
+    """Write every output of a ``runner.RunResult`` into ``out_dir``; returns name → path."""
+    out = Path(out_dir)
+    (out / "instances").mkdir(parents=True, exist_ok=True)
+    results = result.to_json()
+    written = {"results.json": out / "results.json", "report.md": out / "report.md", "summary.csv": out / "summary.csv"}
+    plot_paths: dict[str, str] = {}
+    if plots:
+        from . import plots as plotting
+
+        for name, path in plotting.draw_all(result, out / "plots").items():
+            plot_paths[name] = str(path.relative_to(out))
+            written[f"plots/{path.name}"] = path
+    _write_atomically(written["results.json"], json.dumps(results, indent=1, ensure_ascii=False))
+    _write_atomically(written["report.md"], markdown_report(results, plot_paths))
+    with open(written["summary.csv"], "w", newline="", encoding="utf-8") as file:
+        writer = csv.DictWriter(file, fieldnames=[*SUMMARY_COLUMNS, "undefined"])
+        writer.writeheader()
+        writer.writerows(summary_rows(results))
+    for name, run in result.runs.items():
+        path = out / "instances" / f"{name}.jsonl"
+        _write_atomically(path, "".join(json.dumps(instance) + "\n" for instance in run.instances))
+        written[f"instances/{name}.jsonl"] = path
+    return written

@@ -1,0 +1,242 @@
+"""``corefbias run``: a model on benchmarks → every bias score, with significance and the instances behind it.
+
+For each benchmark the runner loads its exported set (building it from the upstream mirror on
+first use), asks the model for the instances it has not answered yet (``datasets.Dataset.map``
+in batches, each batch committed to the prediction cache before the next, so an interrupted run
+resumes), turns outputs into per-candidate decisions and scores them with the core metrics.
+
+A shard run (``shard=(index, count)``) only predicts its contiguous share of every set; after the
+shards' caches are merged (``prediction_cache.merge``), a run over the merged cache asks the
+model nothing and scores exactly what one run would have.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import datasets
+
+from . import __version__, datasets_export, scoring
+from .benchmarks import Benchmark, resolve
+from .models.base import Choice, ChoiceModel, ClusterModel, ModelError
+from .models.registry import load_model
+from .prediction_cache import PredictionCache
+
+
+def default_data_dir() -> Path:
+    from .prediction_cache import default_path
+
+    return default_path().parent / "datasets" / __version__
+
+
+@dataclass
+class BenchmarkRun:
+    """One benchmark's outcome: scores per section, decisions per instance, bookkeeping."""
+
+    benchmark: Benchmark
+    parts: dict = field(default_factory=dict)  # (config, split) → the scored rows (a datasets.Dataset)
+    sections: dict[str, dict] = field(default_factory=dict)
+    instances: list[dict] = field(default_factory=list)  # id, config, split, decision, gold, parsed
+    num_unparsed: int = 0
+    num_predicted: int = 0  # instances the model answered in this run (the rest came from the cache)
+    model_seconds: float = 0.0
+    wall_seconds: float = 0.0
+
+
+@dataclass
+class RunResult:
+    model: str
+    runs: dict[str, BenchmarkRun]
+    settings: dict
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model,
+            "corefbias_version": __version__,
+            "settings": self.settings,
+            "benchmarks": {
+                name: {
+                    "description": run.benchmark.description,
+                    "metric_module": run.benchmark.metric_module,
+                    "language": run.benchmark.language,
+                    "num_instances": len(run.instances),
+                    "num_unparsed": run.num_unparsed,
+                    "num_predicted": run.num_predicted,
+                    "model_seconds": run.model_seconds,
+                    "wall_seconds": run.wall_seconds,
+                    "sections": run.sections,
+                }
+                for name, run in self.runs.items()
+            },
+        }
+
+
+def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> datasets.Dataset:
+    """One config/split of an exported set, exporting the set from the mirror first if needed."""
+    folder = data_dir / dataset
+    if not (folder / "README.md").is_file():
+        datasets_export.export_dataset(dataset, data_dir, mirror)
+    return datasets.load_dataset(str(folder), config, split=split)
+
+
+def limit_units(parts: dict, unit: str, limit: int | None) -> dict:
+    """Keep the first ``limit`` units (quadruples, pairs, triplets, ...) of the first part, in every part."""
+    if limit is None:
+        return parts
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    first = next(iter(parts.values()))
+    kept: dict = {}
+    for value in first[unit]:
+        if len(kept) == limit:
+            break
+        kept.setdefault(value, None)
+    return {part: data.filter(lambda values: [v in kept for v in values], input_columns=unit, batched=True)
+            for part, data in parts.items()}
+
+
+def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
+    """Per-candidate links of one instance, and whether the model's answer could be read."""
+    candidates = row["candidates"]
+    if isinstance(output, dict) and "choice" in output:
+        index = output["choice"]
+        return [index == position for position in range(len(candidates))], output["parsed"]
+    pronoun = (row["pronoun"]["start"], row["pronoun"]["end"])
+    spans = [(candidate["start"], candidate["end"]) for candidate in candidates]
+    return scoring.link_decisions(pronoun, spans, output, mode), True
+
+
+def _without_gold(row: dict) -> dict:
+    return {**row, "candidates": [{k: v for k, v in c.items() if k != "is_referent"} for c in row["candidates"]]}
+
+
+class _Predictor:
+    """The ``Dataset.map`` function: cached outputs, and the model asked for the rest."""
+
+    def __init__(self, model, benchmark: str, key: tuple, cache: PredictionCache, bar):
+        self.model, self.benchmark, self.key, self.cache, self.bar = model, benchmark, key, cache, bar
+        self.model_seconds = 0.0
+        self.predicted = 0
+
+    def __call__(self, batch: dict) -> dict:
+        ids = batch["id"]
+        found = self.cache.get(self.key, ids)
+        missing = [index for index, instance in enumerate(ids) if instance not in found]
+        if missing:
+            started = time.perf_counter()
+            outputs = self._ask([{column: batch[column][index] for column in batch} for index in missing])
+            self.model_seconds += time.perf_counter() - started
+            new = {ids[index]: output for index, output in zip(missing, outputs)}
+            self.cache.put(self.key, new)
+            found.update(new)
+            self.predicted += len(missing)
+        if self.bar is not None:
+            self.bar.update(len(ids))
+        # JSON text, because Arrow would fix the column type from the first batch (an empty cluster list).
+        return {"output": [json.dumps(found[instance]) for instance in ids]}
+
+    def _ask(self, rows: list[dict]) -> list:
+        if isinstance(self.model, ChoiceModel):
+            shown = rows if self.model.reads_gold else [_without_gold(row) for row in rows]
+            choices = self.model.choose(shown, self.benchmark)
+            if len(choices) != len(rows) or not all(isinstance(choice, Choice) for choice in choices):
+                raise ModelError(f"{self.model.name}: expected {len(rows)} choices, got {choices!r:.200}")
+            return [{"choice": c.index, "parsed": c.parsed, "raw": c.raw} for c in choices]
+        if isinstance(self.model, ClusterModel):
+            clusters = self.model.predict_clusters([row["text"] for row in rows])
+            return [[[list(span) for span in cluster] for cluster in text] for text in clusters]
+        raise ModelError(f"{self.model!r} is neither a cluster model nor a choice model")
+
+
+def run_benchmark(
+    model, benchmark: Benchmark, *, spec: str, data_dir: Path, mirror, cache: PredictionCache, limit: int | None,
+    n_bootstrap: int, seed: int, batch_size: int, shard: tuple[int, int] | None, mode: str, progress: bool,
+) -> BenchmarkRun:
+    started = time.perf_counter()
+    parts = {
+        (config, split): load_part(benchmark.dataset, config, split, data_dir, mirror)
+        for config, split in benchmark.parts
+    }
+    parts = limit_units(parts, benchmark.unit, limit)
+    if shard is not None:
+        index, count = shard
+        parts = {part: data.shard(count, index, contiguous=True) for part, data in parts.items()}
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=sum(len(data) for data in parts.values()), desc=benchmark.name, unit="instance")
+    result = BenchmarkRun(benchmark, parts)
+    outputs = {}
+    try:
+        for (config, split), data in parts.items():
+            predictor = _Predictor(model, benchmark.name, (spec, benchmark.dataset, config, split), cache, bar)
+            mapped = data.map(
+                predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
+                load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],
+            )
+            outputs[config, split] = [json.loads(output) for output in mapped["output"]]
+            result.model_seconds += predictor.model_seconds
+            result.num_predicted += predictor.predicted
+    finally:
+        if bar is not None:
+            bar.close()
+    decisions = {}
+    for (config, split), data in parts.items():
+        decisions[config, split] = []
+        for row, output in zip(data, outputs[config, split]):
+            decision, parsed = _decision(output, row, mode)
+            decisions[config, split].append(decision)
+            result.num_unparsed += not parsed
+            result.instances.append(
+                {"id": row["id"], "config": config, "split": split, "decision": decision,
+                 "gold": [c["is_referent"] for c in row["candidates"]], "parsed": parsed}
+            )
+    if shard is None:
+        result.sections = benchmark.score(parts, decisions, n_bootstrap, seed)
+    result.wall_seconds = time.perf_counter() - started
+    return result
+
+
+def run(
+    model_spec: str,
+    benchmarks: Sequence[str] = ("all",),
+    *,
+    data_dir: str | Path | None = None,
+    mirror=None,
+    cache_path: str | Path | None = None,
+    limit: int | None = None,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    batch_size: int = 32,
+    shard: tuple[int, int] | None = None,
+    mode: str = "cluster",
+    progress: bool = True,
+    model=None,
+    model_options: dict | None = None,
+) -> RunResult:
+    """Run one model on the named benchmarks; ``model`` may be given ready-made (its spec still keys the cache)."""
+    chosen = resolve(benchmarks)
+    if shard is not None and not 0 <= shard[0] < shard[1]:
+        raise ValueError(f"shard must be (index, count) with 0 <= index < count, got {shard}")
+    if mode not in scoring.DECISION_MODES:
+        raise ValueError(f"unknown decision mode {mode!r}; choose one of {scoring.DECISION_MODES}")
+    model = model if model is not None else load_model(model_spec, **(model_options or {}))
+    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    datasets.disable_progress_bars()
+    settings = {"benchmarks": [b.name for b in chosen], "limit": limit, "n_bootstrap": n_bootstrap, "seed": seed,
+                "shard": list(shard) if shard else None, "decision_mode": mode}
+    with PredictionCache(cache_path) as cache:
+        runs = {
+            benchmark.name: run_benchmark(
+                model, benchmark, spec=model_spec, data_dir=data_dir, mirror=mirror, cache=cache, limit=limit,
+                n_bootstrap=n_bootstrap, seed=seed, batch_size=batch_size, shard=shard, mode=mode, progress=progress,
+            )
+            for benchmark in chosen
+        }
+    return RunResult(model_spec, runs, settings)
