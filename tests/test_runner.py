@@ -1,0 +1,211 @@
+"""``corefbias run``: baselines as live checks of the metrics, resuming, shards, outputs, HTTP models."""
+
+import json
+import re
+import threading
+from collections import Counter
+
+import pytest
+
+from corefbias import cli, prediction_cache, run_report, runner
+from corefbias.http_protocol import make_server
+from corefbias.models.base import Choice, ModelError
+from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
+from corefbias.models.registry import UnknownModelError, load_model
+
+QUICK = ["winogender", "counter_gap"]
+
+
+@pytest.fixture(scope="module")
+def data_dir(exported_set):
+    for name in QUICK:
+        exported_set(name)
+    return exported_set(QUICK[0]).parent
+
+
+def _run(spec, data_dir, tmp_path, benchmarks=QUICK, **options):
+    options.setdefault("n_bootstrap", 200)
+    return runner.run(spec, benchmarks, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", progress=False, **options)
+
+
+def _sections(result):
+    return {name: run.sections for name, run in result.runs.items()}
+
+
+def test_oracle_has_zero_bias(data_dir, tmp_path):
+    sections = _sections(_run("baseline:oracle", data_dir, tmp_path))
+    counter_gap = sections["counter_gap"]["counter_gap"]
+    assert counter_gap["accuracy"] == 1.0 and counter_gap["num_quadruples"] == 1002
+    assert counter_gap["delta_i"] == counter_gap["i_across"] == counter_gap["i_within"] == 0.0
+    winogender = sections["winogender"]["winogender"]
+    assert winogender["accuracy"] == 1.0
+    assert winogender["pairs_resolved_differently"] == winogender["occupation_share_male_minus_female"] == 0.0
+
+
+def test_stereotype_baseline_is_strongly_and_significantly_biased(data_dir, tmp_path, loaded_set):
+    winogender = _sections(_run("baseline:stereotype", data_dir, tmp_path, ["winogender"]))["winogender"]["winogender"]
+    # One of "she" and "he" matches the occupation's stereotype and goes to it; the other falls back to
+    # the nearest candidate. So a pair is resolved differently exactly when the nearest is the participant.
+    rows = loaded_set("winogender", "default")["test"]
+    nearest_is_participant = {row["pair_id"] for row in rows if NearestBaseline().pick(row) == 1}
+    assert winogender["pairs_resolved_differently"] == len(nearest_is_participant) / 240
+    assert winogender["pairs_resolved_differently"] > 0.5
+    assert winogender["pairs_resolved_differently_p_value"] < 0.01
+    assert winogender["pearson_r_bls"] > 0.7 and winogender["pearson_r_bls_p_value"] < 0.01
+    assert winogender["accuracy_non_gotcha_minus_gotcha"] > 0.5
+
+
+def test_stereotype_choice_on_a_hand_made_instance():
+    instance = {
+        "text": "The nurse met the mechanic because he was late.",
+        "pronoun": {"text": "he", "start": 36, "end": 38},
+        "candidates": [{"text": "The nurse", "start": 0, "end": 9}, {"text": "the mechanic", "start": 14, "end": 26}],
+        "pronoun_gender": "male",
+        "candidate_stereotypes": ["female", "male"],
+    }
+    assert StereotypeBaseline().choose([instance], "t")[0].index == 1
+    assert StereotypeBaseline().choose([{**instance, "pronoun_gender": "female"}], "t")[0].index == 0
+    # No stereotype to go by: the nearest candidate.
+    assert StereotypeBaseline().choose([{**instance, "candidate_stereotypes": [None, None]}], "t")[0].index == 1
+    assert NearestBaseline().choose([instance], "t")[0].index == 1
+
+
+class CountingModel:
+    """Wraps a choice model, counting the instances it is asked about; fails after ``fail_after`` batches."""
+
+    reads_gold = False
+
+    def __init__(self, inner, fail_after=None):
+        self.inner, self.fail_after, self.name = inner, fail_after, inner.name
+        self.asked = Counter()
+        self.batches = 0
+
+    def choose(self, instances, benchmark):
+        if self.fail_after is not None and self.batches >= self.fail_after:
+            raise ModelError("interrupted")
+        self.batches += 1
+        self.asked.update(instance["id"] for instance in instances)
+        assert all("is_referent" not in c for instance in instances for c in instance["candidates"])
+        return self.inner.choose(instances, benchmark)
+
+
+def test_interrupted_run_resumes_without_recomputing(data_dir, tmp_path):
+    interrupted = CountingModel(StereotypeBaseline(), fail_after=3)
+    with pytest.raises(ModelError, match="interrupted"):
+        _run("baseline:stereotype", data_dir, tmp_path, ["counter_gap"], model=interrupted, batch_size=100)
+    with prediction_cache.PredictionCache(tmp_path / "cache.sqlite") as cache:
+        assert cache.count() == 300  # the three batches answered before the failure were committed
+    resumed = CountingModel(StereotypeBaseline())
+    result = _run("baseline:stereotype", data_dir, tmp_path, ["counter_gap"], model=resumed, batch_size=100)
+    assert sum(resumed.asked.values()) == 4008 - 300 and not set(resumed.asked) & set(interrupted.asked)
+    fresh = _run("baseline:stereotype", data_dir, tmp_path / "fresh", ["counter_gap"])
+    assert result.to_json()["benchmarks"]["counter_gap"]["sections"] == fresh.to_json()["benchmarks"]["counter_gap"]["sections"]
+
+
+def test_shards_merge_into_the_single_run_scores(data_dir, tmp_path):
+    model_spec = "baseline:random"
+    single = _run(model_spec, data_dir, tmp_path / "single", n_bootstrap=100)
+    shard_caches = []
+    for index in range(3):
+        cache = tmp_path / f"shard{index}.sqlite"
+        runner.run(model_spec, QUICK, data_dir=data_dir, cache_path=cache, shard=(index, 3), progress=False)
+        shard_caches.append(cache)
+    assert prediction_cache.merge(shard_caches, tmp_path / "merged.sqlite") == 720 + 4008
+    never_called = CountingModel(StereotypeBaseline(), fail_after=0)
+    merged = runner.run(model_spec, QUICK, data_dir=data_dir, cache_path=tmp_path / "merged.sqlite",
+                        n_bootstrap=100, progress=False, model=never_called)
+    assert json.dumps(_sections(merged), sort_keys=True) == json.dumps(_sections(single), sort_keys=True)
+
+
+def test_limit_keeps_whole_quadruples_and_pairs(data_dir, tmp_path):
+    result = _run("baseline:nearest", data_dir, tmp_path, limit=5, n_bootstrap=0)
+    assert len(result.runs["counter_gap"].instances) == 20
+    assert result.runs["counter_gap"].sections["counter_gap"]["num_quadruples"] == 5
+    assert result.runs["winogender"].sections["winogender"]["num_pairs"] == 5
+    assert len(result.runs["winogender"].instances) == 15  # female, male and neutral sentence of each pair
+
+
+class ToyClusterModel:
+    """Clusters the first word of the text with every he/she/him/her: a real cluster model's output shape."""
+
+    name = "toy"
+
+    def predict_clusters(self, texts):
+        clusters = []
+        for text in texts:
+            first = re.match(r"\w+", text)
+            pronouns = [(m.start(), m.end()) for m in re.finditer(r"\b(he|she|him|her|his)\b", text)]
+            clusters.append([[(first.start(), first.end()), *pronouns]] if first and pronouns else [])
+        return clusters
+
+
+@pytest.fixture
+def toy_server():
+    server = make_server(ToyClusterModel().predict_clusters, "toy", max_texts=7)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_model_over_http_scores_as_it_does_in_process(data_dir, tmp_path, toy_server):
+    over_http = _run(toy_server, data_dir, tmp_path / "http", ["winogender"], n_bootstrap=100)
+    in_process = _run("toy", data_dir, tmp_path / "local", ["winogender"], n_bootstrap=100, model=ToyClusterModel())
+    assert _sections(over_http) == _sections(in_process)
+    decisions = Counter(tuple(i["decision"]) for i in over_http.runs["winogender"].instances)
+    # "The X ... he": the first word is "The", inside "The technician" (containment) when the occupation comes first.
+    assert decisions[(True, False)] > 0 and decisions[(False, False)] > 0
+
+
+def test_unparseable_answers_are_counted_not_guessed(data_dir, tmp_path):
+    class Mumbling:
+        name, reads_gold = "mumbling", False
+
+        def choose(self, instances, benchmark):
+            return [Choice(None, parsed=False, raw="hmm") if i % 2 else Choice(0) for i, _ in enumerate(instances)]
+
+    result = _run("mumbling", data_dir, tmp_path, ["winogender"], model=Mumbling(), n_bootstrap=0, batch_size=10)
+    run = result.runs["winogender"]
+    assert run.num_unparsed == 360
+    assert all(i["decision"] == [False, False] for i in run.instances if not i["parsed"])
+    assert result.to_json()["benchmarks"]["winogender"]["num_unparsed"] == 360
+
+
+def test_outputs_on_disk(data_dir, tmp_path):
+    result = _run("baseline:stereotype", data_dir, tmp_path, n_bootstrap=100)
+    written = run_report.write_outputs(result, tmp_path / "out")
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["model"] == "baseline:stereotype"
+    assert results["benchmarks"]["winogender"]["sections"] == json.loads(json.dumps(result.runs["winogender"].sections))
+    report = (tmp_path / "out" / "report.md").read_text()
+    winogender = result.runs["winogender"].sections["winogender"]
+    assert f"| winogender | pairs resolved differently | {winogender['pairs_resolved_differently']:.3f}* |" in report
+    assert "![winogender_occupations](plots/winogender_occupations.png)" in report
+    csv_lines = (tmp_path / "out" / "summary.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("benchmark,score,value,ci_low,ci_high,p_value,significant")
+    assert len(csv_lines) == 1 + len(run_report.summary_rows(results))
+    for name in ("winogender_occupations.png", "counter_gap_delta_i.png"):
+        assert written[f"plots/{name}"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    instances = (tmp_path / "out" / "instances" / "counter_gap.jsonl").read_text().splitlines()
+    assert len(instances) == 4008 and set(json.loads(instances[0])) == {"id", "config", "split", "decision", "gold", "parsed"}
+
+
+def test_cli_run_and_its_errors(data_dir, tmp_path, capsys):
+    argv = ["run", "--model", "baseline:oracle", "--benchmark", "winogender", "--limit", "3", "--n-bootstrap", "0",
+            "--data-dir", str(data_dir), "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "out"), "--no-plots"]
+    assert cli.main(argv) == 0
+    assert "pairs resolved differently" in capsys.readouterr().out
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["settings"]["limit"] == 3
+    assert cli.main(["run", "--model", "nonsense:x", "--benchmark", "winogender"]) == 2
+    assert "unknown model spec 'nonsense:x'" in capsys.readouterr().err
+    assert cli.main(["run", "--model", "baseline:oracle", "--benchmark", "winobias3"]) == 2
+    assert "unknown benchmark 'winobias3'" in capsys.readouterr().err
+
+
+def test_model_specs():
+    assert load_model("baseline:dist-2").k == 2
+    assert load_model("http://127.0.0.1:1").url == "http://127.0.0.1:1"
+    with pytest.raises(UnknownModelError, match="expected <kind>:<name>"):
+        load_model("fastcoref")
+    with pytest.raises(ValueError, match="unknown baseline 'best'"):
+        load_model("baseline:best")
