@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from . import abc, counter_gap, gap, pro_anti, winogender
 from .weighting import InfeasibleBalanceError
 
+
 Part = tuple[str, str]  # (config, split)
+
+
+def rows_of(columns: dict[str, list]) -> list[dict]:
+    """Rows of a table given as columns (name → values)."""
+    names = list(columns)
+    return [dict(zip(names, values)) for values in zip(*columns.values())]
 
 
 @dataclass(frozen=True)
@@ -106,7 +113,7 @@ def _pro_anti_inputs(rows, decisions, parts, *, gold_only: bool):
     inputs = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": []}
     for part in parts:
         data = rows[part]
-        for row, decision in zip(data, decisions[part]):
+        for row, decision in zip(rows_of(data), decisions[part]):
             for candidate, linked in zip(row["candidates"], decision):
                 if gold_only and not candidate["is_referent"]:
                     continue

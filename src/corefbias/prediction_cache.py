@@ -36,6 +36,10 @@ class PredictionCache:
         self.path = Path(path) if path is not None else default_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._connection = sqlite3.connect(self.path, timeout=60)
+        # WAL with synchronous=NORMAL: a commit survives the process being killed (not a power cut),
+        # which is what resuming needs, without an fsync per batch.
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.execute("PRAGMA synchronous=NORMAL")
         self._connection.execute(_SCHEMA)
         self._connection.commit()
 

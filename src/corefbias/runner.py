@@ -22,7 +22,7 @@ from pathlib import Path
 import datasets
 
 from . import __version__, datasets_export, scoring
-from .benchmarks import Benchmark, resolve
+from .benchmarks import Benchmark, resolve, rows_of
 from .models.base import Choice, ChoiceModel, ClusterModel, ModelError
 from .models.registry import load_model
 from .prediction_cache import PredictionCache
@@ -39,13 +39,15 @@ class BenchmarkRun:
     """One benchmark's outcome: scores per section, decisions per instance, bookkeeping."""
 
     benchmark: Benchmark
-    parts: dict = field(default_factory=dict)  # (config, split) → the scored rows (a datasets.Dataset)
+    parts: dict = field(default_factory=dict)  # (config, split) → the scored rows, as columns (name → list)
     sections: dict[str, dict] = field(default_factory=dict)
     instances: list[dict] = field(default_factory=list)  # id, config, split, decision, gold, parsed
     num_unparsed: int = 0
     num_predicted: int = 0  # instances the model answered in this run (the rest came from the cache)
-    model_seconds: float = 0.0
-    wall_seconds: float = 0.0
+    model_seconds: float = 0.0  # inside the model's calls
+    predict_seconds: float = 0.0  # the prediction loop: the model plus the harness around it
+    score_seconds: float = 0.0
+    wall_seconds: float = 0.0  # everything, loading the set included
 
 
 @dataclass
@@ -68,6 +70,8 @@ class RunResult:
                     "num_unparsed": run.num_unparsed,
                     "num_predicted": run.num_predicted,
                     "model_seconds": run.model_seconds,
+                    "predict_seconds": run.predict_seconds,
+                    "score_seconds": run.score_seconds,
                     "wall_seconds": run.wall_seconds,
                     "sections": run.sections,
                 }
@@ -171,8 +175,9 @@ def run_benchmark(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=sum(len(data) for data in parts.values()), desc=benchmark.name, unit="instance")
-    result = BenchmarkRun(benchmark, parts)
+    result = BenchmarkRun(benchmark)
     outputs = {}
+    predicting = time.perf_counter()
     try:
         for (config, split), data in parts.items():
             predictor = _Predictor(model, benchmark.name, (spec, benchmark.dataset, config, split), cache, bar)
@@ -186,10 +191,14 @@ def run_benchmark(
     finally:
         if bar is not None:
             bar.close()
+    result.predict_seconds = time.perf_counter() - predicting
+    scoring_started = time.perf_counter()
+    # Columns in bulk: a datasets.Dataset read row by row or column by column costs far more.
+    result.parts = {part: data.to_dict() for part, data in parts.items()}
     decisions = {}
-    for (config, split), data in parts.items():
+    for (config, split), columns in result.parts.items():
         decisions[config, split] = []
-        for row, output in zip(data, outputs[config, split]):
+        for row, output in zip(rows_of(columns), outputs[config, split]):
             decision, parsed = _decision(output, row, mode)
             decisions[config, split].append(decision)
             result.num_unparsed += not parsed
@@ -198,7 +207,8 @@ def run_benchmark(
                  "gold": [c["is_referent"] for c in row["candidates"]], "parsed": parsed}
             )
     if shard is None:
-        result.sections = benchmark.score(parts, decisions, n_bootstrap, seed)
+        result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
+    result.score_seconds = time.perf_counter() - scoring_started
     result.wall_seconds = time.perf_counter() - started
     return result
 
