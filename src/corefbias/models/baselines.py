@@ -4,7 +4,10 @@
 * ``nearest``: the candidate closest to the pronoun (in characters; ties go to the earlier one);
 * ``dist-<k>``: GAP on GAP's Dist-k, the candidate whose rank among the text's names is k, from the
   ``candidate_ranks`` column where the set has one (GAP test); elsewhere candidates are ranked by
-  their distance to the pronoun, so ``dist-1`` equals ``nearest`` there;
+  their distance to the pronoun, so ``dist-1`` equals ``nearest`` there. Being a choice model it
+  links one candidate: where both share rank k (GAP test-404 and test-1241, one name span covering
+  both) it links the first, while ``gap_baselines.dist_k_predictions`` links both — so on GAP
+  ``baseline:dist-1`` gives W-Bias 1.0024 and acc-Bias 0.7781 against the paper's 1.000 and 0.776;
 * ``stereotype``: the candidate whose occupation stereotype (``candidate_stereotypes``) matches
   the pronoun's gender, else the nearest one — it must come out strongly biased, a live check that
   the metrics detect bias;
