@@ -209,3 +209,15 @@ def test_model_specs():
         load_model("fastcoref")
     with pytest.raises(ValueError, match="unknown baseline 'best'"):
         load_model("baseline:best")
+
+
+def test_options_a_model_kind_does_not_take_are_refused(tmp_path, capsys):
+    with pytest.raises(ValueError, match="chat models take no option device"):
+        load_model("chat:some/model", device="cuda:0")
+    assert cli.main(["run", "--model", "baseline:oracle", "--base-url", "http://127.0.0.1:1/v1"]) == 2
+    assert "--base-url is for chat: models only" in capsys.readouterr().err
+
+
+def test_the_cache_tells_chat_endpoints_apart():
+    assert runner.cache_key("chat:m", {"base_url": "http://a/v1"}) != runner.cache_key("chat:m", {"base_url": "http://b/v1"})
+    assert runner.cache_key("baseline:oracle", {"device": "cuda:0"}) == "baseline:oracle"

@@ -40,6 +40,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     run.add_argument("--shard", type=_shard, metavar="I/N", help="only predict shard I of N (merge the caches, then run again to score)")
     run.add_argument("--mode", default="cluster", choices=["cluster", "any_cluster"], help="how clusters become links")
     run.add_argument("--base-url", help="for chat: an OpenAI-compatible endpoint (default: Hugging Face Inference)")
+    run.add_argument("--device", help="for library adapters: torch device such as cuda:0 (default cpu)")
     run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 
     serve = commands.add_parser("serve", parents=[common], help="serve a cluster model over corefbias's HTTP protocol")
@@ -48,6 +49,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=int, default=8808)
     serve.add_argument("--max-texts", type=int, default=64, help="most texts per request")
     serve.add_argument("--max-chars", type=int, default=20000, help="longest text accepted")
+    serve.add_argument("--device", help="for library adapters: torch device such as cuda:0 (default cpu)")
 
     merge = commands.add_parser("merge-predictions", parents=[common], help="merge prediction caches of shard runs")
     merge.add_argument("sources", nargs="+", metavar="FILE")
@@ -57,7 +59,11 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 def _run(args) -> int:
     from . import run_report, runner
 
-    options = {"base_url": args.base_url} if args.base_url else {}
+    options = {"device": args.device} if args.device else {}
+    if args.base_url:
+        if not args.model.startswith("chat:"):
+            raise ValueError("--base-url is for chat: models only")
+        options["base_url"] = args.base_url
     result = runner.run(
         args.model, args.benchmark or ["all"], data_dir=args.data_dir, mirror=args.mirror, cache_path=args.cache,
         limit=args.limit, n_bootstrap=args.n_bootstrap, seed=args.seed, batch_size=args.batch_size,
@@ -80,7 +86,7 @@ def _serve(args) -> int:
     from .models.base import ClusterModel
     from .models.registry import load_model
 
-    model = load_model(args.model)
+    model = load_model(args.model, **({"device": args.device} if args.device else {}))
     if not isinstance(model, ClusterModel):
         print(f"corefbias: {args.model} chooses among candidates; only cluster models can be served", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,6 +80,12 @@ class RunResult:
         }
 
 
+def cache_key(model_spec: str, model_options: dict | None) -> str:
+    """The model's identity in the prediction cache: its spec, plus any option that changes its answers."""
+    endpoint = (model_options or {}).get("base_url")
+    return f"{model_spec} @ {endpoint}" if endpoint else model_spec
+
+
 def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> datasets.Dataset:
     """One config/split of an exported set, exporting the set from the mirror first if needed."""
     folder = data_dir / dataset
@@ -122,8 +128,8 @@ def _without_gold(row: dict) -> dict:
 class _Predictor:
     """The ``Dataset.map`` function: cached outputs, and the model asked for the rest."""
 
-    def __init__(self, model, benchmark: str, key: tuple, cache: PredictionCache, bar):
-        self.model, self.benchmark, self.key, self.cache, self.bar = model, benchmark, key, cache, bar
+    def __init__(self, model, benchmark: str, key: tuple, cache: PredictionCache, advance: Callable[[int], None]):
+        self.model, self.benchmark, self.key, self.cache, self.advance = model, benchmark, key, cache, advance
         self.model_seconds = 0.0
         self.predicted = 0
 
@@ -139,8 +145,7 @@ class _Predictor:
             self.cache.put(self.key, new)
             found.update(new)
             self.predicted += len(missing)
-        if self.bar is not None:
-            self.bar.update(len(ids))
+        self.advance(len(ids))
         # JSON text, because Arrow would fix the column type from the first batch (an empty cluster list).
         return {"output": [json.dumps(found[instance]) for instance in ids]}
 
@@ -160,6 +165,7 @@ class _Predictor:
 def run_benchmark(
     model, benchmark: Benchmark, *, spec: str, data_dir: Path, mirror, cache: PredictionCache, limit: int | None,
     n_bootstrap: int, seed: int, batch_size: int, shard: tuple[int, int] | None, mode: str, progress: bool,
+    on_progress: Callable[[str, int, int], None] | None = None,
 ) -> BenchmarkRun:
     started = time.perf_counter()
     parts = {
@@ -170,17 +176,29 @@ def run_benchmark(
     if shard is not None:
         index, count = shard
         parts = {part: data.shard(count, index, contiguous=True) for part, data in parts.items()}
+    total = sum(len(data) for data in parts.values())
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=sum(len(data) for data in parts.values()), desc=benchmark.name, unit="instance")
+        bar = tqdm(total=total, desc=benchmark.name, unit="instance")
+    done = 0
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if bar is not None:
+            bar.update(count)
+        if on_progress is not None:
+            on_progress(benchmark.name, done, total)
+
     result = BenchmarkRun(benchmark)
     outputs = {}
     predicting = time.perf_counter()
     try:
+        advance(0)
         for (config, split), data in parts.items():
-            predictor = _Predictor(model, benchmark.name, (spec, benchmark.dataset, config, split), cache, bar)
+            predictor = _Predictor(model, benchmark.name, (spec, benchmark.dataset, config, split), cache, advance)
             mapped = data.map(
                 predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
                 load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],
@@ -229,8 +247,13 @@ def run(
     progress: bool = True,
     model=None,
     model_options: dict | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
 ) -> RunResult:
-    """Run one model on the named benchmarks; ``model`` may be given ready-made (its spec still keys the cache)."""
+    """Run one model on the named benchmarks; ``model`` may be given ready-made (its spec still keys the cache).
+
+    ``on_progress(benchmark, done, total)`` is called before a benchmark's predictions and after each
+    batch; an exception it raises stops the run (the batches answered so far stay cached).
+    """
     chosen = resolve(benchmarks)
     if shard is not None and not 0 <= shard[0] < shard[1]:
         raise ValueError(f"shard must be (index, count) with 0 <= index < count, got {shard}")
@@ -244,8 +267,9 @@ def run(
     with PredictionCache(cache_path) as cache:
         runs = {
             benchmark.name: run_benchmark(
-                model, benchmark, spec=model_spec, data_dir=data_dir, mirror=mirror, cache=cache, limit=limit,
+                model, benchmark, spec=cache_key(model_spec, model_options), data_dir=data_dir, mirror=mirror, cache=cache, limit=limit,
                 n_bootstrap=n_bootstrap, seed=seed, batch_size=batch_size, shard=shard, mode=mode, progress=progress,
+                on_progress=on_progress,
             )
             for benchmark in chosen
         }

@@ -7,6 +7,7 @@ it is used, and then fails with the extra to install.
 
 from __future__ import annotations
 
+import inspect
 from importlib import import_module
 
 from .base import ModelError
@@ -48,6 +49,11 @@ def load_model(spec: str, **options):
         return HttpClusterModel(argument, **options)
     module_name, extra, _ = KINDS[kind]
     module = import_module(f".{module_name}", __package__)
+    parameters = inspect.signature(module.load).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        unknown = sorted(set(options) - set(parameters))
+        if unknown:
+            raise ValueError(f"{kind} models take no option {', '.join(unknown)}")
     try:
         return module.load(argument, kind=kind, **options)
     except ImportError as error:
