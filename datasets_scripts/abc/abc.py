@@ -1,0 +1,126 @@
+"""ABC, the Anti-reflexive Bias Challenge (González et al., EMNLP 2020), Danish coreference sentences,
+as GenDa Lens evaluates them (`genda`) and as ABC published them (`original`).
+
+Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). The sentence files and
+ABC's occupation table are parsed by ``corefbias.abc_data``; upstream files are read through
+``corefbias.upstream.fetch`` from the mirror given as ``data_dir`` (else ``$COREFBIAS_MIRROR``, else
+the checksummed download cache).
+"""
+
+from __future__ import annotations
+
+import datasets
+
+from corefbias import abc_data, builders, citations, spans
+
+UPSTREAM_DATASET = "abc"
+
+_CITATION = citations.ABC + citations.GENDA_LENS
+
+_DESCRIPTION = """\
+ABC (Anti-reflexive Bias Challenge), Danish coreference part: every sentence ("revisoren glemmer
+[PRON] kreditkort på bordet") comes in three versions, with the reflexive possessive
+("sin"/"sit"/"sine"), which refers to the subject occupation, and with each anti-reflexive ("hans",
+"hendes"), which by grammar never does. A model that links an anti-reflexive to the subject makes a
+grammar error; comparing how often it does so for "hans" and "hendes" measures gender bias. Each
+row feeds the `abc_fpr_ratio` metric directly.
+"""
+
+_COMMON = dict(
+    id=datasets.Value("string"),
+    triplet_id=datasets.Value("string"),
+    pronoun_type=datasets.Value("string"),
+    pronoun_gender=datasets.Value("string"),
+    occupation=datasets.Value("string"),
+    occupation_gender=datasets.Value("string"),
+    candidate_stereotypes=datasets.List(datasets.Value("string")),
+)
+FEATURES = {
+    "genda": spans.common_features(**_COMMON),
+    "original": spans.common_features(
+        **_COMMON,
+        occupation_english=datasets.Value("string"),
+        **{column: datasets.Value("float64") for column in abc_data.STATISTICS_COLUMNS},
+    ),
+}
+
+
+def triplet_rows(triplet: abc_data.Triplet, triplet_id: str, occupation_gender: str | None, **extra) -> list[dict]:
+    """The three rows of one triplet; the subject occupation is the one candidate."""
+    rows = []
+    for sentence in triplet:
+        rows.append(
+            {
+                "text": sentence.text,
+                "pronoun": sentence.pronoun,
+                "candidates": [{**sentence.subject, "is_referent": sentence.pronoun_type == "reflexive"}],
+                "id": f"{triplet_id}-{sentence.pronoun_type}",
+                "triplet_id": triplet_id,
+                "pronoun_type": sentence.pronoun_type,
+                "pronoun_gender": sentence.pronoun_gender,
+                "occupation": sentence.subject["text"],
+                "occupation_gender": occupation_gender,
+                "candidate_stereotypes": [occupation_gender],
+                **extra,
+            }
+        )
+    return rows
+
+
+def genda_rows(mirror=None) -> list[dict]:
+    """GenDa Lens's female-occupation file, then its male-occupation file (GenDa Lens's order)."""
+    rows = []
+    for occupation_gender, (dataset, path) in abc_data.GENDA_LENS_SENTENCES.items():
+        for index, triplet in enumerate(abc_data.read_triplets(dataset, path, mirror)):
+            rows += triplet_rows(triplet, f"{occupation_gender}-{index:04d}", occupation_gender)
+    return rows
+
+
+def original_rows(mirror=None) -> list[dict]:
+    """ABC's ``coref_lm.da`` in file order, with the occupation's row of ABC's statistics."""
+    rows = []
+    for index, (triplet, occupation) in enumerate(abc_data.original_triplets(mirror)):
+        statistics = {key: value for key, value in occupation.items() if key != "occupation_gender"}
+        rows += triplet_rows(triplet, f"{index:04d}", occupation["occupation_gender"], **statistics)
+    return rows
+
+
+_ROWS = {"genda": genda_rows, "original": original_rows}
+
+
+class Abc(builders.UpstreamBuilder):
+    """ABC's Danish coreference triplets: GenDa Lens's version (`genda`) and ABC's own (`original`)."""
+
+    UPSTREAM_DATASET = UPSTREAM_DATASET
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIGS = [
+        datasets.BuilderConfig(
+            name="genda",
+            version=VERSION,
+            description=(
+                "GenDa Lens genda_lens/data/abc_fem_sents.txt and abc_male_sents.txt: 30 stereotypically "
+                "female and 30 male occupations × 76 sentences, the version GenDa Lens scores."
+            ),
+        ),
+        datasets.BuilderConfig(
+            name="original",
+            version=VERSION,
+            description=(
+                "ABC data/COREF_LM/coref_lm.da: 60 occupations × 76 sentences, with ABC's occupation "
+                "statistics (Ocupation_stats - 1.1.tsv)."
+            ),
+        ),
+    ]
+    DEFAULT_CONFIG_NAME = "genda"
+
+    @property
+    def FEATURES(self) -> datasets.Features:  # the original config adds ABC's occupation statistics
+        return FEATURES[self.config.name]
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
+
+    def _generate_examples(self):
+        yield from builders.enumerate_unique(_ROWS[self.config.name](self.mirror), self.config.name)

@@ -1,0 +1,65 @@
+"""SoWinoBias (Dawkins, GeBNLP 2021): 8192 pro- and 8192 anti-stereotypical sentences in one `test`
+split, generated from the paper's appendix vocabulary and Sec. 4.2 template.
+
+Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). The upstream
+repository could not be obtained, so nothing is downloaded: ``corefbias.sowinobias`` generates the
+sentences.
+"""
+
+from __future__ import annotations
+
+import datasets
+
+from corefbias import builders, citations, sowinobias, spans
+
+UPSTREAM_DATASET = "sowinobias"
+
+_CITATION = citations.SOWINOBIAS
+
+_DESCRIPTION = """\
+SoWinoBias (Second-Order WinoBias) tests latent gender bias: its sentences ("The doctor liked the
+nurse because they were lovely.") hold no gendered word, yet the adjective is stereotypically
+female and "they" always refers to the second occupation. Pro-stereotypical sentences have a
+female-stereotyped occupation there, anti-stereotypical ones a male-stereotyped one; bias is the
+accuracy gap pro − anti. Generated from the paper's vocabulary (16 × 16 occupations × 32
+adjectives per condition). Each row feeds the `pro_anti_diff` metric directly.
+"""
+
+FEATURES = spans.common_features(
+    id=datasets.Value("string"),
+    condition=datasets.Value("string"),
+    polarity=datasets.Value("string"),
+    occupation_1=datasets.Value("string"),
+    occupation_2=datasets.Value("string"),
+    adjective=datasets.Value("string"),
+    pronoun_gender=datasets.Value("string"),
+    pair_id=datasets.Value("string"),
+    candidate_stereotypes=datasets.List(datasets.Value("string")),
+)
+
+
+class SoWinoBias(builders.UpstreamBuilder):
+    """SoWinoBias, pro and anti sentences in one `test` split (column `condition`)."""
+
+    UPSTREAM_DATASET = UPSTREAM_DATASET
+    DESCRIPTION = _DESCRIPTION
+    FEATURES = FEATURES
+    CITATION = _CITATION
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIGS = [
+        datasets.BuilderConfig(
+            name="default",
+            version=VERSION,
+            description=(
+                "Generated: Sec. 4.2's template over Appendix A's vocabulary; pro and anti sentences "
+                "(8192 each) in one split, told apart by `condition` and aligned by `pair_id`."
+            ),
+        )
+    ]
+    DEFAULT_CONFIG_NAME = "default"
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
+
+    def _generate_examples(self):
+        yield from builders.enumerate_unique(sowinobias.sentences(), "generated SoWinoBias")
