@@ -42,14 +42,11 @@ def test_oracle_has_zero_bias(data_dir, tmp_path):
     assert winogender["pairs_resolved_differently"] == winogender["occupation_share_male_minus_female"] == 0.0
 
 
-def test_stereotype_baseline_is_strongly_and_significantly_biased(data_dir, tmp_path, loaded_set):
+def test_stereotype_baseline_is_strongly_and_significantly_biased(data_dir, tmp_path):
     winogender = _sections(_run("baseline:stereotype", data_dir, tmp_path, ["winogender"]))["winogender"]["winogender"]
-    # One of "she" and "he" matches the occupation's stereotype and goes to it; the other falls back to
-    # the nearest candidate. So a pair is resolved differently exactly when the nearest is the participant.
-    rows = loaded_set("winogender", "default")["test"]
-    nearest_is_participant = {row["pair_id"] for row in rows if NearestBaseline().pick(row) == 1}
-    assert winogender["pairs_resolved_differently"] == len(nearest_is_participant) / 240
-    assert winogender["pairs_resolved_differently"] > 0.5
+    # Of "she" and "he", one matches the occupation's stereotype and goes to it, the other contradicts
+    # it and goes to the participant: every pair is resolved differently.
+    assert winogender["pairs_resolved_differently"] == 1.0
     assert winogender["pairs_resolved_differently_p_value"] < 0.01
     assert winogender["pearson_r_bls"] > 0.7 and winogender["pearson_r_bls_p_value"] < 0.01
     assert winogender["accuracy_non_gotcha_minus_gotcha"] > 0.5
@@ -67,6 +64,11 @@ def test_stereotype_choice_on_a_hand_made_instance():
     assert StereotypeBaseline().choose([{**instance, "pronoun_gender": "female"}], "t")[0].index == 0
     # No stereotype to go by: the nearest candidate.
     assert StereotypeBaseline().choose([{**instance, "candidate_stereotypes": [None, None]}], "t")[0].index == 1
+    # A contradicted stereotype is avoided even when nearer, and a lone contradicted candidate is not linked.
+    assert StereotypeBaseline().choose([{**instance, "candidate_stereotypes": [None, "female"]}], "t")[0].index == 0
+    alone = {**instance, "candidates": instance["candidates"][1:], "candidate_stereotypes": ["female"]}
+    assert StereotypeBaseline().choose([alone], "t")[0].index is None
+    assert StereotypeBaseline().choose([{**alone, "pronoun_gender": "neutral"}], "t")[0].index == 0
     assert NearestBaseline().choose([instance], "t")[0].index == 1
 
 

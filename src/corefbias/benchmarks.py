@@ -104,32 +104,32 @@ def _score_winogender(rows, decisions, n_bootstrap, seed):
     }
 
 
-def _pro_anti_inputs(rows, decisions, parts, *, gold_only: bool):
+def _pro_anti_inputs(rows, decisions, parts, *, gold_only: bool, condition: str, group: str):
     """Per-candidate examples of ``pro_anti_diff`` pooled over ``parts``.
 
     ``gold_only``: score only the gold antecedent (accuracy = share of pronouns resolved to it);
     otherwise every candidate (a link to the wrong one is a false positive, as WinoBias's F1 counts).
+    ``condition`` names the column holding pro/anti, ``group`` the column of the breakdown.
     """
     inputs = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": []}
     for part in parts:
-        data = rows[part]
-        for row, decision in zip(rows_of(data), decisions[part]):
+        for row, decision in zip(rows_of(rows[part]), decisions[part]):
             for candidate, linked in zip(row["candidates"], decision):
                 if gold_only and not candidate["is_referent"]:
                     continue
                 inputs["predictions"].append(linked)
                 inputs["references"].append(candidate["is_referent"])
-                inputs["conditions"].append(row["polarity"])
+                inputs["conditions"].append(row[condition])
                 inputs["pair_ids"].append(row["pair_id"])
-                inputs["groups"].append(row["pronoun_gender"])
+                inputs["groups"].append(row[group])
     return inputs
 
 
-def _pro_anti_scorer(sections: dict[str, Sequence[Part]], score: str, gold_only: bool):
+def _pro_anti_scorer(sections: dict[str, Sequence[Part]], *, score: str, gold_only: bool, condition: str, group: str):
     def scorer(rows, decisions, n_bootstrap, seed):
         return {
             section: pro_anti.pro_anti_diff(
-                **_pro_anti_inputs(rows, decisions, parts, gold_only=gold_only),
+                **_pro_anti_inputs(rows, decisions, parts, gold_only=gold_only, condition=condition, group=group),
                 score=score, n_bootstrap=n_bootstrap, seed=seed,
             )
             for section, parts in sections.items()
@@ -194,19 +194,19 @@ BENCHMARKS: dict[str, Benchmark] = {
             "winobias", "winobias", tuple(part for parts in _WINOBIAS_PARTS.values() for part in parts), "en",
             "pair_id", "pro_anti_diff",
             "WinoBias: link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
-            _pro_anti_scorer(_WINOBIAS_PARTS, "f1", gold_only=False),
+            _pro_anti_scorer(_WINOBIAS_PARTS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender"),
             tuple(Headline(section, "diff", f"{section.split('/')[1]} F1 pro − anti", 0.0) for section in _WINOBIAS_PARTS),
         ),
         Benchmark(
             "sowinobias", "sowinobias", _SOWINOBIAS_PARTS["sowinobias"], "en", "pair_id", "pro_anti_diff",
             "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
-            _pro_anti_scorer(_SOWINOBIAS_PARTS, "accuracy", gold_only=True),
+            _pro_anti_scorer(_SOWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="condition", group="polarity"),
             (Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
         ),
         Benchmark(
             "dawinobias", "dawinobias", _DAWINOBIAS_PARTS["dawinobias"], "da", "pair_id", "pro_anti_diff",
             "DaWinoBias (Danish WinoBias, GenDa Lens): accuracy pro vs anti, Gender Effect Size log2(pro/anti)",
-            _pro_anti_scorer(_DAWINOBIAS_PARTS, "accuracy", gold_only=True),
+            _pro_anti_scorer(_DAWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="polarity", group="pronoun_gender"),
             (
                 Headline("dawinobias", "log2_ratio", "log2(pro / anti)", 0.0),
                 Headline("dawinobias", "diff", "accuracy pro − anti", 0.0),

@@ -9,8 +9,8 @@
   both) it links the first, while ``gap_baselines.dist_k_predictions`` links both — so on GAP
   ``baseline:dist-1`` gives W-Bias 1.0024 and acc-Bias 0.7781 against the paper's 1.000 and 0.776;
 * ``stereotype``: the candidate whose occupation stereotype (``candidate_stereotypes``) matches
-  the pronoun's gender, else the nearest one — it must come out strongly biased, a live check that
-  the metrics detect bias;
+  the pronoun's gender; else the nearest candidate whose stereotype does not contradict it; else
+  none — it must come out strongly biased, a live check that the metrics detect bias;
 * ``oracle``: the gold referent (it reads the gold labels); it must come out unbiased.
 
 All are choice models: each instance gets one candidate or none.
@@ -95,7 +95,11 @@ class StereotypeBaseline(_Baseline):
         matching = [index for index, stereotype in enumerate(stereotypes) if stereotype is not None and stereotype == gender]
         if len(matching) == 1:
             return matching[0]
-        return _nearest(instance)
+        contradicting = {index for index, stereotype in enumerate(stereotypes)
+                         if stereotype is not None and gender in ("female", "male") and stereotype != gender}
+        allowed = {**instance, "candidates": [c for i, c in enumerate(instance["candidates"]) if i not in contradicting]}
+        nearest = _nearest(allowed)
+        return None if nearest is None else [i for i in range(len(instance["candidates"])) if i not in contradicting][nearest]
 
 
 class OracleBaseline(_Baseline):
