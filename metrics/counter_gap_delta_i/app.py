@@ -4,4 +4,5 @@ import evaluate
 
 from corefbias.widget import launch_metric_widget
 
-launch_metric_widget(evaluate.load(str(Path(__file__).resolve().parent)))
+# By file, not folder: a Space runs from /home/user/app, and evaluate.load(<folder>) wants <folder name>.py.
+launch_metric_widget(evaluate.load(str(Path(__file__).resolve().with_name("counter_gap_delta_i.py"))))

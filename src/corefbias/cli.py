@@ -47,13 +47,49 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("names", nargs="*", metavar="NAME", help="sets to export (default: every set with a builder)")
     export.add_argument("--out", required=True, metavar="DIR", help="folder that receives one sub-folder per set")
     cli_run.add_commands(commands, common)
+    _add_publish_command(commands, common)
     return parser
+
+
+def _add_publish_command(commands, common) -> None:
+    from .publish import PARTS
+
+    publish = commands.add_parser(
+        "publish",
+        parents=[common],
+        help="create or update the Hub repositories (test sets, metric Spaces, main Space); token from $HF_TOKEN",
+    )
+    publish.add_argument("--namespace", required=True, metavar="ORG", help="Hub user or organisation owning the repositories")
+    publish.add_argument(
+        "--dry-run",
+        metavar="DIR",
+        help="write the exact folders that would be uploaded (DIR/datasets/<set>, DIR/spaces/<name>); upload nothing",
+    )
+    publish.add_argument("--only", action="append", choices=PARTS, help="publish only this part (repeatable; default: all)")
+
+
+def _publish(args) -> int:
+    from .datasets_export import DatasetBuildError
+    from .publish import PARTS, PublishError, publish
+
+    try:
+        staging = publish(args.namespace, dry_run=args.dry_run, parts=tuple(args.only or PARTS), mirror=args.mirror)
+    except (ValueError, PublishError, DatasetBuildError, UpstreamFileError) as error:
+        print(f"corefbias: {error}", file=sys.stderr)
+        return 2
+    for message in staging.skipped:
+        print(message, file=sys.stderr)
+    for repo in staging.repos:
+        print(f"{repo.repo_type} {repo.repo_id}: {repo.folder if args.dry_run else 'published'}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in cli_run.COMMANDS:
         return cli_run.handle(args)
+    if args.command == "publish":
+        return _publish(args)
     try:
         if args.command == "reproduce":
             module = import_module(f".reproduce.{REPRODUCTIONS[args.table][0]}", __package__)

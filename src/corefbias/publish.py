@@ -1,0 +1,268 @@
+"""Publish corefbias on the Hugging Face Hub: each test set as a dataset repository, each metric
+module as a Gradio Space, and the main Space (``spaces/corefbias``, with the metric cards) when it exists.
+
+corefbias is not on PyPI, so every Space carries a wheel of this package. A Space's build runs
+``pip install -r requirements.txt`` with only requirements.txt mounted, before the repository's
+files are copied in, so a local path to the wheel cannot work there: requirements.txt names the
+wheel by its URL in the Space's own repository, pinned by sha256. pip checks that hash, and a new
+wheel changes requirements.txt, which also invalidates the build's cached install step.
+
+Everything is first staged into folders laid out as ``<dir>/datasets/<set>`` and
+``<dir>/spaces/<name>``; a dry run stops there, a real run uploads each folder so that its
+repository then holds exactly the staged files (``.gitattributes`` kept).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+
+# Heavy libraries (huggingface_hub, packaging, datasets) are imported where used, so that importing
+# the CLI stays fast.
+
+PARTS = ("datasets", "metrics", "space")
+TOKEN_ENV = "HF_TOKEN"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+METRICS_DIR = REPO_ROOT / "metrics"
+MAIN_SPACE_NAME = "corefbias"
+MAIN_SPACE_DIR = REPO_ROOT / "spaces" / MAIN_SPACE_NAME
+# Where the main Space finds the metric cards (<name>/README.md) for its Learn tab, next to app.py.
+MAIN_SPACE_CARDS = "metric_cards"
+# Files a wheel build reads; the build runs on a copy so that it never writes into the checkout.
+_BUILD_INPUTS = ("pyproject.toml", "setup.cfg", "setup.py", "MANIFEST.in", "README.md", "LICENSE")
+_NOT_SHIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*", "*.whl")
+# A fixed timestamp makes the wheel, hence the sha256 in requirements.txt, depend on the source only.
+_WHEEL_EPOCH = "315532800"  # 1980-01-01, the earliest time a zip archive can record
+
+
+class PublishError(RuntimeError):
+    """Building the wheel or uploading failed."""
+
+
+@dataclass(frozen=True)
+class StagedRepo:
+    """A folder ready to become the repository ``repo_id`` (``repo_type`` "dataset" or "space")."""
+
+    repo_id: str
+    repo_type: str
+    folder: Path
+
+
+@dataclass
+class Staging:
+    """The staged repositories, and a message for each part left out."""
+
+    repos: list[StagedRepo] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def metric_names(metrics_dir: Path = METRICS_DIR) -> list[str]:
+    """Metric modules: folders ``metrics/<name>`` holding ``<name>.py``."""
+    return sorted(path.parent.name for path in metrics_dir.glob("*/*.py") if path.stem == path.parent.name)
+
+
+def repo_id(namespace: str, name: str) -> str:
+    from huggingface_hub.utils import validate_repo_id
+
+    candidate = f"{namespace}/{name}"
+    try:
+        validate_repo_id(candidate)
+    except ValueError as error:
+        raise ValueError(f"namespace {namespace!r} gives an invalid repository id: {error}") from None
+    return candidate
+
+
+def build_wheel(out_dir: str | os.PathLike, source: Path = REPO_ROOT) -> Path:
+    """Build the corefbias wheel from ``source`` into ``out_dir`` with pip; returns its path."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="corefbias-wheel-") as scratch:
+        tree, built = Path(scratch) / "source", Path(scratch) / "wheel"
+        shutil.copytree(source / "src", tree / "src", ignore=_NOT_SHIPPED)
+        for name in _BUILD_INPUTS:
+            if (source / name).is_file():
+                shutil.copy2(source / name, tree / name)
+        command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check"]
+        done = subprocess.run(
+            [*command, "--wheel-dir", str(built), str(tree)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "SOURCE_DATE_EPOCH": _WHEEL_EPOCH},
+        )
+        wheels = sorted(built.glob("corefbias-*.whl"))
+        if done.returncode != 0 or len(wheels) != 1:
+            raise PublishError(f"building the corefbias wheel with pip failed:\n{done.stderr.strip()}")
+        return Path(shutil.copy2(wheels[0], out_dir / wheels[0].name))
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def requirements_with_wheel(text: str, wheel: Path, url: str, source: str = "requirements.txt") -> str:
+    """``text`` with each line requiring corefbias replaced by ``corefbias[extras] @ url#sha256=...``.
+
+    The line's extras and environment marker are kept; its version specifier must accept the wheel.
+    """
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name, parse_wheel_filename
+
+    version = parse_wheel_filename(wheel.name)[1]
+    lines, replaced = [], 0
+    for line in text.splitlines():
+        specifier = line.split(" #", 1)[0].strip()
+        try:
+            requirement = Requirement(specifier) if specifier and not specifier.startswith(("#", "-")) else None
+        except InvalidRequirement:
+            requirement = None  # not ours to judge; pip reports it when the Space builds
+        if requirement is None or canonicalize_name(requirement.name) != "corefbias":
+            lines.append(line)
+            continue
+        if not requirement.specifier.contains(version, prereleases=True):
+            raise ValueError(
+                f"{source}: {line.strip()!r} does not accept the wheel's version {version}; "
+                f"relax the requirement or bump corefbias.__version__"
+            )
+        extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
+        marker = f" ; {requirement.marker}" if requirement.marker else ""
+        lines.append(f"corefbias{extras} @ {url}#sha256={sha256(wheel)}{marker}")
+        replaced += 1
+    if not replaced:
+        raise ValueError(f"{source} does not require corefbias; add a line such as 'corefbias[space]>=0.1'")
+    return "\n".join(lines) + "\n"
+
+
+def stage_space(source_dir: Path, space_id: str, wheel: Path, out_dir: Path, endpoint: str | None = None) -> Path:
+    """Copy the Space folder ``source_dir`` to ``out_dir`` with the wheel and requirements.txt naming it.
+
+    ``endpoint`` is the Hub the wheel URL points at (default: huggingface_hub's, i.e. ``$HF_ENDPOINT``
+    or https://huggingface.co).
+    """
+    from huggingface_hub import hf_hub_url
+
+    for required in ("README.md", "app.py", "requirements.txt"):
+        if not (source_dir / required).is_file():
+            raise ValueError(f"{source_dir} is not a Space folder: {required} is missing")
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    shutil.copytree(source_dir, out_dir, ignore=_NOT_SHIPPED)
+    shutil.copy2(wheel, out_dir / wheel.name)
+    url = hf_hub_url(space_id, wheel.name, repo_type="space", endpoint=endpoint)
+    requirements = out_dir / "requirements.txt"
+    text = requirements.read_text(encoding="utf-8")
+    requirements.write_text(
+        requirements_with_wheel(text, wheel, url, str(source_dir / "requirements.txt")), encoding="utf-8"
+    )
+    return out_dir
+
+
+def stage(
+    namespace: str,
+    out_dir: str | os.PathLike,
+    *,
+    parts: tuple[str, ...] = PARTS,
+    mirror: str | os.PathLike | None = None,
+    dataset_names: list[str] | None = None,
+    endpoint: str | None = None,
+    metrics_dir: Path = METRICS_DIR,
+    main_space_dir: Path = MAIN_SPACE_DIR,
+) -> Staging:
+    """Write every folder ``publish`` would upload under ``out_dir`` (``datasets/<set>``, ``spaces/<name>``).
+
+    ``dataset_names`` defaults to every set with a builder; ``mirror`` is the upstream data mirror.
+    """
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        raise ValueError(f"unknown parts {unknown}; choose among {list(PARTS)}")
+    out_dir = Path(out_dir)
+    staging = Staging()
+    spaces = {}  # name → source folder
+    if "metrics" in parts:
+        spaces.update((name, metrics_dir / name) for name in metric_names(metrics_dir))
+    if "space" in parts:
+        if main_space_dir.is_dir():
+            spaces[MAIN_SPACE_NAME] = main_space_dir
+        else:
+            staging.skipped.append(f"main Space skipped: {main_space_dir} does not exist")
+    space_ids = {name: repo_id(namespace, name) for name in spaces}
+    if spaces:
+        with tempfile.TemporaryDirectory(prefix="corefbias-wheel-") as wheel_dir:
+            wheel = build_wheel(wheel_dir)
+            for name, source_dir in spaces.items():
+                folder = stage_space(source_dir, space_ids[name], wheel, out_dir / "spaces" / name, endpoint)
+                staging.repos.append(StagedRepo(space_ids[name], "space", folder))
+        if MAIN_SPACE_NAME in spaces:
+            for metric in metric_names(metrics_dir):
+                card = out_dir / "spaces" / MAIN_SPACE_NAME / MAIN_SPACE_CARDS / metric / "README.md"
+                card.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(metrics_dir / metric / "README.md", card)
+    if "datasets" in parts:
+        from . import datasets_export
+
+        names = dataset_names if dataset_names is not None else datasets_export.available()
+        ids = [repo_id(namespace, name) for name in names]
+        for dataset_id, folder in zip(ids, datasets_export.export(names, out_dir / "datasets", mirror)):
+            staging.repos.append(StagedRepo(dataset_id, "dataset", folder))
+    return staging
+
+
+def upload(repos: list[StagedRepo], api) -> None:
+    """Create (if needed) each repository and make it hold exactly its staged folder."""
+    from huggingface_hub.errors import HfHubHTTPError
+
+    # Test sets first: a Space may read them from the Hub as soon as it starts.
+    for repo in sorted(repos, key=lambda repo: repo.repo_type != "dataset"):
+        sdk = {"space_sdk": "gradio"} if repo.repo_type == "space" else {}
+        try:
+            api.create_repo(repo.repo_id, repo_type=repo.repo_type, exist_ok=True, **sdk)
+            api.upload_folder(
+                repo_id=repo.repo_id,
+                repo_type=repo.repo_type,
+                folder_path=str(repo.folder),
+                commit_message=f"corefbias {__version__}",
+                delete_patterns="*",
+            )
+        except HfHubHTTPError as error:
+            raise PublishError(f"publishing the {repo.repo_type} {repo.repo_id} failed: {error}") from error
+
+
+def hub_api():
+    """An ``HfApi`` authenticated by ``$HF_TOKEN`` alone (never a token stored by ``hf auth login``)."""
+    from huggingface_hub import HfApi
+
+    token = os.environ.get(TOKEN_ENV)
+    if not token:
+        raise ValueError(f"set {TOKEN_ENV} to a Hugging Face access token with write access, or use a dry run")
+    return HfApi(token=token)
+
+
+def publish(
+    namespace: str,
+    *,
+    dry_run: str | os.PathLike | None = None,
+    parts: tuple[str, ...] = PARTS,
+    mirror: str | os.PathLike | None = None,
+    dataset_names: list[str] | None = None,
+    api=None,
+) -> Staging:
+    """Stage and upload; with ``dry_run`` (a folder) stage there and upload nothing.
+
+    Returns what was staged; after a real upload its folders (temporary) no longer exist.
+
+    ``api`` defaults to :func:`hub_api`; any object with ``create_repo`` and ``upload_folder`` will do.
+    """
+    if dry_run is not None:
+        return stage(namespace, dry_run, parts=parts, mirror=mirror, dataset_names=dataset_names)
+    api = api if api is not None else hub_api()
+    with tempfile.TemporaryDirectory(prefix="corefbias-publish-") as scratch:
+        staging = stage(namespace, scratch, parts=parts, mirror=mirror, dataset_names=dataset_names)
+        upload(staging.repos, api)
+    return staging
