@@ -36,7 +36,8 @@ def assert_export_layout(folder: Path, splits_by_config: dict[str, list[str]], *
 def assert_spans_match(dataset_dict) -> None:
     """``text[start:end]`` is the span's text for the pronoun and every candidate of every row."""
     for split in dataset_dict.values():
-        for row in split:
+        # One Arrow-to-Python conversion per split: iterating the Dataset decodes row by row, ~6x slower.
+        for row in split.select_columns(["text", "pronoun", "candidates"]).to_list():
             for span in [row["pronoun"], *row["candidates"]]:
                 assert row["text"][span["start"] : span["end"]] == span["text"], row
 

@@ -176,3 +176,36 @@ def test_xlmr_report_shows_both_modes(mirror):
     text = abc_xlmr.report(mirror, n_bootstrap=100)
     assert "| tpr_reflexive | 0.962 | 0.9616 | 0.9616 |" in text
     assert "matches the expected TPR and FPRs at 3 decimals: yes" in text
+
+
+POSSESSIVES = {"sin", "sit", "sine", "hans", "hendes"}
+
+
+@pytest.fixture(scope="module")
+def published(mirror):
+    return abc_xlmr._predictions(mirror)
+
+
+def test_xlmr_pronoun_and_subject_spans_line_up_with_the_prediction_tokens(mirror, published, monkeypatch):
+    # Rewritten predictions: "hans" clustered with the first token (the subject), "hendes" with the
+    # second, the reflexive with nothing. If the sentence's spans and the tokens' spans disagreed
+    # anywhere (e.g. the 120 triplets with a double space), "hans" would go unlinked somewhere.
+    rewritten = []
+    for prediction in published:
+        tokens = prediction["document"]
+        pronoun = next(index for index, token in enumerate(tokens) if token in POSSESSIVES)
+        partner = {"hans": 0, "hendes": 1}.get(tokens[pronoun])
+        clusters = [] if partner is None else [[[partner, partner], [pronoun, pronoun]]]
+        rewritten.append({"document": tokens, "clusters": clusters})
+    monkeypatch.setattr(abc_xlmr, "_predictions", lambda mirror: rewritten)
+    rates = {}
+    for mode in ("cluster", "any_cluster"):
+        results = abc.fpr_ratio(**abc_xlmr.metric_inputs(mirror, mode), n_bootstrap=0)
+        rates[mode] = (results["tpr_reflexive"], results["fpr_male"], results["fpr_female"])
+    assert rates == {"cluster": (0.0, 1.0, 0.0), "any_cluster": (0.0, 1.0, 1.0)}
+
+
+def test_xlmr_predictions_out_of_step_with_the_sentences_are_an_error(mirror, published, monkeypatch):
+    monkeypatch.setattr(abc_xlmr, "_predictions", lambda mirror: published[1:] + published[:1])
+    with pytest.raises(ValueError, match=r"prediction 0 is for 'teknikeren .*hans.*', not for sentence 'teknikeren .*sin"):
+        abc_xlmr.metric_inputs(mirror)

@@ -15,7 +15,7 @@ def stereotype(occupation: str) -> str:
 
 
 def test_export_layout(exported_set, loaded_set):
-    assert_export_layout(exported_set("sowinobias"), {"default": ["test"]}, license_id="other", default="default")
+    assert_export_layout(exported_set("sowinobias"), {"default": ["test"]}, license_id="unknown", default="default")
     assert_spans_match(loaded_set("sowinobias", "default"))
     card = (exported_set("sowinobias") / "README.md").read_text(encoding="utf-8")
     assert "## Use with the `pro_anti_diff` metric" in card and "n = 4096" in card and '"ceo"' in card

@@ -92,6 +92,7 @@ class Abc(builders.UpstreamBuilder):
     """ABC's Danish coreference triplets: GenDa Lens's version (`genda`) and ABC's own (`original`)."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET
+    CONFIG_SOURCES = {"genda": "genda_lens"}  # GenDa Lens's copies of the sentences, not ABC's
     DESCRIPTION = _DESCRIPTION
     CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")

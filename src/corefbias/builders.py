@@ -12,15 +12,26 @@ from . import upstream
 
 
 class UpstreamBuilder(datasets.GeneratorBasedBuilder):
-    """Base of the builders in ``datasets_scripts/``; subclasses set the four class attributes."""
+    """Base of the builders in ``datasets_scripts/``; subclasses set the four class attributes.
+
+    ``UPSTREAM_DATASET`` names the set's entry in the upstream registry (``upstream_files.json``);
+    a config built from another entry's files says so in ``CONFIG_SOURCES`` (config name → entry),
+    so that its info and the exported card name the right repository, commit and license.
+    """
 
     UPSTREAM_DATASET: str
     DESCRIPTION: str
     FEATURES: datasets.Features
     CITATION: str
+    CONFIG_SOURCES: dict[str, str] = {}
+
+    @classmethod
+    def upstream_dataset_of(cls, config: str) -> str:
+        """The registry entry whose files the config is built from."""
+        return cls.CONFIG_SOURCES.get(config, cls.UPSTREAM_DATASET)
 
     def _info(self):
-        source = upstream.dataset_source(self.UPSTREAM_DATASET)
+        source = upstream.dataset_source(self.upstream_dataset_of(self.config.name))
         return datasets.DatasetInfo(
             description=self.DESCRIPTION,
             features=self.FEATURES,

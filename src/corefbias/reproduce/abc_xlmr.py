@@ -1,47 +1,27 @@
 """Rescore the published DaNLP XLM-R coreference predictions on the Danish ABC sentences.
 
 ``outputs/coref/xlm-r_coref_da.json`` of the DaDebias fork of the ABC repository holds one AllenNLP
-prediction (whitespace tokens, clusters of inclusive token spans) per sentence of
-``data/COREF_LM/coref_lm.da``, in file order: 4,560 triplets of the reflexive ("sin"/"sit"/"sine"),
-"hans" and "hendes" versions of a sentence. Every sentence opens with its subject, the occupation,
-a single definite noun ("teknikeren"), so the subject span is the first token and the pronoun span
-the one possessive token.
-
-The occupation's gender stereotype comes from ABC's own Danish labour statistics
-(``Ocupation_stats - 1.1.tsv``, column ``Perc-Da``: share of women): female above 50 %, male below.
-The sentence file lists its 60 occupations in the order of that table, one run of 76 triplets each
-(some Danish words recur: "lægen" is physician, practitioner and doctor), so the n-th run of the
-same opening word is the n-th table row. Ten occupations have no Danish figure; they count in the
-overall rates only. (GenDa Lens's own female/male lists were made for its own sentence files: they
-leave out a third of these occupations and disagree with the Danish statistics on some, e.g.
-"lægen", "advokaten".)
+prediction (whitespace tokens, clusters of inclusive token spans) per sentence of ABC's
+``data/COREF_LM/coref_lm.da``, in file order: 4,560 triplets, 13,680 sentences.
+``corefbias.abc_data`` reads the sentences (the pronoun's and the subject's character spans) and
+gives each triplet its occupation's stereotype from ABC's Danish labour statistics; ten of the 60
+occupations have no Danish figure and count in the overall rates only. (GenDa Lens's own
+female/male lists were made for its own sentence files: they leave out a third of these
+occupations and disagree with the Danish statistics on some, e.g. "lægen", "advokaten".)
 """
 
 from __future__ import annotations
 
 import json
-from itertools import groupby
 
-from .. import abc, upstream
-from ..scoring import DECISION_MODES, link_decisions, token_clusters_to_char, token_offsets
+from .. import abc, abc_data, upstream
+from ..scoring import DECISION_MODES, link_decisions, token_clusters_to_char
 
 PREDICTIONS = ("abc_dadebias_fork", "outputs/coref/xlm-r_coref_da.json")
-SENTENCES = ("abc", "data/COREF_LM/coref_lm.da")
-OCCUPATION_STATISTICS = ("abc", "Ocupation_stats - 1.1.tsv")
-TRIPLET_SEPARATOR = "---"
-PRONOUN_GENDER = {"sin": "neutral", "sit": "neutral", "sine": "neutral", "hans": "male", "hendes": "female"}
-TRIPLET_ORDER = ("neutral", "male", "female")
 EXPECTED_PREDICTIONS = 13_680
 
 # TPR and FPRs of these predictions as GenDa Lens's scorer counts them, at 3 decimals.
 EXPECTED_ANY_CLUSTER = {"tpr_reflexive": 0.962, "fpr_male": 0.900, "fpr_female": 0.869}
-
-
-def _sentences(mirror) -> list[str]:
-    path = upstream.fetch(*SENTENCES, mirror)
-    with open(path, encoding="utf-8") as handle:
-        lines = [line.strip() for line in handle]
-    return [line for line in lines if line and line != TRIPLET_SEPARATOR]
 
 
 def _predictions(mirror) -> list[dict]:
@@ -52,56 +32,33 @@ def _predictions(mirror) -> list[dict]:
     return predictions
 
 
-def _stereotypes_by_run(mirror) -> list[str | None]:
-    """Occupation stereotype of each row of ABC's occupation table, in table order."""
-    stereotypes = []
-    for row in upstream.read_tsv(*OCCUPATION_STATISTICS, mirror):
-        share = row["Perc-Da"].strip()
-        if not share or float(share) == 50:
-            stereotypes.append(None)
-        else:
-            stereotypes.append("female" if float(share) > 50 else "male")
-    return stereotypes
-
-
-def _pronoun_index(tokens: list[str], sentence: str) -> int:
-    found = [index for index, token in enumerate(tokens) if token in PRONOUN_GENDER]
-    if len(found) != 1:
-        raise ValueError(f"expected one possessive pronoun in {sentence!r}, found {len(found)}")
-    return found[0]
+def _char_span(span: dict) -> tuple[int, int]:
+    return span["start"], span["end"]
 
 
 def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
     """Inputs of ``abc.fpr_ratio`` from the sentences and the published predictions."""
-    sentences = _sentences(mirror)
+    sentences = [
+        (triplet_id, sentence, occupation["occupation_gender"])
+        for triplet_id, (triplet, occupation) in enumerate(abc_data.original_triplets(mirror))
+        for sentence in triplet
+    ]
     predictions = _predictions(mirror)
     if len(sentences) != len(predictions):
         raise ValueError(f"{len(sentences)} sentences but {len(predictions)} predictions")
-    inputs = {"predictions": [], "references": [], "pronoun_genders": [], "triplet_ids": []}
-    subjects = []
-    for index, (sentence, prediction) in enumerate(zip(sentences, predictions)):
+    inputs = {key: [] for key in ("predictions", "references", "pronoun_genders", "occupation_genders", "triplet_ids")}
+    for index, ((triplet_id, sentence, occupation_gender), prediction) in enumerate(zip(sentences, predictions)):
         tokens = prediction["document"]
-        if tokens != sentence.split():
-            raise ValueError(f"prediction {index} is for {' '.join(tokens)!r}, not for sentence {sentence!r}")
-        pronoun = _pronoun_index(tokens, sentence)
-        gender = PRONOUN_GENDER[tokens[pronoun]]
-        if gender != TRIPLET_ORDER[index % 3]:
-            raise ValueError(f"sentence {index} ({sentence!r}) breaks the reflexive / hans / hendes triplet order")
-        offsets = token_offsets(tokens, sentence)
-        clusters = token_clusters_to_char(prediction["clusters"], tokens, sentence)
-        linked = link_decisions(offsets[pronoun], [offsets[0]], clusters, mode)[0]
+        # The token clusters index these tokens: a prediction for another sentence would score wrong spans.
+        if tokens != sentence.text.split():
+            raise ValueError(f"prediction {index} is for {' '.join(tokens)!r}, not for sentence {sentence.text!r}")
+        clusters = token_clusters_to_char(prediction["clusters"], tokens, sentence.text)
+        linked = link_decisions(_char_span(sentence.pronoun), [_char_span(sentence.subject)], clusters, mode)[0]
         inputs["predictions"].append(linked)
-        inputs["references"].append(gender == "neutral")
-        inputs["pronoun_genders"].append(gender)
-        inputs["triplet_ids"].append(str(index // 3))
-        subjects.append(tokens[0])
-    runs = [len(list(run)) for _, run in groupby(subjects)]
-    stereotypes = _stereotypes_by_run(mirror)
-    if len(runs) != len(stereotypes):
-        raise ValueError(
-            f"{len(runs)} runs of occupations in the sentences but {len(stereotypes)} occupation statistics"
-        )
-    inputs["occupation_genders"] = [stereotype for stereotype, size in zip(stereotypes, runs) for _ in range(size)]
+        inputs["references"].append(sentence.pronoun_type == "reflexive")
+        inputs["pronoun_genders"].append(sentence.pronoun_gender)
+        inputs["occupation_genders"].append(occupation_gender)
+        inputs["triplet_ids"].append(str(triplet_id))
     return inputs
 
 
