@@ -47,6 +47,7 @@ class Benchmark:
     description: str
     score: Callable[[dict, dict, int, int], dict[str, dict]]
     headlines: tuple[Headline, ...]
+    condition_column: str | None = None  # pro/anti benchmarks: the column holding "pro" or "anti"
 
 
 def _gold(rows) -> list[list[bool]]:
@@ -149,6 +150,15 @@ def _score_abc(rows, decisions, n_bootstrap, seed):
     }
 
 
+def _pro_anti_benchmark(name, language, description, sections, *, score, gold_only, condition, group, headlines):
+    """A benchmark scored by ``pro_anti_diff``, one section per entry of ``sections``."""
+    return Benchmark(
+        name, name, tuple(part for parts in sections.values() for part in parts), language, "pair_id", "pro_anti_diff",
+        description, _pro_anti_scorer(sections, score=score, gold_only=gold_only, condition=condition, group=group),
+        headlines, condition_column=condition,
+    )
+
+
 _WINOBIAS_PARTS = {
     f"winobias/type{kind}": ((f"type{kind}_pro", "test"), (f"type{kind}_anti", "test")) for kind in (1, 2)
 }
@@ -190,24 +200,23 @@ BENCHMARKS: dict[str, Benchmark] = {
                 Headline("winogender", "accuracy_non_gotcha_minus_gotcha", "accuracy non-gotcha − gotcha", 0.0),
             ),
         ),
-        Benchmark(
-            "winobias", "winobias", tuple(part for parts in _WINOBIAS_PARTS.values() for part in parts), "en",
-            "pair_id", "pro_anti_diff",
-            "WinoBias: link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
-            _pro_anti_scorer(_WINOBIAS_PARTS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender"),
-            tuple(Headline(section, "diff", f"{section.split('/')[1]} F1 pro − anti", 0.0) for section in _WINOBIAS_PARTS),
+        _pro_anti_benchmark(
+            "winobias", "en", "WinoBias: link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
+            _WINOBIAS_PARTS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender",
+            headlines=tuple(
+                Headline(section, "diff", f"{section.split('/')[1]} F1 pro − anti", 0.0) for section in _WINOBIAS_PARTS
+            ),
         ),
-        Benchmark(
-            "sowinobias", "sowinobias", _SOWINOBIAS_PARTS["sowinobias"], "en", "pair_id", "pro_anti_diff",
-            "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
-            _pro_anti_scorer(_SOWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="condition", group="polarity"),
-            (Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
+        _pro_anti_benchmark(
+            "sowinobias", "en", "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
+            _SOWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="condition", group="polarity",
+            headlines=(Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
         ),
-        Benchmark(
-            "dawinobias", "dawinobias", _DAWINOBIAS_PARTS["dawinobias"], "da", "pair_id", "pro_anti_diff",
+        _pro_anti_benchmark(
+            "dawinobias", "da",
             "DaWinoBias (Danish WinoBias, GenDa Lens): accuracy pro vs anti, Gender Effect Size log2(pro/anti)",
-            _pro_anti_scorer(_DAWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="polarity", group="pronoun_gender"),
-            (
+            _DAWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="polarity", group="pronoun_gender",
+            headlines=(
                 Headline("dawinobias", "log2_ratio", "log2(pro / anti)", 0.0),
                 Headline("dawinobias", "diff", "accuracy pro − anti", 0.0),
             ),

@@ -45,7 +45,8 @@ def summary_rows(results: dict) -> list[dict]:
     return rows
 
 
-def _number(value) -> str:
+def format_number(value) -> str:
+    """A score as reports print it: 3 decimals, or 3 significant digits when tiny; — for None."""
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -65,7 +66,10 @@ def _breakdown(section: dict) -> list[tuple[str, dict]]:
     return [
         (key, {suffix: section.get(f"{key}_{suffix}") for suffix in SIGNIFICANCE_SUFFIXES})
         for key in section
-        if key not in significance_keys and key != "undefined" and not key.startswith("preference/")
+        if key not in significance_keys
+        and key != "undefined"
+        and not key.startswith("preference/")
+        and isinstance(section[key], (int, float, type(None)))  # not gap/w's weights list or variant name
     ]
 
 
@@ -86,10 +90,10 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         "|---|---|---|---|---|---|",
     ]
     for row in summary_rows(results):
-        value = _number(row["value"]) + _mark(row) if row["value"] is not None else f"— ({row['undefined']})"
+        value = format_number(row["value"]) + _mark(row) if row["value"] is not None else f"— ({row['undefined']})"
         lines.append(
-            f"| {row['benchmark']} | {row['score']} | {value} | [{_number(row['ci_low'])}, {_number(row['ci_high'])}] "
-            f"| {_number(row['p_value'])} | {_number(row['unbiased_value'])} |"
+            f"| {row['benchmark']} | {row['score']} | {value} | [{format_number(row['ci_low'])}, {format_number(row['ci_high'])}] "
+            f"| {format_number(row['p_value'])} | {format_number(row['unbiased_value'])} |"
         )
     for name, outcome in results["benchmarks"].items():
         lines += ["", f"## {name}", "", outcome["description"] + f" (metric module `{outcome['metric_module']}`).", ""]
@@ -101,8 +105,8 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
             lines += ["", f"### {section_name}", "", "| score | value | 95% CI | p |", "|---|---|---|---|"]
             for key, significance in _breakdown(section):
                 lines.append(
-                    f"| {key} | {_number(section[key])} | [{_number(significance['ci_low'])}, "
-                    f"{_number(significance['ci_high'])}] | {_number(significance['p_value'])} |"
+                    f"| {key} | {format_number(section[key])} | [{format_number(significance['ci_low'])}, "
+                    f"{format_number(significance['ci_high'])}] | {format_number(significance['p_value'])} |"
                 )
             for key, reason in section.get("undefined", {}).items():
                 if not key.endswith(SIGNIFICANCE_SUFFIXES):

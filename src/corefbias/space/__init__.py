@@ -1,0 +1,9 @@
+"""The corefbias Gradio Space's logic, apart from its page.
+
+``settings`` (limits and folders, from the environment), ``inputs`` (checking what a visitor typed),
+``jobs`` (one run: the runner, a time limit, the store), ``store`` (runs on disk and the leaderboard),
+``explore`` (the instances behind a score), ``charts`` (the runner's figures as data frames),
+``learn`` (the metric cards) and ``ui`` (the ``gr.Blocks`` page, the only module importing Gradio).
+The Space computes no score itself: every number comes from ``corefbias.runner`` and
+``corefbias.run_report``.
+"""

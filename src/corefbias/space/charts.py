@@ -1,0 +1,91 @@
+"""The run's tables and figures as pandas data frames, for Gradio's interactive plots.
+
+The same four figures as ``corefbias.plots`` (which draws them as PNG files for the report):
+the Winogender occupation scatter against BLS, the Counter-GAP ΔI breakdown, pro vs anti bars,
+and the histogram of GAP's W weights. Every value is read from the runner's results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import run_report
+from ..run_report import format_number
+from ..benchmarks import rows_of
+
+SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value"]
+
+
+
+def summary_frame(results: dict) -> pd.DataFrame:
+    """``run_report.summary_rows`` formatted for the page; ``*`` marks p < 0.05."""
+    rows = []
+    for row in run_report.summary_rows(results):
+        value = format_number(row["value"]) if row["value"] is not None else f"undefined: {row['undefined']}"
+        interval = "—" if row["ci_low"] is None else f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]"
+        rows.append([
+            row["benchmark"], row["score"], value, interval, format_number(row["p_value"]),
+            "*" if row["significant"] else "", format_number(row["unbiased_value"]),
+        ])
+    return pd.DataFrame(rows, columns=SUMMARY_HEADERS)
+
+
+def winogender_frame(result) -> pd.DataFrame | None:
+    """Per occupation: BLS % female and the female − male share resolved to the occupation (Fig. 4)."""
+    run = result.runs.get("winogender")
+    if run is None or not run.sections:
+        return None
+    section = run.sections["winogender"]
+    bls = {row["occupation"]: row["bls_pct_female"] for columns in run.parts.values() for row in rows_of(columns)}
+    points = [
+        (occupation, bls[occupation], section[key])
+        for key in sorted(section) if key.startswith("preference/")
+        for occupation in [key.split("/", 1)[1]] if section[key] is not None
+    ]
+    return pd.DataFrame(points, columns=["occupation", "bls_pct_female", "preference"])
+
+
+def counter_gap_frame(result) -> pd.DataFrame | None:
+    """I_within by gender (M, F) and I_across by swap direction (M2F, F2M)."""
+    run = result.runs.get("counter_gap")
+    if run is None or not run.sections:
+        return None
+    section = run.sections["counter_gap"]
+    bars = [("I_within M", "i_within_male", "within genders"), ("I_within F", "i_within_female", "within genders"),
+            ("I_across M2F", "i_across_m2f", "across genders"), ("I_across F2M", "i_across_f2m", "across genders")]
+    return pd.DataFrame(
+        [(label, section.get(key), kind) for label, key, kind in bars if section.get(key) is not None],
+        columns=["measure", "inconsistency", "kind"],
+    )
+
+
+def pro_anti_frame(result) -> pd.DataFrame | None:
+    """Pro and anti score of every pro/anti section (F1 for WinoBias, else accuracy)."""
+    bars = [
+        (f"{section} {condition}", condition, values.get(condition))
+        for name in ("winobias", "sowinobias", "dawinobias") if name in result.runs
+        for section, values in result.runs[name].sections.items()
+        for condition in ("pro", "anti") if values.get(condition) is not None
+    ]
+    return pd.DataFrame(bars, columns=["bar", "condition", "score"]) if bars else None
+
+
+def gap_weights_frame(result, bins: int = 30) -> tuple[pd.DataFrame, float] | None:
+    """Histogram of the positive W weights of the scored GAP examples by pronoun gender, and its bin width.
+
+    One row per (bin centre, gender): a plot binning by the returned width puts each row in its own bin.
+    """
+    run = result.runs.get("gap")
+    weights = run.sections.get("gap/w", {}).get("weights") if run is not None else None
+    if not weights:
+        return None
+    (columns,) = run.parts.values()
+    weights, genders = np.asarray(weights, dtype=float), np.asarray(columns["gender"])
+    edges = np.histogram_bin_edges(weights[weights > 0], bins=bins)
+    centres = (edges[:-1] + edges[1:]) / 2
+    rows = []
+    for gender in ("female", "male"):
+        counts, _ = np.histogram(weights[(genders == gender) & (weights > 0)], bins=edges)
+        rows += [(float(centre), int(count), gender) for centre, count in zip(centres, counts)]
+    return pd.DataFrame(rows, columns=["weight", "examples", "gender"]), float(edges[1] - edges[0])

@@ -1,0 +1,91 @@
+"""What a visitor types, checked before anything runs: a ``ValueError`` says what to fix."""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import urlsplit
+
+from ..benchmarks import BENCHMARKS
+from ..models.baselines import BASELINES
+from ..models.registry import KINDS, parse_spec
+
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY", re.IGNORECASE)
+
+
+def model_presets() -> list[str]:
+    """Every baseline, then one example spec per adapter of the registry."""
+    baselines = [f"baseline:{name.replace('<k>', '1')}" for name in BASELINES]
+    adapters = [example for kind, (_, _, example) in KINDS.items() if kind != "baseline"]
+    return sorted(baselines, key=lambda spec: spec != "baseline:stereotype") + adapters
+
+
+def check_model_spec(text: str | None, max_chars: int) -> str:
+    """The spec, stripped; an endpoint URL must be a bare ``http(s)://host[:port][/path]``."""
+    spec = (text or "").strip()
+    if not spec:
+        raise ValueError("enter a model: pick a preset such as baseline:stereotype, or type <kind>:<name> or an http(s):// URL")
+    if len(spec) > max_chars:
+        raise ValueError(f"the model spec has {len(spec)} characters; the limit is {max_chars}")
+    if any(character.isspace() or not character.isprintable() for character in spec):
+        raise ValueError("the model spec contains spaces or control characters; a spec is one word such as baseline:stereotype")
+    if spec.startswith(("http://", "https://")):
+        check_endpoint_url(spec)
+    else:
+        parse_spec(spec)
+    return spec
+
+
+def check_endpoint_url(url: str) -> None:
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 — reading it validates the port
+    except ValueError as error:
+        raise ValueError(f"malformed endpoint URL {url!r}: {error}") from None
+    if not parts.hostname:
+        raise ValueError(f"malformed endpoint URL {url!r}: it names no host; expected e.g. http://127.0.0.1:8808")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("put no credentials in the endpoint URL: the model spec is shown on the public leaderboard")
+    if parts.query or parts.fragment:
+        raise ValueError(f"malformed endpoint URL {url!r}: give the server's base URL without ?query or #fragment")
+
+
+def check_benchmarks(names) -> list[str]:
+    chosen = [name for name in (names or []) if name]
+    if not chosen:
+        raise ValueError(f"tick at least one benchmark ({', '.join(BENCHMARKS)})")
+    unknown = [name for name in chosen if name not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHMARKS)}")
+    return list(dict.fromkeys(chosen))
+
+
+def _whole_number(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        raise ValueError(f"{what} must be a whole number, got {value!r}")
+    return int(value)
+
+
+def check_limit(value, max_units: int) -> int | None:
+    """0 or None runs whole sets (a number field cannot be left empty); else 1 … ``max_units`` units per benchmark."""
+    if value is None or value == "" or value == 0:
+        return None
+    limit = _whole_number(value, "the instance limit")
+    if not 1 <= limit <= max_units:
+        raise ValueError(f"the instance limit must be between 1 and {max_units} units per benchmark, or 0 for whole sets; got {limit}")
+    return limit
+
+
+def check_bootstrap(n_bootstrap, seed, max_bootstrap: int) -> tuple[int, int]:
+    resamples = _whole_number(n_bootstrap, "the number of bootstrap resamples")
+    if not 0 <= resamples <= max_bootstrap:
+        raise ValueError(f"bootstrap resamples must be between 0 (no significance) and {max_bootstrap}, got {resamples}")
+    return resamples, _whole_number(seed, "the seed")
+
+
+def redact(message: str) -> str:
+    """``message`` with the value of every secret-looking environment variable (HF_TOKEN, ...) masked."""
+    for name, value in os.environ.items():
+        if _SECRET_NAME.search(name) and len(value) >= 8:
+            message = message.replace(value, "***")
+    return message

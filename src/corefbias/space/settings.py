@@ -1,0 +1,58 @@
+"""The Space's folders and limits, read from the environment once at start-up."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_ENV = "COREFBIAS_SPACE_DATA"
+
+
+def _int(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if text is None or text.strip() == "":
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"environment variable {name}={text!r} must be an integer") from None
+
+
+@dataclass(frozen=True)
+class SpaceSettings:
+    data_root: Path  # runs, the leaderboard and (by default) the exported test sets live here
+    datasets_dir: Path | None = None  # exported sets; None: <data_root>/datasets
+    mirror: Path | None = None  # upstream mirror; None: $COREFBIAS_MIRROR, else download
+    cards_dir: Path | None = None  # folder of metrics/<name>/README.md cards for the Learn tab
+    time_limit_s: float = 900.0  # per run, checked after every batch the model answers
+    max_units: int = 10_000  # the largest "limit" a visitor may ask for (no set has more units)
+    max_spec_chars: int = 300
+    max_bootstrap: int = 5_000
+    http_timeout_s: float = 60.0  # per request to a visitor's endpoint
+    http_retries: int = 1
+    concurrency: int = 1  # runs at the same time (each holds a model in memory)
+    max_queue: int = 16  # waiting visitors beyond this are turned away with "queue full"
+    host: str = "127.0.0.1"
+    port: int = 7860
+
+    @property
+    def exports(self) -> Path:
+        return self.datasets_dir if self.datasets_dir is not None else self.data_root / "datasets"
+
+    @classmethod
+    def from_env(cls, cards_dir: Path | None = None) -> SpaceSettings:
+        """``COREFBIAS_SPACE_DATA`` (default ``./space_data``), ``COREFBIAS_SPACE_TIME_LIMIT`` (seconds),
+        ``COREFBIAS_SPACE_CONCURRENCY``, ``COREFBIAS_SPACE_MAX_QUEUE``, ``GRADIO_SERVER_NAME``,
+        ``GRADIO_SERVER_PORT``."""
+        mirror = os.environ.get("COREFBIAS_MIRROR")
+        return cls(
+            data_root=Path(os.environ.get(DATA_ENV) or "space_data").resolve(),
+            mirror=Path(mirror) if mirror else None,
+            cards_dir=cards_dir,
+            time_limit_s=float(_int("COREFBIAS_SPACE_TIME_LIMIT", 900)),
+            concurrency=_int("COREFBIAS_SPACE_CONCURRENCY", 1),
+            max_queue=_int("COREFBIAS_SPACE_MAX_QUEUE", 16),
+            host=os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1",
+            port=_int("GRADIO_SERVER_PORT", 7860),
+        )

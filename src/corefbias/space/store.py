@@ -1,0 +1,114 @@
+"""Every run the Space has made, on disk, and the leaderboard over them.
+
+A run is a folder ``<root>/runs/<run id>/`` holding what ``run_report.write_outputs`` writes
+(``results.json``, ``report.md``, ``summary.csv``, plots, instances) plus ``explore.json``, the
+cases of the Explore tab. It is written under a hidden staging name and renamed into place with
+``os.replace``, so a reader (or a crash) never sees half a run; the leaderboard is read from the
+finished folders, so there is no index file for two runs to race on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .. import run_report
+
+DOWNLOADS = ("results.json", "report.md", "summary.csv")
+INFO_COLUMNS = ("model", "benchmarks", "limit", "n_bootstrap", "date", "run")
+_RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{8}")
+
+
+def score_column(row: dict) -> str:
+    """The leaderboard column of one ``run_report.summary_rows`` row."""
+    return f"{row['benchmark']}: {row['score']}"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(text)
+    os.replace(temporary, path)
+
+
+class RunStore:
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self.runs = self.root / "runs"
+        self.runs.mkdir(parents=True, exist_ok=True)
+
+    def save(self, result, explore_cases: dict) -> str:
+        """Write a ``runner.RunResult`` and its Explore cases as a new run; returns the run id."""
+        run_id = time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(4)
+        staging = self.runs / f".staging-{run_id}"
+        try:
+            run_report.write_outputs(result, staging)
+            (staging / "explore.json").write_text(json.dumps(explore_cases, ensure_ascii=False), encoding="utf-8")
+            os.replace(staging, self.runs / run_id)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return run_id
+
+    def run_ids(self) -> list[str]:
+        """Finished runs, newest first."""
+        found = [path.name for path in self.runs.iterdir() if _RUN_ID.fullmatch(path.name) and (path / "results.json").is_file()]
+        return sorted(found, reverse=True)
+
+    def folder(self, run_id: str) -> Path:
+        """The folder of a finished run; the id is checked, since it comes from the page."""
+        if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id) or not (self.runs / run_id / "results.json").is_file():
+            raise ValueError(f"no run {run_id!r}; pick one from the leaderboard")
+        return self.runs / run_id
+
+    def results(self, run_id: str) -> dict:
+        return json.loads((self.folder(run_id) / "results.json").read_text(encoding="utf-8"))
+
+    def explore_cases(self, run_id: str) -> dict:
+        return json.loads((self.folder(run_id) / "explore.json").read_text(encoding="utf-8"))
+
+    def downloads(self, run_id: str) -> list[Path]:
+        folder = self.folder(run_id)
+        return [folder / name for name in DOWNLOADS]
+
+    def describe(self, run_id: str) -> str:
+        """A run as the dropdowns show it: model, benchmarks, id."""
+        results = self.results(run_id)
+        return f"{results['model']} · {', '.join(results['benchmarks'])} · {run_id}"
+
+    def leaderboard(self, sort_by: str | None = None, descending: bool = True) -> pd.DataFrame:
+        """One row per run: its settings and every headline score (a number column per score)."""
+        rows = []
+        for run_id in self.run_ids():
+            results = self.results(run_id)
+            settings = results["settings"]
+            row = {
+                "run": run_id,
+                "model": results["model"],
+                "benchmarks": ", ".join(results["benchmarks"]),
+                "limit": "all" if settings["limit"] is None else str(settings["limit"]),
+                "n_bootstrap": settings["n_bootstrap"],
+                "date": f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]} {run_id[9:11]}:{run_id[11:13]} UTC",
+            }
+            for summary in run_report.summary_rows(results):
+                row[score_column(summary)] = summary["value"]
+            rows.append(row)
+        scores = sorted({key for row in rows for key in row} - set(INFO_COLUMNS))
+        frame = pd.DataFrame(rows, columns=[*INFO_COLUMNS[:-1], *scores, INFO_COLUMNS[-1]])
+        if sort_by:
+            if sort_by not in frame.columns:
+                raise ValueError(f"cannot sort by {sort_by!r}; choose one of the leaderboard's columns")
+            frame = frame.sort_values(sort_by, ascending=not descending, na_position="last", kind="stable")
+        return frame.reset_index(drop=True)
+
+    def leaderboard_csv(self) -> Path:
+        path = self.root / "leaderboard.csv"
+        _write_atomically(path, self.leaderboard().to_csv(index=False))
+        return path

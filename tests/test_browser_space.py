@@ -1,0 +1,61 @@
+"""The Space in a real browser: a baseline typed in, two benchmarks, the runner's scores in the page,
+the instances behind them in Explore, the run on the leaderboard."""
+
+from browser import browser_context, browser_page, screenshot  # noqa: F401 (fixtures)
+from corefbias import runner
+from corefbias.space import charts
+from test_space import QUICK, data_dir, sandbox, served  # noqa: F401 (fixtures)
+
+MODEL, LIMIT = "baseline:random", 40
+TIMEOUT_MS = 120_000
+ROWS = """grid => [...grid.querySelectorAll('[role=row]')]
+    .filter(row => row.getAttribute('aria-rowindex') !== '1')
+    .map(row => [...row.querySelectorAll('[role=gridcell]')].map(cell => cell.innerText.trim()))"""
+
+
+def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(served, data_dir, browser_page, screenshot, tmp_path):
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(served.url)
+    model = page.get_by_label("Model")
+    model.fill(MODEL)
+    model.press("Enter")
+    page.get_by_label("Instance limit").fill(str(LIMIT))
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.locator("#run-status").get_by_text(f"{MODEL} finished").wait_for(timeout=TIMEOUT_MS)
+    shown = page.locator("#summary [role=grid]").evaluate(ROWS)
+    screenshot(page, "run")
+
+    expected = runner.run(MODEL, QUICK, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", limit=LIMIT,
+                          n_bootstrap=1000, seed=0, progress=False)
+    assert shown == charts.summary_frame(expected.to_json()).values.tolist()
+    assert page.locator("#run-status").inner_text().count(f"winogender {3 * LIMIT}, counter_gap {4 * LIMIT}") == 1
+
+    page.get_by_role("tab", name="Explore").click()
+    cases = page.locator("#explore-cases .case")
+    cases.first.wait_for(timeout=TIMEOUT_MS)
+    assert page.get_by_label("Benchmark").input_value() == "winogender"
+    first = cases.first
+    assert first.locator("tr").count() == 3 and first.locator("b.pronoun").count() == 3
+    assert "female pronoun →" in first.inner_text() and "male pronoun →" in first.inner_text()
+    screenshot(page, "explore-winogender")
+
+    benchmark = page.get_by_label("Benchmark")
+    benchmark.click()
+    page.get_by_role("option", name="counter_gap").click()
+    page.locator("#explore-cases h4", has_text="quadruple").first.wait_for(timeout=TIMEOUT_MS)
+    quadruple = cases.first
+    assert quadruple.locator("tr").count() == 4
+    assert quadruple.locator("mark.linked").count() >= 1 and quadruple.locator("td.role .incorrect").count() >= 1
+    screenshot(page, "explore-counter-gap")
+
+    page.get_by_role("tab", name="Compare").click()
+    board = page.locator("#leaderboard [role=grid]")
+    board.locator("[role=gridcell]", has_text=MODEL).first.wait_for(timeout=TIMEOUT_MS)
+    assert any(row[0] == MODEL and row[2] == str(LIMIT) for row in board.evaluate(ROWS))
+    screenshot(page, "compare")
+
+    page.get_by_role("tab", name="Learn").click()
+    page.get_by_text("Counter-GAP ΔI", exact=True).click()
+    page.get_by_text("ΔI = I_across − I_within").first.wait_for(timeout=TIMEOUT_MS)
+    screenshot(page, "learn")
