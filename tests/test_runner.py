@@ -223,3 +223,23 @@ def test_options_a_model_kind_does_not_take_are_refused(tmp_path, capsys):
 def test_the_cache_tells_chat_endpoints_apart():
     assert runner.cache_key("chat:m", {"base_url": "http://a/v1"}) != runner.cache_key("chat:m", {"base_url": "http://b/v1"})
     assert runner.cache_key("baseline:oracle", {"device": "cuda:0"}) == "baseline:oracle"
+
+
+def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(data_dir, mirror, tmp_path):
+    def headline(spec):
+        result = runner.run(spec, ["all"], data_dir=data_dir, mirror=mirror, cache_path=tmp_path / "c.sqlite",
+                            n_bootstrap=1000, progress=False)
+        return {(row["benchmark"], row["score"]): row for row in run_report.summary_rows(result.to_json())}
+
+    oracle = headline("baseline:oracle")
+    assert len({benchmark for benchmark, _ in oracle}) == 7
+    for (benchmark, score), row in oracle.items():
+        if row["unbiased_value"] is not None and row["value"] is not None:
+            assert row["value"] == row["unbiased_value"], (benchmark, score)
+    assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
+
+    stereotype = headline("baseline:stereotype")
+    for key in [("winogender", "pairs resolved differently"), ("winobias", "type1 F1 pro − anti"),
+                ("winobias", "type2 F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
+                ("dawinobias", "accuracy pro − anti")]:
+        assert stereotype[key]["value"] > 0.9 and stereotype[key]["p_value"] < 0.01, key
