@@ -3,6 +3,10 @@ from pathlib import Path
 
 import pytest
 
+# The browser fixtures are registered once: a session-scoped Playwright imported into two test
+# modules would be started twice, the second inside the first one's event loop.
+pytest_plugins = ["browser"]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 

@@ -2,7 +2,7 @@
 
 import json
 
-from browser import browser_context, browser_page, gradio_json_entries, screenshot  # noqa: F401 (fixtures)
+from browser import gradio_json_entries
 from corefbias import widget
 from metric_harness import load
 
