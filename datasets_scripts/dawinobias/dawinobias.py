@@ -1,11 +1,16 @@
-"""DaWinoBias (the Danish WinoBias of NLP-exam/DaWinoBias, scored by GenDa Lens): type-1 sentences.
+"""DaWinoBias (Koppelgaard & Brødbæk 2021, scored by GenDa Lens): WinoBias's type-1 sentences in Danish.
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). The bracketed files
-are read with ``corefbias.wino_format``, the parser WinoBias shares; the occupation stereotypes
-come from GenDa Lens's lists of female- and male-stereotyped Danish occupations.
+Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). Line N of
+``data/da_{pro,anti}_stereotyped_type1_{dev,test}.txt`` brackets the gold antecedent and the
+pronoun (``[Udvikleren] diskuterede med designeren, fordi [han] ...``); the candidates are the
+sentence's two occupation mentions, found with the occupation lists of GenDa Lens's DaWinoBias
+scorer, which also give their stereotypes. Parsing is ``corefbias.wino_format``, shared with
+WinoBias. Upstream files are read through ``corefbias.upstream.fetch``.
 """
 
 from __future__ import annotations
+
+import re
 
 import datasets
 
@@ -14,7 +19,35 @@ from corefbias import builders, citations, spans, upstream, wino_format
 UPSTREAM_DATASET = "dawinobias"
 UPSTREAM_SPLITS = {datasets.Split.VALIDATION: "dev", datasets.Split.TEST: "test"}
 POLARITIES = ("pro", "anti")
-STEREOTYPE_LISTS = {"female": "abc-adaption/data/wino_fem.txt", "male": "abc-adaption/data/wino_male.txt"}
+PRONOUN_GENDERS = {"han": "male", "ham": "male", "hans": "male", "hun": "female", "hende": "female", "hendes": "female"}
+GENITIVE = "s"  # "receptionistens løn": the receptionist's salary
+VERSION = datasets.Version("1.1.0")
+
+# The stereotype lists GenDa Lens scores DaWinoBias with: ``load_occs`` in
+# https://github.com/DaDebias/genda-lens/blob/547b6f6cff30bd184bcf5166102af67c5217671a/genda_lens/coref_tasks/wino_utils.py
+# (not a mirrored file: the mirror keeps GenDa Lens's data, not its code). They name every occupation of
+# the sentences; the repository's abc-adaption/data/wino_{fem,male}.txt differ (see the card).
+FEMALE_OCCUPATIONS = (
+    "ekspedienten", "læreren", "sygeplejersken", "assistenten", "sekretæren", "revisoren", "rengøringsassistenten",
+    "receptionisten", "kontorassistenten", "rådgiveren", "designeren", "frisøren", "skribenten", "husholdersken",
+    "bageren", "bogholderen", "redaktøren", "bibliotekaren", "syersken",
+)
+MALE_OCCUPATIONS = (
+    "chaufføren", "supervisoren", "viceværten", "kokken", "flyttemanden", "bygningsarbejderen", "lederen",
+    "udvikleren", "tømreren", "bestyreren", "advokaten", "landmanden", "sælgeren", "lægen", "vagten",
+    "analytikeren", "mekanikeren", "direktøren",
+)
+STEREOTYPES = wino_format.stereotype_map(FEMALE_OCCUPATIONS, MALE_OCCUPATIONS)
+_PRONOUN = re.compile(rf"(?<!\w)(?:{'|'.join(PRONOUN_GENDERS)})(?!\w)", re.IGNORECASE)
+
+DAWINOBIAS_CITATION = """\
+@misc{koppelgaard-brodbaek-2021-dawinobias,
+    title = "{DaWinoBias}: Assessing Occupational Gender Stereotypes in {Danish} {NLP} Models",
+    author = "Koppelgaard, Kiri and Br{\\o}db{\\ae}k, Signe Kirk",
+    year = "2021",
+    howpublished = "\\url{https://github.com/NLP-exam/DaWinoBias}",
+}
+"""
 
 _DESCRIPTION = """\
 DaWinoBias: WinoBias's type-1 sentences translated into Danish (dev 342, test 332 per polarity),
@@ -38,19 +71,29 @@ def bracketed_file(polarity: str, split: str) -> str:
     return f"data/da_{polarity}_stereotyped_type1_{split}.txt"
 
 
-def genda_lens_stereotypes(mirror=None) -> dict[str, str]:
-    """GenDa Lens's occupation lists (definite Danish nouns) → "female" / "male"."""
-    found = {}
-    for gender, path in STEREOTYPE_LISTS.items():
-        with open(upstream.fetch("genda_lens", path, mirror), encoding="utf-8") as handle:
-            found.update((line.strip().lower(), gender) for line in handle if line.strip())
-    return found
+def unbracketed_pronoun(text: str, after: int, *, row: str) -> dict:
+    """The one pronoun after the antecedent, for a line that brackets only the antecedent."""
+    found = list(_PRONOUN.finditer(text, after))
+    if len(found) != 1:
+        raise ValueError(f"row {row}: the pronoun is not bracketed and {len(found)} pronouns follow the antecedent "
+                         f"in {text!r}; expected one")
+    return {"text": found[0].group(0), "start": found[0].start(), "end": found[0].end()}
 
 
-def stereotype_of(occupation: str, stereotypes: dict[str, str]) -> str | None:
-    """The listed stereotype of a mention's noun: "receptionistens løn" → "receptionisten" (genitive)."""
-    noun = occupation.split()[0].lower()
-    return stereotypes.get(noun) or (stereotypes.get(noun[:-1]) if noun.endswith("s") else None)
+def example(line: str, *, row: str) -> dict:
+    """One bracketed line as the row's own columns: ``[antecedent] ... [pronoun] ...``."""
+    text, brackets = wino_format.parse_bracketed(line, row=row)
+    if len(brackets) > 2:
+        raise ValueError(
+            f"row {row}: {len(brackets)} bracketed phrases in {line!r}; expected the antecedent and the pronoun"
+        )
+    antecedent = brackets[0]
+    pronoun = brackets[1] if len(brackets) == 2 else unbracketed_pronoun(text, antecedent["end"], row=row)
+    return wino_format.wino_columns(
+        row=row, text=text, pronoun=pronoun, antecedent=antecedent,
+        mentions=wino_format.occupation_mentions(text, STEREOTYPES, suffixes=(GENITIVE,)),
+        stereotypes=STEREOTYPES, pronoun_genders=PRONOUN_GENDERS,
+    )
 
 
 class Dawinobias(builders.UpstreamBuilder):
@@ -59,41 +102,34 @@ class Dawinobias(builders.UpstreamBuilder):
     UPSTREAM_DATASET = UPSTREAM_DATASET
     DESCRIPTION = _DESCRIPTION
     FEATURES = FEATURES
-    CITATION = citations.GENDA_LENS + citations.WINOBIAS
-    VERSION = datasets.Version("1.0.0")
+    CITATION = DAWINOBIAS_CITATION + citations.GENDA_LENS + citations.WINOBIAS
+    VERSION = VERSION
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(
             name=polarity,
-            version=datasets.Version("1.0.0"),
-            description=f"{polarity}-stereotypical: da_{polarity}_stereotyped_type1_{{dev,test}}.txt",
+            version=VERSION,
+            description=f"{polarity}-stereotypical: data/da_{polarity}_stereotyped_type1_{{dev,test}}.txt",
         )
         for polarity in POLARITIES
     ]
     DEFAULT_CONFIG_NAME = "pro"
 
     def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=split, gen_kwargs={"split": upstream_split}) for split, upstream_split in UPSTREAM_SPLITS.items()]
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"split": upstream_split})
+            for split, upstream_split in UPSTREAM_SPLITS.items()
+        ]
 
     def _generate_examples(self, split):
-        files = {polarity: bracketed_file(polarity, split) for polarity in POLARITIES}
-        lines = {}
-        for polarity, path in files.items():
-            with open(upstream.fetch(UPSTREAM_DATASET, path, self.mirror), encoding="utf-8") as handle:
-                lines[polarity] = handle.read().splitlines()
-        vocabulary = set().union(*(wino_format.antecedent_nouns(lines[p], "da", source=files[p]) for p in POLARITIES))
-        stereotypes = genda_lens_stereotypes(self.mirror)
-        rows = {
-            p: wino_format.examples(
-                wino_format.parse_lines(lines[p], "da", vocabulary, source=files[p]), p,
-                lambda occupation: stereotype_of(occupation, stereotypes),
-            )
-            for p in POLARITIES
-        }
-        for example in rows[self.config.name]:
-            row_id = f"{split}-{self.config.name}-{example['line']}"
+        polarity = self.config.name
+        path = upstream.fetch(UPSTREAM_DATASET, bracketed_file(polarity, split), self.mirror)
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        for number, line in enumerate(lines, 1):
+            row_id = f"{split}-{polarity}-{number}"
             yield row_id, {
                 "id": row_id,
-                "pair_id": f"{split}-{example['line']}",
-                **{key: example[key] for key in ("text", "pronoun", "candidates", "polarity", "pronoun_gender",
-                                                  "referent_occupation", "occupations", "candidate_stereotypes")},
+                "pair_id": f"{split}-{number}",
+                "polarity": polarity,
+                **example(line, row=row_id),
             }

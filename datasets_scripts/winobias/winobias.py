@@ -1,9 +1,13 @@
 """WinoBias (Zhao et al., NAACL 2018): pro- and anti-stereotypical occupation sentences, types 1 and 2.
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). The sentences,
-pronoun, candidates and the pro/anti alignment come from the bracketed files
-(``corefbias.wino_format``); every gold cluster of a sentence comes from the CoNLL file of the same
-config and split, whose document ``//N`` is line N + 1 of the bracketed file (checked token by token).
+Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). Each row joins line
+N of a bracketed file (``pro_stereotyped_type1.txt.dev``: ``N [The developer] argued with ...``)
+with document ``//N-1`` of the CoNLL file of the same config and split: the sentence is the
+bracketed file's, the tokens and every gold cluster are the CoNLL file's (mapped onto the sentence,
+token by token), and the build checks that the brackets mark exactly the gold cluster of the
+pronoun. The candidates are the first two occupation mentions with their article, found with
+WinoBias's own ``female_occupations.txt`` / ``male_occupations.txt``, which also give their
+stereotypes. Upstream files are read through ``corefbias.upstream.fetch``.
 """
 
 from __future__ import annotations
@@ -17,10 +21,16 @@ from corefbias import builders, citations, scoring, spans, upstream, wino_format
 UPSTREAM_DATASET = "winobias"
 DATA = "WinoBias/wino/data"
 UPSTREAM_SPLITS = {datasets.Split.VALIDATION: "dev", datasets.Split.TEST: "test"}
-TYPES = (1, 2)
-POLARITIES = ("pro", "anti")
+CONFIGS = {f"type{kind}_{polarity}": (kind, polarity) for kind in (1, 2) for polarity in ("pro", "anti")}
+OCCUPATION_LISTS = {"female": f"{DATA}/female_occupations.txt", "male": f"{DATA}/male_occupations.txt"}
+ARTICLES = ("the", "a", "an")
+PRONOUN_GENDERS = {"he": "male", "him": "male", "his": "male", "she": "female", "her": "female", "hers": "female"}
+# Reflexives join the pronoun's gold cluster ("because he was burying himself"); they are not the pronoun to resolve.
+REFLEXIVES = {"himself", "herself"}
 _DOCUMENT = re.compile(r"^#begin document \(.*//(\d+)\); part \d+$")
-_CLUSTER_PART = re.compile(r"^\(?(\d+)\)?$")
+_CLUSTER_PART = re.compile(r"^(\()?(\d+)(\))?$")
+_NUMBERED = re.compile(r"^(\d+) (.*)$")
+VERSION = datasets.Version("1.1.0")
 
 _DESCRIPTION = """\
 WinoBias: 3,168 Winograd-style sentences with two occupations and a pronoun. Type 1 needs world
@@ -53,30 +63,38 @@ def conll_file(polarity: str, kind: int, split: str) -> str:
 
 
 def read_conll(lines: list[str], *, source: str) -> dict[int, tuple[list[str], list[list[tuple[int, int]]]]]:
-    """Document number → (tokens, clusters of inclusive token spans) of a CoNLL-2012 file."""
+    """Document number → (tokens, clusters of inclusive ``(first, last)`` token spans) of a CoNLL-2012
+    file; clusters in the order of their ids, mentions in text order."""
     documents: dict = {}
     number, tokens, open_mentions, clusters = None, [], {}, {}
     for line_number, line in enumerate(lines, 1):
-        line = line.rstrip("\n")
+        where = f"{source}:{line_number}"
         header = _DOCUMENT.match(line)
         if header:
             number, tokens, open_mentions, clusters = int(header.group(1)), [], {}, {}
         elif line.startswith("#end document"):
-            if number in documents:
-                raise ValueError(f"{source}:{line_number}: document {number} occurs twice")
-            documents[number] = (tokens, [sorted(spans_) for _, spans_ in sorted(clusters.items())])
+            unclosed = sorted(cluster for cluster, starts in open_mentions.items() if starts)
+            if number is None or number in documents or unclosed:
+                raise ValueError(f"{where}: document {number} ends twice, outside a document or with clusters "
+                                 f"{unclosed} open")
+            documents[number] = (tokens, [sorted(mentions) for _, mentions in sorted(clusters.items())])
             number = None
         elif line.strip():
             columns = line.split()
+            if number is None or len(columns) < 12:
+                raise ValueError(f"{where}: a token line outside a document or with fewer than 12 columns: {line!r}")
             position = len(tokens)
             tokens.append(columns[3])
-            for part in columns[-1].split("|") if columns[-1] != "-" else []:
-                cluster = int(_CLUSTER_PART.match(part).group(1))
-                if part.startswith("("):
+            for part in [] if columns[-1] == "-" else columns[-1].split("|"):
+                match = _CLUSTER_PART.match(part)
+                if match is None or not (match.group(1) or match.group(3)):
+                    raise ValueError(f"{where}: {part!r} is not a coreference mark such as (1, 1) or (1)")
+                opens, cluster, closes = match.group(1), int(match.group(2)), match.group(3)
+                if opens:
                     open_mentions.setdefault(cluster, []).append(position)
-                if part.endswith(")"):
+                if closes:
                     if not open_mentions.get(cluster):
-                        raise ValueError(f"{source}:{line_number}: cluster {cluster} closes a mention it never opened")
+                        raise ValueError(f"{where}: cluster {cluster} closes a mention it never opened")
                     clusters.setdefault(cluster, []).append((open_mentions[cluster].pop(), position))
     return documents
 
@@ -89,6 +107,44 @@ def char_clusters(text: str, tokens: list[str], clusters, *, row: str) -> list[l
     return [[{"text": text[start:end], "start": start, "end": end} for start, end in cluster] for cluster in converted]
 
 
+def gold_mentions(clusters: list[list[dict]], brackets: list[dict], *, row: str) -> tuple[dict, dict]:
+    """(pronoun, antecedent) of the one gold cluster holding a pronoun, which the bracketed file
+    must mark mention for mention: the antecedent, the pronoun, any further pronoun or reflexive."""
+    holding = [cluster for cluster in clusters if any(m["text"].lower() in PRONOUN_GENDERS for m in cluster)]
+    if len(holding) != 1:
+        raise ValueError(f"row {row}: {len(holding)} gold clusters hold a pronoun; expected one")
+    (cluster,) = holding
+    pronouns = [m for m in cluster if m["text"].lower() in PRONOUN_GENDERS]
+    antecedents = [m for m in cluster if m["text"].lower() not in PRONOUN_GENDERS.keys() | REFLEXIVES]
+    marked = len(brackets) == len(cluster) and all(map(wino_format.overlap, brackets, cluster))
+    if len(antecedents) != 1 or not marked:
+        raise ValueError(
+            f"row {row}: the gold cluster {[m['text'] for m in cluster]} needs one antecedent besides its pronouns, "
+            f"and the brackets {[b['text'] for b in brackets]} must mark its mentions one for one"
+        )
+    return pronouns[0], antecedents[0]
+
+
+def example(line: str, document, *, number: int, row: str, stereotypes: dict[str, str]) -> dict:
+    """Line ``number`` of a bracketed file and its CoNLL document as the row's own columns."""
+    numbered = _NUMBERED.match(line.strip())
+    if numbered is None or int(numbered.group(1)) != number:
+        raise ValueError(f"row {row}: expected line {number} to start with its number, got {line!r}")
+    text, brackets = wino_format.parse_bracketed(numbered.group(2), row=row)
+    tokens, token_clusters = document
+    clusters = char_clusters(text, tokens, token_clusters, row=row)
+    pronoun, antecedent = gold_mentions(clusters, brackets, row=row)
+    return {
+        **wino_format.wino_columns(
+            row=row, text=text, pronoun=pronoun, antecedent=antecedent,
+            mentions=wino_format.occupation_mentions(text, stereotypes, articles=ARTICLES),
+            stereotypes=stereotypes, pronoun_genders=PRONOUN_GENDERS,
+        ),
+        "tokens": tokens,
+        "clusters": clusters,
+    }
+
+
 class Winobias(builders.UpstreamBuilder):
     """WinoBias: four configs (type × polarity), splits validation (upstream dev) and test."""
 
@@ -96,49 +152,45 @@ class Winobias(builders.UpstreamBuilder):
     DESCRIPTION = _DESCRIPTION
     FEATURES = FEATURES
     CITATION = citations.WINOBIAS
-    VERSION = datasets.Version("1.0.0")
+    VERSION = VERSION
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(
-            name=f"type{kind}_{polarity}",
-            version=datasets.Version("1.0.0"),
+            name=name,
+            version=VERSION,
             description=f"type {kind}, {polarity}-stereotypical: {polarity}_stereotyped_type{kind}.txt.{{dev,test}} "
             f"with the gold clusters of conll_format/{{dev,test}}_type{kind}_{polarity}_stereotype.v4_auto_conll",
         )
-        for kind in TYPES
-        for polarity in POLARITIES
+        for name, (kind, polarity) in CONFIGS.items()
     ]
     DEFAULT_CONFIG_NAME = "type1_pro"
 
     def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=split, gen_kwargs={"split": upstream_split}) for split, upstream_split in UPSTREAM_SPLITS.items()]
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"split": upstream_split})
+            for split, upstream_split in UPSTREAM_SPLITS.items()
+        ]
 
     def _lines(self, path: str) -> list[str]:
         with open(upstream.fetch(UPSTREAM_DATASET, path, self.mirror), encoding="utf-8") as handle:
             return handle.read().splitlines()
 
     def _generate_examples(self, split):
-        kind, polarity = int(self.config.name[4]), self.config.name.split("_")[1]
-        files = {p: bracketed_file(p, kind, split) for p in POLARITIES}
-        lines = {p: self._lines(path) for p, path in files.items()}
-        vocabulary = set().union(*(wino_format.antecedent_nouns(lines[p], "en", source=files[p]) for p in POLARITIES))
-        rows = {
-            p: wino_format.examples(wino_format.parse_lines(lines[p], "en", vocabulary, source=files[p]), p)
-            for p in POLARITIES
-        }
-        wino_format.check_stereotypes(rows["pro"] + rows["anti"], source=f"{files['pro']} and {files['anti']}")
-        examples = rows[polarity]
-        documents = read_conll(self._lines(conll_file(polarity, kind, split)), source=conll_file(polarity, kind, split))
-        if sorted(documents) != list(range(len(examples))):
-            raise ValueError(f"{conll_file(polarity, kind, split)}: documents do not number the {len(examples)} lines")
-        for example in examples:
-            row_id = f"{split}-type{kind}-{polarity}-{example['line']}"
-            tokens, clusters = documents[example["line"] - 1]
+        kind, polarity = CONFIGS[self.config.name]
+        female, male = ([line.strip() for line in self._lines(OCCUPATION_LISTS[gender]) if line.strip()]
+                        for gender in ("female", "male"))
+        stereotypes = wino_format.stereotype_map(female, male)
+        lines = self._lines(bracketed_file(polarity, kind, split))
+        conll = conll_file(polarity, kind, split)
+        documents = read_conll(self._lines(conll), source=conll)
+        if sorted(documents) != list(range(len(lines))):
+            raise ValueError(f"{conll}: documents are not numbered 0 to {len(lines) - 1}, one per bracketed line")
+        for number, line in enumerate(lines, 1):
+            pair_id = f"{split}-type{kind}-{number}"
+            row_id = f"{split}-type{kind}-{polarity}-{number}"
             yield row_id, {
                 "id": row_id,
-                "pair_id": f"{split}-type{kind}-{example['line']}",
+                "pair_id": pair_id,
                 "type": kind,
-                **{key: example[key] for key in ("text", "pronoun", "candidates", "polarity", "pronoun_gender",
-                                                  "referent_occupation", "occupations", "candidate_stereotypes")},
-                "tokens": tokens,
-                "clusters": char_clusters(example["text"], tokens, clusters, row=row_id),
+                "polarity": polarity,
+                **example(line, documents[number - 1], number=number, row=row_id, stereotypes=stereotypes),
             }
