@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from corefbias import gap_properties, weighting
+from corefbias.measures import gap_properties, weighting
 
 # GAP test, examples with a positive candidate: names per example (mean, sd) and referent rank mean.
 GAP_LIKE = {"male": (5.42, 3.16, 1.86), "female": (6.20, 3.44, 2.32)}

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from corefbias import abc
+from corefbias.measures import abc_fpr
 from corefbias.reproduce import abc_xlmr
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
@@ -55,7 +55,7 @@ def test_genda_lens_tutorial_values(in_repo):
 
 
 def test_undefined_ratio_when_no_female_anti_reflexive_is_linked():
-    results = abc.fpr_ratio(
+    results = abc_fpr.fpr_ratio(
         predictions=[True, True, False, True, False, False],
         references=[True, False, False] * 2,
         pronoun_genders=PRONOUNS * 2,
@@ -77,8 +77,8 @@ def test_triplet_bootstrap_pairs_the_two_anti_reflexives():
         inputs["references"] += [True, False, False]
         inputs["pronoun_genders"] += PRONOUNS
         inputs["triplet_ids"] += [f"t{index}"] * 3
-    paired = abc.fpr_ratio(**inputs, n_bootstrap=500, seed=2)
-    unpaired = abc.fpr_ratio(**{k: v for k, v in inputs.items() if k != "triplet_ids"}, n_bootstrap=500, seed=2)
+    paired = abc_fpr.fpr_ratio(**inputs, n_bootstrap=500, seed=2)
+    unpaired = abc_fpr.fpr_ratio(**{k: v for k, v in inputs.items() if k != "triplet_ids"}, n_bootstrap=500, seed=2)
     assert paired["log2_fpr_ratio"] == unpaired["log2_fpr_ratio"] == 0.0
     interval = (paired["log2_fpr_ratio_ci_low"], paired["log2_fpr_ratio_ci_high"])
     assert interval == (0.0, 0.0) and paired["log2_fpr_ratio_p_value"] == 1.0
@@ -90,7 +90,7 @@ def test_occupations_without_a_stereotype_count_only_overall():
     linked = {"female": {"neutral": 2, "male": 1, "female": 2}, "male": {"neutral": 2, "male": 2, "female": 1}}
     inputs = triplets(linked, 2)
     inputs["occupation_genders"][-3:] = [None] * 3
-    results = abc.fpr_ratio(**inputs, n_bootstrap=0)
+    results = abc_fpr.fpr_ratio(**inputs, n_bootstrap=0)
     assert results["fpr_male"] == 0.75 and results["fpr_female"] == 0.75
     assert results["fpr_male/male_occupations"] == 1.0 and results["fpr_female/male_occupations"] == 1.0
     assert results["num_male"] == 4
@@ -137,7 +137,7 @@ def _two_triplets(**change) -> dict:
 )
 def test_malformed_input_is_a_clear_value_error(change, message):
     with pytest.raises(ValueError, match=message):
-        abc.fpr_ratio(**_two_triplets(**change))
+        abc_fpr.fpr_ratio(**_two_triplets(**change))
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +200,7 @@ def test_xlmr_pronoun_and_subject_spans_line_up_with_the_prediction_tokens(mirro
     monkeypatch.setattr(abc_xlmr, "_predictions", lambda mirror: rewritten)
     rates = {}
     for mode in ("cluster", "any_cluster"):
-        results = abc.fpr_ratio(**abc_xlmr.metric_inputs(mirror, mode), n_bootstrap=0)
+        results = abc_fpr.fpr_ratio(**abc_xlmr.metric_inputs(mirror, mode), n_bootstrap=0)
         rates[mode] = (results["tpr_reflexive"], results["fpr_male"], results["fpr_female"])
     assert rates == {"cluster": (0.0, 1.0, 0.0), "any_cluster": (0.0, 1.0, 1.0)}
 

@@ -1,6 +1,6 @@
 import pytest
 
-from corefbias import counter_gap
+from corefbias.measures import counter_gap
 from test_counter_gap_delta_i import ROLES, quadruples
 
 

@@ -8,7 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from corefbias import datasets_export, gap_properties, spans, upstream
+from corefbias import datasets_export, spans, upstream
+from corefbias.measures import gap_properties
 from dataset_harness import assert_export_layout, assert_spans_match, builder_module
 from metric_harness import load
 

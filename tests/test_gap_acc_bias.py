@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from corefbias import gap
+from corefbias.measures import gap
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 A, B, NONE = [True, False], [False, True], [False, False]

@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from corefbias import gap_baselines, gap_properties, weighting
+from corefbias.measures import gap_baselines, gap_properties, weighting
 from corefbias.reproduce import gap_on_gap
 
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from corefbias import pro_anti
+from corefbias.measures import pro_anti
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from corefbias import resampling
+from corefbias.measures import resampling
 
 
 def mean_difference(sums):

@@ -3,7 +3,7 @@ import itertools
 import numpy as np
 import pytest
 
-from corefbias import weighting
+from corefbias.measures import weighting
 
 
 def gap_like(size: int, seed: int):

@@ -3,7 +3,7 @@
 The test split also carries Kocijan et al.'s (AAAI 2021) hand-annotated personal names, the two
 properties derived from them (number of names; rank of the correct name by distance to the pronoun)
 and the W-Bias weights that balance those properties between the genders. Properties and weights
-come from ``corefbias.gap_properties`` (spaCy tokenizer, exact LP of ``corefbias.weighting``), so the
+come from ``corefbias.measures.gap_properties`` (spaCy tokenizer, exact LP of ``corefbias.measures.weighting``), so the
 exported weights are the ones the ``gap_w_bias`` metric computes.
 
 Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). Upstream files are
@@ -17,7 +17,8 @@ import json
 
 import datasets
 
-from corefbias import builders, citations, gap_properties, spans, upstream
+from corefbias import builders, citations, spans, upstream
+from corefbias.measures import gap_properties
 
 UPSTREAM_DATASET = "gap"
 # Upstream "development" (4,000 pairs, "may be used for model development") is the train split.

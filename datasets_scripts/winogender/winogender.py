@@ -1,7 +1,7 @@
 """Winogender schemas (Rudinger et al., NAACL 2018): 720 sentences with pronoun and mention spans.
 
 Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). The sentences and
-their metadata come from ``corefbias.winogender.load_sentences`` (upstream all_sentences.tsv and
+their metadata come from ``corefbias.measures.winogender.load_sentences`` (upstream all_sentences.tsv and
 occupations-stats.tsv); the spans are located by re-instantiating each sentence's template from
 upstream templates.tsv and checking that the result is, character for character, the upstream
 sentence. Upstream files are read through ``corefbias.upstream.fetch`` from the mirror given as
@@ -14,7 +14,8 @@ import re
 
 import datasets
 
-from corefbias import builders, citations, spans, upstream, winogender
+from corefbias import builders, citations, spans, upstream
+from corefbias.measures import winogender
 
 UPSTREAM_DATASET = winogender.UPSTREAM_DATASET
 TEMPLATES_FILE = "data/templates.tsv"

@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-import corefbias.abc as abc
+import corefbias.measures.abc_fpr as abc
 import corefbias.citations as citations
 import corefbias.evaluate_support as support
 

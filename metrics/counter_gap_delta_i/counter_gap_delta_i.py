@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-import corefbias.counter_gap as counter_gap
+import corefbias.measures.counter_gap as counter_gap
 import corefbias.citations as citations
 import corefbias.evaluate_support as support
 

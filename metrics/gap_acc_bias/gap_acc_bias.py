@@ -5,7 +5,7 @@ import evaluate
 
 import corefbias.citations as citations
 import corefbias.evaluate_support as support
-import corefbias.gap as gap
+import corefbias.measures.gap as gap
 
 _CITATION = citations.GAP_ON_GAP + citations.GAP
 

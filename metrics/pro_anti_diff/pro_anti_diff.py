@@ -5,7 +5,7 @@ import evaluate
 
 import corefbias.citations as citations
 import corefbias.evaluate_support as support
-import corefbias.pro_anti as pro_anti
+import corefbias.measures.pro_anti as pro_anti
 
 _CITATION = citations.WINOBIAS + citations.SOWINOBIAS + citations.GENDA_LENS
 

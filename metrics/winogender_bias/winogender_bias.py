@@ -5,7 +5,7 @@ import evaluate
 
 import corefbias.citations as citations
 import corefbias.evaluate_support as support
-import corefbias.winogender as winogender
+import corefbias.measures.winogender as winogender
 
 _CITATION = citations.WINOGENDER
 

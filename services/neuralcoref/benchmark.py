@@ -12,7 +12,7 @@ import argparse
 import time
 
 from corefbias.http_protocol import HttpClusterModel
-from corefbias.winogender import load_sentences
+from corefbias.measures.winogender import load_sentences
 
 WINOGENDER_PRONOUNS = {"he", "she", "they", "him", "her", "them", "his", "hers", "their", "theirs"}
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from . import abc, counter_gap, gap, pro_anti, winogender
-from .weighting import InfeasibleBalanceError
+from .measures import abc_fpr, counter_gap, gap, pro_anti, winogender
+from .measures.weighting import InfeasibleBalanceError
 
 
 Part = tuple[str, str]  # (config, split)
@@ -143,7 +143,7 @@ def _score_abc(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
     return {
-        "abc": abc.fpr_ratio(
+        "abc": abc_fpr.fpr_ratio(
             [decision[0] for decision in decisions[part]], [gold[0] for gold in _gold(data)], data["pronoun_gender"],
             data["occupation_gender"], data["triplet_id"], n_bootstrap=n_bootstrap, seed=seed,
         )

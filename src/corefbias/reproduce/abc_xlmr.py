@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 
-from .. import abc, abc_data, upstream
+from ..measures import abc_fpr
+from .. import abc_data, upstream
 from ..scoring import DECISION_MODES, link_decisions, token_clusters_to_char
 
 PREDICTIONS = ("abc_dadebias_fork", "outputs/coref/xlm-r_coref_da.json")
@@ -37,7 +38,7 @@ def _char_span(span: dict) -> tuple[int, int]:
 
 
 def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
-    """Inputs of ``abc.fpr_ratio`` from the sentences and the published predictions."""
+    """Inputs of ``abc_fpr.fpr_ratio`` from the sentences and the published predictions."""
     sentences = [
         (triplet_id, sentence, occupation["occupation_gender"])
         for triplet_id, (triplet, occupation) in enumerate(abc_data.original_triplets(mirror))
@@ -64,7 +65,7 @@ def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
 
 def rescore(mirror=None, mode: str = "any_cluster", n_bootstrap: int = 1000, seed: int = 0) -> dict:
     """ABC scores of the XLM-R predictions, deciding "linked" by ``mode`` (see ``corefbias.scoring``)."""
-    return abc.fpr_ratio(**metric_inputs(mirror, mode), n_bootstrap=n_bootstrap, seed=seed)
+    return abc_fpr.fpr_ratio(**metric_inputs(mirror, mode), n_bootstrap=n_bootstrap, seed=seed)
 
 
 def _documents_with_any_cluster(mirror) -> int:
@@ -75,7 +76,7 @@ def _documents_with_any_cluster(mirror) -> int:
 def report(mirror=None, n_bootstrap: int = 1000, seed: int = 0) -> str:
     """Both decision modes side by side with the expected any-cluster rates."""
     inputs = {mode: metric_inputs(mirror, mode) for mode in DECISION_MODES}
-    results = {mode: abc.fpr_ratio(**inputs[mode], n_bootstrap=n_bootstrap, seed=seed) for mode in DECISION_MODES}
+    results = {mode: abc_fpr.fpr_ratio(**inputs[mode], n_bootstrap=n_bootstrap, seed=seed) for mode in DECISION_MODES}
     stereotyped = sum(gender is not None for gender in inputs["cluster"]["occupation_genders"]) // 3
     lines = [
         "ABC (Danish) coreference task: DaNLP XLM-R predictions published in DaDebias/ABC-dataset, rescored.",

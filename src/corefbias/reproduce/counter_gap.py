@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import counter_gap, upstream
+from ..measures import counter_gap
+from .. import upstream
 
 SYSTEMS = {
     "BERT-base": "bert_base",

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import gap, gap_baselines, gap_properties, weighting
-from ..resampling import bootstrap_test
+from ..measures import gap, gap_baselines, gap_properties, weighting
+from ..measures.resampling import bootstrap_test
 
 COLUMNS = ("F1", "Accuracy", "F1-Bias", "acc-Bias", "W-Bias", "Wnum-Bias", "Wdist-Bias", "Wt-Bias")
 WEIGHTED_COLUMNS = {"W-Bias": "w", "Wnum-Bias": "wnum", "Wdist-Bias": "wdist", "Wt-Bias": "wt"}

@@ -21,7 +21,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .. import counter_gap, validation, winogender
+from ..measures import counter_gap, validation, winogender
 from ..benchmarks import rows_of, winogender_answer
 
 PRO_ANTI = ("winobias", "sowinobias", "dawinobias")

@@ -1,7 +1,7 @@
 """The unbiased-by-design GAP baselines of Kocijan et al. (2021, Sec. 3.2, Table 1), on name spans.
 
 Both pick one personal name of the example and mark a candidate coreferent iff the picked name is
-the name span the candidate is matched to (``corefbias.gap_properties``: the closest name sharing a
+the name span the candidate is matched to (``corefbias.measures.gap_properties``: the closest name sharing a
 character with it), so each needs only the number of names and the candidates' ranks:
 
   * **Random**: a name uniformly at random. Returned as the *expected* predictions

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from . import validation
-from .report import finalize
+from .result_format import finalize
 from .resampling import bootstrap_test, safe_div
 
 ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import validation
-from .report import finalize
+from .result_format import finalize
 from .resampling import bootstrap_test, safe_div, safe_log2
 
 PRONOUN_GENDERS = ("neutral", "male", "female")

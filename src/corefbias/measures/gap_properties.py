@@ -20,10 +20,10 @@ span that shares at least one character with it (its rank is that name's 1-based
 distance order). A candidate that overlaps no annotated name (9 positive candidates in GAP test,
 where the annotators did not mark GAP's span as a name, e.g. "Manager of the Year") has no rank: its
 example stays in the ``N_k`` sets but joins no ``D_k`` set, and a baseline that picks a name can
-never pick it. The same single match is used by the baselines (``corefbias.gap_baselines``), so that
+never pick it. The same single match is used by the baselines (``corefbias.measures.gap_baselines``), so that
 a Dist-k baseline is right exactly on ``D_k``.
 
-Weighting variants (Sec. 3.4–3.5), each solved by ``corefbias.weighting.balance_weights`` over the
+Weighting variants (Sec. 3.4–3.5), each solved by ``corefbias.measures.weighting.balance_weights`` over the
 examples with a positive candidate (the others weigh 0): ``w`` balances ``N_k`` and ``D_k``; ``wnum``
 only ``N_k``; ``wdist`` only ``D_k``; ``wt`` first drops (weight 0) the examples with more than 15
 names or a correct candidate at rank 5 or further, then balances ``N_k`` and ``D_k``.
@@ -38,7 +38,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import upstream, validation, weighting
+from .. import upstream
+from . import validation, weighting
 
 Span = tuple[int, int]
 

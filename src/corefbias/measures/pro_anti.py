@@ -27,7 +27,7 @@ from functools import partial
 import numpy as np
 
 from . import validation
-from .report import finalize
+from .result_format import finalize
 from .resampling import bootstrap_test, safe_div, safe_log2
 
 CONDITIONS = ("pro", "anti")

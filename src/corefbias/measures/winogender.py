@@ -22,8 +22,9 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from . import upstream, validation
-from .report import finalize
+from .. import upstream
+from . import validation
+from .result_format import finalize
 from .resampling import bootstrap_test, safe_div
 
 PREDICTIONS = ("occupation", "participant", "neither")

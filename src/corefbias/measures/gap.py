@@ -11,7 +11,7 @@ a system says, per candidate, whether it is coreferent with the pronoun (``[A, B
     negative candidate adds nothing, so the score is not blurred by which distractor a system picked.
   * **W-Bias** = the same ratio of *weighted* accuracies, Σ w over the positive candidates marked
     coreferent / Σ w over all positive candidates, each gender on its own; acc-Bias is the case
-    ``w = 1``. The weights (``corefbias.gap_properties``, ``corefbias.weighting``) balance the number
+    ``w = 1``. The weights (``corefbias.measures.gap_properties``, ``corefbias.measures.weighting``) balance the number
     of names and the position of the referent between the genders.
 
 The resampling unit is the example. Each example contributes one row of sums (weights, weighted
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import gap_properties, validation
-from .report import finalize
+from .result_format import finalize
 from .resampling import bootstrap_test, paired_randomization_test, safe_div
 
 GENDERS = ("female", "male")
