@@ -37,14 +37,14 @@ def in_repo(monkeypatch):
 @pytest.fixture(scope="session")
 def exported_set(mirror, tmp_path_factory):
     """``exported_set(name)``: the folder of one set exported from the mirror, built once per session."""
-    from corefbias import datasets_export
+    from corefbias.data import hub_export
 
     out = tmp_path_factory.mktemp("export")
     done = {}
 
     def export(name: str) -> Path:
         if name not in done:
-            done[name] = datasets_export.export_dataset(name, out, mirror)
+            done[name] = hub_export.export_dataset(name, out, mirror)
         return done[name]
 
     return export

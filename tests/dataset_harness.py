@@ -46,6 +46,6 @@ def builder_module(name: str):
     """The module of ``datasets_scripts/<name>/<name>.py``, for testing its helpers directly."""
     import sys
 
-    from corefbias import datasets_export
+    from corefbias.data import hub_export
 
-    return sys.modules[datasets_export.builder_class(name).__module__]
+    return sys.modules[hub_export.builder_class(name).__module__]

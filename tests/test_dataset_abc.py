@@ -5,7 +5,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from corefbias import abc_data
+from corefbias.data import abc_format
 from dataset_harness import assert_export_layout, assert_spans_match
 from metric_harness import load
 
@@ -147,7 +147,7 @@ lægen  mister hendes nøgler.
 
 
 def test_parse_triplets_reads_the_format():
-    first, second = abc_data.parse_triplets(TRIPLETS.splitlines(keepends=True), source="x.da")
+    first, second = abc_format.parse_triplets(TRIPLETS.splitlines(keepends=True), source="x.da")
     reflexive, hans, hendes = first
     assert reflexive.pronoun == {"text": "sit", "start": 18, "end": 21}
     assert hendes.pronoun == {"text": "hendes", "start": 18, "end": 24}
@@ -156,7 +156,7 @@ def test_parse_triplets_reads_the_format():
     # A double space (as in 120 upstream triplets) stays: offsets index the text as written.
     assert second[0].text == "lægen  mister sine nøgler." and second[0].pronoun["start"] == 14
     # A closing separator after the last triplet (as in coref_lm.da) changes nothing.
-    assert abc_data.parse_triplets((TRIPLETS + "---\n").splitlines(), source="x.da") == [first, second]
+    assert abc_format.parse_triplets((TRIPLETS + "---\n").splitlines(), source="x.da") == [first, second]
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ def test_parse_triplets_reads_the_format():
 )
 def test_malformed_triplets_are_errors_naming_the_lines(lines, message):
     with pytest.raises(ValueError, match=message):
-        abc_data.parse_triplets(lines.splitlines(), source="x.da")
+        abc_format.parse_triplets(lines.splitlines(), source="x.da")
 
 
 def test_occupation_statistics_and_their_stereotype():
@@ -183,7 +183,7 @@ def test_occupation_statistics_and_their_stereotype():
         {"Ocupation (english)": "tie", **blank_da, "Perc-Da": "50"},
         {"Ocupation (english)": "chef", **blank_da, "Perc-Da": "49.9"},
     ]
-    table = abc_data.occupation_statistics(rows, source="stats.tsv")
+    table = abc_format.occupation_statistics(rows, source="stats.tsv")
     assert [(row["occupation_english"], row["occupation_gender"]) for row in table] == [
         ("nurse", "female"), ("counselor", None), ("tie", None), ("chef", "male")
     ]
@@ -192,14 +192,14 @@ def test_occupation_statistics_and_their_stereotype():
         "pct_female_us_bergsma": 8.41, "occupation_gender": None,
     }
     with pytest.raises(ValueError, match=r"stats\.tsv line 3: Perc-Da is '4,5'"):
-        abc_data.occupation_statistics([rows[0], {**rows[1], "Perc-Da": "4,5"}], source="stats.tsv")
+        abc_format.occupation_statistics([rows[0], {**rows[1], "Perc-Da": "4,5"}], source="stats.tsv")
 
 
 def test_runs_of_triplets_map_to_occupation_rows_in_order():
-    triplets = abc_data.parse_triplets((TRIPLETS + "---\n" + TRIPLETS).splitlines(), source="x.da")
+    triplets = abc_format.parse_triplets((TRIPLETS + "---\n" + TRIPLETS).splitlines(), source="x.da")
     table = [{"occupation_english": name} for name in ("accountant", "doctor", "auditor", "physician")]
-    assert [row["occupation_english"] for row in abc_data.occupations_of(triplets, table, source="x.da")] == [
+    assert [row["occupation_english"] for row in abc_format.occupations_of(triplets, table, source="x.da")] == [
         "accountant", "doctor", "auditor", "physician"
     ]
     with pytest.raises(ValueError, match=r"x\.da has 4 runs .* occupation table has 3 rows"):
-        abc_data.occupations_of(triplets, table[:3], source="x.da")
+        abc_format.occupations_of(triplets, table[:3], source="x.da")

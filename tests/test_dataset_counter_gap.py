@@ -4,7 +4,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from corefbias import spans
+from corefbias.data import spans
 from dataset_harness import assert_export_layout, assert_spans_match, builder_module
 from metric_harness import load
 

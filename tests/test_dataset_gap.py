@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from corefbias import datasets_export, spans, upstream
+from corefbias.data import hub_export, spans, upstream
 from corefbias.measures import gap_properties
 from dataset_harness import assert_export_layout, assert_spans_match, builder_module
 from metric_harness import load
@@ -277,5 +277,5 @@ def test_an_unknown_pronoun_is_an_error_naming_the_row():
 def test_building_without_spacy_says_how_to_install_it(mirror, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "spacy", None)  # makes `import spacy` raise ImportError
     gap_properties.english_tokenizer.cache_clear()  # an earlier test may hold a tokenizer; failures are not cached
-    with pytest.raises(datasets_export.DatasetBuildError, match=r"pip install 'corefbias\[gap\]'"):
-        datasets_export.export_dataset("gap", tmp_path, mirror)
+    with pytest.raises(hub_export.DatasetBuildError, match=r"pip install 'corefbias\[gap\]'"):
+        hub_export.export_dataset("gap", tmp_path, mirror)

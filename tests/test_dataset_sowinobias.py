@@ -3,11 +3,11 @@ pro_anti_diff."""
 
 from collections import Counter, defaultdict
 
-from corefbias import sowinobias
+from corefbias.data import sowinobias_generation
 from dataset_harness import assert_export_layout, assert_spans_match
 from metric_harness import load
 
-OCCUPATION_LISTS = {"female": sowinobias.FEMALE_OCCUPATIONS, "male": sowinobias.MALE_OCCUPATIONS}
+OCCUPATION_LISTS = {"female": sowinobias_generation.FEMALE_OCCUPATIONS, "male": sowinobias_generation.MALE_OCCUPATIONS}
 
 
 def stereotype(occupation: str) -> str:
@@ -22,17 +22,17 @@ def test_export_layout(exported_set, loaded_set):
 
 
 def test_appendix_vocabulary():
-    lists = [sowinobias.FEMALE_OCCUPATIONS, sowinobias.MALE_OCCUPATIONS, *sowinobias.ADJECTIVES.values()]
+    lists = [sowinobias_generation.FEMALE_OCCUPATIONS, sowinobias_generation.MALE_OCCUPATIONS, *sowinobias_generation.ADJECTIVES.values()]
     assert [len(set(words)) for words in lists] == [16, 16, 16, 16]
-    assert not set(sowinobias.FEMALE_OCCUPATIONS) & set(sowinobias.MALE_OCCUPATIONS)
-    assert {"nurse", "nanny", "maid"} <= set(sowinobias.FEMALE_OCCUPATIONS)  # Sec. 4.2's examples
-    assert {"doctor", "boss", "developer", "lawyer"} <= set(sowinobias.MALE_OCCUPATIONS)
-    assert {"lovely", "virtuous"} <= set(sowinobias.ADJECTIVES["positive"])
-    assert {"hysterical", "unmarried", "prudish"} <= set(sowinobias.ADJECTIVES["negative"])
+    assert not set(sowinobias_generation.FEMALE_OCCUPATIONS) & set(sowinobias_generation.MALE_OCCUPATIONS)
+    assert {"nurse", "nanny", "maid"} <= set(sowinobias_generation.FEMALE_OCCUPATIONS)  # Sec. 4.2's examples
+    assert {"doctor", "boss", "developer", "lawyer"} <= set(sowinobias_generation.MALE_OCCUPATIONS)
+    assert {"lovely", "virtuous"} <= set(sowinobias_generation.ADJECTIVES["positive"])
+    assert {"hysterical", "unmarried", "prudish"} <= set(sowinobias_generation.ADJECTIVES["negative"])
 
 
 def test_one_sentence_with_its_spans():
-    assert sowinobias.sentence("nurse", "doctor", "unmarried", "negative") == {
+    assert sowinobias_generation.sentence("nurse", "doctor", "unmarried", "negative") == {
         "text": "The nurse disliked the doctor because they were unmarried.",
         "pronoun": {"text": "they", "start": 38, "end": 42},
         "candidates": [
@@ -54,7 +54,7 @@ def test_counts_and_design(loaded_set):
         first, second = row["occupation_1"], row["occupation_2"]
         assert stereotype(second) == ("female" if row["condition"] == "pro" else "male")
         assert stereotype(first) != stereotype(second)
-        assert row["adjective"] in sowinobias.ADJECTIVES[row["polarity"]]
+        assert row["adjective"] in sowinobias_generation.ADJECTIVES[row["polarity"]]
         verb = "liked" if row["polarity"] == "positive" else "disliked"
         assert row["text"] == f"The {first} {verb} the {second} because they were {row['adjective']}."
         assert [c["is_referent"] for c in row["candidates"]] == [False, True]
@@ -80,7 +80,7 @@ def test_pro_and_anti_twins_swap_the_occupations(loaded_set):
 
 
 def test_generation_is_deterministic_and_exported_in_order(loaded_set):
-    first, second = list(sowinobias.sentences()), list(sowinobias.sentences())
+    first, second = list(sowinobias_generation.sentences()), list(sowinobias_generation.sentences())
     assert first == second
     test = loaded_set("sowinobias", "default")["test"]
     assert test["id"] == [row["id"] for row in first]

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from corefbias import wino_format
+from corefbias.data import wino_format
 from dataset_harness import assert_export_layout, assert_spans_match, builder_module
 from metric_harness import load
 

@@ -2,7 +2,7 @@ import hashlib
 
 import pytest
 
-from corefbias import upstream
+from corefbias.data import upstream
 
 
 def test_mirror_file_is_verified_and_used_in_place(mirror):

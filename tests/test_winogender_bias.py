@@ -3,7 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from corefbias import upstream, widget
+from corefbias.data import upstream
+from corefbias import widget
 from corefbias.measures import winogender
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 

@@ -1,9 +1,9 @@
 """ABC, the Anti-reflexive Bias Challenge (González et al., EMNLP 2020), Danish coreference sentences,
 as GenDa Lens evaluates them (`genda`) and as ABC published them (`original`).
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). The sentence files and
-ABC's occupation table are parsed by ``corefbias.abc_data``; upstream files are read through
-``corefbias.upstream.fetch`` from the mirror given as ``data_dir`` (else ``$COREFBIAS_MIRROR``, else
+Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The sentence files and
+ABC's occupation table are parsed by ``corefbias.data.abc_format``; upstream files are read through
+``corefbias.data.upstream.fetch`` from the mirror given as ``data_dir`` (else ``$COREFBIAS_MIRROR``, else
 the checksummed download cache).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datasets
 
-from corefbias import abc_data, builders, citations, spans
+from corefbias.data import abc_format, builder_base, citations, spans
 
 UPSTREAM_DATASET = "abc"
 
@@ -40,12 +40,12 @@ FEATURES = {
     "original": spans.common_features(
         **_COMMON,
         occupation_english=datasets.Value("string"),
-        **{column: datasets.Value("float64") for column in abc_data.STATISTICS_COLUMNS},
+        **{column: datasets.Value("float64") for column in abc_format.STATISTICS_COLUMNS},
     ),
 }
 
 
-def triplet_rows(triplet: abc_data.Triplet, triplet_id: str, occupation_gender: str | None, **extra) -> list[dict]:
+def triplet_rows(triplet: abc_format.Triplet, triplet_id: str, occupation_gender: str | None, **extra) -> list[dict]:
     """The three rows of one triplet; the subject occupation is the one candidate."""
     rows = []
     for sentence in triplet:
@@ -70,8 +70,8 @@ def triplet_rows(triplet: abc_data.Triplet, triplet_id: str, occupation_gender: 
 def genda_rows(mirror=None) -> list[dict]:
     """GenDa Lens's female-occupation file, then its male-occupation file (GenDa Lens's order)."""
     rows = []
-    for occupation_gender, (dataset, path) in abc_data.GENDA_LENS_SENTENCES.items():
-        for index, triplet in enumerate(abc_data.read_triplets(dataset, path, mirror)):
+    for occupation_gender, (dataset, path) in abc_format.GENDA_LENS_SENTENCES.items():
+        for index, triplet in enumerate(abc_format.read_triplets(dataset, path, mirror)):
             rows += triplet_rows(triplet, f"{occupation_gender}-{index:04d}", occupation_gender)
     return rows
 
@@ -79,7 +79,7 @@ def genda_rows(mirror=None) -> list[dict]:
 def original_rows(mirror=None) -> list[dict]:
     """ABC's ``coref_lm.da`` in file order, with the occupation's row of ABC's statistics."""
     rows = []
-    for index, (triplet, occupation) in enumerate(abc_data.original_triplets(mirror)):
+    for index, (triplet, occupation) in enumerate(abc_format.original_triplets(mirror)):
         statistics = {key: value for key, value in occupation.items() if key != "occupation_gender"}
         rows += triplet_rows(triplet, f"{index:04d}", occupation["occupation_gender"], **statistics)
     return rows
@@ -88,7 +88,7 @@ def original_rows(mirror=None) -> list[dict]:
 _ROWS = {"genda": genda_rows, "original": original_rows}
 
 
-class Abc(builders.UpstreamBuilder):
+class Abc(builder_base.UpstreamBuilder):
     """ABC's Danish coreference triplets: GenDa Lens's version (`genda`) and ABC's own (`original`)."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET
@@ -124,4 +124,4 @@ class Abc(builders.UpstreamBuilder):
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
 
     def _generate_examples(self):
-        yield from builders.enumerate_unique(_ROWS[self.config.name](self.mirror), self.config.name)
+        yield from builder_base.enumerate_unique(_ROWS[self.config.name](self.mirror), self.config.name)

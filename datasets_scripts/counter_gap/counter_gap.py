@@ -1,8 +1,8 @@
 """Counter-GAP (Xie et al., EACL 2023): 4008 instances in 1002 quadruples, built from upstream C-GAP.tsv.
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts): the export writes
+Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts): the export writes
 Parquet files and a card, which ``datasets.load_dataset`` then reads. The upstream file is read
-through ``corefbias.upstream.fetch`` from the mirror given as ``data_dir`` (else
+through ``corefbias.data.upstream.fetch`` from the mirror given as ``data_dir`` (else
 ``$COREFBIAS_MIRROR``, else the checksummed download cache).
 """
 
@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import datasets
 
-from corefbias import builders, citations, spans, upstream
+from corefbias.data import builder_base, citations, spans, upstream
 from corefbias.reproduce.counter_gap import FEMALE_PRONOUNS, role_of
 
 UPSTREAM_DATASET = "counter_gap"
@@ -88,7 +88,7 @@ def check_quadruples(examples: list[dict], path: str) -> None:
                 )
 
 
-class CounterGap(builders.UpstreamBuilder):
+class CounterGap(builder_base.UpstreamBuilder):
     """Counter-GAP: the dotless version the paper evaluates (`default`) and the original (`withdot`)."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET
@@ -117,4 +117,4 @@ class CounterGap(builders.UpstreamBuilder):
         rows = upstream.read_tsv(UPSTREAM_DATASET, path, self.mirror)
         examples = [example(row) for row in rows]
         check_quadruples(examples, path)
-        yield from builders.enumerate_unique(examples, path)
+        yield from builder_base.enumerate_unique(examples, path)

@@ -1,11 +1,11 @@
 """DaWinoBias (Koppelgaard & Brødbæk 2021, scored by GenDa Lens): WinoBias's type-1 sentences in Danish.
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). Line N of
+Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). Line N of
 ``data/da_{pro,anti}_stereotyped_type1_{dev,test}.txt`` brackets the gold antecedent and the
 pronoun (``[Udvikleren] diskuterede med designeren, fordi [han] ...``); the candidates are the
 sentence's two occupation mentions, found with the occupation lists of GenDa Lens's DaWinoBias
-scorer, which also give their stereotypes. Parsing is ``corefbias.wino_format``, shared with
-WinoBias. Upstream files are read through ``corefbias.upstream.fetch``.
+scorer, which also give their stereotypes. Parsing is ``corefbias.data.wino_format``, shared with
+WinoBias. Upstream files are read through ``corefbias.data.upstream.fetch``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 
 import datasets
 
-from corefbias import builders, citations, spans, upstream, wino_format
+from corefbias.data import builder_base, citations, spans, upstream, wino_format
 
 UPSTREAM_DATASET = "dawinobias"
 UPSTREAM_SPLITS = {datasets.Split.VALIDATION: "dev", datasets.Split.TEST: "test"}
@@ -96,7 +96,7 @@ def example(line: str, *, row: str) -> dict:
     )
 
 
-class Dawinobias(builders.UpstreamBuilder):
+class Dawinobias(builder_base.UpstreamBuilder):
     """DaWinoBias: configs pro and anti, splits validation (upstream dev) and test."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET

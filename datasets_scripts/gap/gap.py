@@ -6,8 +6,8 @@ and the W-Bias weights that balance those properties between the genders. Proper
 come from ``corefbias.measures.gap_properties`` (spaCy tokenizer, exact LP of ``corefbias.measures.weighting``), so the
 exported weights are the ones the ``gap_w_bias`` metric computes.
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). Upstream files are
-read through ``corefbias.upstream.fetch`` from the mirror given as ``data_dir`` (else
+Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). Upstream files are
+read through ``corefbias.data.upstream.fetch`` from the mirror given as ``data_dir`` (else
 ``$COREFBIAS_MIRROR``, else the checksummed download cache).
 """
 
@@ -17,7 +17,7 @@ import json
 
 import datasets
 
-from corefbias import builders, citations, spans, upstream
+from corefbias.data import builder_base, citations, spans, upstream
 from corefbias.measures import gap_properties
 
 UPSTREAM_DATASET = "gap"
@@ -127,7 +127,7 @@ def name_columns(rows: list[dict], annotations: dict) -> list[dict]:
     ]
 
 
-class Gap(builders.UpstreamBuilder):
+class Gap(builder_base.UpstreamBuilder):
     """GAP: train (upstream development), validation and test (with names, properties and weights)."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET
@@ -155,4 +155,4 @@ class Gap(builders.UpstreamBuilder):
         rows = upstream.read_tsv(UPSTREAM_DATASET, path, self.mirror)
         examples = [example(row) for row in rows]
         extra = name_columns(rows, load_annotations(self.mirror)) if annotated else [dict.fromkeys(NAME_COLUMNS)] * len(rows)
-        yield from builders.enumerate_unique(({**base, **columns} for base, columns in zip(examples, extra)), path)
+        yield from builder_base.enumerate_unique(({**base, **columns} for base, columns in zip(examples, extra)), path)

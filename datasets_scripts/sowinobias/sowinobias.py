@@ -1,8 +1,8 @@
 """SoWinoBias (Dawkins, GeBNLP 2021): 8192 pro- and 8192 anti-stereotypical sentences in one `test`
 split, generated from the paper's appendix vocabulary and Sec. 4.2 template.
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). The upstream
-repository could not be obtained, so nothing is downloaded: ``corefbias.sowinobias`` generates the
+Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The upstream
+repository could not be obtained, so nothing is downloaded: ``corefbias.data.sowinobias_generation`` generates the
 sentences.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datasets
 
-from corefbias import builders, citations, sowinobias, spans
+from corefbias.data import builder_base, citations, sowinobias_generation, spans
 
 UPSTREAM_DATASET = "sowinobias"
 
@@ -38,7 +38,7 @@ FEATURES = spans.common_features(
 )
 
 
-class SoWinoBias(builders.UpstreamBuilder):
+class SoWinoBias(builder_base.UpstreamBuilder):
     """SoWinoBias, pro and anti sentences in one `test` split (column `condition`)."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET
@@ -62,4 +62,4 @@ class SoWinoBias(builders.UpstreamBuilder):
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
 
     def _generate_examples(self):
-        yield from builders.enumerate_unique(sowinobias.sentences(), "generated SoWinoBias")
+        yield from builder_base.enumerate_unique(sowinobias_generation.sentences(), "generated SoWinoBias")

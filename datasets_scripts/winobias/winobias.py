@@ -1,13 +1,13 @@
 """WinoBias (Zhao et al., NAACL 2018): pro- and anti-stereotypical occupation sentences, types 1 and 2.
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). Each row joins line
+Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). Each row joins line
 N of a bracketed file (``pro_stereotyped_type1.txt.dev``: ``N [The developer] argued with ...``)
 with document ``//N-1`` of the CoNLL file of the same config and split: the sentence is the
 bracketed file's, the tokens and every gold cluster are the CoNLL file's (mapped onto the sentence,
 token by token), and the build checks that the brackets mark exactly the gold cluster of the
 pronoun. The candidates are the first two occupation mentions with their article, found with
 WinoBias's own ``female_occupations.txt`` / ``male_occupations.txt``, which also give their
-stereotypes. Upstream files are read through ``corefbias.upstream.fetch``.
+stereotypes. Upstream files are read through ``corefbias.data.upstream.fetch``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import re
 
 import datasets
 
-from corefbias import builders, citations, scoring, spans, upstream, wino_format
+from corefbias.data import builder_base, citations, spans, upstream, wino_format
+from corefbias import scoring
 
 UPSTREAM_DATASET = "winobias"
 DATA = "WinoBias/wino/data"
@@ -145,7 +146,7 @@ def example(line: str, document, *, number: int, row: str, stereotypes: dict[str
     }
 
 
-class Winobias(builders.UpstreamBuilder):
+class Winobias(builder_base.UpstreamBuilder):
     """WinoBias: four configs (type × polarity), splits validation (upstream dev) and test."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET

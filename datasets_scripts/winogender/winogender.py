@@ -1,10 +1,10 @@
 """Winogender schemas (Rudinger et al., NAACL 2018): 720 sentences with pronoun and mention spans.
 
-Run by ``corefbias.datasets_export`` (``datasets`` 5 runs no loading scripts). The sentences and
+Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The sentences and
 their metadata come from ``corefbias.measures.winogender.load_sentences`` (upstream all_sentences.tsv and
 occupations-stats.tsv); the spans are located by re-instantiating each sentence's template from
 upstream templates.tsv and checking that the result is, character for character, the upstream
-sentence. Upstream files are read through ``corefbias.upstream.fetch`` from the mirror given as
+sentence. Upstream files are read through ``corefbias.data.upstream.fetch`` from the mirror given as
 ``data_dir`` (else ``$COREFBIAS_MIRROR``, else the checksummed download cache).
 """
 
@@ -14,7 +14,7 @@ import re
 
 import datasets
 
-from corefbias import builders, citations, spans, upstream
+from corefbias.data import builder_base, citations, spans, upstream
 from corefbias.measures import winogender
 
 UPSTREAM_DATASET = winogender.UPSTREAM_DATASET
@@ -148,7 +148,7 @@ def example(sentence: dict, template: dict) -> dict:
     }
 
 
-class Winogender(builders.UpstreamBuilder):
+class Winogender(builder_base.UpstreamBuilder):
     """Winogender schemas, all 720 sentences in one `test` split."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET

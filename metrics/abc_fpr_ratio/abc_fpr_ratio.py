@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 import corefbias.measures.abc_fpr as abc
-import corefbias.citations as citations
+import corefbias.data.citations as citations
 import corefbias.evaluate_support as support
 
 _CITATION = citations.ABC + citations.GENDA_LENS

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 import corefbias.measures.counter_gap as counter_gap
-import corefbias.citations as citations
+import corefbias.data.citations as citations
 import corefbias.evaluate_support as support
 
 _CITATION = citations.COUNTER_GAP

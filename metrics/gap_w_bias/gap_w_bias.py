@@ -4,7 +4,7 @@ the position of the referent between feminine and masculine examples."""
 import datasets
 import evaluate
 
-import corefbias.citations as citations
+import corefbias.data.citations as citations
 import corefbias.evaluate_support as support
 import corefbias.measures.gap as gap
 

@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-import corefbias.citations as citations
+import corefbias.data.citations as citations
 import corefbias.evaluate_support as support
 import corefbias.measures.winogender as winogender
 

@@ -7,7 +7,7 @@ import sys
 from importlib import import_module
 
 from . import __version__, cli_run
-from .upstream import MIRROR_ENV, UpstreamFileError
+from .data.upstream import MIRROR_ENV, UpstreamFileError
 
 # Published tables the toolkit recomputes: name → (module under corefbias.reproduce, what it is).
 REPRODUCTIONS = {
@@ -69,7 +69,7 @@ def _add_publish_command(commands, common) -> None:
 
 
 def _publish(args) -> int:
-    from .datasets_export import DatasetBuildError
+    from .data.hub_export import DatasetBuildError
     from .publish import PARTS, PublishError, publish
 
     try:
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             module = import_module(f".reproduce.{REPRODUCTIONS[args.table][0]}", __package__)
             print(module.report(mirror=args.mirror, n_bootstrap=args.n_bootstrap, seed=args.seed))
         elif args.command == "export-datasets":
-            from .datasets_export import DatasetBuildError, export
+            from .data.hub_export import DatasetBuildError, export
 
             try:
                 for folder in export(args.names or None, args.out, args.mirror):

@@ -205,11 +205,11 @@ def stage(
                 card.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(metrics_dir / metric / "README.md", card)
     if "datasets" in parts:
-        from . import datasets_export
+        from .data import hub_export
 
-        names = dataset_names if dataset_names is not None else datasets_export.available()
+        names = dataset_names if dataset_names is not None else hub_export.available()
         ids = [repo_id(namespace, name) for name in names]
-        for dataset_id, folder in zip(ids, datasets_export.export(names, out_dir / "datasets", mirror)):
+        for dataset_id, folder in zip(ids, hub_export.export(names, out_dir / "datasets", mirror)):
             staging.repos.append(StagedRepo(dataset_id, "dataset", folder))
     return staging
 

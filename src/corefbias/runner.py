@@ -21,7 +21,8 @@ from pathlib import Path
 
 import datasets
 
-from . import __version__, datasets_export, scoring
+from . import __version__, scoring
+from .data import hub_export
 from .benchmarks import Benchmark, resolve, rows_of
 from .models.base import Choice, ChoiceModel, ClusterModel, ModelError
 from .models.registry import load_model
@@ -90,7 +91,7 @@ def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> 
     """One config/split of an exported set, exporting the set from the mirror first if needed."""
     folder = data_dir / dataset
     if not (folder / "README.md").is_file():
-        datasets_export.export_dataset(dataset, data_dir, mirror)
+        hub_export.export_dataset(dataset, data_dir, mirror)
     return datasets.load_dataset(str(folder), config, split=split)
 
 

@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import upstream
+from ..data import upstream
 from . import validation, weighting
 
 Span = tuple[int, int]

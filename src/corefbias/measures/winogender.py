@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from .. import upstream
+from ..data import upstream
 from . import validation
 from .result_format import finalize
 from .resampling import bootstrap_test, safe_div

@@ -3,7 +3,7 @@
 ``outputs/coref/xlm-r_coref_da.json`` of the DaDebias fork of the ABC repository holds one AllenNLP
 prediction (whitespace tokens, clusters of inclusive token spans) per sentence of ABC's
 ``data/COREF_LM/coref_lm.da``, in file order: 4,560 triplets, 13,680 sentences.
-``corefbias.abc_data`` reads the sentences (the pronoun's and the subject's character spans) and
+``corefbias.data.abc_format`` reads the sentences (the pronoun's and the subject's character spans) and
 gives each triplet its occupation's stereotype from ABC's Danish labour statistics; ten of the 60
 occupations have no Danish figure and count in the overall rates only. (GenDa Lens's own
 female/male lists were made for its own sentence files: they leave out a third of these
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from ..measures import abc_fpr
-from .. import abc_data, upstream
+from ..data import abc_format, upstream
 from ..scoring import DECISION_MODES, link_decisions, token_clusters_to_char
 
 PREDICTIONS = ("abc_dadebias_fork", "outputs/coref/xlm-r_coref_da.json")
@@ -41,7 +41,7 @@ def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
     """Inputs of ``abc_fpr.fpr_ratio`` from the sentences and the published predictions."""
     sentences = [
         (triplet_id, sentence, occupation["occupation_gender"])
-        for triplet_id, (triplet, occupation) in enumerate(abc_data.original_triplets(mirror))
+        for triplet_id, (triplet, occupation) in enumerate(abc_format.original_triplets(mirror))
         for sentence in triplet
     ]
     predictions = _predictions(mirror)

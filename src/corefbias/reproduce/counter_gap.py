@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..measures import counter_gap
-from .. import upstream
+from ..data import upstream
 
 SYSTEMS = {
     "BERT-base": "bert_base",

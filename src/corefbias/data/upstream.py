@@ -48,7 +48,7 @@ class UpstreamFile:
 
 @lru_cache(maxsize=1)
 def _registry() -> dict:
-    text = resources.files("corefbias").joinpath("upstream_files.json").read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("upstream_files.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

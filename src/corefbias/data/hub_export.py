@@ -14,7 +14,7 @@ The card's prose comes from ``datasets_scripts/<name>/card.md`` (optional YAML f
 ``pretty_name``, ``language`` or ``tags`` is merged into the card's metadata); the export adds the
 configurations, features, row counts, source (repository, commit, license) and citation. A
 config built from another registry entry's files than the set's ``UPSTREAM_DATASET`` names it in
-the builder's ``CONFIG_SOURCES`` (see ``corefbias.builders.UpstreamBuilder``); a registry entry
+the builder's ``CONFIG_SOURCES`` (see ``corefbias.data.builder_base.UpstreamBuilder``); a registry entry
 without a commit is a set that ``corefbias`` generates rather than downloads.
 """
 
