@@ -22,8 +22,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from corefbias import runner
-from corefbias.benchmarks import BENCHMARKS
+from corefbias.harness import runner
+from corefbias.harness.benchmarks import BENCHMARKS
 
 
 def largest_benchmark(data_dir: Path, mirror) -> str:

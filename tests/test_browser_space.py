@@ -1,7 +1,7 @@
 """The Space in a real browser: a baseline typed in, two benchmarks, the runner's scores in the page,
 the instances behind them in Explore, the run on the leaderboard."""
 
-from corefbias import runner
+from corefbias.harness import runner
 from corefbias.space import charts
 from test_space import QUICK, data_dir, sandbox, served  # noqa: F401 (fixtures)
 

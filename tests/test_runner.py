@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from corefbias import cli, prediction_cache, run_report, runner
+from corefbias import cli
+from corefbias.harness import prediction_cache, run_outputs, runner
 from corefbias.http_protocol import make_server
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
@@ -175,7 +176,7 @@ def test_unparseable_answers_are_counted_not_guessed(data_dir, tmp_path):
 
 def test_outputs_on_disk(data_dir, tmp_path):
     result = _run("baseline:stereotype", data_dir, tmp_path, n_bootstrap=100)
-    written = run_report.write_outputs(result, tmp_path / "out")
+    written = run_outputs.write_outputs(result, tmp_path / "out")
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["model"] == "baseline:stereotype"
     assert results["benchmarks"]["winogender"]["sections"] == json.loads(json.dumps(result.runs["winogender"].sections))
@@ -185,7 +186,7 @@ def test_outputs_on_disk(data_dir, tmp_path):
     assert "![winogender_occupations](plots/winogender_occupations.png)" in report
     csv_lines = (tmp_path / "out" / "summary.csv").read_text().splitlines()
     assert csv_lines[0].startswith("benchmark,score,value,ci_low,ci_high,p_value,significant")
-    assert len(csv_lines) == 1 + len(run_report.summary_rows(results))
+    assert len(csv_lines) == 1 + len(run_outputs.summary_rows(results))
     for name in ("winogender_occupations.png", "counter_gap_delta_i.png"):
         assert written[f"plots/{name}"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     instances = (tmp_path / "out" / "instances" / "counter_gap.jsonl").read_text().splitlines()
@@ -229,7 +230,7 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
     def headline(spec):
         result = runner.run(spec, ["all"], data_dir=data_dir, mirror=mirror, cache_path=tmp_path / "c.sqlite",
                             n_bootstrap=1000, progress=False)
-        return {(row["benchmark"], row["score"]): row for row in run_report.summary_rows(result.to_json())}
+        return {(row["benchmark"], row["score"]): row for row in run_outputs.summary_rows(result.to_json())}
 
     oracle = headline("baseline:oracle")
     assert len({benchmark for benchmark, _ in oracle}) == 7

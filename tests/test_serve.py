@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from corefbias import runner
+from corefbias.harness import runner
 from corefbias.models.registry import load_model
 
 # A spaCy component standing in for a trained coreference model: it clusters the text's first

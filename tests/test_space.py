@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from corefbias import run_report, runner
+from corefbias.harness import run_outputs, runner
 from corefbias.http_protocol import make_server
 from corefbias.space import charts, explore, inputs, jobs, learn
 from corefbias.space.settings import SpaceSettings
@@ -91,7 +91,7 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     board, _ = served.client.predict(None, True, api_name="/leaderboard")
     rows = [dict(zip(board["headers"], row)) for row in board["data"]]
     (ours,) = [row for row in rows if row["model"] == "baseline:stereotype" and row["limit"] == str(LIMIT)]
-    for headline in run_report.summary_rows(expected):
+    for headline in run_outputs.summary_rows(expected):
         assert ours[score_column(headline)] == pytest.approx(headline["value"], abs=5e-5)
 
     note, cases_html, _ = served.client.predict(ours["run"], "winogender", 1, api_name="/explore")

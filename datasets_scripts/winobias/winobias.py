@@ -17,7 +17,7 @@ import re
 import datasets
 
 from corefbias.data import builder_base, citations, spans, upstream, wino_format
-from corefbias import scoring
+from corefbias.harness import cluster_links
 
 UPSTREAM_DATASET = "winobias"
 DATA = "WinoBias/wino/data"
@@ -104,7 +104,7 @@ def char_clusters(text: str, tokens: list[str], clusters, *, row: str) -> list[l
     """CoNLL token clusters as character spans of the bracketed file's sentence."""
     if "".join(tokens) != "".join(text.split()):
         raise spans.SpanError(f"row {row}: the CoNLL tokens {' '.join(tokens)!r} are not the sentence {text!r}")
-    converted = scoring.token_clusters_to_char(clusters, tokens, text)
+    converted = cluster_links.token_clusters_to_char(clusters, tokens, text)
     return [[{"text": text[start:end], "start": start, "end": end} for start, end in cluster] for cluster in converted]
 
 

@@ -6,7 +6,7 @@ import argparse
 import re
 import sys
 
-from .benchmarks import BENCHMARKS
+from .harness.benchmarks import BENCHMARKS
 from .models.registry import KINDS
 
 COMMANDS = ("run", "serve", "merge-predictions")
@@ -57,7 +57,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _run(args) -> int:
-    from . import run_report, runner
+    from .harness import run_outputs, runner
 
     options = {"device": args.device} if args.device else {}
     if args.base_url:
@@ -73,8 +73,8 @@ def _run(args) -> int:
         predicted = sum(run.num_predicted for run in result.runs.values())
         print(f"shard {args.shard[0]}/{args.shard[1]}: {predicted} new predictions cached; merge the caches and run again to score")
         return 0
-    written = run_report.write_outputs(result, args.out, plots=not args.no_plots)
-    for row in run_report.summary_rows(result.to_json()):
+    written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
+    for row in run_outputs.summary_rows(result.to_json()):
         value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
         print(f"{row['benchmark']:12} {row['score']:34} {value}")
     print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {args.out}")
@@ -103,7 +103,7 @@ def _serve(args) -> int:
 
 
 def _merge(args) -> int:
-    from .prediction_cache import merge
+    from .harness.prediction_cache import merge
 
     print(f"{args.into}: {merge(args.sources, args.into)} predictions")
     return 0

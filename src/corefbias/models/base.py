@@ -2,7 +2,7 @@
 
 A **cluster model** reads raw texts and returns coreference clusters of character spans
 (``start``, ``end``: Python string indices into the text, end exclusive); the scoring rules of
-``corefbias.scoring`` then decide, per instance, which candidates the pronoun is linked to.
+``corefbias.harness.cluster_links`` then decide, per instance, which candidates the pronoun is linked to.
 
 A **choice model** answers each instance directly: which of its candidates the pronoun refers to
 (LLMs asked a multiple-choice question, and the baselines). It receives the instance row as the

@@ -108,7 +108,7 @@ class ChatModel:
         self.max_tokens, self.workers = max_tokens, workers
 
     def choose(self, instances: list[dict], benchmark: str) -> list[Choice]:
-        from ..benchmarks import BENCHMARKS
+        from ..harness.benchmarks import BENCHMARKS
 
         if benchmark not in BENCHMARKS:
             raise ValueError(f"unknown benchmark {benchmark!r}; the chat model knows {', '.join(BENCHMARKS)}")

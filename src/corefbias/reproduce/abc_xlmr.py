@@ -16,7 +16,7 @@ import json
 
 from ..measures import abc_fpr
 from ..data import abc_format, upstream
-from ..scoring import DECISION_MODES, link_decisions, token_clusters_to_char
+from ..harness.cluster_links import DECISION_MODES, link_decisions, token_clusters_to_char
 
 PREDICTIONS = ("abc_dadebias_fork", "outputs/coref/xlm-r_coref_da.json")
 EXPECTED_PREDICTIONS = 13_680
@@ -64,7 +64,7 @@ def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
 
 
 def rescore(mirror=None, mode: str = "any_cluster", n_bootstrap: int = 1000, seed: int = 0) -> dict:
-    """ABC scores of the XLM-R predictions, deciding "linked" by ``mode`` (see ``corefbias.scoring``)."""
+    """ABC scores of the XLM-R predictions, deciding "linked" by ``mode`` (see ``corefbias.harness.cluster_links``)."""
     return abc_fpr.fpr_ratio(**metric_inputs(mirror, mode), n_bootstrap=n_bootstrap, seed=seed)
 
 

@@ -4,6 +4,6 @@
 ``jobs`` (one run: the runner, a time limit, the store), ``store`` (runs on disk and the leaderboard),
 ``explore`` (the instances behind a score), ``charts`` (the runner's figures as data frames),
 ``learn`` (the metric cards) and ``ui`` (the ``gr.Blocks`` page, the only module importing Gradio).
-The Space computes no score itself: every number comes from ``corefbias.runner`` and
-``corefbias.run_report``.
+The Space computes no score itself: every number comes from ``corefbias.harness.runner`` and
+``corefbias.harness.run_outputs``.
 """

@@ -1,6 +1,6 @@
 """The run's tables and figures as pandas data frames, for Gradio's interactive plots.
 
-The same four figures as ``corefbias.plots`` (which draws them as PNG files for the report):
+The same four figures as ``corefbias.harness.plots`` (which draws them as PNG files for the report):
 the Winogender occupation scatter against BLS, the Counter-GAP ΔI breakdown, pro vs anti bars,
 and the histogram of GAP's W weights. Every value is read from the runner's results.
 """
@@ -10,18 +10,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import run_report
-from ..run_report import format_number
-from ..benchmarks import rows_of
+from ..harness import run_outputs
+from ..harness.run_outputs import format_number
+from ..harness.benchmarks import rows_of
 
 SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value"]
 
 
 
 def summary_frame(results: dict) -> pd.DataFrame:
-    """``run_report.summary_rows`` formatted for the page; ``*`` marks p < 0.05."""
+    """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < 0.05."""
     rows = []
-    for row in run_report.summary_rows(results):
+    for row in run_outputs.summary_rows(results):
         value = format_number(row["value"]) if row["value"] is not None else f"undefined: {row['undefined']}"
         interval = "—" if row["ci_low"] is None else f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]"
         rows.append([

@@ -22,7 +22,7 @@ from collections import defaultdict
 import numpy as np
 
 from ..measures import counter_gap, validation, winogender
-from ..benchmarks import rows_of, winogender_answer
+from ..harness.benchmarks import rows_of, winogender_answer
 
 PRO_ANTI = ("winobias", "sowinobias", "dawinobias")
 EXPLAINED = {

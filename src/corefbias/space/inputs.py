@@ -6,7 +6,7 @@ import os
 import re
 from urllib.parse import urlsplit
 
-from ..benchmarks import BENCHMARKS
+from ..harness.benchmarks import BENCHMARKS
 from ..models.baselines import BASELINES
 from ..models.registry import KINDS, parse_spec
 

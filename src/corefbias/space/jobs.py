@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import runner
-from ..benchmarks import resolve
+from ..harness import runner
+from ..harness.benchmarks import resolve
 from ..models.base import ModelError
 from ..models.registry import load_model, parse_spec
 from . import explore, inputs

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..benchmarks import BENCHMARKS
+from ..harness.benchmarks import BENCHMARKS
 
 SECTIONS = ("Metric Description", "Limitations and Bias", "Citation")
 

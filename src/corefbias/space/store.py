@@ -1,6 +1,6 @@
 """Every run the Space has made, on disk, and the leaderboard over them.
 
-A run is a folder ``<root>/runs/<run id>/`` holding what ``run_report.write_outputs`` writes
+A run is a folder ``<root>/runs/<run id>/`` holding what ``run_outputs.write_outputs`` writes
 (``results.json``, ``report.md``, ``summary.csv``, plots, instances) plus ``explore.json``, the
 cases of the Explore tab. It is written under a hidden staging name and renamed into place with
 ``os.replace``, so a reader (or a crash) never sees half a run; the leaderboard is read from the
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import run_report
+from ..harness import run_outputs
 
 DOWNLOADS = ("results.json", "report.md", "summary.csv")
 INFO_COLUMNS = ("model", "benchmarks", "limit", "n_bootstrap", "date", "run")
@@ -28,7 +28,7 @@ _RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{8}")
 
 
 def score_column(row: dict) -> str:
-    """The leaderboard column of one ``run_report.summary_rows`` row."""
+    """The leaderboard column of one ``run_outputs.summary_rows`` row."""
     return f"{row['benchmark']}: {row['score']}"
 
 
@@ -50,7 +50,7 @@ class RunStore:
         run_id = time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(4)
         staging = self.runs / f".staging-{run_id}"
         try:
-            run_report.write_outputs(result, staging)
+            run_outputs.write_outputs(result, staging)
             (staging / "explore.json").write_text(json.dumps(explore_cases, ensure_ascii=False), encoding="utf-8")
             os.replace(staging, self.runs / run_id)
         finally:
@@ -97,7 +97,7 @@ class RunStore:
                 "n_bootstrap": settings["n_bootstrap"],
                 "date": f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]} {run_id[9:11]}:{run_id[11:13]} UTC",
             }
-            for summary in run_report.summary_rows(results):
+            for summary in run_outputs.summary_rows(results):
                 row[score_column(summary)] = summary["value"]
             rows.append(row)
         scores = sorted({key for row in rows for key in row} - set(INFO_COLUMNS))

@@ -9,7 +9,7 @@ import math
 
 import gradio as gr
 
-from ..benchmarks import BENCHMARKS
+from ..harness.benchmarks import BENCHMARKS
 from . import charts, explore, inputs, jobs, learn
 from .settings import SpaceSettings
 from .store import INFO_COLUMNS, RunStore

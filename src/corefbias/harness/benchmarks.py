@@ -2,7 +2,7 @@
 come from per-candidate decisions.
 
 A *decision* is, per instance, one boolean per candidate: is the pronoun linked to it? (A
-cluster model's clusters become decisions by ``corefbias.scoring``; a choice model's choice is
+cluster model's clusters become decisions by ``corefbias.harness.cluster_links``; a choice model's choice is
 one-hot.) Each benchmark turns its rows and decisions into *sections*, each the result of one core
 metric function (the same function its ``evaluate`` module calls), so a run's numbers are the
 metric modules' numbers.
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .measures import abc_fpr, counter_gap, gap, pro_anti, winogender
-from .measures.weighting import InfeasibleBalanceError
+from ..measures import abc_fpr, counter_gap, gap, pro_anti, winogender
+from ..measures.weighting import InfeasibleBalanceError
 
 
 Part = tuple[str, str]  # (config, split)

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from .benchmarks import BENCHMARKS
-from .measures.result_format import SIGNIFICANCE_SUFFIXES
+from ..measures.result_format import SIGNIFICANCE_SUFFIXES
 
 SIGNIFICANCE_LEVEL = 0.05
 SUMMARY_COLUMNS = ("benchmark", "score", "value", "ci_low", "ci_high", "p_value", "significant", "unbiased_value")

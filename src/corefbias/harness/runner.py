@@ -21,11 +21,12 @@ from pathlib import Path
 
 import datasets
 
-from . import __version__, scoring
-from .data import hub_export
+from .. import __version__
+from . import cluster_links
+from ..data import hub_export
 from .benchmarks import Benchmark, resolve, rows_of
-from .models.base import Choice, ChoiceModel, ClusterModel, ModelError
-from .models.registry import load_model
+from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError
+from ..models.registry import load_model
 from .prediction_cache import PredictionCache
 
 
@@ -119,7 +120,7 @@ def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
         return [index == position for position in range(len(candidates))], output["parsed"]
     pronoun = (row["pronoun"]["start"], row["pronoun"]["end"])
     spans = [(candidate["start"], candidate["end"]) for candidate in candidates]
-    return scoring.link_decisions(pronoun, spans, output, mode), True
+    return cluster_links.link_decisions(pronoun, spans, output, mode), True
 
 
 def _without_gold(row: dict) -> dict:
@@ -258,8 +259,8 @@ def run(
     chosen = resolve(benchmarks)
     if shard is not None and not 0 <= shard[0] < shard[1]:
         raise ValueError(f"shard must be (index, count) with 0 <= index < count, got {shard}")
-    if mode not in scoring.DECISION_MODES:
-        raise ValueError(f"unknown decision mode {mode!r}; choose one of {scoring.DECISION_MODES}")
+    if mode not in cluster_links.DECISION_MODES:
+        raise ValueError(f"unknown decision mode {mode!r}; choose one of {cluster_links.DECISION_MODES}")
     model = model if model is not None else load_model(model_spec, **(model_options or {}))
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
