@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from corefbias.http_protocol import CLUSTERS_PATH, PROTOCOL, HttpClusterModel
+from corefbias.models.http_protocol import CLUSTERS_PATH, PROTOCOL, HttpClusterModel
 
 SERVICE = Path(__file__).resolve().parents[1] / "services" / "neuralcoref"
 SERVICE_PYTHON = SERVICE / ".venv" / "bin" / "python"

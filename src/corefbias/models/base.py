@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ..cluster_format import ModelError, check_clusters  # noqa: F401  (re-exported: the adapters' one import)
+from .cluster_format import ModelError, check_clusters  # noqa: F401  (re-exported: the adapters' one import)
 
 Span = tuple[int, int]
 Cluster = list[Span]

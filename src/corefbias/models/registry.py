@@ -44,7 +44,7 @@ def load_model(spec: str, **options):
     """The model a spec names (``options`` go to the adapter, e.g. ``base_url`` for ``chat``)."""
     kind, argument = parse_spec(spec)
     if kind == "http":
-        from ..http_protocol import HttpClusterModel
+        from .http_protocol import HttpClusterModel
 
         return HttpClusterModel(argument, **options)
     module_name, extra, _ = KINDS[kind]

@@ -4,7 +4,7 @@
 
 ``POST /v1/clusters`` with ``{"texts": ["...", ...]}`` → ``{"clusters": [...]}``: per text, a list
 of clusters, each a list of ``[start, end]`` character spans (Python string indices, end
-exclusive), as ``corefbias.cluster_format`` defines. Errors are ``{"error": MESSAGE}`` with status
+exclusive), as ``corefbias.models.cluster_format`` defines. Errors are ``{"error": MESSAGE}`` with status
 400 (malformed request), 413 (more than ``max_texts`` texts or a text over ``max_chars``), 404
 (unknown path) or 500 (the model failed). Bodies are UTF-8 JSON.
 
