@@ -3,7 +3,7 @@
 import json
 
 from browser import gradio_json_entries
-from corefbias import widget
+from corefbias.hub import metric_widget
 from metric_harness import load
 
 METRIC = "counter_gap_delta_i"
@@ -14,7 +14,7 @@ N_BOOTSTRAP, SEED = 200, 7
 def test_widget_example_scores_in_the_browser(in_repo, browser_page, screenshot):
     module = load(METRIC)
     rows = type(module).WIDGET_EXAMPLE
-    app = widget.build_metric_widget(module, rows)
+    app = metric_widget.build_metric_widget(module, rows)
     app.launch(server_name="127.0.0.1", prevent_thread_lock=True, quiet=True)
     try:
         browser_page.goto(app.local_url)
@@ -29,7 +29,7 @@ def test_widget_example_scores_in_the_browser(in_repo, browser_page, screenshot)
         app.close()
 
     expected = load(METRIC).compute(
-        **widget.rows_to_inputs(module.features, rows), n_bootstrap=N_BOOTSTRAP, seed=SEED
+        **metric_widget.rows_to_inputs(module.features, rows), n_bootstrap=N_BOOTSTRAP, seed=SEED
     )
     scalars = {key: value for key, value in expected.items() if not isinstance(value, dict)}
     assert shown.keys() == scalars.keys()

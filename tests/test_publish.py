@@ -20,7 +20,8 @@ from types import SimpleNamespace
 import pytest
 from huggingface_hub import constants
 
-from corefbias import cli, publish, widget
+from corefbias import cli
+from corefbias.hub import publish, metric_widget
 from metric_harness import REPO, assert_same_results, load
 
 NAMESPACE = "corefbias-test"
@@ -177,13 +178,13 @@ def test_staged_modules_compute_with_corefbias_from_the_staged_wheel(staged_spac
     # A fresh interpreter that finds corefbias in the wheel's files, not in this checkout.
     script = f"""
 import json, sys, evaluate, corefbias
-from corefbias import widget
+from corefbias.hub import metric_widget
 assert corefbias.__file__.startswith({str(site)!r}), corefbias.__file__
 results = {{}}
 for name in {METRICS!r}:
     module = evaluate.load({str(staged_spaces.root / "spaces")!r} + "/" + name)
     rows = type(module).WIDGET_EXAMPLE
-    results[name] = module.compute(**widget.rows_to_inputs(module.features, rows), n_bootstrap=0, seed=0)
+    results[name] = module.compute(**metric_widget.rows_to_inputs(module.features, rows), n_bootstrap=0, seed=0)
 print(json.dumps(results))
 """
     env = {**os.environ, "PYTHONPATH": str(site), "HF_MODULES_CACHE": str(tmp_path / "modules"), "HF_HUB_OFFLINE": "1"}
@@ -193,7 +194,7 @@ print(json.dumps(results))
     for name in METRICS:
         module = load(name)
         rows = type(module).WIDGET_EXAMPLE
-        expected = module.compute(**widget.rows_to_inputs(module.features, rows), n_bootstrap=0, seed=0)
+        expected = module.compute(**metric_widget.rows_to_inputs(module.features, rows), n_bootstrap=0, seed=0)
         assert_same_results(staged_results[name], json.loads(json.dumps(expected)))
     assert staged_results["counter_gap_delta_i"]["delta_i"] == 0.5
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from corefbias import widget
+from corefbias.hub import metric_widget
 from metric_harness import REPO, load
 
 gradio_client = pytest.importorskip("gradio_client")
@@ -10,7 +10,7 @@ gradio_client = pytest.importorskip("gradio_client")
 
 def test_rows_are_parsed_by_feature_type(in_repo):
     module = load("counter_gap_delta_i")
-    inputs = widget.rows_to_inputs(module.features, [["[true, false]", "[false, false]", "q1", "original", "male"], ["", "", "", "", ""]])
+    inputs = metric_widget.rows_to_inputs(module.features, [["[true, false]", "[false, false]", "q1", "original", "male"], ["", "", "", "", ""]])
     assert inputs == {
         "predictions": [[True, False]],
         "references": [[False, False]],
@@ -19,19 +19,19 @@ def test_rows_are_parsed_by_feature_type(in_repo):
         "genders": ["male"],
     }
     with pytest.raises(ValueError, match="row 1, column 'predictions'"):
-        widget.rows_to_inputs(module.features, [["[true", "[true]", "q", "original", "male"]])
+        metric_widget.rows_to_inputs(module.features, [["[true", "[true]", "q", "original", "male"]])
 
 
 def test_served_widget_computes_what_the_module_computes(in_repo):
     module = load("counter_gap_delta_i")
     rows = type(module).WIDGET_EXAMPLE
-    page = widget.build_metric_widget(module, rows)
+    page = metric_widget.build_metric_widget(module, rows)
     page.launch(server_name="127.0.0.1", prevent_thread_lock=True, quiet=True)
     try:
         client = gradio_client.Client(page.local_url, verbose=False)
         headers = list(module.features)
         served = client.predict({"headers": headers, "data": rows}, 100, 0, api_name="/compute")
-        expected = load("counter_gap_delta_i").compute(**widget.rows_to_inputs(module.features, rows), n_bootstrap=100, seed=0)
+        expected = load("counter_gap_delta_i").compute(**metric_widget.rows_to_inputs(module.features, rows), n_bootstrap=100, seed=0)
         assert served == expected
         assert served["delta_i"] == 0.5
         with pytest.raises(Exception, match="unknown genders"):
@@ -44,6 +44,6 @@ def test_served_widget_computes_what_the_module_computes(in_repo):
 def test_every_module_widget_example_scores(in_repo, name):
     module = load(name)
     rows = type(module).WIDGET_EXAMPLE
-    widget.build_metric_widget(module, rows)
-    result = module.compute(**widget.rows_to_inputs(module.features, rows), n_bootstrap=0, seed=0)
+    metric_widget.build_metric_widget(module, rows)
+    result = module.compute(**metric_widget.rows_to_inputs(module.features, rows), n_bootstrap=0, seed=0)
     assert isinstance(result["undefined"], dict)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from corefbias.data import upstream
-from corefbias import widget
+from corefbias.hub import metric_widget
 from corefbias.measures import winogender
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
@@ -327,7 +327,7 @@ def test_add_batch_and_num_process_equal_single_call(in_repo):
 
 def test_widget_example_scores_a_nurse_and_a_surgeon_preference(in_repo):
     module = load("winogender_bias")
-    inputs = widget.rows_to_inputs(module.features, type(module).WIDGET_EXAMPLE)
+    inputs = metric_widget.rows_to_inputs(module.features, type(module).WIDGET_EXAMPLE)
     results = module.compute(**inputs, n_bootstrap=0)
     assert [results[f"preference/{name}"] for name in ("nurse", "surgeon", "librarian")] == [1.0, -1.0, 0.0]
     assert results["pearson_r_bls"] > 0.9

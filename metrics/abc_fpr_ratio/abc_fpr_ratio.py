@@ -5,7 +5,7 @@ import evaluate
 
 import corefbias.measures.abc_fpr as abc
 import corefbias.data.citations as citations
-import corefbias.evaluate_support as support
+import corefbias.hub.evaluate_modules as support
 
 _CITATION = citations.ABC + citations.GENDA_LENS
 

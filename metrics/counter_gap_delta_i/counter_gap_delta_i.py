@@ -5,7 +5,7 @@ import evaluate
 
 import corefbias.measures.counter_gap as counter_gap
 import corefbias.data.citations as citations
-import corefbias.evaluate_support as support
+import corefbias.hub.evaluate_modules as support
 
 _CITATION = citations.COUNTER_GAP
 

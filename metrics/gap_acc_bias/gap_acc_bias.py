@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 import corefbias.data.citations as citations
-import corefbias.evaluate_support as support
+import corefbias.hub.evaluate_modules as support
 import corefbias.measures.gap as gap
 
 _CITATION = citations.GAP_ON_GAP + citations.GAP

@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_publish_command(commands, common) -> None:
-    from .publish import PARTS
+    from .hub.publish import PARTS
 
     publish = commands.add_parser(
         "publish",
@@ -70,7 +70,7 @@ def _add_publish_command(commands, common) -> None:
 
 def _publish(args) -> int:
     from .data.hub_export import DatasetBuildError
-    from .publish import PARTS, PublishError, publish
+    from .hub.publish import PARTS, PublishError, publish
 
     try:
         staging = publish(args.namespace, dry_run=args.dry_run, parts=tuple(args.only or PARTS), mirror=args.mirror)

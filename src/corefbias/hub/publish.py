@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 
 # Heavy libraries (huggingface_hub, packaging, datasets) are imported where used, so that importing
 # the CLI stays fast.
@@ -205,7 +205,7 @@ def stage(
                 card.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(metrics_dir / metric / "README.md", card)
     if "datasets" in parts:
-        from .data import hub_export
+        from ..data import hub_export
 
         names = dataset_names if dataset_names is not None else hub_export.available()
         ids = [repo_id(namespace, name) for name in names]
