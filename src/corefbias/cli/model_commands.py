@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 
-from .harness.benchmarks import BENCHMARKS
-from .models.registry import KINDS
+from ..harness.benchmarks import BENCHMARKS
+from ..models.registry import KINDS
 
-COMMANDS = ("run", "serve", "merge-predictions")
 _SPEC_HELP = (
     "model spec: " + ", ".join(example for _, _, example in KINDS.values()) + ", baseline:oracle|random|nearest|dist-K, "
     "or the http(s):// URL of a server speaking corefbias's protocol (`corefbias serve`)"
@@ -57,7 +55,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _run(args) -> int:
-    from .harness import run_outputs, runner
+    from ..harness import run_outputs, runner
 
     options = {"device": args.device} if args.device else {}
     if args.base_url:
@@ -82,14 +80,13 @@ def _run(args) -> int:
 
 
 def _serve(args) -> int:
-    from .models.http_protocol import make_server
-    from .models.base import ClusterModel
-    from .models.registry import load_model
+    from ..models.http_protocol import make_server
+    from ..models.base import ClusterModel
+    from ..models.registry import load_model
 
     model = load_model(args.model, **({"device": args.device} if args.device else {}))
     if not isinstance(model, ClusterModel):
-        print(f"corefbias: {args.model} chooses among candidates; only cluster models can be served", file=sys.stderr)
-        return 2
+        raise ValueError(f"{args.model} chooses among candidates; only cluster models can be served")
     server = make_server(model.predict_clusters, args.model, args.host, args.port, args.max_texts, args.max_chars)
     host, port = server.server_address[:2]
     print(f"serving {args.model} at http://{host}:{port} (POST /v1/clusters, GET /v1/info)", flush=True)
@@ -103,17 +100,10 @@ def _serve(args) -> int:
 
 
 def _merge(args) -> int:
-    from .harness.prediction_cache import merge
+    from ..harness.prediction_cache import merge
 
     print(f"{args.into}: {merge(args.sources, args.into)} predictions")
     return 0
 
 
-def handle(args) -> int:
-    from .models.base import ModelError
-
-    try:
-        return {"run": _run, "serve": _serve, "merge-predictions": _merge}[args.command](args)
-    except (ModelError, ValueError) as error:
-        print(f"corefbias: {error}", file=sys.stderr)
-        return 2
+COMMANDS = {"run": _run, "serve": _serve, "merge-predictions": _merge}

@@ -1,0 +1,7 @@
+"""``python -m corefbias``: the ``corefbias`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,66 @@
+"""The ``corefbias`` command: one module per command family, dispatched here.
+
+Errors a user can cause (a bad spec, a missing upstream file or builder, a failing model endpoint) print
+one line and exit with status 2; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from ..data.upstream import MIRROR_ENV
+from . import data_commands, model_commands, publish_command
+
+FAMILIES = (model_commands, data_commands, publish_command)
+
+
+def _common_options(default) -> argparse.ArgumentParser:
+    """Options every command takes, before or after its name (sub-commands must not reset them)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--mirror",
+        metavar="DIR",
+        default=default,
+        help=f"local mirror of the upstream data laid out as <set>/<upstream path> (e.g. ../shared/data); "
+        f"default ${MIRROR_ENV}, else download into the cache",
+    )
+    common.add_argument(
+        "--debug", action="store_true", default=default if default is argparse.SUPPRESS else False,
+        help="show the full traceback of an error instead of its one-line message",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options(argparse.SUPPRESS)
+    parser = argparse.ArgumentParser(prog="corefbias", description="Gender-bias measures for coreference resolution: run models on the benchmarks, score, export the test sets.", parents=[_common_options(None)])
+    parser.add_argument("--version", action="version", version=f"corefbias {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for family in FAMILIES:
+        family.add_commands(commands, common)
+    return parser
+
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean bad input or an unusable resource, not a bug in corefbias."""
+    from ..data.hub_export import DatasetBuildError
+    from ..data.upstream import UpstreamFileError
+    from ..hub.publish import PublishError
+    from ..models.cluster_format import ModelError
+
+    return ValueError, ModelError, UpstreamFileError, DatasetBuildError, PublishError, FileNotFoundError
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = next(family.COMMANDS[args.command] for family in FAMILIES if args.command in family.COMMANDS)
+    try:
+        return handler(args)
+    except user_errors() as error:
+        if args.debug:
+            raise
+        print(f"corefbias: {error}", file=sys.stderr)
+        return 2
+
