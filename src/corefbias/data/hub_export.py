@@ -1,7 +1,7 @@
 """Export the data sets the way the Hugging Face Hub serves them: Parquet files plus a dataset card.
 
 ``datasets`` 5 runs no loading scripts, so each set is a ``datasets.GeneratorBasedBuilder`` class
-in ``datasets_scripts/<name>/<name>.py`` that this module runs (offline, from the upstream mirror)
+in ``corefbias/data/builders/<name>/<name>.py`` (``datasets_scripts/`` in the repository) that this module runs (offline, from the upstream mirror)
 and turns into::
 
     <out>/<name>/README.md                                       the card: YAML configs + dataset_info
@@ -10,7 +10,7 @@ and turns into::
 after which ``datasets.load_dataset("<out>/<name>", "<config>")`` works offline, and the folder can
 be uploaded to the Hub as it is. Re-running the export writes the same bytes.
 
-The card's prose comes from ``datasets_scripts/<name>/card.md`` (optional YAML front matter such as
+The card's prose comes from ``builders/<name>/card.md`` (optional YAML front matter such as
 ``pretty_name``, ``language`` or ``tags`` is merged into the card's metadata); the export adds the
 configurations, features, row counts, source (repository, commit, license) and citation. A
 config built from another registry entry's files than the set's ``UPSTREAM_DATASET`` names it in
@@ -33,7 +33,8 @@ import yaml
 
 from . import spans, upstream
 
-SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "datasets_scripts"
+# The builders ship inside the package (``datasets_scripts/`` at the repository root links here).
+SCRIPTS_DIR = Path(__file__).resolve().with_name("builders")
 DATA_FILE = "data/{config}/{split}-00000-of-00001.parquet"
 # Free-text upstream licenses → Hub license identifiers; anything else is "other" with its name.
 _HUB_LICENSES = {"MIT License": "mit", "Apache License 2.0": "apache-2.0"}
@@ -46,13 +47,13 @@ class DatasetBuildError(RuntimeError):
 
 
 def available(scripts_dir: str | os.PathLike | None = None) -> list[str]:
-    """Names of the sets with a builder in ``datasets_scripts/<name>/<name>.py``."""
+    """Names of the sets with a builder in ``builders/<name>/<name>.py``."""
     root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
     return sorted(path.parent.name for path in root.glob("*/*.py") if path.stem == path.parent.name)
 
 
 def builder_class(name: str, scripts_dir: str | os.PathLike | None = None) -> type[datasets.GeneratorBasedBuilder]:
-    """The builder class defined in ``datasets_scripts/<name>/<name>.py``."""
+    """The builder class defined in ``builders/<name>/<name>.py``."""
     root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
     path = root / name / f"{name}.py"
     if not path.is_file():
@@ -76,7 +77,7 @@ def builder_class(name: str, scripts_dir: str | os.PathLike | None = None) -> ty
 
 
 def _card_parts(name: str, root: Path) -> tuple[dict, str]:
-    """Front-matter metadata and body of ``datasets_scripts/<name>/card.md`` (empty when absent)."""
+    """Front-matter metadata and body of ``builders/<name>/card.md`` (empty when absent)."""
     path = root / name / "card.md"
     if not path.is_file():
         return {}, ""

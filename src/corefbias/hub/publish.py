@@ -30,7 +30,7 @@ from .. import __version__
 
 PARTS = ("datasets", "metrics", "space")
 TOKEN_ENV = "HF_TOKEN"
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 METRICS_DIR = REPO_ROOT / "metrics"
 MAIN_SPACE_NAME = "corefbias"
 MAIN_SPACE_DIR = REPO_ROOT / "spaces" / MAIN_SPACE_NAME

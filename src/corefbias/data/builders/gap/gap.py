@@ -17,7 +17,7 @@ import json
 
 import datasets
 
-from corefbias.data import builder_base, citations, spans, upstream
+from corefbias.data import builder_base, citations, gap_files, spans, upstream
 from corefbias.measures import gap_properties
 
 UPSTREAM_DATASET = "gap"
@@ -56,7 +56,7 @@ NAME_COLUMNS = ("names", "num_names", "candidate_ranks", "correct_rank", *gap_pr
 
 
 def example(row: dict) -> dict:
-    gender = gap_properties.PRONOUN_GENDERS.get(row["Pronoun"].lower())
+    gender = gap_files.PRONOUN_GENDERS.get(row["Pronoun"].lower())
     if gender is None:
         raise ValueError(f"row {row['ID']}: pronoun {row['Pronoun']!r} is neither feminine nor masculine")
     columns = spans.gap_columns(row)
@@ -86,8 +86,8 @@ def annotated_names(annotation, text: str, *, row: str) -> list[dict]:
 
 
 def load_annotations(mirror) -> dict:
-    """The raw name-span file, names' text included (``gap_properties.load_name_spans`` keeps offsets only)."""
-    path = upstream.fetch(gap_properties.NAMES_DATASET, gap_properties.NAME_SPANS_FILE, mirror)
+    """The raw name-span file, names' text included (``gap_files.load_name_spans`` keeps offsets only)."""
+    path = upstream.fetch(gap_files.NAMES_DATASET, gap_files.NAME_SPANS_FILE, mirror)
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)
 
@@ -101,9 +101,9 @@ def name_columns(rows: list[dict], annotations: dict) -> list[dict]:
     names = []
     for row in rows:
         if row["ID"] not in annotations:
-            raise ValueError(f"row {row['ID']}: {gap_properties.NAME_SPANS_FILE} has no names for it")
+            raise ValueError(f"row {row['ID']}: {gap_files.NAME_SPANS_FILE} has no names for it")
         names.append(annotated_names(annotations[row["ID"]], row["Text"], row=row["ID"]))
-    examples = [gap_properties.gap_example(row) for row in rows]
+    examples = [gap_files.gap_example(row) for row in rows]
     name_spans = {example.id: [(name["start"], name["end"]) for name in found] for example, found in zip(examples, names)}
     properties = gap_properties.name_properties(examples, name_spans)
     references = [example.references for example in examples]

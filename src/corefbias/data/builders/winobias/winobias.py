@@ -17,7 +17,6 @@ import re
 import datasets
 
 from corefbias.data import builder_base, citations, spans, upstream, wino_format
-from corefbias.harness import cluster_links
 
 UPSTREAM_DATASET = "winobias"
 DATA = "WinoBias/wino/data"
@@ -104,7 +103,7 @@ def char_clusters(text: str, tokens: list[str], clusters, *, row: str) -> list[l
     """CoNLL token clusters as character spans of the bracketed file's sentence."""
     if "".join(tokens) != "".join(text.split()):
         raise spans.SpanError(f"row {row}: the CoNLL tokens {' '.join(tokens)!r} are not the sentence {text!r}")
-    converted = cluster_links.token_clusters_to_char(clusters, tokens, text)
+    converted = spans.token_clusters_to_char(clusters, tokens, text)
     return [[{"text": text[start:end], "start": start, "end": end} for start, end in cluster] for cluster in converted]
 
 

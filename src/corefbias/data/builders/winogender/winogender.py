@@ -1,7 +1,7 @@
 """Winogender schemas (Rudinger et al., NAACL 2018): 720 sentences with pronoun and mention spans.
 
 Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The sentences and
-their metadata come from ``corefbias.measures.winogender.load_sentences`` (upstream all_sentences.tsv and
+their metadata come from ``corefbias.data.winogender_files.load_sentences`` (upstream all_sentences.tsv and
 occupations-stats.tsv); the spans are located by re-instantiating each sentence's template from
 upstream templates.tsv and checking that the result is, character for character, the upstream
 sentence. Upstream files are read through ``corefbias.data.upstream.fetch`` from the mirror given as
@@ -14,10 +14,10 @@ import re
 
 import datasets
 
-from corefbias.data import builder_base, citations, spans, upstream
+from corefbias.data import builder_base, citations, spans, upstream, winogender_files
 from corefbias.measures import winogender
 
-UPSTREAM_DATASET = winogender.UPSTREAM_DATASET
+UPSTREAM_DATASET = winogender_files.UPSTREAM_DATASET
 TEMPLATES_FILE = "data/templates.tsv"
 GENERIC_PARTICIPANT = "someone"
 PRONOUNS = {
@@ -61,7 +61,7 @@ def templates(mirror=None) -> dict[tuple[str, str], dict]:
     """(occupation, answer) → upstream template row."""
     found = {}
     for row in upstream.read_tsv(UPSTREAM_DATASET, TEMPLATES_FILE, mirror):
-        key = (row["occupation(0)"], winogender.ANSWER_CODES[row["answer"]])
+        key = (row["occupation(0)"], winogender_files.ANSWER_CODES[row["answer"]])
         if key in found:
             raise ValueError(f"{TEMPLATES_FILE}: two templates for occupation {key[0]!r} with answer {key[1]}")
         found[key] = row
@@ -122,7 +122,7 @@ def instantiate(template: str, occupation: str, participant: str, gender: str) -
 
 
 def example(sentence: dict, template: dict) -> dict:
-    """One upstream sentence (from ``winogender.load_sentences``) as an exported row."""
+    """One upstream sentence (from ``winogender_files.load_sentences``) as an exported row."""
     sentid, text = sentence["sentid"], sentence["sentence"]
     expected, found = instantiate(
         template["sentence"], sentence["occupation"], sentence["participant"], sentence["gender"]
@@ -171,5 +171,5 @@ class Winogender(builder_base.UpstreamBuilder):
     def _generate_examples(self):
         mirror = self.mirror
         by_key = templates(mirror)
-        for index, sentence in enumerate(winogender.load_sentences(mirror)):
+        for index, sentence in enumerate(winogender_files.load_sentences(mirror)):
             yield index, example(sentence, by_key[(sentence["occupation"], sentence["answer"])])
