@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from corefbias.data import gap_files
 from corefbias.measures import gap_properties, weighting
 
 # GAP test, examples with a positive candidate: names per example (mean, sd) and referent rank mean.
@@ -38,8 +39,8 @@ def timed(function, *args, repeats: int = 1, **kwargs):
 
 
 def gap_test_problem(mirror) -> tuple[list[str], dict[str, list]]:
-    examples = gap_properties.load_gap_test(mirror)
-    properties = gap_properties.name_properties(examples, gap_properties.load_name_spans(mirror))
+    examples = gap_files.load_gap_test(mirror)
+    properties = gap_properties.name_properties(examples, gap_files.load_name_spans(mirror))
     references = [example.references for example in examples]
     ranks = properties.correct_ranks(references)
     scored = [index for index, pair in enumerate(references) if any(pair)]

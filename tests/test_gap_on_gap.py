@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 
+from corefbias.data import gap_files
 from corefbias.measures import gap_baselines, gap_properties, weighting
 from corefbias.reproduce import gap_on_gap
 
@@ -36,7 +37,7 @@ def test_distance_and_rank_rules():
     pytest.importorskip("spacy")
     tokenizer = gap_properties.english_tokenizer()
     text = "Anna met Bob. Later, she saw Carl and Anna Smith."
-    example = gap_properties.GapExample("x", text, (21, 24), ((0, 4), (38, 48)), (False, True), "female")
+    example = gap_files.GapExample("x", text, (21, 24), ((0, 4), (38, 48)), (False, True), "female")
     names = [(0, 4), (9, 12), (29, 33), (38, 48)]
     # Before "she": "Bob" → ". Later ," (3 tokens); "Anna" → "met Bob . Later ," (6). After: "Carl" → "saw" (1),
     # "Anna Smith" → "saw Carl and" (3) — a tie with "Bob", broken by position in the text.
@@ -55,7 +56,7 @@ def test_section_3_3_statistics(gap_test):
 
 def test_spacy3_hyphens_change_exactly_two_ranks(gap_test, mirror):
     current = gap_properties.name_properties(
-        gap_test.examples, gap_properties.load_name_spans(mirror), gap_properties.english_tokenizer(split_hyphen_after_digit=True)
+        gap_test.examples, gap_files.load_name_spans(mirror), gap_properties.english_tokenizer(split_hyphen_after_digit=True)
     )
     changed = np.flatnonzero(np.array(current.correct_ranks(gap_test.references), dtype=object) != np.array(gap_test.correct_ranks, dtype=object))
     assert [gap_test.examples[i].id for i in changed] == ["test-158", "test-1299"]

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from corefbias.data import upstream
+from corefbias.data import upstream, winogender_files
 from corefbias.hub import metric_widget
 from corefbias.measures import winogender
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
@@ -54,7 +54,7 @@ def swapped_binary_genders(inputs):
 
 @pytest.fixture(scope="module")
 def sentences(mirror):
-    return winogender.load_sentences(mirror)
+    return winogender_files.load_sentences(mirror)
 
 
 def upstream_inputs(sentences, predictions):
@@ -73,7 +73,7 @@ def upstream_inputs(sentences, predictions):
 
 
 def test_figure_3_bergsma_lin_correlates_with_bls_at_r_067(mirror):
-    statistics = winogender.occupation_statistics(mirror)
+    statistics = winogender_files.occupation_statistics(mirror)
     assert len(statistics) == 60
     r, p_value = winogender.pearson_correlation(
         [value["bergsma_pct_female"] for value in statistics.values()],
@@ -150,7 +150,7 @@ def test_stereotyped_model_fails_exactly_the_gotchas(mirror, sentences):
         assert results[f"accuracy_non_gotcha_{gender}"] == 1.0
     assert results["accuracy_non_gotcha_minus_gotcha"] == 1.0
     assert results["accuracy_neutral"] is None
-    statistics = winogender.occupation_statistics(mirror)
+    statistics = winogender_files.occupation_statistics(mirror)
     names = sorted(statistics)
     preference = [results[f"preference/{name}"] for name in names]
     assert preference == [1.0 if statistics[name]["bls_pct_female"] >= 50 else -1.0 for name in names]

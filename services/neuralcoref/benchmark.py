@@ -12,7 +12,7 @@ import argparse
 import time
 
 from corefbias.models.http_protocol import HttpClusterModel
-from corefbias.measures.winogender import load_sentences
+from corefbias.data.winogender_files import load_sentences
 
 WINOGENDER_PRONOUNS = {"he", "she", "they", "him", "her", "them", "his", "hers", "their", "theirs"}
 

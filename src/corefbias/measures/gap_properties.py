@@ -31,24 +31,16 @@ names or a correct candidate at rank 5 or further, then balances ``N_k`` and ``D
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from ..data import upstream
 from . import validation, weighting
 
 Span = tuple[int, int]
 
-GAP_DATASET = "gap"
-GAP_TEST_FILE = "gap-test.tsv"
-NAMES_DATASET = "gap_on_gap"
-NAME_SPANS_FILE = "gap-test-name-spans.json"
-PUBLISHED_WEIGHT_FILES = {"w": "linear_weights.json", "wt": "linear_weights_trimmed.json"}
-PRONOUN_GENDERS = {"she": "female", "her": "female", "hers": "female", "he": "male", "him": "male", "his": "male"}
 
 TRIM_MAX_NAMES = 15
 TRIM_FIRST_DROPPED_RANK = 5
@@ -71,56 +63,6 @@ VARIANTS = {
         f"drops examples with more than {TRIM_MAX_NAMES} names or rank ≥ {TRIM_FIRST_DROPPED_RANK}, then balances both",
     ),
 }
-
-
-@dataclass(frozen=True)
-class GapExample:
-    id: str
-    text: str
-    pronoun: Span
-    candidates: tuple[Span, Span]
-    references: tuple[bool, bool]
-    gender: str
-
-
-def gap_example(row: dict) -> GapExample:
-    """One row of a GAP tsv (``ID, Text, Pronoun, Pronoun-offset, A, A-offset, A-coref, B, ...``)."""
-    spans = []
-    for field in ("Pronoun", "A", "B"):
-        start = int(row[f"{field}-offset"])
-        spans.append((start, start + len(row[field])))
-    return GapExample(
-        id=row["ID"],
-        text=row["Text"],
-        pronoun=spans[0],
-        candidates=(spans[1], spans[2]),
-        references=(row["A-coref"].upper() == "TRUE", row["B-coref"].upper() == "TRUE"),
-        gender=PRONOUN_GENDERS[row["Pronoun"].lower()],
-    )
-
-
-def load_gap_test(mirror=None) -> list[GapExample]:
-    return [gap_example(row) for row in upstream.read_tsv(GAP_DATASET, GAP_TEST_FILE, mirror)]
-
-
-def load_name_spans(mirror=None) -> dict[str, list[Span]]:
-    """The annotated personal-name spans of every GAP-test example, by example id."""
-    with open(upstream.fetch(NAMES_DATASET, NAME_SPANS_FILE, mirror), encoding="utf-8") as handle:
-        annotations = json.load(handle)
-    return {example_id: [(int(start), int(end)) for start, end, _ in spans] for example_id, spans in annotations.items()}
-
-
-def published_weights(examples: Sequence[GapExample], variant: str, mirror=None) -> np.ndarray:
-    """The weights the authors released for ``variant`` (``w`` or ``wt``), one per example.
-
-    The files give a weight per candidate (``test-1a``, ``test-1b``), non-zero only on the positive
-    one; an example's weight is the sum of its two.
-    """
-    if variant not in PUBLISHED_WEIGHT_FILES:
-        raise ValueError(f"weights were published for variants {sorted(PUBLISHED_WEIGHT_FILES)} only, not {variant!r}")
-    with open(upstream.fetch(NAMES_DATASET, PUBLISHED_WEIGHT_FILES[variant], mirror), encoding="utf-8") as handle:
-        by_candidate = json.load(handle)
-    return np.array([by_candidate[f"{example.id}a"] + by_candidate[f"{example.id}b"] for example in examples])
 
 
 @lru_cache(maxsize=2)
@@ -156,7 +98,7 @@ def token_distance(text: str, name: Span, pronoun: Span, tokenizer) -> int:
     return len(tokenizer(between)) if between else 0
 
 
-def names_by_distance(example: GapExample, names: Sequence[Span], tokenizer) -> list[Span]:
+def names_by_distance(example, names: Sequence[Span], tokenizer) -> list[Span]:
     """The example's name spans, closest to the pronoun first; ties in text order."""
     return sorted(names, key=lambda name: (token_distance(example.text, name, example.pronoun, tokenizer), name))
 
@@ -183,7 +125,7 @@ class NameProperties:
         return [int(rank) if rank > 0 else None for rank in ranks]
 
 
-def name_properties(examples: Sequence[GapExample], name_spans: dict[str, list[Span]], tokenizer=None) -> NameProperties:
+def name_properties(examples: Sequence, name_spans: dict[str, list[Span]], tokenizer=None) -> NameProperties:
     """``N_k`` and the candidates' ranks (``D_k`` for the positive one) of every example."""
     if tokenizer is None:
         tokenizer = english_tokenizer()
@@ -198,7 +140,7 @@ def name_properties(examples: Sequence[GapExample], name_spans: dict[str, list[S
     return NameProperties(np.array(num_names, dtype=int), np.array(ranks, dtype=int).reshape(len(examples), 2))
 
 
-def name_statistics(examples: Sequence[GapExample], properties: NameProperties) -> dict[str, float]:
+def name_statistics(examples: Sequence, properties: NameProperties) -> dict[str, float]:
     """Sec. 3.3: names per example (all examples) and the correct candidate's rank (where defined), by gender.
 
     Means and population standard deviations, as the paper's 5.55 (3.18) / 6.30 (3.44) names and

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..data import gap_files
 from ..measures import gap, gap_baselines, gap_properties, weighting
 from ..measures.resampling import bootstrap_test
 
@@ -50,7 +51,7 @@ TOLERANCE = 0.01
 class GapTest:
     """GAP test with its name properties and the weights of every variant."""
 
-    examples: list[gap_properties.GapExample]
+    examples: list[gap_files.GapExample]
     properties: gap_properties.NameProperties
     references: np.ndarray  # (n, 2) bool
     genders: list[str]
@@ -60,8 +61,8 @@ class GapTest:
 
 
 def load(mirror=None) -> GapTest:
-    examples = gap_properties.load_gap_test(mirror)
-    properties = gap_properties.name_properties(examples, gap_properties.load_name_spans(mirror))
+    examples = gap_files.load_gap_test(mirror)
+    properties = gap_properties.name_properties(examples, gap_files.load_name_spans(mirror))
     references = np.array([example.references for example in examples], dtype=bool)
     genders = [example.gender for example in examples]
     correct_ranks = properties.correct_ranks(references)
@@ -124,8 +125,8 @@ def published_weight_checks(mirror=None, data: GapTest | None = None) -> dict[st
     """
     data = data or load(mirror)
     checks = {}
-    for variant in gap_properties.PUBLISHED_WEIGHT_FILES:
-        published = gap_properties.published_weights(data.examples, variant, mirror)
+    for variant in gap_files.PUBLISHED_WEIGHT_FILES:
+        published = gap_files.published_weights(data.examples, variant, mirror)
         ours = data.weights[variant]
         scored = ours > 0 if gap_properties.VARIANTS[variant].trimmed else data.references.any(axis=1)
         scored |= published > 0
