@@ -1,5 +1,6 @@
 import pytest
 
+from corefbias.data import spans
 from corefbias.harness import cluster_links
 
 TEXT = "Mr Smith told Anna that he was late."
@@ -33,9 +34,9 @@ def test_any_cluster_mode_counts_any_cluster_with_the_pronoun():
 
 def test_token_clusters_become_character_clusters():
     tokens = TEXT.replace(".", " .").split()
-    clusters = cluster_links.token_clusters_to_char([[[0, 1], [5, 5]]], tokens, TEXT)
+    clusters = spans.token_clusters_to_char([[[0, 1], [5, 5]]], tokens, TEXT)
     assert [TEXT[s:e] for s, e in clusters[0]] == ["Mr Smith", "he"]
-    exclusive = cluster_links.token_clusters_to_char([[[0, 2], [5, 6]]], tokens, TEXT, inclusive_end=False)
+    exclusive = spans.token_clusters_to_char([[[0, 2], [5, 6]]], tokens, TEXT, inclusive_end=False)
     assert exclusive == clusters
 
 
@@ -43,6 +44,6 @@ def test_bad_spans_and_modes_are_errors():
     with pytest.raises(ValueError, match="decision mode"):
         cluster_links.link_decisions(PRONOUN, [SMITH], [], mode="head")
     with pytest.raises(ValueError, match="outside"):
-        cluster_links.token_clusters_to_char([[[0, 40]]], ["a", "b"])
+        spans.token_clusters_to_char([[[0, 40]]], ["a", "b"])
     with pytest.raises(ValueError, match="empty"):
         cluster_links.link_decisions((3, 3), [SMITH], [])

@@ -9,6 +9,7 @@ text is a build error naming the row, never a silently shifted offset.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 import datasets
 
@@ -98,3 +99,39 @@ def validate_row(example: dict, *, row: str) -> None:
                 f"row {row}: {what} {span['text']!r} at [{start}, {end}) does not match the text "
                 f"(found {text[start:end]!r})"
             )
+
+
+def token_offsets(tokens: Sequence[str], text: str | None = None) -> list[tuple[int, int]]:
+    """Character span of each token, found left to right in ``text`` (default: tokens joined by spaces)."""
+    if text is None:
+        text = " ".join(tokens)
+    offsets, cursor = [], 0
+    for index, token in enumerate(tokens):
+        start = text.find(token, cursor)
+        if start < 0:
+            raise ValueError(f"token {index} ({token!r}) not found in the text after character {cursor}")
+        offsets.append((start, start + len(token)))
+        cursor = start + len(token)
+    return offsets
+
+
+def token_clusters_to_char(
+    clusters: Iterable[Sequence[Sequence[int]]],
+    tokens: Sequence[str],
+    text: str | None = None,
+    *,
+    inclusive_end: bool = True,
+) -> list[list[tuple[int, int]]]:
+    """Clusters of token spans (``[first, last]`` by default, as AllenNLP and c2f-coref write
+    them; ``inclusive_end=False`` for ``[first, last + 1)``) as clusters of character spans."""
+    offsets = token_offsets(tokens, text)
+    converted = []
+    for cluster in clusters:
+        spans = []
+        for first, last in cluster:
+            last_token = last if inclusive_end else last - 1
+            if not 0 <= first <= last_token < len(offsets):
+                raise ValueError(f"token span {[first, last]} is outside the {len(offsets)} tokens")
+            spans.append((offsets[first][0], offsets[last_token][1]))
+        converted.append(spans)
+    return converted

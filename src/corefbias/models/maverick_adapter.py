@@ -10,7 +10,7 @@ The dict also has ``clusters_char_offsets``, with inclusive ends too (``tok.idx 
 the README gives ``(29, 32)`` for "Rome"), but computed as if exactly one character separated
 consecutive NLTK sentences (``off += len(sentence) + 1``), so they drift wherever sentences are
 separated otherwise (two spaces, a newline and an indent). We therefore find the tokens in the
-text ourselves (``cluster_links.token_clusters_to_char``) and use the token offsets.
+text ourselves (``spans.token_clusters_to_char``) and use the token offsets.
 
 Maverick reads one text per call. It finds ``weights.ckpt`` in a Hub repository or a local folder
 (transformers' ``cached_file``) and otherwise takes the argument as the checkpoint file; its
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..harness import cluster_links
+from ..data import spans
 from .base import Cluster, ModelError, check_clusters
 
 CHECKPOINT_FILE = "weights.ckpt"
@@ -39,7 +39,7 @@ def clusters_from_maverick(text: str, output, source: str) -> list[Cluster]:
         )
     clusters = [cluster for cluster in output["clusters_token_offsets"] if cluster]
     try:
-        return cluster_links.token_clusters_to_char(clusters, output["tokens"], text, inclusive_end=True)
+        return spans.token_clusters_to_char(clusters, output["tokens"], text, inclusive_end=True)
     except (TypeError, ValueError) as error:
         raise ModelError(f"{source}: cannot place Maverick's token clusters in the text: {error}") from None
 

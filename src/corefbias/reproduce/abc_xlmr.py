@@ -16,7 +16,8 @@ import json
 
 from ..measures import abc_fpr
 from ..data import abc_format, upstream
-from ..harness.cluster_links import DECISION_MODES, link_decisions, token_clusters_to_char
+from ..data.spans import token_clusters_to_char
+from ..harness.cluster_links import DECISION_MODES, link_decisions
 
 PREDICTIONS = ("abc_dadebias_fork", "outputs/coref/xlm-r_coref_da.json")
 EXPECTED_PREDICTIONS = 13_680
