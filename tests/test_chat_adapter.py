@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.models import chat
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.registry import load_model
@@ -119,7 +120,7 @@ def nurse_index(row):
 def test_request_is_an_openai_chat_completion(server):
     model = load_model("chat:test/model", base_url=base_url(server))
     assert model.reads_gold is False and model.name == "chat:test/model"
-    (choice,) = model.choose([instance("u0")], "winogender")
+    (choice,) = model.choose([instance("u0")], BENCHMARKS["winogender"].task)
     assert choice.index == 0 and choice.parsed and choice.raw in "ABC"
     ((path, headers, body),) = server.requests
     assert path == "/v1/chat/completions"
@@ -134,7 +135,7 @@ def test_request_is_an_openai_chat_completion(server):
 def test_counterbalanced_order_maps_back_to_the_right_candidate(server):
     model = load_model("chat:test/model", base_url=base_url(server), workers=3)
     rows = [instance(f"p{unit}", pronoun, nurse_first=unit % 2 == 0) for unit in range(30) for pronoun in ("he", "she")]
-    choices = model.choose(rows, "winogender")
+    choices = model.choose(rows, BENCHMARKS["winogender"].task)
     assert [choice.index for choice in choices] == [nurse_index(row) for row in rows]
     assert all(choice.parsed for choice in choices)
 
@@ -154,10 +155,8 @@ def test_counterbalanced_order_maps_back_to_the_right_candidate(server):
 
 def test_danish_benchmarks_say_so(server):
     model = load_model("chat:test/model", base_url=base_url(server))
-    model.choose([instance("u1")], "dawinobias")
+    model.choose([instance("u1")], BENCHMARKS["dawinobias"].task)
     assert "Text (Danish):" in server.requests[-1][2]["messages"][-1]["content"]
-    with pytest.raises(ValueError, match="unknown benchmark 'nope'"):
-        model.choose([instance("u1")], "nope")
 
 
 def test_answers_are_read_strictly():
@@ -177,18 +176,18 @@ def test_answers_are_read_strictly():
 def test_unparseable_answer_is_reported_not_mapped(server):
     model = load_model("chat:test/model", base_url=base_url(server))
     rows = [instance("u2", marker=" GIBBERISH"), instance("u3", marker=" BYNAME", nurse_first=False), instance("u4", marker=" SILENT")]
-    assert model.choose(rows, "winogender") == [
+    assert model.choose(rows, BENCHMARKS["winogender"].task) == [
         Choice(None, parsed=False, raw="I believe it is probably the nurse."),
         Choice(1, parsed=True, raw="The Nurse"),
         Choice(None, parsed=False, raw=""),
     ]
     with pytest.raises(ModelError, match=r"no choices\[0\]\.message\.content text in the answer"):
-        model.choose([instance("u5", marker=" NOCHOICES")], "winogender")
+        model.choose([instance("u5", marker=" NOCHOICES")], BENCHMARKS["winogender"].task)
 
 
 def test_a_503_is_retried(server):
     model = load_model("chat:test/model", base_url=base_url(server), backoff=0.01)
-    assert model.choose([instance("u4", marker=" FLAKY")], "winogender")[0].index == 0
+    assert model.choose([instance("u4", marker=" FLAKY")], BENCHMARKS["winogender"].task)[0].index == 0
     assert len(server.requests) == 2
 
 
@@ -196,7 +195,7 @@ def test_timeouts_end_in_a_model_error_after_the_retries(server):
     model = load_model("chat:test/model", base_url=base_url(server), timeout=0.2, retries=2, backoff=0.01)
     started = time.perf_counter()
     with pytest.raises(ModelError, match=r"did not answer: .*timed out.*\(3 attempts\)") as error:
-        model.choose([instance("u5", marker=" SLOW")], "winogender")
+        model.choose([instance("u5", marker=" SLOW")], BENCHMARKS["winogender"].task)
     assert time.perf_counter() - started < 3 * SLOW_SECONDS
     assert len(server.requests) == 3
     assert SECRET not in str(error.value)
@@ -205,7 +204,7 @@ def test_timeouts_end_in_a_model_error_after_the_retries(server):
 def test_client_errors_are_not_retried_and_never_show_the_token(server):
     model = load_model("chat:test/model", base_url=base_url(server), backoff=0.01)
     with pytest.raises(ModelError, match="answered 401") as error:
-        model.choose([instance("u6", marker=" DENIED")], "winogender")
+        model.choose([instance("u6", marker=" DENIED")], BENCHMARKS["winogender"].task)
     assert len(server.requests) == 1
     assert SECRET not in str(error.value) and "Bearer ***" in str(error.value)
 
@@ -217,7 +216,7 @@ def test_unreachable_server(monkeypatch):
     closed.server_close()
     model = load_model("chat:test/model", base_url=f"http://127.0.0.1:{port}/v1", retries=1, backoff=0.01)
     with pytest.raises(ModelError, match=r"did not answer: .*\(2 attempts\)") as error:
-        model.choose([instance("u7")], "winogender")
+        model.choose([instance("u7")], BENCHMARKS["winogender"].task)
     assert SECRET not in str(error.value)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..models.base import Task
 from ..measures import abc_fpr, counter_gap, gap, pro_anti, winogender
 from ..measures.weighting import InfeasibleBalanceError
 
@@ -36,18 +37,23 @@ class Headline:
     unbiased: float | None  # the value of a model without this bias (None: not a bias score)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Benchmark:
     name: str
     dataset: str
     parts: tuple[Part, ...]
     language: str
     unit: str  # the column that groups instances a metric resamples together (limits keep units whole)
-    metric_module: str
+    metric_modules: tuple[str, ...]  # the evaluate modules (metrics/<name>) that compute its scores
     description: str
     score: Callable[[dict, dict, int, int], dict[str, dict]]
     headlines: tuple[Headline, ...]
     condition_column: str | None = None  # pro/anti benchmarks: the column holding "pro" or "anti"
+
+    @property
+    def task(self) -> Task:
+        """What a choice model is told of this benchmark."""
+        return Task(self.name, self.language, self.unit)
 
 
 def _gold(rows) -> list[list[bool]]:
@@ -153,9 +159,10 @@ def _score_abc(rows, decisions, n_bootstrap, seed):
 def _pro_anti_benchmark(name, language, description, sections, *, score, gold_only, condition, group, headlines):
     """A benchmark scored by ``pro_anti_diff``, one section per entry of ``sections``."""
     return Benchmark(
-        name, name, tuple(part for parts in sections.values() for part in parts), language, "pair_id", "pro_anti_diff",
-        description, _pro_anti_scorer(sections, score=score, gold_only=gold_only, condition=condition, group=group),
-        headlines, condition_column=condition,
+        name=name, dataset=name, parts=tuple(part for parts in sections.values() for part in parts), language=language,
+        unit="pair_id", metric_modules=("pro_anti_diff",), description=description,
+        score=_pro_anti_scorer(sections, score=score, gold_only=gold_only, condition=condition, group=group),
+        headlines=headlines, condition_column=condition,
     )
 
 
@@ -169,20 +176,22 @@ BENCHMARKS: dict[str, Benchmark] = {
     benchmark.name: benchmark
     for benchmark in (
         Benchmark(
-            "counter_gap", "counter_gap", (("default", "test"),), "en", "quadruple_id", "counter_gap_delta_i",
-            "Counter-GAP: does the model's accuracy change when the names' gender is swapped? (ΔI)",
-            _score_counter_gap,
-            (
+            name="counter_gap", dataset="counter_gap", parts=(("default", "test"),), language="en", unit="quadruple_id",
+            metric_modules=("counter_gap_delta_i",),
+            description="Counter-GAP: does the model's accuracy change when the names' gender is swapped? (ΔI)",
+            score=_score_counter_gap,
+            headlines=(
                 Headline("counter_gap", "delta_i", "ΔI", 0.0),
                 Headline("counter_gap", "accuracy_diff", "Acc_Diff (M − F)", 0.0),
                 Headline("counter_gap", "accuracy", "accuracy", None),
             ),
         ),
         Benchmark(
-            "gap", "gap", (("default", "test"),), "en", "id", "gap_acc_bias / gap_w_bias",
-            "GAP test: feminine vs masculine accuracy (acc-Bias) and the LP-weighted W-Bias",
-            _score_gap,
-            (
+            name="gap", dataset="gap", parts=(("default", "test"),), language="en", unit="id",
+            metric_modules=("gap_acc_bias", "gap_w_bias"),
+            description="GAP test: feminine vs masculine accuracy (acc-Bias) and the LP-weighted W-Bias",
+            score=_score_gap,
+            headlines=(
                 Headline("gap", "acc_bias", "acc-Bias (F/M)", 1.0),
                 Headline("gap", "f1_bias", "F1-Bias (F/M)", 1.0),
                 Headline("gap/w", "w_bias", "W-Bias", 1.0),
@@ -190,10 +199,11 @@ BENCHMARKS: dict[str, Benchmark] = {
             ),
         ),
         Benchmark(
-            "winogender", "winogender", (("default", "test"),), "en", "pair_id", "winogender_bias",
-            "Winogender: minimal pairs that differ only in the pronoun's gender",
-            _score_winogender,
-            (
+            name="winogender", dataset="winogender", parts=(("default", "test"),), language="en", unit="pair_id",
+            metric_modules=("winogender_bias",),
+            description="Winogender: minimal pairs that differ only in the pronoun's gender",
+            score=_score_winogender,
+            headlines=(
                 Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", 0.0),
                 Headline("winogender", "occupation_share_male_minus_female", "occupation share M − F", 0.0),
                 Headline("winogender", "pearson_r_bls", "r with BLS % female", None),
@@ -222,10 +232,11 @@ BENCHMARKS: dict[str, Benchmark] = {
             ),
         ),
         Benchmark(
-            "abc", "abc", (("genda", "test"),), "da", "triplet_id", "abc_fpr_ratio",
-            "ABC (Danish anti-reflexives): false-positive rate for 'hans' vs 'hendes' (log2 ratio)",
-            _score_abc,
-            (
+            name="abc", dataset="abc", parts=(("genda", "test"),), language="da", unit="triplet_id",
+            metric_modules=("abc_fpr_ratio",),
+            description="ABC (Danish anti-reflexives): false-positive rate for 'hans' vs 'hendes' (log2 ratio)",
+            score=_score_abc,
+            headlines=(
                 Headline("abc", "log2_fpr_ratio", "log2(FPR hans / FPR hendes)", 0.0),
                 Headline("abc", "tpr_reflexive", "reflexive TPR", None),
             ),

@@ -96,7 +96,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
             f"| {format_number(row['p_value'])} | {format_number(row['unbiased_value'])} |"
         )
     for name, outcome in results["benchmarks"].items():
-        lines += ["", f"## {name}", "", outcome["description"] + f" (metric module `{outcome['metric_module']}`).", ""]
+        lines += ["", f"## {name}", "", outcome["description"] + f" (metric modules: {', '.join(f'`{name}`' for name in outcome['metric_modules'])}).", ""]
         lines.append(
             f"{outcome['num_instances']} instances; {outcome['num_unparsed']} unparseable answers (counted as no link); "
             f"model time {outcome['model_seconds']:.1f} s of {outcome['wall_seconds']:.1f} s."

@@ -25,7 +25,7 @@ from .. import __version__
 from . import cluster_links
 from ..data import hub_export
 from .benchmarks import Benchmark, resolve, rows_of
-from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError
+from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError, Task
 from ..models.registry import load_model
 from .prediction_cache import PredictionCache
 
@@ -66,7 +66,7 @@ class RunResult:
             "benchmarks": {
                 name: {
                     "description": run.benchmark.description,
-                    "metric_module": run.benchmark.metric_module,
+                    "metric_modules": list(run.benchmark.metric_modules),
                     "language": run.benchmark.language,
                     "num_instances": len(run.instances),
                     "num_unparsed": run.num_unparsed,
@@ -130,8 +130,8 @@ def _without_gold(row: dict) -> dict:
 class _Predictor:
     """The ``Dataset.map`` function: cached outputs, and the model asked for the rest."""
 
-    def __init__(self, model, benchmark: str, key: tuple, cache: PredictionCache, advance: Callable[[int], None]):
-        self.model, self.benchmark, self.key, self.cache, self.advance = model, benchmark, key, cache, advance
+    def __init__(self, model, task: Task, key: tuple, cache: PredictionCache, advance: Callable[[int], None]):
+        self.model, self.task, self.key, self.cache, self.advance = model, task, key, cache, advance
         self.model_seconds = 0.0
         self.predicted = 0
 
@@ -154,7 +154,7 @@ class _Predictor:
     def _ask(self, rows: list[dict]) -> list:
         if isinstance(self.model, ChoiceModel):
             shown = rows if self.model.reads_gold else [_without_gold(row) for row in rows]
-            choices = self.model.choose(shown, self.benchmark)
+            choices = self.model.choose(shown, self.task)
             if len(choices) != len(rows) or not all(isinstance(choice, Choice) for choice in choices):
                 raise ModelError(f"{self.model.name}: expected {len(rows)} choices, got {choices!r:.200}")
             return [{"choice": c.index, "parsed": c.parsed, "raw": c.raw} for c in choices]
@@ -200,7 +200,7 @@ def run_benchmark(
     try:
         advance(0)
         for (config, split), data in parts.items():
-            predictor = _Predictor(model, benchmark.name, (spec, benchmark.dataset, config, split), cache, advance)
+            predictor = _Predictor(model, benchmark.task, (spec, benchmark.dataset, config, split), cache, advance)
             mapped = data.map(
                 predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
                 load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],

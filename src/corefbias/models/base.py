@@ -44,10 +44,20 @@ class ClusterModel(Protocol):
         """Clusters per text, each a list of ``(start, end)`` character spans."""
 
 
+@dataclass(frozen=True)
+class Task:
+    """What a choice model knows of a benchmark: its name, its language, and the unit (column) that
+    groups the instances a model should see alike (e.g. ``pair_id``)."""
+
+    name: str
+    language: str
+    unit: str
+
+
 @runtime_checkable
 class ChoiceModel(Protocol):
     name: str
     reads_gold: bool
 
-    def choose(self, instances: list[dict], benchmark: str) -> list[Choice]:
-        """One ``Choice`` per instance row of the named benchmark."""
+    def choose(self, instances: list[dict], task: Task) -> list[Choice]:
+        """One ``Choice`` per instance row of the task's benchmark."""

@@ -22,7 +22,7 @@ import hashlib
 import random
 import re
 
-from .base import Choice
+from .base import Choice, Task
 
 BASELINES = ("random", "nearest", "dist-<k>", "stereotype", "oracle")
 
@@ -46,7 +46,7 @@ class _Baseline:
     def __init__(self, name: str):
         self.name = f"baseline:{name}"
 
-    def choose(self, instances: list[dict], benchmark: str) -> list[Choice]:
+    def choose(self, instances: list[dict], task: Task) -> list[Choice]:
         return [Choice(self.pick(instance)) for instance in instances]
 
 

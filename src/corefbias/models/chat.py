@@ -38,7 +38,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from .base import Choice, ModelError
+from .base import Choice, ModelError, Task
 
 DEFAULT_BASE_URL = "https://router.huggingface.co/v1"
 TOKEN_ENV = "HF_TOKEN"
@@ -107,14 +107,9 @@ class ChatModel:
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.max_tokens, self.workers = max_tokens, workers
 
-    def choose(self, instances: list[dict], benchmark: str) -> list[Choice]:
-        from ..harness.benchmarks import BENCHMARKS
-
-        if benchmark not in BENCHMARKS:
-            raise ValueError(f"unknown benchmark {benchmark!r}; the chat model knows {', '.join(BENCHMARKS)}")
-        known = BENCHMARKS[benchmark]
-        options = [option_order(instance, known.unit) for instance in instances]
-        questions = [build_messages(instance, shown, known.language) for instance, shown in zip(instances, options)]
+    def choose(self, instances: list[dict], task: Task) -> list[Choice]:
+        options = [option_order(instance, task.unit) for instance in instances]
+        questions = [build_messages(instance, shown, task.language) for instance, shown in zip(instances, options)]
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             answers = list(pool.map(self.ask, questions))
         return [read_answer(answer, shown) for answer, shown in zip(answers, options)]

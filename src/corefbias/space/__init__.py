@@ -6,4 +6,6 @@
 ``learn`` (the metric cards) and ``ui`` (the ``gr.Blocks`` page, the only module importing Gradio).
 The Space computes no score itself: every number comes from ``corefbias.harness.runner`` and
 ``corefbias.harness.run_outputs``.
+
+May import every room but ``hub`` and ``cli``.
 """

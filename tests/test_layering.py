@@ -1,0 +1,67 @@
+"""The rooms of ``src/corefbias`` import each other only in the directions their docstrings allow."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "corefbias"
+ROOMS = ("measures", "data", "models", "harness", "hub", "reproduce", "space", "cli")
+ALLOWED = {
+    "measures": set(),
+    "data": {"measures"},
+    "models": {"data"},
+    "harness": {"measures", "data", "models"},
+    "hub": {"measures", "data"},
+    "reproduce": {"measures", "data", "harness"},
+    "space": {"measures", "data", "models", "harness"},
+    "cli": set(ROOMS),
+}
+
+
+def imported_rooms(path: Path) -> dict[str, int]:
+    """Room → first line importing it, for every corefbias import in the file (relative ones resolved)."""
+    module = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    package = module[:-1] if module[-1] != "__init__" else module[:-1]
+    found: dict[str, int] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = (*base, *(node.module.split(".") if node.module else ()))
+            else:
+                target = tuple((node.module or "").split("."))
+            names = [target + (alias.name,) for alias in node.names] if len(target) == 1 else [target]
+        elif isinstance(node, ast.Import):
+            names = [tuple(alias.name.split(".")) for alias in node.names]
+        else:
+            continue
+        for name in names:
+            if len(name) > 1 and name[0] == "corefbias" and name[1] in ROOMS:
+                found.setdefault(name[1], node.lineno)
+    return found
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_room_imports_only_what_its_docstring_allows(room):
+    assert (PACKAGE / room / "__init__.py").is_file()
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{line} imports corefbias.{other}"
+        for path in sorted((PACKAGE / room).rglob("*.py"))
+        if "builders" not in path.relative_to(PACKAGE / room).parts
+        for other, line in imported_rooms(path).items()
+        if other != room and other not in ALLOWED[room]
+    ]
+    assert not wrong, f"{room} may import only {sorted(ALLOWED[room])}: " + "; ".join(wrong)
+
+
+def test_the_checker_sees_relative_and_absolute_imports(tmp_path, monkeypatch):
+    fake = PACKAGE / "measures" / "_layering_probe.py"
+    source = "from ..harness import runner\nimport corefbias.models.base\nfrom corefbias import hub\nfrom . import validation\n"
+    monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: source)
+    assert imported_rooms(fake) == {"harness": 1, "models": 2, "hub": 3, "measures": 4}
+
+
+def test_every_module_lives_in_a_room():
+    loose = sorted(path.name for path in PACKAGE.glob("*.py") if path.name not in ("__init__.py", "__main__.py"))
+    assert loose == []
