@@ -3,6 +3,7 @@
 ``evaluate`` requires every feature column in every call. Our modules have optional per-example
 inputs (``pair_ids``, ``groups``, ...), so a missing optional column is filled with ``None`` per
 example before evaluate sees it, and ``_compute`` receives ``None`` for a column left all-empty.
+Id inputs (``ID_INPUTS``) are declared as strings; ids given as numbers are passed on as their text.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class CorefBiasMetric(evaluate.Metric):
     HOMEPAGE: str
     REFERENCE_URLS: list[str]
     OPTIONAL_INPUTS: tuple[str, ...] = ()
+    ID_INPUTS: tuple[str, ...] = ()  # string features that also accept int ids (compared as str(id))
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -46,6 +48,9 @@ class CorefBiasMetric(evaluate.Metric):
         for name in self.OPTIONAL_INPUTS:
             if kwargs.get(name) is None:
                 kwargs[name] = [None] * size
+        for name in self.ID_INPUTS:
+            if kwargs.get(name) is not None:
+                kwargs[name] = [None if value is None else str(value) for value in kwargs[name]]
         return kwargs
 
     def _enforce_nested_string_type(self, schema, obj):
@@ -64,6 +69,9 @@ class CorefBiasMetric(evaluate.Metric):
         """Add one example; optional inputs may be left out."""
         for name in self.OPTIONAL_INPUTS:
             kwargs.setdefault(name, None)
+        for name in self.ID_INPUTS:
+            if kwargs[name] is not None:
+                kwargs[name] = str(kwargs[name])
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
