@@ -256,3 +256,12 @@ def test_a_choice_model_that_chooses_nothing_leaves_the_pronoun_unlinked(exporte
     assert sections["dawinobias"]["num_anti"] == 674 - 67
     assert sections["dawinobias/strict"]["num_anti"] == 332  # counted wrong there
     assert sections["dawinobias/referent_f1"]["num_unlinked_anti"] == 67
+
+
+def test_a_limit_keeps_test_pairs_so_both_scores_stay_defined(exported_set, mirror, tmp_path):
+    result = runner.run("baseline:oracle", ["dawinobias"], data_dir=exported_set("dawinobias").parent, mirror=mirror,
+                        cache_path=tmp_path / "cache.sqlite", n_bootstrap=0, progress=False, limit=20)
+    sections = result.runs["dawinobias"].sections
+    assert len(result.runs["dawinobias"].instances) == 40  # 20 test pairs; the dev parts come out empty
+    assert sections["dawinobias"]["num_pairs"] == sections["dawinobias/strict"]["num_pairs"] == 20
+    assert sections["dawinobias"]["log2_ratio"] == sections["dawinobias/strict"]["log2_ratio"] == 0.0

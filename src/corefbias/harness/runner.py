@@ -205,7 +205,8 @@ def run_benchmark(
                 predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
                 load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],
             )
-            outputs[config, split] = [json.loads(output) for output in mapped["output"]]
+            # A part the limit emptied (pairs of another split or type) maps to no output column.
+            outputs[config, split] = [json.loads(output) for output in mapped["output"]] if len(data) else []
             result.model_seconds += predictor.model_seconds
             result.num_predicted += predictor.predicted
     finally:
