@@ -15,11 +15,17 @@ Nothing else is reimplemented: spaCy's tokenization and ``idx_occ_pron`` only fi
 referent, which the reference reads from GenDa Lens's own data files (``genda_lens/data``). The PyPI
 release 0.0.3 cannot run this scorer at all: its ``wino_utils.py`` uses ``progressbar`` and
 ``logratio`` without importing or defining them (fixed on GitHub in ce9938f), so there is no
-installed GenDa Lens to call.
+installed GenDa Lens to call. Where a checkout of GenDa Lens is at hand, the last test runs its own
+``wino_utils.py`` (patched the same way, in its text) and compares.
 """
 
+import hashlib
 import math
+import os
 import re
+import sys
+import types
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -265,3 +271,72 @@ def test_a_limit_keeps_test_pairs_so_both_scores_stay_defined(exported_set, mirr
     assert len(result.runs["dawinobias"].instances) == 40  # 20 test pairs; the dev parts come out empty
     assert sections["dawinobias"]["num_pairs"] == sections["dawinobias/strict"]["num_pairs"] == 20
     assert sections["dawinobias"]["log2_ratio"] == sections["dawinobias/strict"]["log2_ratio"] == 0.0
+
+
+# GenDa Lens's own wino_utils.py at 26dc297, when a checkout of it is at hand (no network in tests).
+WINO_UTILS_SHA256 = "38c0c7767e85618a0a182f544328193caa053c28ac82847eddc5c6dbf7aa4312"
+
+
+def patched_genda_lens_wino_utils(path: Path, data_folder: Path, monkeypatch) -> types.ModuleType:
+    """GenDa Lens's module with the two bugs patched in its text, imports it needs only for models stubbed."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start, end = lines.index("            # group occupations"), lines.index("            # update bar")
+    grouping = [line[4:] for line in lines[start:end]]  # the loops, dedented out of the per-line loop
+    lines = lines[:start] + lines[end:]
+    after = lines.index("        bar.finish()") + 1
+    source = "\n".join(lines[:after] + grouping + lines[after:])
+    for rounded, unrounded in [("    return round(math.log2(x / y), 2)", "    return math.log2(x / y)"),
+                               (").round(decimals=2)", ")")]:
+        assert source.count(rounded) == 1
+        source = source.replace(rounded, unrounded)
+    for name in ("fairlearn", "fairlearn.metrics", "nltk", "torch"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    sys.modules["torch"].Tensor = type("Tensor", (), {})  # scipy asks whether arrays are torch tensors
+    sys.modules["fairlearn"].metrics = sys.modules["fairlearn.metrics"]
+    bar = types.SimpleNamespace(start=lambda: bar, update=lambda index: None, finish=lambda: None)
+    monkeypatch.setitem(sys.modules, "progressbar", types.SimpleNamespace(ProgressBar=lambda maxval: bar))
+    module = types.ModuleType("genda_lens_wino_utils")
+    module.__file__ = str(data_folder.parent / "coref_tasks" / "wino_utils.py")  # its data: ../data
+    exec(compile(source, str(path), "exec"), module.__dict__)
+    return module
+
+
+def test_genda_lens_own_code_patched_gives_our_scores(parts, mirror, monkeypatch):
+    source = os.environ.get("COREFBIAS_GENDA_LENS_WINO_UTILS")
+    if not source:
+        pytest.skip("set COREFBIAS_GENDA_LENS_WINO_UTILS to genda_lens/coref_tasks/wino_utils.py of a GenDa Lens "
+                    "checkout at 26dc297 (git clone https://github.com/DaDebias/genda-lens) to run its own code")
+    path = Path(source)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == WINO_UTILS_SHA256, f"{path} is not GenDa Lens 26dc297's"
+    spacy = pytest.importorskip("spacy")
+    module = patched_genda_lens_wino_utils(path, mirror / "genda_lens" / "genda_lens" / "data", monkeypatch)
+    nlp = spacy.blank("da")  # the tokenizer of da_core_news_sm, which GenDa Lens loads
+    token_clusters, decisions = {}, {}
+    for (config, split), columns in parts.items():
+        decisions[config, split] = []
+        for row in rows_of(columns):
+            clusters = stand_in_clusters(row)
+            pronoun, candidates = _spans(row)
+            decisions[config, split].append(cluster_links.link_decisions(pronoun, candidates, clusters))
+            doc = nlp(row["text"])
+            token_at = {token.idx: token.i for token in doc}
+            tokens = tuple(token.text.lower() for token in doc)
+            token_clusters[config, tokens] = [[(tokens[token_at[start]], token_at[start]) for start, _ in cluster]
+                                              for cluster in clusters]
+
+    class StandIn:  # run_winobias_coref asks for the 674 anti lines first, then the pro lines
+        calls = 0
+
+        def predict_clusters(self, tokens):
+            self.calls += 1
+            return token_clusters["anti" if self.calls <= 674 else "pro", tuple(tokens[0])]
+
+    anti, pro = module.run_winobias_coref(StandIn(), nlp)
+    _, detailed = module.evaluate_coref_winobias(anti, pro, "stand-in")
+    ours = BENCHMARKS["dawinobias"].score(parts, decisions, 0, 0)
+    assert ours["dawinobias"]["log2_ratio"] == pytest.approx(detailed.loc["Gender Effect Size"].iloc[1], rel=1e-12)
+    assert (ours["dawinobias"]["anti"], ours["dawinobias"]["pro"]) == (
+        pytest.approx(anti["accuracy"].values[0], rel=1e-12), pytest.approx(pro["accuracy"].values[0], rel=1e-12))
+    f1 = ours["dawinobias/referent_f1"]
+    assert [f1["anti/female"], f1["anti/male"], f1["pro/female"], f1["pro/male"]] == pytest.approx(
+        list(detailed.loc["F1"]), rel=1e-12)
