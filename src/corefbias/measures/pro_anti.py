@@ -246,7 +246,9 @@ def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[st
     referents = _optional_labels("referent_classes", referent_classes, "its referent's class")
     for index, value in enumerate(predicted_classes):
         if value == "":
-            raise ValueError(f"predicted_classes[{index}] is empty; give a class, or None where the pronoun is unlinked")
+            raise ValueError(
+                f"predicted_classes[{index}] is empty; give a class, or None where the pronoun is unlinked"
+            )
     classes = sorted(set(referents) | {value for value in predicted_classes if value is not None})
     scores: dict = {}
     reasons: dict[str, str] = {}
