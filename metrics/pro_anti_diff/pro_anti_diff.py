@@ -90,6 +90,7 @@ class ProAntiDiff(support.CorefBiasMetric):
         "https://dadebias.github.io/genda-lens/user_guide/coref/",
     ]
     OPTIONAL_INPUTS = ("pair_ids", "groups")
+    ID_INPUTS = ("pair_ids",)
     WIDGET_EXAMPLE = [
         ["true", "true", "pro", "p1", "female"],
         ["true", "true", "pro", "p2", "female"],
