@@ -84,8 +84,9 @@ class RunResult:
 
 def cache_key(model_spec: str, model_options: dict | None) -> str:
     """The model's identity in the prediction cache: its spec, plus any option that changes its answers."""
-    endpoint = (model_options or {}).get("base_url")
-    return f"{model_spec} @ {endpoint}" if endpoint else model_spec
+    options = model_options or {}
+    key = f"{model_spec} @ {options['base_url']}" if options.get("base_url") else model_spec
+    return f"{key} answer={options['answer']}" if options.get("answer", "auto") != "auto" else key
 
 
 def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> datasets.Dataset:

@@ -14,12 +14,12 @@ import re
 
 import datasets
 
-from corefbias.data import builder_base, citations, spans, upstream, wino_format
+from corefbias.data import builder_base, citations, pronouns, spans, upstream, wino_format
 
 UPSTREAM_DATASET = "dawinobias"
 UPSTREAM_SPLITS = {datasets.Split.VALIDATION: "dev", datasets.Split.TEST: "test"}
 POLARITIES = ("pro", "anti")
-PRONOUN_GENDERS = {"han": "male", "ham": "male", "hans": "male", "hun": "female", "hende": "female", "hendes": "female"}
+PRONOUN_GENDERS = pronouns.DANISH
 GENITIVE = "s"  # "receptionistens løn": the receptionist's salary
 VERSION = datasets.Version("1.1.0")
 
