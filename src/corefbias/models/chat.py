@@ -16,6 +16,10 @@ reruns and shards ask the same questions.
 one option's text (case aside). Anything else is ``Choice(None, parsed=False, raw=answer)``, which
 the runner counts and reports. Gold labels are never read (``reads_gold = False``).
 
+**Identity** (the prediction cache's key): the model id, the endpoint, the prompt template — its
+version ``PROMPT_TEMPLATE_VERSION`` and the digest of a question rendered from a fixed instance,
+which changes with any edit of the wording — and the decoding settings.
+
 **Transport**: OpenAI-compatible chat completions, ``POST {base_url}/chat/completions`` with
 ``Authorization: Bearer <token>``. ``base_url`` defaults to Hugging Face's Inference Providers
 router (the base that ``huggingface_hub`` 2.4's auto router posts ``/v1/chat/completions`` to,
@@ -48,6 +52,9 @@ SYSTEM_PROMPT = (
     "You resolve pronouns: you decide what a pronoun in a text refers to. "
     "Reply with the letter of one option and nothing else."
 )
+# Bump when the option order or the reading of answers changes (edits of the question's wording
+# change the template digest by themselves): answers cached under the old version are then asked again.
+PROMPT_TEMPLATE_VERSION = 1
 _LETTER_ANSWER = re.compile(r"\(?([A-Z])[.)]?")
 
 Option = tuple[int | None, str]  # (candidate index, or None for "none of them"; the text shown)
@@ -75,6 +82,15 @@ def build_messages(instance: dict, options: list[Option], language: str) -> list
         f"{listed}\n\nAnswer with one letter: {', '.join(letters[:-1])} or {letters[-1]}."
     )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": question}]
+
+
+def prompt_template_digest() -> str:
+    """The sha256 of the messages built for a fixed instance: it changes whenever the wording does."""
+    instance = {"text": "Ann met Bo. She smiled.", "pronoun": {"text": "She", "start": 12, "end": 15},
+                "candidates": [{"text": "Ann", "start": 0, "end": 3}, {"text": "Bo", "start": 8, "end": 10}]}
+    options = [(index, candidate["text"]) for index, candidate in enumerate(instance["candidates"])]
+    messages = build_messages(instance, [*options, (None, NONE_OPTION)], "en")
+    return hashlib.sha256(json.dumps(messages, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def read_answer(answer: str | None, options: list[Option]) -> Choice:
@@ -150,6 +166,14 @@ class ChatModel:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise ModelError(self._redact(f"{self.url}: the answer is not UTF-8 JSON: {raw[:300]!r}")) from None
+
+    @property
+    def identity(self) -> dict:
+        return {
+            "kind": "chat", "model_id": self.model_id, "endpoint": self.url,
+            "prompt_template": {"version": PROMPT_TEMPLATE_VERSION, "digest": prompt_template_digest()},
+            "decoding": {"temperature": 0, "max_tokens": self.max_tokens},  # what ask() sends
+        }
 
     def _redact(self, message: str) -> str:
         return message.replace(self._token, "***") if self._token else message
