@@ -1,4 +1,6 @@
-"""A fingerprint of the files of a model: the same bytes give the same fingerprint, wherever they lie.
+"""Fingerprints of a model: of its files, and of its identity (``digest``).
+
+The same bytes give the same files fingerprint, wherever they lie.
 
 A file or a folder (every file under it, symlinks followed, ``__pycache__`` skipped) is
 fingerprinted by content, never by modification time, so a copied or re-downloaded model keeps
@@ -8,12 +10,13 @@ times happen to match. Each file up to ``FULL_HASH_LIMIT`` bytes is hashed whole
 which any retraining changes, so fingerprinting never costs more than a few reads per file.
 
 Standard library only and Python 3.7 compatible: the NeuralCoref service fingerprints its weights
-with it in its own interpreter.
+and digests its revision with it in its own interpreter.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 
 FULL_HASH_LIMIT = 256 * 2**20
@@ -64,3 +67,9 @@ def files_fingerprint(root):
         count += 1
         total += size
     return {"sha256": digest.hexdigest(), "files": count, "bytes": total}
+
+
+def digest(identity):
+    """The hex sha256 of a JSON-able identity's canonical JSON."""
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

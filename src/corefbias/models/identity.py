@@ -17,19 +17,11 @@ model, wherever and whenever it runs, finds its answers.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from importlib import metadata
 from pathlib import Path
 
-from .fingerprint import files_fingerprint
-
-
-def digest(identity: dict) -> str:
-    """The hex sha256 of an identity's canonical JSON."""
-    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+from .fingerprint import digest, files_fingerprint  # noqa: F401  (digest: re-exported, the one way to condense an identity)
 
 
 def library_versions(*names: str) -> dict[str, str | None]:
