@@ -77,6 +77,8 @@ def _run(args) -> int:
         print(f"shard {args.shard[0]}/{args.shard[1]}: {predicted} new predictions cached; merge the caches and run again to score")
         return 0
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
+    counts = result.provenance["instances"].values()
+    print(f"{sum(c['predicted'] for c in counts)} instances predicted, {sum(c['from_cache'] for c in counts)} from the cache")
     for row in run_outputs.summary_rows(result.to_json()):
         value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
         print(f"{row['benchmark']:12} {row['score']:34} {value}")
