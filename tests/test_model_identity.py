@@ -166,11 +166,13 @@ def test_another_model_at_the_same_url_is_asked_again_and_scored_on_its_own(stan
 
 
 def test_a_server_without_a_revision_is_also_told_apart_by_its_url():
-    servers = [make_server(lambda texts: [[] for _ in texts], "toy", revision=revision) for revision in (None, None, "r1", "r1")]
+    revisions = (None, None, "r1", "r1")
+    servers = [make_server(lambda texts: [[] for _ in texts], "toy", revision=revision) for revision in revisions]
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        old_a, old_b, new_a, new_b = (HttpClusterModel(f"http://127.0.0.1:{s.server_address[1]}").identity for s in servers)
+        old_a, old_b, new_a, new_b = (HttpClusterModel(f"http://127.0.0.1:{s.server_address[1]}").identity
+                                      for s in servers)
     finally:
         for server in servers:
             server.shutdown()
@@ -262,10 +264,10 @@ class Fixed:
     """A choice model that always picks candidate ``index``, under an identity that does not say which."""
 
     reads_gold = False
-    identity = {"kind": "test", "name": "fixed"}
 
     def __init__(self, index):
         self.index, self.name, self.asked = index, "fixed", 0
+        self.identity = {"kind": "test", "name": "fixed"}
 
     def choose(self, instances, task):
         self.asked += len(instances)
@@ -315,15 +317,17 @@ def test_refresh_asks_again_and_overwrites(exported_set, tmp_path):
 def test_results_carry_their_provenance(exported_set, tmp_path):
     data_dir = exported_set("winogender").parent
     out = tmp_path / "out"
-    argv = ["run", "--model", "baseline:nearest", "--benchmark", "winogender", "--n-bootstrap", "0", "--batch-size", "50",
-            "--data-dir", str(data_dir), "--cache", str(tmp_path / "c.sqlite"), "--out", str(out), "--no-plots"]
+    argv = ["run", "--model", "baseline:nearest", "--benchmark", "winogender", "--n-bootstrap", "0",
+            "--batch-size", "50", "--data-dir", str(data_dir), "--cache", str(tmp_path / "c.sqlite"), "--out", str(out),
+            "--no-plots"]
     assert cli.main(argv) == 0
     provenance = json.loads((out / "results.json").read_text())["provenance"]
     parquet = data_dir / "winogender" / hub_export.DATA_FILE.format(config="default", split="test")
-    expected = hashlib.sha256(f"default/test\0{hashlib.sha256(parquet.read_bytes()).hexdigest()}\n".encode()).hexdigest()
-    assert provenance["datasets"] == {"winogender": {
-        "dataset": "winogender", "source_commit": upstream.dataset_source("winogender")["commit"], "fingerprint": expected,
-    }}
+    parquet_sha256 = hashlib.sha256(parquet.read_bytes()).hexdigest()
+    expected = hashlib.sha256(f"default/test\0{parquet_sha256}\n".encode()).hexdigest()
+    commit = upstream.dataset_source("winogender")["commit"]
+    expected_source = {"dataset": "winogender", "source_commit": commit, "fingerprint": expected}
+    assert provenance["datasets"] == {"winogender": expected_source}
     assert provenance["model"]["spec"] == "baseline:nearest"
     assert provenance["model"]["identity"] == load_model("baseline:nearest").identity
     assert provenance["settings"]["batch_size"] == 50 and provenance["settings"]["benchmarks"] == ["winogender"]

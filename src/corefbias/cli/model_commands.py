@@ -78,7 +78,8 @@ def _run(args) -> int:
         return 0
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
     counts = result.provenance["instances"].values()
-    print(f"{sum(c['predicted'] for c in counts)} instances predicted, {sum(c['from_cache'] for c in counts)} from the cache")
+    predicted, cached = sum(c["predicted"] for c in counts), sum(c["from_cache"] for c in counts)
+    print(f"{predicted} instances predicted, {cached} from the cache")
     for row in run_outputs.summary_rows(result.to_json()):
         value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
         print(f"{row['benchmark']:12} {row['score']:34} {value}")

@@ -251,7 +251,8 @@ def run_benchmark(
     try:
         advance(0)
         for (config, split), data in parts.items():
-            predictor = _Predictor(model, benchmark.task, (spec, benchmark.dataset, config, split), cache, advance, reuse)
+            key = (spec, benchmark.dataset, config, split)
+            predictor = _Predictor(model, benchmark.task, key, cache, advance, reuse)
             mapped = data.map(
                 predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
                 load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],

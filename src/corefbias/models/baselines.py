@@ -26,7 +26,8 @@ import re
 from .base import Choice, Task
 
 BASELINES = ("random", "nearest", "dist-<k>", "stereotype", "oracle")
-# Bump whenever any baseline would answer some instance differently: cached answers of the old rules are then not reused.
+# Bump whenever any baseline would answer some instance differently: cached answers of the old
+# rules are then not reused.
 BASELINES_VERSION = 1
 
 

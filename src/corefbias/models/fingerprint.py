@@ -27,17 +27,17 @@ SKIPPED_FOLDERS = ("__pycache__",)
 def file_digest(path):
     """The hex sha256 of a file's content (sampled above ``FULL_HASH_LIMIT``; see the module docstring)."""
     size = os.path.getsize(path)
-    digest = hashlib.sha256()
+    hasher = hashlib.sha256()
     with open(path, "rb") as file:
         if size <= FULL_HASH_LIMIT:
             for block in iter(lambda: file.read(2**20), b""):
-                digest.update(block)
+                hasher.update(block)
         else:
-            digest.update("sampled {}\0".format(size).encode("ascii"))
+            hasher.update(f"sampled {size}\0".encode("ascii"))
             for offset in (0, (size - SAMPLE_BYTES) // 2, size - SAMPLE_BYTES):
                 file.seek(offset)
-                digest.update(file.read(SAMPLE_BYTES))
-    return digest.hexdigest()
+                hasher.update(file.read(SAMPLE_BYTES))
+    return hasher.hexdigest()
 
 
 def _files(root):
@@ -58,15 +58,15 @@ def files_fingerprint(root):
     fingerprint does not depend on where the model lies.
     """
     if not os.path.exists(root):
-        raise FileNotFoundError("cannot fingerprint {}: no such file or folder".format(root))
-    digest = hashlib.sha256()
+        raise FileNotFoundError(f"cannot fingerprint {root}: no such file or folder")
+    hasher = hashlib.sha256()
     count = total = 0
     for name, path in _files(root):
         size = os.path.getsize(path)
-        digest.update("{}\0{}\0{}\n".format(name, size, file_digest(path)).encode("utf-8"))
+        hasher.update(f"{name}\0{size}\0{file_digest(path)}\n".encode())
         count += 1
         total += size
-    return {"sha256": digest.hexdigest(), "files": count, "bytes": total}
+    return {"sha256": hasher.hexdigest(), "files": count, "bytes": total}
 
 
 def digest(identity):

@@ -21,7 +21,7 @@ import os
 from importlib import metadata
 from pathlib import Path
 
-from .fingerprint import digest, files_fingerprint  # noqa: F401  (digest: re-exported, the one way to condense an identity)
+from .fingerprint import digest, files_fingerprint  # noqa: F401  (digest: re-exported for the identity's users)
 
 
 def library_versions(*names: str) -> dict[str, str | None]:

@@ -26,8 +26,8 @@ import os
 import re
 
 from .base import Cluster, ModelError, check_clusters
-from .identity import library_versions
 from .fingerprint import files_fingerprint
+from .identity import library_versions
 
 DEFAULT_PREFIX = "coref_clusters"
 CLUSTER_OUTPUTS = ("doc.spans", "doc._.coref_clusters")  # what a coreference component declares it assigns
