@@ -45,7 +45,7 @@ STAND_INS = textwrap.dedent(
         return doc
 
 
-    @Language.factory("first_phrase_coref", assigns=["doc.spans"])
+    @Language.factory("first_words_coref", assigns=["doc.spans"])
     def make_first(nlp, name):
         def component(doc):
             first = re.match(r"\\w+ \\w+", doc.text)
@@ -55,7 +55,7 @@ STAND_INS = textwrap.dedent(
         return component
 
 
-    @Language.factory("last_the_phrase_coref", assigns=["doc.spans"])
+    @Language.factory("last_the_word_coref", assigns=["doc.spans"])
     def make_last(nlp, name):
         def component(doc):
             pronouns = [doc.char_span(*m.span()) for m in re.finditer(PRONOUNS, doc.text)]
@@ -80,7 +80,7 @@ def stand_ins(tmp_path_factory):
     finally:
         sys.path.remove(str(folder))
     pipelines = {}
-    for factory in ("first_phrase_coref", "last_the_phrase_coref"):
+    for factory in ("first_words_coref", "last_the_word_coref"):
         nlp = spacy.blank("en")
         nlp.add_pipe(factory)
         nlp.to_disk(folder / factory)
@@ -137,13 +137,13 @@ def test_another_model_at_the_same_url_is_asked_again_and_scored_on_its_own(stan
         assert cli.main(argv) == 0
         return json.loads((tmp_path / out / "results.json").read_text())
 
-    with Served(pipelines["first_phrase_coref"], module_folder, port) as first:
+    with Served(pipelines["first_words_coref"], module_folder, port) as first:
         assert first.url == url
         first_run = run("first")
-    with Served(pipelines["last_the_phrase_coref"], module_folder, port) as second:
+    with Served(pipelines["last_the_word_coref"], module_folder, port) as second:
         assert second.url == url
         second_run = run("second")
-    with Served(pipelines["first_phrase_coref"], module_folder, port):
+    with Served(pipelines["first_words_coref"], module_folder, port):
         first_again = run("first-again")
 
     def counts(results):
@@ -154,7 +154,7 @@ def test_another_model_at_the_same_url_is_asked_again_and_scored_on_its_own(stan
     assert counts(first_again) == {"predicted": 0, "from_cache": 720}  # the same model resumes fully
     identities = [results["provenance"]["model"]["identity"] for results in (first_run, second_run, first_again)]
     assert identities[0] == identities[2] != identities[1]
-    assert identities[0]["served_model"] == f"spacy:{pipelines['first_phrase_coref']}" and "url" not in identities[0]
+    assert identities[0]["served_model"] == f"spacy:{pipelines['first_words_coref']}" and "url" not in identities[0]
 
     def scores(results):
         return results["benchmarks"]["winogender"]["sections"]["winogender"]
@@ -225,9 +225,9 @@ def test_a_large_file_is_fingerprinted_by_size_and_samples(tmp_path, monkeypatch
 
 def test_a_changed_spacy_pipeline_folder_is_another_model(stand_ins, tmp_path):
     pipelines, _ = stand_ins
-    folder = shutil.copytree(pipelines["first_phrase_coref"], tmp_path / "pipeline")
+    folder = shutil.copytree(pipelines["first_words_coref"], tmp_path / "pipeline")
     before = load_model(f"spacy:{folder}").identity
-    assert load_model(f"spacy:{pipelines['first_phrase_coref']}").identity == before  # a copy is the same model
+    assert load_model(f"spacy:{pipelines['first_words_coref']}").identity == before  # a copy is the same model
     meta = json.loads((folder / "meta.json").read_text())
     (folder / "meta.json").write_text(json.dumps({**meta, "version": "0.0.1"}))
     after = load_model(f"spacy:{folder}").identity

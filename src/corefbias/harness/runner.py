@@ -216,7 +216,7 @@ class _Predictor:
 
 
 def run_benchmark(
-    model, benchmark: Benchmark, *, spec: str, data_dir: Path, mirror, cache: PredictionCache | None, limit: int | None,
+    model, benchmark: Benchmark, *, model_key: str, data_dir: Path, mirror, cache: PredictionCache | None, limit: int | None,
     n_bootstrap: int, seed: int, batch_size: int, shard: tuple[int, int] | None, mode: str, progress: bool,
     on_progress: Callable[[str, int, int], None] | None = None, reuse: bool = True,
 ) -> BenchmarkRun:
@@ -251,11 +251,11 @@ def run_benchmark(
     try:
         advance(0)
         for (config, split), data in parts.items():
-            key = (spec, benchmark.dataset, config, split)
+            key = (model_key, benchmark.dataset, config, split)
             predictor = _Predictor(model, benchmark.task, key, cache, advance, reuse)
             mapped = data.map(
                 predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
-                load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],
+                load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{model_key}/{config}/{split}".encode()).hexdigest()[:32],
             )
             outputs[config, split] = [json.loads(output) for output in mapped["output"]]
             result.model_seconds += predictor.model_seconds
@@ -330,7 +330,7 @@ def run(
     with PredictionCache(cache_path) if cache_mode != "off" else nullcontext() as cache:
         runs = {
             benchmark.name: run_benchmark(
-                model, benchmark, spec=cache_key(identity), data_dir=data_dir, mirror=mirror, cache=cache, limit=limit,
+                model, benchmark, model_key=cache_key(identity), data_dir=data_dir, mirror=mirror, cache=cache, limit=limit,
                 n_bootstrap=n_bootstrap, seed=seed, batch_size=batch_size, shard=shard, mode=mode, progress=progress,
                 on_progress=on_progress, reuse=cache_mode == "use",
             )
