@@ -10,7 +10,9 @@ the adapter and whose other fields are what its answers depend on:
 * an HTTP server: what its ``GET /v1/info`` reports — the served model's name and ``revision``
   (``corefbias serve`` and the NeuralCoref service send one), and the URL only when it sends none.
 
-Where a model lies (a path, a device, a batch size) is not part of it. ``digest`` condenses an
+Where a model lies (a path, a device, a batch size) is not part of it. Code outside the model's
+files is not either (a custom spaCy component's module, a library patched in place): when such code
+changes, run with ``--refresh``. ``digest`` condenses an
 identity; the prediction cache keys answers by it, so a changed model is asked again and the same
 model, wherever and whenever it runs, finds its answers.
 """
