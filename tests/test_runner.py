@@ -80,6 +80,7 @@ class CountingModel:
 
     def __init__(self, inner, fail_after=None):
         self.inner, self.fail_after, self.name = inner, fail_after, inner.name
+        self.identity = inner.identity  # the wrapped model's answers, so its cached answers
         self.asked = Counter()
         self.batches = 0
 
@@ -114,7 +115,7 @@ def test_shards_merge_into_the_single_run_scores(data_dir, tmp_path):
         runner.run(model_spec, QUICK, data_dir=data_dir, cache_path=cache, shard=(index, 3), progress=False)
         shard_caches.append(cache)
     assert prediction_cache.merge(shard_caches, tmp_path / "merged.sqlite") == 720 + 4008
-    never_called = CountingModel(StereotypeBaseline(), fail_after=0)
+    never_called = CountingModel(load_model(model_spec), fail_after=0)
     merged = runner.run(model_spec, QUICK, data_dir=data_dir, cache_path=tmp_path / "merged.sqlite",
                         n_bootstrap=100, progress=False, model=never_called)
     assert json.dumps(_sections(merged), sort_keys=True) == json.dumps(_sections(single), sort_keys=True)
@@ -222,8 +223,11 @@ def test_options_a_model_kind_does_not_take_are_refused(tmp_path, capsys):
 
 
 def test_the_cache_tells_chat_endpoints_apart():
-    assert runner.cache_key("chat:m", {"base_url": "http://a/v1"}) != runner.cache_key("chat:m", {"base_url": "http://b/v1"})
-    assert runner.cache_key("baseline:oracle", {"device": "cuda:0"}) == "baseline:oracle"
+    def key(spec, **options):
+        return runner.cache_key(load_model(spec, **options).identity)
+
+    assert key("chat:m", base_url="http://a/v1") != key("chat:m", base_url="http://b/v1")
+    assert key("baseline:oracle", device="cuda:0") == key("baseline:oracle")
 
 
 def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(data_dir, mirror, tmp_path):

@@ -32,6 +32,10 @@ never guessed. Gold labels are never read (``reads_gold = False``).
 **Requests in flight**: ``workers`` questions are asked at a time (answers are kept in order), so a
 hosted model with several replicas is used at its capacity.
 
+**Identity** (the prediction cache's key): the model id, the endpoint, the prompt template — its
+version ``PROMPT_TEMPLATE_VERSION`` and the digest of a question rendered from a fixed instance,
+which changes with any edit of the wording — and the decoding settings.
+
 **Transport**: OpenAI-compatible chat completions, ``POST {base_url}/chat/completions`` with
 ``Authorization: Bearer <token>``. ``base_url`` defaults to Hugging Face's Inference Providers
 router (the base that ``huggingface_hub`` 2.4's auto router posts ``/v1/chat/completions`` to,
@@ -72,6 +76,9 @@ _ANSWER_SHAPES = (
     re.compile(rf"(?:the\s+)?(?:correct\s+)?answer(?:\s+is)?\s*:?\s*{_LETTER}[.)]?", re.IGNORECASE),
 )
 _LETTER_WITH_TEXT = re.compile(rf"{_LETTER}[.:)]\s+(.+?)\.?")
+# Bump when the option order or the reading of answers changes (edits of the question's wording
+# change the template digest by themselves): answers cached under the old version are then asked again.
+PROMPT_TEMPLATE_VERSION = 2
 
 Option = tuple[int | None, str]  # (candidate index, or None for "none of them"; the text shown)
 
@@ -105,6 +112,15 @@ def _by_letter(letter: str, options: list[Option], raw: str) -> Choice:
     if position < len(options):
         return Choice(options[position][0], parsed=True, raw=raw)
     return Choice(None, parsed=False, raw=raw)
+
+
+def prompt_template_digest() -> str:
+    """The sha256 of the messages built for a fixed instance: it changes whenever the wording does."""
+    instance = {"text": "Ann met Bo. She smiled.", "pronoun": {"text": "She", "start": 12, "end": 15},
+                "candidates": [{"text": "Ann", "start": 0, "end": 3}, {"text": "Bo", "start": 8, "end": 10}]}
+    options = [(index, candidate["text"]) for index, candidate in enumerate(instance["candidates"])]
+    messages = build_messages(instance, [*options, (None, NONE_OPTION)], "en")
+    return hashlib.sha256(json.dumps(messages, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def read_answer(answer: str | None, options: list[Option]) -> Choice:
@@ -228,6 +244,15 @@ class ChatModel:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise ModelError(self._redact(f"{self.url}: the answer is not UTF-8 JSON: {raw[:300]!r}")) from None
+
+    @property
+    def identity(self) -> dict:
+        return {
+            "kind": "chat", "model_id": self.model_id, "endpoint": self.url,
+            "prompt_template": {"version": PROMPT_TEMPLATE_VERSION, "digest": prompt_template_digest()},
+            "answer": self.answer,
+            "decoding": {key: value for key, value in self.request_body([]).items() if key not in ("model", "messages")},
+        }
 
     def _redact(self, message: str) -> str:
         return message.replace(self._token, "***") if self._token else message
