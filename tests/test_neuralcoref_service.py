@@ -49,7 +49,7 @@ def _wait_for_url(process):
     found.wait(START_TIMEOUT_S)
     for line in lines:
         if line.startswith("serving ") and " at http://" in line:
-            return line.rsplit(" at ", 1)[1].strip()
+            return line.split(" at ", 1)[1].split()[0]
     raise AssertionError(f"the NeuralCoref server did not start within {START_TIMEOUT_S} s:\n{''.join(lines)}")
 
 

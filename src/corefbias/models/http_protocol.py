@@ -114,6 +114,18 @@ def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_T
     return server
 
 
+def serve_until_interrupted(server, name):
+    """Print where ``server`` answers, then answer requests until Ctrl-C."""
+    host, port = server.server_address[:2]
+    print("serving {} at http://{}:{} (POST {}, GET {})".format(name, host, port, CLUSTERS_PATH, INFO_PATH), flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 class HttpClusterModel:
     """A cluster model behind the protocol at ``url`` (e.g. ``http://127.0.0.1:8808``).
 
