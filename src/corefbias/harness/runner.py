@@ -25,6 +25,7 @@ from .. import __version__
 from . import cluster_links
 from ..data import hub_export
 from .benchmarks import Benchmark, resolve, rows_of
+from .limits import limit_units
 from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError, Task
 from ..models.registry import load_model
 from .prediction_cache import PredictionCache
@@ -96,22 +97,6 @@ def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> 
     return datasets.load_dataset(str(folder), config, split=split)
 
 
-def limit_units(parts: dict, unit: str, limit: int | None) -> dict:
-    """Keep the first ``limit`` units (quadruples, pairs, triplets, ...) of the first part, in every part."""
-    if limit is None:
-        return parts
-    if limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
-    first = next(iter(parts.values()))
-    kept: dict = {}
-    for value in first[unit]:
-        if len(kept) == limit:
-            break
-        kept.setdefault(value, None)
-    return {part: data.filter(lambda values: [v in kept for v in values], input_columns=unit, batched=True)
-            for part, data in parts.items()}
-
-
 def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     """Per-candidate links of one instance, and whether the model's answer could be read."""
     candidates = row["candidates"]
@@ -174,7 +159,7 @@ def run_benchmark(
         (config, split): load_part(benchmark.dataset, config, split, data_dir, mirror)
         for config, split in benchmark.parts
     }
-    parts = limit_units(parts, benchmark.unit, limit)
+    parts = limit_units(parts, benchmark, limit)
     if shard is not None:
         index, count = shard
         parts = {part: data.shard(count, index, contiguous=True) for part, data in parts.items()}
