@@ -101,4 +101,5 @@ def test_every_baseline_runs_every_benchmark_at_small_limits(data_dir, tmp_path,
     results = result.to_json()
     headlines = {(row["benchmark"], row["score"]) for row in run_outputs.summary_rows(results)}
     assert headlines == {(name, h.label) for name, b in BENCHMARKS.items() for h in b.headlines}
-    run_outputs.write_outputs(result, tmp_path / "out", plots=limit == 1)
+    written = run_outputs.write_outputs(result, tmp_path / "out", plots=limit == 1)
+    assert f"{limit} units per design cell" in written["report.md"].read_text()

@@ -26,6 +26,7 @@ from . import cluster_links
 from ..data import hub_export
 from .benchmarks import Benchmark, resolve, rows_of
 from .limits import limit_units
+from .parse_rates import is_low, parse_rate, without_readable_answers
 from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError, Task
 from ..models.registry import load_model
 from .prediction_cache import PredictionCache
@@ -71,6 +72,8 @@ class RunResult:
                     "language": run.benchmark.language,
                     "num_instances": len(run.instances),
                     "num_unparsed": run.num_unparsed,
+                    "parse_rate": parse_rate(len(run.instances), run.num_unparsed),
+                    "low_parse_rate": is_low(parse_rate(len(run.instances), run.num_unparsed)),
                     "num_predicted": run.num_predicted,
                     "model_seconds": run.model_seconds,
                     "predict_seconds": run.predict_seconds,
@@ -213,6 +216,8 @@ def run_benchmark(
             )
     if shard is None:
         result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
+        if result.instances and result.num_unparsed == len(result.instances):
+            result.sections = without_readable_answers(result.sections, len(result.instances))
     result.score_seconds = time.perf_counter() - scoring_started
     result.wall_seconds = time.perf_counter() - started
     return result
