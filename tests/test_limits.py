@@ -103,3 +103,22 @@ def test_every_baseline_runs_every_benchmark_at_small_limits(data_dir, tmp_path,
     assert headlines == {(name, h.label) for name, b in BENCHMARKS.items() for h in b.headlines}
     written = run_outputs.write_outputs(result, tmp_path / "out", plots=limit == 1)
     assert f"{limit} units per design cell" in written["report.md"].read_text()
+
+
+def test_shards_of_a_small_limit_merge_into_the_single_run_scores(data_dir, tmp_path):
+    from corefbias.harness import prediction_cache
+
+    names = ["gap", "winobias", "abc"]  # 2, 10 and 6 instances at --limit 1: some of 4 shards get none of a part
+    single = runner.run("baseline:random", names, data_dir=data_dir, cache_path=tmp_path / "single.sqlite", limit=1,
+                        n_bootstrap=50, progress=False)
+    caches = [tmp_path / f"shard{index}.sqlite" for index in range(4)]
+    for index, cache in enumerate(caches):
+        runner.run("baseline:random", names, data_dir=data_dir, cache_path=cache, limit=1, shard=(index, 4),
+                   progress=False)
+    assert prediction_cache.merge(caches, tmp_path / "merged.sqlite") == 2 + 10 + 6
+    merged = runner.run("baseline:random", names, data_dir=data_dir, cache_path=tmp_path / "merged.sqlite", limit=1,
+                        n_bootstrap=50, progress=False)
+    assert sum(run.num_predicted for run in merged.runs.values()) == 0
+    assert {name: run.sections for name, run in merged.runs.items()} == {
+        name: run.sections for name, run in single.runs.items()
+    }

@@ -152,6 +152,15 @@ class _Predictor:
         raise ModelError(f"{self.model!r} is neither a cluster model nor a choice model")
 
 
+def _shard(data: datasets.Dataset, index: int, count: int) -> datasets.Dataset:
+    """Contiguous shard ``index`` of ``count``, cut as ``Dataset.shard`` cuts it, but empty (not an error)
+    where a small ``--limit`` subset has fewer rows than shards."""
+    size, extra = divmod(len(data), count)
+    start = index * size + min(index, extra)
+    stop = start + size + (index < extra)
+    return data.select(range(start, stop)) if stop > start else data.select([])
+
+
 def run_benchmark(
     model, benchmark: Benchmark, *, spec: str, data_dir: Path, mirror, cache: PredictionCache, limit: int | None,
     n_bootstrap: int, seed: int, batch_size: int, shard: tuple[int, int] | None, mode: str, progress: bool,
@@ -165,7 +174,7 @@ def run_benchmark(
     parts = limit_units(parts, benchmark, limit)
     if shard is not None:
         index, count = shard
-        parts = {part: data.shard(count, index, contiguous=True) for part, data in parts.items()}
+        parts = {part: _shard(data, index, count) for part, data in parts.items()}
     total = sum(len(data) for data in parts.values())
     bar = None
     if progress:
@@ -193,7 +202,8 @@ def run_benchmark(
                 predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
                 load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],
             )
-            outputs[config, split] = [json.loads(output) for output in mapped["output"]]
+            # An empty part (a shard of a small --limit subset) maps to a table without the new column.
+            outputs[config, split] = [json.loads(output) for output in mapped["output"]] if len(data) else []
             result.model_seconds += predictor.model_seconds
             result.num_predicted += predictor.predicted
     finally:
