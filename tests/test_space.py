@@ -117,6 +117,9 @@ def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_se
     assert {row["benchmark"] for row in rows} == set(BENCHMARKS)
     assert all(row["parsed"] == "1.000" for row in rows)  # a baseline's every answer is readable
     assert sum(not row["value"].startswith("undefined") for row in rows) > len(rows) // 2
+    board, _ = served.client.predict(None, True, api_name="/leaderboard")
+    (ours,) = [row for row in (dict(zip(board["headers"], row)) for row in board["data"]) if "abc" in row["benchmarks"]]
+    assert ours["limit"] == "40" and all(ours[f"{name}: parse rate"] == 1.0 for name in BENCHMARKS)
 
 
 @pytest.mark.parametrize(
