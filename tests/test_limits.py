@@ -20,7 +20,7 @@ def instances_at(limit: int) -> dict[str, int]:
         "winogender": 6 * limit,  # pairs answered by the occupation / the participant, three sentences each
         "winobias": 8 * limit + 2 * min(limit, 2),  # two types × two pro genders × (pro, anti); 2 odd type-2 pairs
         "sowinobias": 4 * limit,
-        "dawinobias": 4 * limit,
+        "dawinobias": 8 * limit + 2 * min(limit, 4) + 2 * min(limit, 1),  # test, validation; 4 + 1 odd validation pairs
         "abc": 6 * limit,  # triplets of female and of male occupations
     }
 
@@ -53,7 +53,7 @@ def _unit_rows(parts, unit) -> dict:
 def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, name):
     benchmark, parts = BENCHMARKS[name], full_parts[name]
     cells = design_cells(parts, benchmark)
-    assert len(cells) == (5 if name == "winobias" else 2)
+    assert len(cells) == {"winobias": 5, "dawinobias": 6}.get(name, 2)
     full_rows = _unit_rows(parts, benchmark.unit)
     kept = {}
     for limit in (1, 3):

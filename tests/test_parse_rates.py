@@ -50,14 +50,16 @@ def test_no_readable_answer_leaves_every_score_undefined_never_zero(data_dir, tm
     for name, outcome in results["benchmarks"].items():
         assert outcome["parse_rate"] == 0.0 and outcome["low_parse_rate"], name
         for section in outcome["sections"].values():
-            scores = [key for key, value in section.items() if key != "undefined" and not isinstance(value, (int, list, str))]
+            scores = [key for key, value in section.items()
+                      if key != "undefined" and not isinstance(value, (int, list, str))]
             assert scores, name
             for key in scores:
                 assert section[key] is None, (name, key)
                 assert section["undefined"][key].startswith("no readable answer: none of the model's"), (name, key)
     counter_gap = results["benchmarks"]["counter_gap"]["sections"]["counter_gap"]
     # Counts describe the data and stay: 5 quadruples of each original gender.
-    assert counter_gap["num_quadruples"] == 10 and counter_gap["undefined"]["delta_i"].endswith("40 answers could be parsed")
+    assert counter_gap["num_quadruples"] == 10
+    assert counter_gap["undefined"]["delta_i"].endswith("40 answers could be parsed")
     rows = run_outputs.summary_rows(results)
     assert rows and all(row["value"] is None and row["undefined"].startswith("no readable answer") for row in rows)
 

@@ -240,10 +240,15 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
 
     oracle = headline("baseline:oracle")
     assert len({benchmark for benchmark, _ in oracle}) == 7
-    for (benchmark, score), row in oracle.items():
-        if row["unbiased_value"] is not None and row["value"] is not None:
-            assert row["value"] == row["unbiased_value"], (benchmark, score)
+    undefined = {key for key, row in oracle.items() if row["value"] is None}
+    # A perfect model links no anti-reflexive pronoun: both FPRs are 0 and their ratio is undefined; its
+    # female − male preference is 0 for every occupation, so no correlation with BLS exists.
+    assert undefined == {("abc", "log2(FPR hans / FPR hendes)"), ("winogender", "r with BLS % female")}
+    assert "constant" in oracle[("winogender", "r with BLS % female")]["undefined"]
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
+    for key, row in oracle.items():
+        if row["unbiased_value"] is not None and key not in undefined:
+            assert row["value"] == row["unbiased_value"], key
 
     stereotype = headline("baseline:stereotype")
     for key in [("winogender", "pairs resolved differently"), ("winobias", "type1 F1 pro − anti"),

@@ -42,6 +42,15 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     run.add_argument("--shard", type=_shard, metavar="I/N", help="only predict shard I of N (merge the caches, then run again to score)")
     run.add_argument("--mode", default="cluster", choices=["cluster", "any_cluster"], help="how clusters become links")
     run.add_argument("--base-url", help="for chat: an OpenAI-compatible endpoint (default: Hugging Face Inference)")
+    run.add_argument(
+        "--answer", choices=("auto", "logprobs", "text"),
+        help="for chat: read the answer from the first token's log-probabilities, from the reply's text, or "
+        "auto (log-probabilities when the endpoint returns them; the default)",
+    )
+    run.add_argument(
+        "--concurrency", type=int, metavar="N",
+        help="for chat and http(s):// models: requests in flight at once, answers kept in order (default 4)",
+    )
     run.add_argument("--device", help="for library adapters: torch device such as cuda:0 (default cpu)")
     run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 
@@ -66,6 +75,14 @@ def _run(args) -> int:
         if not args.model.startswith("chat:"):
             raise ValueError("--base-url is for chat: models only")
         options["base_url"] = args.base_url
+    if args.answer:
+        if not args.model.startswith("chat:"):
+            raise ValueError("--answer is for chat: models only")
+        options["answer"] = args.answer
+    if args.concurrency is not None:
+        if not args.model.startswith(("chat:", "http://", "https://")):
+            raise ValueError("--concurrency is for chat: and http(s):// models only")
+        options["workers"] = args.concurrency
     result = runner.run(
         args.model, args.benchmark or ["all"], data_dir=args.data_dir, mirror=args.mirror, cache_path=args.cache,
         limit=args.limit, n_bootstrap=args.n_bootstrap, seed=args.seed, batch_size=args.batch_size,

@@ -1,7 +1,7 @@
 """``--limit N``: a small, deterministic subset of a benchmark that keeps its design balanced.
 
 A unit (a quadruple, a minimal pair, a triplet, ...) is kept whole, in every part of the benchmark.
-Its *design cell* is the set of (config, *balance columns*) values of its rows: on Counter-GAP the
+Its *design cell* is the set of (config, split, *balance columns*) values of its rows: on Counter-GAP the
 original gender of the quadruple, on WinoBias the type and which pronoun gender is pro, on ABC the
 occupation's stereotype, and so on (``Benchmark.balance_columns``). The limit keeps N units of every
 cell, so each score sees every group it compares. Within a cell the units are ordered by a hash of
@@ -25,10 +25,10 @@ def design_cells(parts: dict, benchmark: Benchmark) -> dict[tuple, list]:
     """Design cell → its units in hash order, for ``parts`` ((config, split) → ``datasets.Dataset``)."""
     signatures: dict = defaultdict(set)
     columns = [benchmark.unit, *benchmark.balance_columns]
-    for (config, _), data in parts.items():
+    for (config, split), data in parts.items():
         table = data.select_columns(columns).to_dict()
         for index, unit in enumerate(table[benchmark.unit]):
-            signatures[unit].add((config, *(table[column][index] for column in benchmark.balance_columns)))
+            signatures[unit].add((config, split, *(table[column][index] for column in benchmark.balance_columns)))
     cells: dict[tuple, list] = defaultdict(list)
     for unit, signature in signatures.items():
         cells[tuple(sorted(signature, key=repr))].append(unit)
@@ -43,6 +43,8 @@ def limit_units(parts: dict, benchmark: Benchmark, limit: int | None) -> dict:
         raise ValueError(f"limit must be a whole number of at least 1 (units per design cell), got {limit!r}")
     kept = {unit for units in design_cells(parts, benchmark).values() for unit in units[:limit]}
     return {
-        part: data.filter(lambda values: [value in kept for value in values], input_columns=benchmark.unit, batched=True)
+        part: data.filter(
+            lambda values: [value in kept for value in values], input_columns=benchmark.unit, batched=True
+        )
         for part, data in parts.items()
     }

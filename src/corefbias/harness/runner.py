@@ -88,8 +88,9 @@ class RunResult:
 
 def cache_key(model_spec: str, model_options: dict | None) -> str:
     """The model's identity in the prediction cache: its spec, plus any option that changes its answers."""
-    endpoint = (model_options or {}).get("base_url")
-    return f"{model_spec} @ {endpoint}" if endpoint else model_spec
+    options = model_options or {}
+    key = f"{model_spec} @ {options['base_url']}" if options.get("base_url") else model_spec
+    return f"{key} answer={options['answer']}" if options.get("answer", "auto") != "auto" else key
 
 
 def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> datasets.Dataset:
@@ -202,7 +203,7 @@ def run_benchmark(
                 predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
                 load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],
             )
-            # An empty part (a shard of a small --limit subset) maps to a table without the new column.
+            # A part the limit emptied (pairs of another split or type) maps to no output column.
             outputs[config, split] = [json.loads(output) for output in mapped["output"]] if len(data) else []
             result.model_seconds += predictor.model_seconds
             result.num_predicted += predictor.predicted

@@ -108,15 +108,20 @@ def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_T
 class HttpClusterModel:
     """A cluster model behind the protocol at ``url`` (e.g. ``http://127.0.0.1:8808``).
 
-    Requests are split into batches of the server's ``max_texts``; a connection failure, a
-    timeout or a 5xx is retried ``retries`` times with exponential backoff; a 4xx is not.
+    Requests are split into batches of the server's ``max_texts``, ``workers`` of them in flight at
+    once (answers kept in order), so that a server with several replicas is used at its capacity; a
+    connection failure, a timeout or a 5xx is retried ``retries`` times with exponential backoff; a
+    4xx is not.
     """
 
-    def __init__(self, url, timeout=120.0, retries=3, backoff=0.5):
+    def __init__(self, url, timeout=120.0, retries=3, backoff=0.5, workers=4):
+        if workers < 1:
+            raise ValueError("workers must be at least 1, got {}".format(workers))
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        self.workers = workers
         self._info = None
 
     @property
@@ -133,15 +138,19 @@ class HttpClusterModel:
         return "http:{} ({})".format(self.url, self.info.get("model"))
 
     def predict_clusters(self, texts):
+        from concurrent.futures import ThreadPoolExecutor
+
         batch_size = int(self.info.get("max_texts") or DEFAULT_MAX_TEXTS)
-        clusters = []
-        for start in range(0, len(texts), batch_size):
-            batch = list(texts[start : start + batch_size])
-            answer = self._request("POST", CLUSTERS_PATH, {"texts": batch})
-            if not isinstance(answer, dict) or "clusters" not in answer:
-                raise ModelError("{}{}: the answer has no 'clusters': {!r}".format(self.url, CLUSTERS_PATH, answer))
-            clusters.extend(check_clusters(batch, answer["clusters"], self.url))
-        return clusters
+        batches = [list(texts[start : start + batch_size]) for start in range(0, len(texts), batch_size)]
+        with ThreadPoolExecutor(max_workers=min(self.workers, max(len(batches), 1))) as pool:
+            answered = list(pool.map(self._predict_batch, batches))
+        return [clusters for batch in answered for clusters in batch]
+
+    def _predict_batch(self, batch):
+        answer = self._request("POST", CLUSTERS_PATH, {"texts": batch})
+        if not isinstance(answer, dict) or "clusters" not in answer:
+            raise ModelError("{}{}: the answer has no 'clusters': {!r}".format(self.url, CLUSTERS_PATH, answer))
+        return check_clusters(batch, answer["clusters"], self.url)
 
     def _request(self, method, path, payload):
         data = None if payload is None else json.dumps(payload).encode("utf-8")
