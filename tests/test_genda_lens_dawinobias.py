@@ -268,8 +268,10 @@ def test_a_limit_keeps_test_pairs_so_both_scores_stay_defined(exported_set, mirr
     result = runner.run("baseline:oracle", ["dawinobias"], data_dir=exported_set("dawinobias").parent, mirror=mirror,
                         cache_path=tmp_path / "cache.sqlite", n_bootstrap=0, progress=False, limit=20)
     sections = result.runs["dawinobias"].sections
-    assert len(result.runs["dawinobias"].instances) == 40  # 20 test pairs; the dev parts come out empty
-    assert sections["dawinobias"]["num_pairs"] == sections["dawinobias/strict"]["num_pairs"] == 20
+    # 20 pairs of each pro-stereotypical pronoun gender, in test and in validation (units per design cell), and
+    # validation's 4 + 1 pairs whose pronoun has the same gender in the pro and the anti sentence.
+    assert len(result.runs["dawinobias"].instances) == 2 * (80 + 5)
+    assert sections["dawinobias"]["num_pairs"] == 85 and sections["dawinobias/strict"]["num_pairs"] == 40
     assert sections["dawinobias"]["log2_ratio"] == sections["dawinobias/strict"]["log2_ratio"] == 0.0
 
 

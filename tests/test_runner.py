@@ -121,12 +121,18 @@ def test_shards_merge_into_the_single_run_scores(data_dir, tmp_path):
     assert json.dumps(_sections(merged), sort_keys=True) == json.dumps(_sections(single), sort_keys=True)
 
 
-def test_limit_keeps_whole_quadruples_and_pairs(data_dir, tmp_path):
+def test_limit_keeps_whole_quadruples_and_pairs_of_every_design_cell(data_dir, tmp_path):
     result = _run("baseline:nearest", data_dir, tmp_path, limit=5, n_bootstrap=0)
-    assert len(result.runs["counter_gap"].instances) == 20
-    assert result.runs["counter_gap"].sections["counter_gap"]["num_quadruples"] == 5
-    assert result.runs["winogender"].sections["winogender"]["num_pairs"] == 5
-    assert len(result.runs["winogender"].instances) == 15  # female, male and neutral sentence of each pair
+    # Five quadruples whose original is female and five whose original is male.
+    assert len(result.runs["counter_gap"].instances) == 40
+    assert result.runs["counter_gap"].sections["counter_gap"]["num_quadruples"] == 10
+    originals = Counter(gender for role, gender in zip(*(result.runs["counter_gap"].parts["default", "test"][column]
+                                                          for column in ("role", "gender"))) if role == "original")
+    assert originals == {"female": 5, "male": 5}
+    # Five pairs whose answer is the occupation, five the participant; each with its female, male and neutral sentence.
+    assert result.runs["winogender"].sections["winogender"]["num_pairs"] == 10
+    assert len(result.runs["winogender"].instances) == 30
+    assert Counter(result.runs["winogender"].parts["default", "test"]["answer"]) == {"occupation": 15, "participant": 15}
 
 
 class ToyClusterModel:

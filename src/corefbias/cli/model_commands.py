@@ -28,7 +28,11 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "--benchmark", action="append", metavar="NAME",
         help=f"benchmark to run (repeatable): all, english, {', '.join(BENCHMARKS)} (default: all)",
     )
-    run.add_argument("--limit", type=int, metavar="N", help="only the first N units (quadruples, pairs, ...) of each benchmark")
+    run.add_argument(
+        "--limit", type=int, metavar="N",
+        help="a quick, balanced run: N whole units of every design cell of each benchmark, the same ones every time "
+        "(" + "; ".join(f"{name}: {benchmark.limit_meaning}" for name, benchmark in BENCHMARKS.items()) + ")",
+    )
     run.add_argument("--out", default="corefbias-results", metavar="DIR", help="output folder (default: %(default)s)")
     run.add_argument("--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)")
     run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
@@ -97,9 +101,14 @@ def _run(args) -> int:
     counts = result.provenance["instances"].values()
     predicted, cached = sum(c["predicted"] for c in counts), sum(c["from_cache"] for c in counts)
     print(f"{predicted} instances predicted, {cached} from the cache")
-    for row in run_outputs.summary_rows(result.to_json()):
+    results = result.to_json()
+    for row in run_outputs.summary_rows(results):
         value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
-        print(f"{row['benchmark']:12} {row['score']:34} {value}")
+        print(f"{row['benchmark']:12} {row['score']:34} {value}{run_outputs.LOW_PARSE_MARK * row['low_parse_rate']}")
+    for name, outcome in results["benchmarks"].items():
+        if outcome["low_parse_rate"]:
+            print(f"{run_outputs.LOW_PARSE_MARK} {name}: only {outcome['num_instances'] - outcome['num_unparsed']} of "
+                  f"{outcome['num_instances']} answers could be read (parse rate {outcome['parse_rate']:.2f})")
     print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {args.out}")
     return 0
 

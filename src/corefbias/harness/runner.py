@@ -33,6 +33,8 @@ from .. import __version__
 from . import cluster_links
 from ..data import hub_export, upstream
 from .benchmarks import Benchmark, resolve, rows_of
+from .limits import limit_units
+from .parse_rates import is_low, parse_rate, without_readable_answers
 from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError, Task
 from ..models.identity import digest, library_versions
 from ..models.registry import load_model
@@ -83,6 +85,8 @@ class RunResult:
                     "language": run.benchmark.language,
                     "num_instances": len(run.instances),
                     "num_unparsed": run.num_unparsed,
+                    "parse_rate": parse_rate(len(run.instances), run.num_unparsed),
+                    "low_parse_rate": is_low(parse_rate(len(run.instances), run.num_unparsed)),
                     "num_predicted": run.num_predicted,
                     "model_seconds": run.model_seconds,
                     "predict_seconds": run.predict_seconds,
@@ -144,22 +148,6 @@ def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> 
     return datasets.load_dataset(str(folder), config, split=split)
 
 
-def limit_units(parts: dict, unit: str, limit: int | None) -> dict:
-    """Keep the first ``limit`` units (quadruples, pairs, triplets, ...) of the first part, in every part."""
-    if limit is None:
-        return parts
-    if limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
-    first = next(iter(parts.values()))
-    kept: dict = {}
-    for value in first[unit]:
-        if len(kept) == limit:
-            break
-        kept.setdefault(value, None)
-    return {part: data.filter(lambda values: [v in kept for v in values], input_columns=unit, batched=True)
-            for part, data in parts.items()}
-
-
 def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     """Per-candidate links of one instance, and whether the model's answer could be read."""
     candidates = row["candidates"]
@@ -215,6 +203,15 @@ class _Predictor:
         raise ModelError(f"{self.model!r} is neither a cluster model nor a choice model")
 
 
+def _shard(data: datasets.Dataset, index: int, count: int) -> datasets.Dataset:
+    """Contiguous shard ``index`` of ``count``, cut as ``Dataset.shard`` cuts it, but empty (not an error)
+    where a small ``--limit`` subset has fewer rows than shards."""
+    size, extra = divmod(len(data), count)
+    start = index * size + min(index, extra)
+    stop = start + size + (index < extra)
+    return data.select(range(start, stop)) if stop > start else data.select([])
+
+
 def run_benchmark(
     model, benchmark: Benchmark, *, model_key: str, data_dir: Path, mirror, cache: PredictionCache | None, limit: int | None,
     n_bootstrap: int, seed: int, batch_size: int, shard: tuple[int, int] | None, mode: str, progress: bool,
@@ -225,10 +222,10 @@ def run_benchmark(
         (config, split): load_part(benchmark.dataset, config, split, data_dir, mirror)
         for config, split in benchmark.parts
     }
-    parts = limit_units(parts, benchmark.unit, limit)
+    parts = limit_units(parts, benchmark, limit)
     if shard is not None:
         index, count = shard
-        parts = {part: data.shard(count, index, contiguous=True) for part, data in parts.items()}
+        parts = {part: _shard(data, index, count) for part, data in parts.items()}
     total = sum(len(data) for data in parts.values())
     bar = None
     if progress:
@@ -281,6 +278,8 @@ def run_benchmark(
             )
     if shard is None:
         result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
+        if result.instances and result.num_unparsed == len(result.instances):
+            result.sections = without_readable_answers(result.sections, len(result.instances))
     result.score_seconds = time.perf_counter() - scoring_started
     result.wall_seconds = time.perf_counter() - started
     return result
