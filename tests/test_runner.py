@@ -240,7 +240,7 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
 
     stereotype = headline("baseline:stereotype")
-    for key in [("winogender", "pairs resolved differently"), ("winobias", "type1 F1 pro − anti"),
-                ("winobias", "type2 F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
+    for key in [("winogender", "pairs resolved differently"), ("winobias", "type1 link F1 pro − anti"),
+                ("winobias", "type2 link F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
                 ("dawinobias", "accuracy pro − anti")]:
         assert stereotype[key]["value"] > 0.9 and stereotype[key]["p_value"] < 0.01, key

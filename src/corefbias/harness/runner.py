@@ -228,6 +228,8 @@ def run_benchmark(
             )
     if shard is None:
         result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
+        if benchmark.score_outputs is not None:
+            result.sections = {**benchmark.score_outputs(result.parts, outputs, n_bootstrap, seed), **result.sections}
     result.score_seconds = time.perf_counter() - scoring_started
     result.wall_seconds = time.perf_counter() - started
     return result

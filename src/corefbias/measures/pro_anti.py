@@ -6,12 +6,13 @@ pronoun to the candidate (puts them in one cluster), ``references[i]`` whether t
 pronoun's gold antecedent. A *positive* is a link, so per condition (pro / anti)
 
     accuracy = (TP + TN) / examples              (SoWinoBias; GenDa Lens's DaWinoBias main effect)
-    f1       = 2 TP / (2 TP + FP + FN)           (WinoBias)
+    f1       = 2 TP / (2 TP + FP + FN)           (a link F1 on WinoBias; see below)
 
 Giving only the gold antecedent per sentence (all references True) makes accuracy the share of
 pronouns linked to their antecedent (F1 is then 2R / (1 + R), there being no false positives to
 see); giving the other occupation too (reference False) lets linking the wrong one count as a false
-positive, as WinoBias's MUC F1 does for the pronoun–occupation links of its two-occupation sentences.
+positive. WinoBias's own number is not this link F1 but the CoNLL F1 (mean of MUC, B³ and CEAFφ4 F1,
+official scorer v8.01) over all gold clusters of each config: ``conll_f1.pro_anti_conll_f1``.
 
     diff = pro − anti,  average = (pro + anti) / 2   (Dawkins, Table 1)
     log2_ratio = log2(pro / anti)                    (GenDa Lens's Gender Effect Size)
