@@ -18,6 +18,7 @@ NO_CLUSTERS = (
     "the model chooses among candidates and predicts no clusters, and CoNLL F1 scores clusters; "
     "see the link scores instead"
 )
+LINKS_ONLY = "the predictions hold per-candidate links, not clusters, and CoNLL F1 scores clusters"
 
 
 def _spans(clusters) -> list[list[tuple[int, int]]]:
@@ -38,6 +39,9 @@ def pro_anti_sections(rows: dict, outputs: dict, parts_by_section: dict[str, Seq
             conditions += columns[condition]
             pair_ids += columns["pair_id"]
         name = f"{section}/conll"
+        if any(isinstance(output, dict) and "decision" in output for output in responses):
+            sections[name] = conll_f1.undefined_pro_anti(LINKS_ONLY)
+            continue
         if any(not isinstance(output, list) for output in responses):
             sections[name] = conll_f1.undefined_pro_anti(NO_CLUSTERS)
             continue

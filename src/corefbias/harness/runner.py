@@ -115,6 +115,8 @@ def limit_units(parts: dict, unit: str, limit: int | None) -> dict:
 def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     """Per-candidate links of one instance, and whether the model's answer could be read."""
     candidates = row["candidates"]
+    if isinstance(output, dict) and "decision" in output:  # a predictions file's links (corefbias score)
+        return [bool(link) for link in output["decision"]], output["parsed"]
     if isinstance(output, dict) and "choice" in output:
         index = output["choice"]
         return [index == position for position in range(len(candidates))], output["parsed"]

@@ -1,0 +1,91 @@
+"""``corefbias score``: a predictions file scored on a benchmark exactly as ``corefbias run`` scores a model.
+
+The file's documents are matched to the benchmark's instances, put into a throw-away prediction cache
+under the file's identity (names and SHA-256 of the files), and the runner's ``run_benchmark`` then finds
+every answer cached: the decisions, sections, instances and outputs are the runner's own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import tempfile
+from pathlib import Path
+
+import datasets
+
+from .. import runner
+from ..benchmarks import resolve
+from ..prediction_cache import PredictionCache
+from ...models.cluster_format import ModelError
+from . import detect, read
+from .matching import match
+
+
+class _AnsweredByFile:
+    """Stands in for the model: every answer is already in the cache, so it is never asked."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def predict_clusters(self, texts):
+        raise ModelError(f"{self.name}: asked for {len(texts)} texts that the predictions file did not answer")
+
+
+def file_identity(paths) -> tuple[str, list[dict]]:
+    """The predictions' name (what results call the model) and each file's name and SHA-256."""
+    files = []
+    combined = hashlib.sha256()
+    for path in map(Path, paths):
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        combined.update(digest.encode())
+        files.append({"file": path.name, "sha256": digest})
+    names = ",".join(file["file"] for file in files)
+    return f"predictions:{names}@sha256:{combined.hexdigest()[:16]}", files
+
+
+def _benchmark(name: str, config: str | None):
+    chosen = resolve([name])
+    if len(chosen) != 1:
+        raise ValueError(f"score one benchmark at a time, not {name!r}")
+    (benchmark,) = chosen
+    if config is None:
+        return benchmark
+    if len(benchmark.parts) != 1:
+        raise ValueError(f"--config is for benchmarks of one part; {benchmark.name} has {len(benchmark.parts)}")
+    (_, split), = benchmark.parts
+    return dataclasses.replace(benchmark, parts=((config, split),))
+
+
+def score(
+    benchmark_name: str, paths, *, format: str = "auto", config: str | None = None, data_dir=None, mirror=None,
+    n_bootstrap: int = 1000, seed: int = 0, mode: str = "cluster", progress: bool = False,
+) -> runner.RunResult:
+    """Score the predictions in ``paths`` (one format) on one benchmark; ``config`` replaces the set's
+    config for one-part benchmarks (e.g. ``abc`` with ``original``, the sentences ABC published)."""
+    benchmark = _benchmark(benchmark_name, config)
+    paths = [Path(path) for path in paths]
+    documents = read(paths, format)
+    formats = [detect(path) if format == "auto" else format for path in paths]
+    data_dir = Path(data_dir) if data_dir is not None else runner.default_data_dir()
+    datasets.disable_progress_bars()
+    parts = {
+        (part_config, split): runner.load_part(benchmark.dataset, part_config, split, data_dir, mirror).select_columns(
+            ["id", "text", "candidates"]).to_dict()
+        for part_config, split in benchmark.parts
+    }
+    outputs = match(documents, parts, benchmark.name)
+    spec, files = file_identity(paths)
+    with tempfile.TemporaryDirectory(prefix="corefbias-score-") as folder, \
+            PredictionCache(Path(folder) / "predictions.sqlite") as cache:
+        for (part_config, split), columns in parts.items():
+            cache.put((spec, benchmark.dataset, part_config, split), dict(zip(columns["id"], outputs[part_config, split])))
+        run = runner.run_benchmark(
+            _AnsweredByFile(spec), benchmark, spec=spec, data_dir=data_dir, mirror=mirror, cache=cache, limit=None,
+            n_bootstrap=n_bootstrap, seed=seed, batch_size=1000, shard=None, mode=mode, progress=progress,
+        )
+    run.num_predicted = 0
+    settings = {"benchmarks": [benchmark.name], "limit": None, "n_bootstrap": n_bootstrap, "seed": seed, "shard": None,
+                "decision_mode": mode, "config": config,
+                "predictions": [{**file, "format": fmt} for file, fmt in zip(files, formats)]}
+    return runner.RunResult(spec, {benchmark.name: run}, settings)
