@@ -54,7 +54,8 @@ def test_stereotyped_clusters_are_biased_in_conll_f1(winobias_rows, data_dir, tm
         for row in rows:
             chosen = row["candidate_stereotypes"].index(row["pronoun_gender"])
             candidate = row["candidates"][chosen]
-            table[row["text"]] = [[[candidate["start"], candidate["end"]], [row["pronoun"]["start"], row["pronoun"]["end"]]]]
+            pronoun = row["pronoun"]
+            table[row["text"]] = [[[candidate["start"], candidate["end"]], [pronoun["start"], pronoun["end"]]]]
     sections = _run(TextLookupClusters(table), "test:stereotype-clusters", data_dir,
                     tmp_path).runs["winobias"].sections
     for kind in (1, 2):

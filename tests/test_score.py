@@ -144,7 +144,8 @@ def test_documents_match_by_text_and_by_id():
 
 @pytest.mark.parametrize("documents, message", [
     (_documents(FIRST), r"no document for instance q2 of toy \(1 of 2 instances unmatched\)"),
-    (_documents(FIRST, SECOND, {"tokens": ("Someone", "else"), "clusters": ()}), r"doc 2 \('Someone else'\) matches no instance"),
+    (_documents(FIRST, SECOND, {"tokens": ("Someone", "else"), "clusters": ()}),
+     r"doc 2 \('Someone else'\) matches no instance"),
     (_documents(FIRST, SECOND, FIRST), r"doc 2 \('The cook said she left \.'\) matches no further instance"),
     (_documents({"id": "q1", "decisions": (True,)}, {"id": "q1", "decisions": (True,)}),
      "doc 1: instance q1 of toy is already matched by doc 0"),
@@ -165,7 +166,8 @@ def test_mismatched_documents_are_refused_naming_the_first(documents, message):
     ("notokens.jsonl", '{"doc_key": "a", "clusters": []}\n', "jsonlines", "no sentences"),
     ("noclusters.json", '[{"document": ["A"]}]', "allennlp", "item 0: no clusters"),
     ("open.conll", "#begin document (d); part 000\nd 0 0 A (1\n#end document\n", "conll", r"clusters \[1\] still open"),
-    ("mark.conll", "#begin document (d); part 000\nd 0 0 A x\n#end document\n", "conll", "'x' is not a coreference mark"),
+    ("mark.conll", "#begin document (d); part 000\nd 0 0 A x\n#end document\n", "conll",
+     "'x' is not a coreference mark"),
     ("noend.conll", "#begin document (d); part 000\nd 0 0 A -\n", "conll", "has no #end document"),
     ("columns.tsv", "ID\tA-coref\n1\tTRUE\n", "gap-tsv", "the header lacks B-coref"),
     ("flag.tsv", "ID\tA-coref\tB-coref\n1\tyes\tFALSE\n", "gap-tsv", "A-coref is 'yes', expected TRUE or FALSE"),

@@ -63,5 +63,6 @@ def test_a_bad_file_shows_the_readers_error(served, tmp_path):
         client.predict(gradio_client.handle_file(str(short)), "counter_gap", "gap-tsv", 0, 0, api_name="/score")
     big = tmp_path / "big.tsv"
     big.write_text("ID\tA-coref\tB-coref\n" + "0\tTRUE\tFALSE\n" * 20_000)
-    with pytest.raises(gradio_client.exceptions.AppError, match="the file is 254 KiB; the Space scores files up to 195 KiB"):
+    too_large = "the file is 254 KiB; the Space scores files up to 195 KiB"
+    with pytest.raises(gradio_client.exceptions.AppError, match=too_large):
         client.predict(gradio_client.handle_file(str(big)), "counter_gap", "gap-tsv", 0, 0, api_name="/score")

@@ -21,10 +21,12 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     score.add_argument("--config", metavar="NAME",
                        help="another config of a one-part benchmark's set (e.g. abc: original, ABC's own sentences)")
     score.add_argument("--out", default="corefbias-results", metavar="DIR", help="output folder (default: %(default)s)")
-    score.add_argument("--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)")
+    score.add_argument("--data-dir", metavar="DIR",
+                       help="folder of exported sets (built there from the mirror when missing)")
     score.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
     score.add_argument("--seed", type=int, default=0, help="seed of the resampling")
-    score.add_argument("--mode", default="cluster", choices=["cluster", "any_cluster"], help="how clusters become links")
+    score.add_argument("--mode", default="cluster", choices=["cluster", "any_cluster"],
+                       help="how clusters become links")
     score.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 
 
@@ -40,7 +42,8 @@ def _score(args) -> int:
     for row in run_outputs.summary_rows(result.to_json()):
         value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
         print(f"{row['benchmark']:12} {row['score']:34} {value}")
-    print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {args.out}")
+    names = ", ".join(sorted(name for name in written if "/" not in name))
+    print(f"wrote {names} and plots/, instances/ to {args.out}")
     return 0
 
 

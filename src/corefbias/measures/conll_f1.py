@@ -23,7 +23,6 @@ reference scorer prints F1 = 0, and so do we; a key with none leaves recall, and
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from functools import partial
 
 import numpy as np
 
@@ -75,7 +74,7 @@ def document_counts(key: Iterable[Iterable[Hashable]], response: Iterable[Iterab
     row = []
     for metric in METRICS:
         recall_den, precision_den = denominators[metric]
-        recall, precision, _ = functions[metric](key, response) if key or response else (0.0, 0.0, 0.0)
+        recall, precision, _ = functions[metric](key, response)
         recall_num, precision_num = recall * recall_den, precision * precision_den
         if metric == "muc":  # MUC counts links: whole numbers, whatever the float round trip did
             recall_num, precision_num = round(recall_num), round(precision_num)
@@ -102,13 +101,18 @@ def statistic_of(sums: np.ndarray) -> dict[str, np.ndarray]:
     return scores
 
 
+_UNITS = {"muc": "links (a cluster of n mentions has n − 1)", "bcubed": "mentions", "ceafe": "entities"}
+
+
 def _reasons(prefix: str = "", where: str = "") -> dict[str, str]:
     reasons = {}
     for metric in METRICS:
-        reasons[f"{prefix}{metric}_recall"] = f"the key{where} has no {metric} links or mentions to recall"
-        reasons[f"{prefix}{metric}_f1"] = f"the key{where} has no {metric} links or mentions to recall"
-        reasons[f"{prefix}{metric}_precision"] = f"the response{where} has no {metric} links or mentions"
-    reasons[f"{prefix}conll_f1"] = f"a metric's F1{where} is undefined (no gold links or mentions)"
+        missing_key = f"the key{where} has no {_UNITS[metric]}, so {metric} recall is 0/0"
+        reasons[f"{prefix}{metric}_recall"] = reasons[f"{prefix}{metric}_f1"] = missing_key
+        reasons[f"{prefix}{metric}_precision"] = (
+            f"the response{where} has no {_UNITS[metric]}, so {metric} precision is 0/0"
+        )
+    reasons[f"{prefix}conll_f1"] = f"the key{where} has no gold links or mentions, so a metric's F1 is undefined"
     return reasons
 
 

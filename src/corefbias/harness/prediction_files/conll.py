@@ -32,8 +32,8 @@ def read(path: Path) -> list[Document]:
                 if name is None or unclosed:
                     raise PredictionFileError(f"{at}: #end document outside a document, or with clusters {unclosed} "
                                               "still open")
-                documents.append(Document(where=where, id=name, tokens=tuple(tokens),
-                                          clusters=tuple(tuple(sorted(spans)) for _, spans in sorted(clusters.items()))))
+                ordered = tuple(tuple(sorted(spans)) for _, spans in sorted(clusters.items()))
+                documents.append(Document(where=where, id=name, tokens=tuple(tokens), clusters=ordered))
                 name = None
             elif line.strip() and not line.startswith("#"):
                 columns = line.split()

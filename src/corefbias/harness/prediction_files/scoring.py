@@ -79,7 +79,8 @@ def score(
     with tempfile.TemporaryDirectory(prefix="corefbias-score-") as folder, \
             PredictionCache(Path(folder) / "predictions.sqlite") as cache:
         for (part_config, split), columns in parts.items():
-            cache.put((spec, benchmark.dataset, part_config, split), dict(zip(columns["id"], outputs[part_config, split])))
+            answers = dict(zip(columns["id"], outputs[part_config, split]))
+            cache.put((spec, benchmark.dataset, part_config, split), answers)
         run = runner.run_benchmark(
             _AnsweredByFile(spec), benchmark, spec=spec, data_dir=data_dir, mirror=mirror, cache=cache, limit=None,
             n_bootstrap=n_bootstrap, seed=seed, batch_size=1000, shard=None, mode=mode, progress=progress,
