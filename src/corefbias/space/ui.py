@@ -219,7 +219,8 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     score_seed = gr.Number(value=0, precision=0, label="Seed")
                 score_button = gr.Button("Score", variant="primary")
                 score_status = gr.Markdown(elem_id="score-status")
-                score_summary = gr.Dataframe(headers=charts.SUMMARY_HEADERS, label="Scores", interactive=False, wrap=True)
+                score_summary = gr.Dataframe(headers=charts.SUMMARY_HEADERS, label="Scores", interactive=False, wrap=True,
+                                             elem_id="score-summary")
                 with gr.Row():
                     score_winogender_plot = gr.ScatterPlot(
                         x="bls_pct_female", y="preference", tooltip=["occupation", "bls_pct_female", "preference"],
