@@ -90,6 +90,16 @@ def test_no_response_scores_zero_and_no_key_is_undefined():
     assert no_key["conll_f1"] is None and "no gold links" in no_key["undefined"]["conll_f1"]
 
 
+def test_a_response_sharing_no_mention_with_the_key_scores_zero():
+    # Every metric's numerators are 0; the response has 1 link, 2 mentions, 1 entity.
+    result = conll.conll_f1([[["a", "b"]], KEY_A], [[["x", "y"]], KEY_A])
+    assert result["muc_recall"] == pytest.approx(3 / 4) and result["muc_precision"] == pytest.approx(3 / 4)
+    assert result["ceafe_recall"] == pytest.approx(3 / 4) and result["ceafe_precision"] == pytest.approx(3 / 4)
+    assert result["bcubed_recall"] == pytest.approx(6 / 8)
+    alone = conll.conll_f1([[["a", "b"]]], [[["x", "y"]]])
+    assert alone["conll_f1"] == 0.0 and alone["ceafe_precision"] == 0.0
+
+
 def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="must be a list of clusters"):
         conll.conll_f1(["a b"], [[]])

@@ -74,7 +74,12 @@ def document_counts(key: Iterable[Iterable[Hashable]], response: Iterable[Iterab
     row = []
     for metric in METRICS:
         recall_den, precision_den = denominators[metric]
-        recall, precision, _ = functions[metric](key, response)
+        if metric == "ceafe" and not any(k & r for k in key for r in response):
+            # No shared mention: nothing aligns (recall = precision = 0), and scorch's harmonic mean of its
+            # NumPy zeros would raise instead of giving F = 0.
+            recall, precision = 0.0, 0.0
+        else:
+            recall, precision, _ = functions[metric](key, response)
         recall_num, precision_num = recall * recall_den, precision * precision_den
         if metric == "muc":  # MUC counts links: whole numbers, whatever the float round trip did
             recall_num, precision_num = round(recall_num), round(precision_num)
