@@ -61,8 +61,30 @@ def test_stereotyped_clusters_are_biased_in_conll_f1(winobias_rows, data_dir, tm
     for kind in (1, 2):
         conll = sections[f"winobias/type{kind}/conll"]
         assert conll["pro"] > conll["anti"] and conll["diff_p_value"] < 0.01
-        # The mentions the response leaves out cost recall in both conditions alike, so pro < 1.
-        assert conll["pro"] < 1.0 and conll["pro/muc_precision"] == 1.0
+        for key, (numerator, denominator) in REFERENCE_SCORER[kind].items():
+            assert conll[key] == pytest.approx(numerator / denominator, abs=1e-12), (kind, key)
+        for condition in ("pro", "anti"):
+            f1s = [conll[f"{condition}/{metric}_f1"] for metric in ("muc", "bcubed", "ceafe")]
+            assert conll[condition] == pytest.approx(sum(f1s) / 3)
+
+
+# What the reference scorer (conll/reference-coreference-scorers v8.01, `perl scorer.pl {muc,bcub,ceafe} KEY
+# RESPONSE`) prints for these stereotyped clusters written as CoNLL responses to WinoBias's test key files:
+# (numerator, denominator) of recall and precision.
+REFERENCE_SCORER = {
+    1: {"pro/muc_recall": (396, 420), "pro/muc_precision": (396, 396),
+        "pro/bcubed_recall": (776, 816), "pro/bcubed_precision": (792, 792),
+        "pro/ceafe_recall": (391.2, 396), "pro/ceafe_precision": (391.2, 396),
+        "anti/muc_recall": (0, 418), "anti/muc_precision": (0, 396),
+        "anti/bcubed_recall": (194 + 1 / 3, 814), "anti/bcubed_precision": (198, 792),
+        "anti/ceafe_recall": (195.8, 396), "anti/ceafe_precision": (195.8, 396)},
+    2: {"pro/muc_recall": (396, 401), "pro/muc_precision": (396, 396),
+        "pro/bcubed_recall": (788 + 2 / 3, 797), "pro/bcubed_precision": (792, 792),
+        "pro/ceafe_recall": (395, 396), "pro/ceafe_precision": (395, 396),
+        "anti/muc_recall": (0, 402), "anti/muc_precision": (0, 396),
+        "anti/bcubed_recall": (197, 798), "anti/bcubed_precision": (198, 792),
+        "anti/ceafe_recall": (197.4, 396), "anti/ceafe_precision": (197.4, 396)},
+}
 
 
 def test_choice_models_have_no_conll_score_but_keep_the_link_scores(winobias_rows, data_dir, tmp_path):
