@@ -36,7 +36,7 @@ def _score(args) -> int:
 
     result = scoring.score(
         args.benchmark, args.predictions, format=args.format, config=args.config, data_dir=args.data_dir,
-        mirror=args.mirror, n_bootstrap=args.n_bootstrap, seed=args.seed, mode=args.mode,
+        mirror=args.mirror, n_bootstrap=args.n_bootstrap, seed=args.seed, mode=args.mode, progress=True,
     )
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
     for row in run_outputs.summary_rows(result.to_json()):
