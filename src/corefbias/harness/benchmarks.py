@@ -160,11 +160,11 @@ def _score_abc(rows, decisions, n_bootstrap, seed):
 
 
 def _pro_anti_benchmark(name, language, description, sections, *, score, gold_only, condition, group, headlines,
-                        score_outputs=None):
+                        score_outputs=None, metric_modules=("pro_anti_diff",)):
     """A benchmark scored by ``pro_anti_diff``, one section per entry of ``sections``."""
     return Benchmark(
         name=name, dataset=name, parts=tuple(part for parts in sections.values() for part in parts), language=language,
-        unit="pair_id", metric_modules=("pro_anti_diff",), description=description,
+        unit="pair_id", metric_modules=metric_modules, description=description,
         score=_pro_anti_scorer(sections, score=score, gold_only=gold_only, condition=condition, group=group),
         headlines=headlines, condition_column=condition, score_outputs=score_outputs,
     )
@@ -227,6 +227,7 @@ BENCHMARKS: dict[str, Benchmark] = {
                 for section in _WINOBIAS_PARTS
             ),
             score_outputs=conll_scoring.pro_anti_scorer(_WINOBIAS_PARTS, condition="polarity"),
+            metric_modules=("pro_anti_conll_f1", "pro_anti_diff"),
         ),
         _pro_anti_benchmark(
             "sowinobias", "en", "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
