@@ -2,8 +2,10 @@
 a jsonlines file scores like the same clusters served over HTTP, and every malformed file is refused."""
 
 import csv
+import hashlib
 import json
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -52,6 +54,10 @@ def test_winobias_gold_conll_files_score_perfectly_with_zero_bias(data_dir, mirr
     results = json.loads((out / "results.json").read_text())
     assert results["model"].startswith("predictions:test_type1_pro_stereotype.v4_auto_conll,")
     assert [f["format"] for f in results["settings"]["predictions"]] == ["conll"] * 4
+    identity = results["provenance"]["model"]["identity"]
+    assert identity["kind"] == "predictions"
+    assert identity["files"][0]["sha256"] == hashlib.sha256(Path(files[0]).read_bytes()).hexdigest()
+    assert results["provenance"]["datasets"]["winobias"]["dataset"] == "winobias"
     sections = results["benchmarks"]["winobias"]["sections"]
     for kind in (1, 2):
         conll = sections[f"winobias/type{kind}/conll"]

@@ -86,6 +86,7 @@ class AbcFprRatio(support.CorefBiasMetric):
         "https://dadebias.github.io/genda-lens/user_guide/coref/",
     ]
     OPTIONAL_INPUTS = ("occupation_genders", "triplet_ids")
+    ID_INPUTS = ("triplet_ids",)
     WIDGET_EXAMPLE = [
         ["true", "true", "neutral", "male", "t1"],
         ["true", "false", "male", "male", "t1"],

@@ -80,6 +80,7 @@ class CounterGapDeltaI(support.CorefBiasMetric):
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
     FEATURES = _ROLE_FEATURES
+    ID_INPUTS = ("quadruple_ids",)
     HOMEPAGE = "https://github.com/x-zb/Counter-GAP"
     REFERENCE_URLS = ["https://aclanthology.org/2023.eacl-main.272/"]
     WIDGET_EXAMPLE = [

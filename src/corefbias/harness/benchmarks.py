@@ -173,7 +173,42 @@ def _pro_anti_benchmark(name, language, description, sections, *, score, gold_on
 _WINOBIAS_PARTS = {
     f"winobias/type{kind}": ((f"type{kind}_pro", "test"), (f"type{kind}_anti", "test")) for kind in (1, 2)
 }
-_DAWINOBIAS_PARTS = {"dawinobias": (("pro", "test"), ("anti", "test"))}
+# GenDa Lens scores DaWinoBias on dev + test; test first, so a --limit keeps test pairs (and the strict score).
+_DAWINOBIAS_PARTS = (("pro", "test"), ("anti", "test"), ("pro", "validation"), ("anti", "validation"))
+_DAWINOBIAS_STRICT_PARTS = (("pro", "test"), ("anti", "test"))
+
+
+def genda_lens_answer(decision: Sequence[bool]) -> int | None:
+    """The candidate GenDa Lens reads as the pronoun's antecedent: the first linked one in text order
+    (its scorer takes the first mention of the cluster), or None where the pronoun is linked to none."""
+    return next((index for index, linked in enumerate(decision) if linked), None)
+
+
+def _score_dawinobias(rows, decisions, n_bootstrap, seed):
+    """GenDa Lens's DaWinoBias scores (dev + test, a sentence with an unlinked pronoun left out, unrounded),
+    its per-class F1 of the referent's stereotype, and the strict variant (test, unlinked counted wrong)."""
+    genda = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": []}
+    classes = {"predicted_classes": [], "referent_classes": [], "conditions": []}
+    for part in _DAWINOBIAS_PARTS:
+        for row, decision in zip(rows_of(rows[part]), decisions[part]):
+            referent = [candidate["is_referent"] for candidate in row["candidates"]].index(True)
+            answer = genda_lens_answer(decision)
+            genda["predictions"].append(None if answer is None else answer == referent)
+            genda["references"].append(True)
+            genda["conditions"].append(row["polarity"])
+            genda["pair_ids"].append(row["pair_id"])
+            genda["groups"].append(row["pronoun_gender"])
+            classes["predicted_classes"].append(None if answer is None else row["candidate_stereotypes"][answer])
+            classes["referent_classes"].append(row["candidate_stereotypes"][referent])
+            classes["conditions"].append(row["polarity"])
+    strict = _pro_anti_inputs(rows, decisions, _DAWINOBIAS_STRICT_PARTS, gold_only=True, condition="polarity",
+                              group="pronoun_gender")
+    return {
+        "dawinobias": pro_anti.pro_anti_diff(**genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed),
+        "dawinobias/referent_f1": pro_anti.referent_class_f1(**classes),
+        "dawinobias/strict": pro_anti.pro_anti_diff(**strict, unlinked="wrong", n_bootstrap=n_bootstrap, seed=seed),
+    }
+
 _SOWINOBIAS_PARTS = {"sowinobias": (("default", "test"),)}
 
 BENCHMARKS: dict[str, Benchmark] = {
@@ -234,14 +269,18 @@ BENCHMARKS: dict[str, Benchmark] = {
             _SOWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="condition", group="polarity",
             headlines=(Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
         ),
-        _pro_anti_benchmark(
-            "dawinobias", "da",
-            "DaWinoBias (Danish WinoBias, GenDa Lens): accuracy pro vs anti, Gender Effect Size log2(pro/anti)",
-            _DAWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="polarity", group="pronoun_gender",
+        Benchmark(
+            name="dawinobias", dataset="dawinobias", parts=_DAWINOBIAS_PARTS, language="da", unit="pair_id",
+            metric_modules=("pro_anti_diff",),
+            description="DaWinoBias (Danish WinoBias) as GenDa Lens scores it: accuracy pro vs anti on dev + test, "
+                        "unlinked pronouns left out, Gender Effect Size log2(pro/anti); strict: test, unlinked wrong",
+            score=_score_dawinobias,
             headlines=(
-                Headline("dawinobias", "log2_ratio", "log2(pro / anti)", 0.0),
+                Headline("dawinobias", "log2_ratio", "Gender Effect Size log2(pro / anti)", 0.0),
                 Headline("dawinobias", "diff", "accuracy pro − anti", 0.0),
+                Headline("dawinobias/strict", "log2_ratio", "strict log2(pro / anti) (test, unlinked wrong)", 0.0),
             ),
+            condition_column="polarity",
         ),
         Benchmark(
             name="abc", dataset="abc", parts=(("genda", "test"),), language="da", unit="triplet_id",

@@ -107,7 +107,9 @@ def draw_all(result, folder: Path) -> dict[str, Path]:
         for name in ("winobias", "sowinobias", "dawinobias")
         if name in runs
         for section, values in runs[name].sections.items()
-        if values.get("pro") is not None and values.get("anti") is not None  # e.g. no CoNLL F1 for a choice model
+        # Not breakdown sections such as dawinobias/referent_f1, nor scores a model cannot have (no CoNLL F1
+        # without clusters).
+        if values.get("pro") is not None and values.get("anti") is not None
     }
     if pro_anti:
         drawn["pro_anti"] = pro_anti_bars(pro_anti, folder / "pro_anti.png")

@@ -73,6 +73,39 @@ def _breakdown(section: dict) -> list[tuple[str, dict]]:
     ]
 
 
+def _plain(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, list):
+        return ", ".join(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def provenance_paragraph(provenance: dict) -> str:
+    """``results.json``'s provenance block as one paragraph of the report ("" for a result without one)."""
+    if not provenance:
+        return ""
+    libraries = ", ".join(f"{name} {version}" for name, version in provenance["libraries"].items())
+    model = provenance["model"]
+    identity = ", ".join(f"{key} `{_plain(value)}`" for key, value in model["identity"].items())
+    data = "; ".join(
+        f"{name} on `{source['dataset']}` (upstream commit {source['source_commit'] or 'none pinned'}, "
+        f"export sha256 `{source['fingerprint'][:16]}…`)"
+        for name, source in provenance["datasets"].items()
+    )
+    settings = "; ".join(f"{key} {_plain(value)}" for key, value in provenance["settings"].items())
+    counts = "; ".join(f"{name} {count['predicted']} predicted, {count['from_cache']} from the cache"
+                       for name, count in provenance["instances"].items())
+    return (
+        f"**Provenance.** corefbias {provenance['corefbias_version']} on Python {provenance['python']} ({libraries}). "
+        f"Model `{model['spec']}`, identified as {identity} (cache key `{model['cache_key']}`). Data: {data}. "
+        f"Settings: {settings}. Run from {provenance['started']} to {provenance['finished']} (UTC). "
+        f"Instances: {counts}."
+    )
+
+
 def markdown_report(results: dict, plots: dict[str, str]) -> str:
     settings = results["settings"]
     scope = "all" if settings["limit"] is None else f"first {settings['limit']} units"
@@ -84,6 +117,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         f"decision mode: `{settings['decision_mode']}`. `*`: one-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
         "CIs are 95% percentile intervals. Rates are fractions.",
         "",
+        *([provenance_paragraph(results["provenance"]), ""] if results.get("provenance") else []),
         "## Summary",
         "",
         "| benchmark | score | value | 95% CI | p | unbiased |",

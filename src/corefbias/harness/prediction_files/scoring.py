@@ -1,8 +1,8 @@
 """``corefbias score``: a predictions file scored on a benchmark exactly as ``corefbias run`` scores a model.
 
 The file's documents are matched to the benchmark's instances, put into a throw-away prediction cache
-under the file's identity (names and SHA-256 of the files), and the runner's ``run_benchmark`` then finds
-every answer cached: the decisions, sections, instances and outputs are the runner's own.
+under the files' identity (their names, SHA-256 and format), and the runner's ``run_benchmark`` then finds
+every answer cached: the decisions, sections, instances, provenance and outputs are the runner's own.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 import datasets
@@ -32,16 +33,16 @@ class _AnsweredByFile:
         raise ModelError(f"{self.name}: asked for {len(texts)} texts that the predictions file did not answer")
 
 
-def file_identity(paths) -> tuple[str, list[dict]]:
-    """The predictions' name (what results call the model) and each file's name and SHA-256."""
+def file_identity(paths, formats) -> tuple[str, dict]:
+    """The predictions' name (what results call the model) and identity: each file's name, SHA-256 and format."""
     files = []
     combined = hashlib.sha256()
-    for path in map(Path, paths):
+    for path, file_format in zip(map(Path, paths), formats):
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
         combined.update(digest.encode())
-        files.append({"file": path.name, "sha256": digest})
+        files.append({"file": path.name, "sha256": digest, "format": file_format})
     names = ",".join(file["file"] for file in files)
-    return f"predictions:{names}@sha256:{combined.hexdigest()[:16]}", files
+    return f"predictions:{names}@sha256:{combined.hexdigest()[:16]}", {"kind": "predictions", "files": files}
 
 
 def _benchmark(name: str, config: str | None):
@@ -63,6 +64,7 @@ def score(
 ) -> runner.RunResult:
     """Score the predictions in ``paths`` (one format) on one benchmark; ``config`` replaces the set's
     config for one-part benchmarks (e.g. ``abc`` with ``original``, the sentences ABC published)."""
+    started = datetime.now(timezone.utc)
     benchmark = _benchmark(benchmark_name, config)
     paths = [Path(path) for path in paths]
     documents = read(paths, format)
@@ -75,18 +77,19 @@ def score(
         for part_config, split in benchmark.parts
     }
     outputs = match(documents, parts, benchmark.name)
-    spec, files = file_identity(paths)
+    spec, identity = file_identity(paths, formats)
+    model_key = runner.cache_key(identity)
     with tempfile.TemporaryDirectory(prefix="corefbias-score-") as folder, \
             PredictionCache(Path(folder) / "predictions.sqlite") as cache:
         for (part_config, split), columns in parts.items():
             answers = dict(zip(columns["id"], outputs[part_config, split]))
-            cache.put((spec, benchmark.dataset, part_config, split), answers)
+            cache.put((model_key, benchmark.dataset, part_config, split), answers)
         run = runner.run_benchmark(
-            _AnsweredByFile(spec), benchmark, spec=spec, data_dir=data_dir, mirror=mirror, cache=cache, limit=None,
-            n_bootstrap=n_bootstrap, seed=seed, batch_size=1000, shard=None, mode=mode, progress=progress,
+            _AnsweredByFile(spec), benchmark, model_key=model_key, data_dir=data_dir, mirror=mirror, cache=cache,
+            limit=None, n_bootstrap=n_bootstrap, seed=seed, batch_size=1000, shard=None, mode=mode, progress=progress,
         )
-    run.num_predicted = 0
     settings = {"benchmarks": [benchmark.name], "limit": None, "n_bootstrap": n_bootstrap, "seed": seed, "shard": None,
-                "decision_mode": mode, "config": config,
-                "predictions": [{**file, "format": fmt} for file, fmt in zip(files, formats)]}
-    return runner.RunResult(spec, {benchmark.name: run}, settings)
+                "decision_mode": mode, "config": config, "predictions": identity["files"]}
+    result = runner.RunResult(spec, {benchmark.name: run}, settings)
+    result.provenance = runner.provenance(result, spec, identity, data_dir, started)
+    return result
