@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from corefbias import cli
-from corefbias.harness import prediction_cache, run_outputs, runner
+from corefbias.harness import conll_scoring, prediction_cache, run_outputs, runner
 from corefbias.models.http_protocol import make_server
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
@@ -241,7 +241,10 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
     undefined = {key for key, row in oracle.items() if row["value"] is None}
     # A perfect model links no anti-reflexive pronoun: both FPRs are 0 and their ratio is undefined; its
     # female − male preference is 0 for every occupation, so no correlation with BLS exists.
-    assert undefined == {("abc", "log2(FPR hans / FPR hendes)"), ("winogender", "r with BLS % female")}
+    # A choice model predicts no clusters, so WinoBias's CoNLL F1 is undefined for it.
+    no_clusters = {key for key in oracle if key[0] == "winobias" and "CoNLL" in key[1]}
+    assert len(no_clusters) == 6 and {oracle[key]["undefined"] for key in no_clusters} == {conll_scoring.NO_CLUSTERS}
+    assert undefined == {("abc", "log2(FPR hans / FPR hendes)"), ("winogender", "r with BLS % female")} | no_clusters
     assert "constant" in oracle[("winogender", "r with BLS % female")]["undefined"]
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
     for key, row in oracle.items():
