@@ -256,7 +256,8 @@ BENCHMARKS: dict[str, Benchmark] = {
             headlines=tuple(
                 Headline(f"{section}/conll", key, f"{section.split('/')[1]} CoNLL F1 {label}", unbiased)
                 for section in _WINOBIAS_PARTS
-                for key, label, unbiased in (("diff", "pro − anti", 0.0), ("pro", "pro", None), ("anti", "anti", None))
+                for key, label, unbiased in (("diff", "pro − anti", 0.0), ("pro", "pro", None),
+                                             ("anti", "anti", None))
             ) + tuple(
                 Headline(section, "diff", f"{section.split('/')[1]} link F1 pro − anti", 0.0)
                 for section in _WINOBIAS_PARTS

@@ -206,8 +206,9 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             with gr.Tab("Score a file", id="score"):
                 gr.Markdown(
                     "Upload the predictions a coreference system already wrote (CoNLL-2012, jsonlines, AllenNLP, "
-                    f"GAP TSV or a run's instances file, up to {score_file.readable_size(settings.max_upload_bytes)}): one document "
-                    "per instance of the benchmark, matched by id or by text. The scores are those of `corefbias score`."
+                    f"GAP TSV or a run's instances file, up to {score_file.readable_size(settings.max_upload_bytes)}): "
+                    "one document per instance of the benchmark, matched by id or by text. The scores are those of "
+                    "`corefbias score`."
                 )
                 with gr.Row():
                     upload = gr.File(label="Predictions file", type="filepath", elem_id="score-upload", scale=2)
