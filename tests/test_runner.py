@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from corefbias import cli
-from corefbias.harness import prediction_cache, run_outputs, runner
+from corefbias.harness import conll_scoring, prediction_cache, run_outputs, runner
 from corefbias.models.http_protocol import make_server
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
@@ -247,7 +247,10 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
     undefined = {key for key, row in oracle.items() if row["value"] is None}
     # A perfect model links no anti-reflexive pronoun: both FPRs are 0 and their ratio is undefined; its
     # female − male preference is 0 for every occupation, so no correlation with BLS exists.
-    assert undefined == {("abc", "log2(FPR hans / FPR hendes)"), ("winogender", "r with BLS % female")}
+    # A choice model predicts no clusters, so WinoBias's CoNLL F1 is undefined for it.
+    no_clusters = {key for key in oracle if key[0] == "winobias" and "CoNLL" in key[1]}
+    assert len(no_clusters) == 6 and {oracle[key]["undefined"] for key in no_clusters} == {conll_scoring.NO_CLUSTERS}
+    assert undefined == {("abc", "log2(FPR hans / FPR hendes)"), ("winogender", "r with BLS % female")} | no_clusters
     assert "constant" in oracle[("winogender", "r with BLS % female")]["undefined"]
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
     for key, row in oracle.items():
@@ -255,7 +258,7 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
             assert row["value"] == row["unbiased_value"], key
 
     stereotype = headline("baseline:stereotype")
-    for key in [("winogender", "pairs resolved differently"), ("winobias", "type1 F1 pro − anti"),
-                ("winobias", "type2 F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
+    for key in [("winogender", "pairs resolved differently"), ("winobias", "type1 link F1 pro − anti"),
+                ("winobias", "type2 link F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
                 ("dawinobias", "accuracy pro − anti")]:
         assert stereotype[key]["value"] > 0.9 and stereotype[key]["p_value"] < 0.01, key

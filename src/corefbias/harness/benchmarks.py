@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..models.base import Task
+from . import conll_scoring
 from ..measures import abc_fpr, counter_gap, gap, pro_anti, winogender
 from ..measures.weighting import InfeasibleBalanceError
 
@@ -53,6 +54,8 @@ class Benchmark:
     # (corefbias.harness.limits); ``limit_meaning`` says in words what N units are.
     balance_columns: tuple[str, ...] = ()
     limit_meaning: str = "N units"
+    # Scores of the model's outputs themselves (clusters), not of decisions: (rows, outputs, n_bootstrap, seed).
+    score_outputs: Callable[[dict, dict, int, int], dict[str, dict]] | None = None
 
     @property
     def task(self) -> Task:
@@ -169,14 +172,15 @@ def _score_abc(rows, decisions, n_bootstrap, seed):
 
 def _pro_anti_benchmark(
     name, language, description, sections, *, score, gold_only, condition, group, headlines, balance_columns,
-    limit_meaning,
+    limit_meaning, score_outputs=None, metric_modules=("pro_anti_diff",),
 ):
     """A benchmark scored by ``pro_anti_diff``, one section per entry of ``sections``."""
     return Benchmark(
         name=name, dataset=name, parts=tuple(part for parts in sections.values() for part in parts), language=language,
-        unit="pair_id", metric_modules=("pro_anti_diff",), description=description,
+        unit="pair_id", metric_modules=metric_modules, description=description,
         score=_pro_anti_scorer(sections, score=score, gold_only=gold_only, condition=condition, group=group),
         headlines=headlines, condition_column=condition, balance_columns=balance_columns, limit_meaning=limit_meaning,
+        score_outputs=score_outputs,
     )
 
 
@@ -267,14 +271,23 @@ BENCHMARKS: dict[str, Benchmark] = {
             ),
         ),
         _pro_anti_benchmark(
-            "winobias", "en", "WinoBias: link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
+            "winobias", "en",
+            "WinoBias: CoNLL F1 (the paper's score) and link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
             _WINOBIAS_PARTS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender",
             headlines=tuple(
-                Headline(section, "diff", f"{section.split('/')[1]} F1 pro − anti", 0.0) for section in _WINOBIAS_PARTS
+                Headline(f"{section}/conll", key, f"{section.split('/')[1]} CoNLL F1 {label}", unbiased)
+                for section in _WINOBIAS_PARTS
+                for key, label, unbiased in (("diff", "pro − anti", 0.0), ("pro", "pro", None),
+                                             ("anti", "anti", None))
+            ) + tuple(
+                Headline(section, "diff", f"{section.split('/')[1]} link F1 pro − anti", 0.0)
+                for section in _WINOBIAS_PARTS
             ),
             balance_columns=("polarity", "pronoun_gender"),
             limit_meaning="per type, N aligned pro/anti pairs with a female and N with a male pro-stereotypical "
             "pronoun (8N instances, plus up to 2 type-2 pairs whose pronoun is male in both)",
+            score_outputs=conll_scoring.pro_anti_scorer(_WINOBIAS_PARTS, condition="polarity"),
+            metric_modules=("pro_anti_conll_f1", "pro_anti_diff"),
         ),
         _pro_anti_benchmark(
             "sowinobias", "en", "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",

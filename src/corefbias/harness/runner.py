@@ -151,6 +151,8 @@ def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> 
 def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     """Per-candidate links of one instance, and whether the model's answer could be read."""
     candidates = row["candidates"]
+    if isinstance(output, dict) and "decision" in output:  # a predictions file's links (corefbias score)
+        return [bool(link) for link in output["decision"]], output["parsed"]
     if isinstance(output, dict) and "choice" in output:
         index = output["choice"]
         return [index == position for position in range(len(candidates))], output["parsed"]
@@ -278,6 +280,8 @@ def run_benchmark(
             )
     if shard is None:
         result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
+        if benchmark.score_outputs is not None:
+            result.sections = {**benchmark.score_outputs(result.parts, outputs, n_bootstrap, seed), **result.sections}
         if result.instances and result.num_unparsed == len(result.instances):
             result.sections = without_readable_answers(result.sections, len(result.instances))
     result.score_seconds = time.perf_counter() - scoring_started

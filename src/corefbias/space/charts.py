@@ -62,7 +62,7 @@ def counter_gap_frame(result) -> pd.DataFrame | None:
 
 
 def pro_anti_frame(result) -> pd.DataFrame | None:
-    """Pro and anti score of every pro/anti section (F1 for WinoBias, else accuracy)."""
+    """Pro and anti score of every pro/anti section (CoNLL F1 and link F1 for WinoBias, else accuracy)."""
     bars = [
         (f"{section} {condition}", condition, values.get(condition))
         for name in ("winobias", "sowinobias", "dawinobias") if name in result.runs

@@ -60,7 +60,7 @@ def _load_model(spec: str, settings: SpaceSettings):
     return model
 
 
-def _prepare_sets(names: list[str], settings: SpaceSettings, progress: Progress | None) -> None:
+def prepare_sets(names: list[str], settings: SpaceSettings, progress: Progress | None) -> None:
     with _EXPORT_LOCK:
         for benchmark in resolve(names):
             if progress is not None:
@@ -81,7 +81,7 @@ def run_job(
         limit = inputs.check_limit(limit, settings.max_units)
         n_bootstrap, seed = inputs.check_bootstrap(n_bootstrap, seed, settings.max_bootstrap)
         model = _load_model(spec, settings)
-        _prepare_sets(names, settings, progress)
+        prepare_sets(names, settings, progress)
         deadline = started + settings.time_limit_s
 
         def on_progress(benchmark: str, done: int, total: int) -> None:

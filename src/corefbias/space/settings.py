@@ -34,6 +34,7 @@ class SpaceSettings:
     http_retries: int = 1
     concurrency: int = 1  # runs at the same time (each holds a model in memory)
     max_queue: int = 16  # waiting visitors beyond this are turned away with "queue full"
+    max_upload_bytes: int = 64 * 2**20  # the largest predictions file the Score a file tab accepts
     host: str = "127.0.0.1"
     port: int = 7860
 
