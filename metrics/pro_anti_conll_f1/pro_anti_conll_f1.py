@@ -78,6 +78,7 @@ class ProAntiConllF1(support.CorefBiasMetric):
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
     FEATURES = _FEATURES
+    ID_INPUTS = ("pair_ids",)
     HOMEPAGE = "https://github.com/uclanlp/corefBias"
     REFERENCE_URLS = [
         "https://aclanthology.org/N18-2003",
