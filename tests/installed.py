@@ -84,7 +84,8 @@ def user_venv(release_build, tmp_path_factory) -> SimpleNamespace:
     _check([sys.executable, "-m", "venv", venv])
     python = venv / "bin" / "python"
     env = user_env(root)
-    _check([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"{release_build.wheel}[gap]"],
+    _check([python, "-m", "pip", "install", "--quiet", "--no-compile", "--disable-pip-version-check",
+            f"{release_build.wheel}[gap]"],
            env=env, cwd=root)  # fmt: skip
     return SimpleNamespace(root=root, python=python, bin=venv / "bin", env=env)
 

@@ -146,7 +146,7 @@ def test_the_real_main_space_stages_once_written(staged_spaces, tmp_path, monkey
     main = REPO / "spaces" / "corefbias"
     if not (main / "app.py").is_file():
         pytest.skip(f"{main} has no app.py yet")
-    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, source: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
+    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, _: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
     (repo,) = publish.stage(NAMESPACE, tmp_path, repo=REPO, parts=("space",)).repos
     assert repo.repo_id == f"{NAMESPACE}/corefbias"
     cards = {f"metric_cards/{name}/README.md" for name in METRICS}
@@ -300,7 +300,7 @@ def test_cli_publishes_the_metric_spaces_with_the_token_from_the_environment(sta
         return apis[-1]
 
     monkeypatch.setattr(huggingface_hub, "HfApi", logged_in_api)
-    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, source: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
+    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, _: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
     secret = "hf_never_printed_0123456789"
     monkeypatch.setenv("HF_TOKEN", secret)
 
@@ -382,11 +382,10 @@ def test_on_pypi_asks_pypi_json_api_for_the_version():
 
 @pytest.mark.parametrize("released", [True, False])
 def test_spaces_name_the_release_when_pypi_has_it_else_carry_the_wheel(staged_spaces, tmp_path, monkeypatch, released):
-    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, source: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
+    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, _: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
     asked = []
-    staging = publish.publish(
-        NAMESPACE, repo=REPO, dry_run=tmp_path, parts=("metrics",), released=lambda version: asked.append(version) or released
-    )
+    staging = publish.publish(NAMESPACE, repo=REPO, dry_run=tmp_path, parts=("metrics",),
+                              released=lambda version: asked.append(version) or released)  # fmt: skip
     assert asked == [publish.__version__]
     for repo in staging.repos:
         requirements = (repo.folder / "requirements.txt").read_text().splitlines()
@@ -394,7 +393,8 @@ def test_spaces_name_the_release_when_pypi_has_it_else_carry_the_wheel(staged_sp
             assert requirements == [f"corefbias[space]=={publish.__version__}"]
             assert not list(repo.folder.glob("*.whl"))
         else:
-            assert requirements[0].startswith("corefbias[space] @ ") and (repo.folder / staged_spaces.wheel.name).is_file()
+            assert requirements[0].startswith("corefbias[space] @ ")
+            assert (repo.folder / staged_spaces.wheel.name).is_file()
 
 
 def test_cli_outside_a_checkout_says_where_the_metrics_are_expected_in_one_line(tmp_path, monkeypatch, capsys):
