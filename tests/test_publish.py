@@ -405,3 +405,15 @@ def test_cli_outside_a_checkout_says_where_the_metrics_are_expected_in_one_line(
         f"corefbias: {tmp_path.resolve()} is not a corefbias repository checkout (no metrics/ or src/corefbias/); "
         f"run from its root or pass --repo DIR"
     )
+
+
+def test_spaces_name_the_version_of_the_checkout_they_are_staged_from(tmp_path):
+    checkout = tmp_path / "checkout"
+    shutil.copytree(REPO / "metrics", checkout / "metrics")
+    (checkout / "src" / "corefbias").mkdir(parents=True)
+    (checkout / "src" / "corefbias" / "__init__.py").write_text('"""corefbias."""\n\n__version__ = "9.8.7"\n')
+    asked = []
+    staging = publish.publish(NAMESPACE, repo=checkout, dry_run=tmp_path / "out", parts=("metrics",),
+                              released=lambda version: asked.append(version) or True)  # fmt: skip
+    assert asked == ["9.8.7"] != [publish.__version__]
+    assert {(repo.folder / "requirements.txt").read_text() for repo in staging.repos} == {"corefbias[space]==9.8.7\n"}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -193,13 +194,14 @@ def on_pypi(version: str, url_template: str = PYPI_RELEASE_URL, timeout_s: float
 
 
 def stage_space(
-    source_dir: Path, space_id: str, wheel: Path | None, out_dir: Path, endpoint: str | None = None
+    source_dir: Path, space_id: str, wheel: Path | None, out_dir: Path, endpoint: str | None = None,
+    version: str = __version__,
 ) -> Path:
     """Copy the Space folder ``source_dir`` to ``out_dir``, its requirements.txt naming corefbias.
 
     With a ``wheel``, the wheel is copied in and named by its URL in the Space's repository on ``endpoint``
     (default: huggingface_hub's, i.e. ``$HF_ENDPOINT`` or https://huggingface.co); without, the released
-    ``corefbias==__version__`` is named.
+    ``corefbias==version`` is named.
     """
     from huggingface_hub import hf_hub_url
 
@@ -213,7 +215,7 @@ def stage_space(
     text = requirements.read_text(encoding="utf-8")
     source = str(source_dir / "requirements.txt")
     if wheel is None:
-        requirements.write_text(requirements_with_release(text, __version__, source), encoding="utf-8")
+        requirements.write_text(requirements_with_release(text, version, source), encoding="utf-8")
         return out_dir
     shutil.copy2(wheel, out_dir / wheel.name)
     url = hf_hub_url(space_id, wheel.name, repo_type="space", endpoint=endpoint)
@@ -261,8 +263,9 @@ def stage(
     if spaces:
         with tempfile.TemporaryDirectory(prefix="corefbias-wheel-") as wheel_dir:
             wheel = build_wheel(wheel_dir, repo) if use_wheel else None
+            version = checkout_version(repo)
             for name, source_dir in spaces.items():
-                folder = stage_space(source_dir, space_ids[name], wheel, out_dir / "spaces" / name, endpoint)
+                folder = stage_space(source_dir, space_ids[name], wheel, out_dir / "spaces" / name, endpoint, version)
                 staging.repos.append(StagedRepo(space_ids[name], "space", folder))
         if MAIN_SPACE_NAME in spaces:
             for metric in metric_names(metrics_dir):
@@ -290,6 +293,15 @@ def _checkout(repo: str | os.PathLike | None) -> Path:
             f"run from its root or pass --repo DIR"
         )
     return repo
+
+
+def checkout_version(repo: Path) -> str:
+    """The version of corefbias in the checkout ``repo`` (which need not be the running corefbias's)."""
+    source = (repo / "src" / "corefbias" / "__init__.py").read_text(encoding="utf-8")
+    found = re.search(r'^__version__ = "([^"]+)"$', source, re.MULTILINE)
+    if found is None:
+        raise ValueError(f"{repo}/src/corefbias/__init__.py does not set __version__")
+    return found[1]
 
 
 def upload(repos: list[StagedRepo], api) -> None:
@@ -338,15 +350,16 @@ def publish(
 
     Returns what was staged; after a real upload its folders (temporary) no longer exist.
 
-    ``use_wheel`` None (automatic): the Spaces name ``corefbias==__version__`` when ``released(__version__)``
-    (default :func:`on_pypi`), else carry a wheel. ``api`` defaults to :func:`hub_api`; any object with
-    ``create_repo`` and ``upload_folder`` will do.
+    ``use_wheel`` None (automatic): the Spaces name ``corefbias==X.Y.Z``, the checkout's version, when
+    ``released("X.Y.Z")`` (default :func:`on_pypi`), else carry a wheel. ``api`` defaults to
+    :func:`hub_api`; any object with ``create_repo`` and ``upload_folder`` will do.
     """
     if dry_run is None and api is None:
         api = hub_api()  # before anything else, so that a missing token is the first thing said
     if use_wheel is None and {"metrics", "space"} & set(parts):
-        use_wheel = not (released or on_pypi)(__version__)
-    options = dict(repo=repo, parts=parts, mirror=mirror, dataset_names=dataset_names, use_wheel=use_wheel is not False)
+        use_wheel = not (released or on_pypi)(checkout_version(_checkout(repo)))
+    use_wheel = use_wheel is not False
+    options = dict(repo=repo, parts=parts, mirror=mirror, dataset_names=dataset_names, use_wheel=use_wheel)
     if dry_run is not None:
         return stage(namespace, dry_run, **options)
     with tempfile.TemporaryDirectory(prefix="corefbias-publish-") as scratch:
