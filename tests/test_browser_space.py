@@ -28,7 +28,7 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(served, da
     expected = runner.run(MODEL, QUICK, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", limit=LIMIT,
                           n_bootstrap=1000, seed=0, progress=False)
     assert shown == charts.summary_frame(expected.to_json()).values.tolist()
-    assert page.locator("#run-status").inner_text().count(f"winogender {3 * LIMIT}, counter_gap {4 * LIMIT}") == 1
+    assert page.locator("#run-status").inner_text().count(f"winogender {6 * LIMIT}, counter_gap {8 * LIMIT}") == 1
 
     page.get_by_role("tab", name="Explore").click()
     cases = page.locator("#explore-cases .case")

@@ -142,10 +142,9 @@ def test_a_missing_main_space_is_skipped_with_a_message(tmp_path):
     assert (staging.repos, staging.skipped) == ([], [f"main Space skipped: {missing} does not exist"])
 
 
-def test_the_real_main_space_stages_once_written(staged_spaces, tmp_path, monkeypatch):
+def test_the_real_main_space_stages(staged_spaces, tmp_path, monkeypatch):
     main = REPO / "spaces" / "corefbias"
-    if not (main / "app.py").is_file():
-        pytest.skip(f"{main} has no app.py yet")
+    assert (main / "app.py").is_file(), f"{main} lost its app.py"
     monkeypatch.setattr(publish, "build_wheel", lambda out_dir, _: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
     (repo,) = publish.stage(NAMESPACE, tmp_path, repo=REPO, parts=("space",)).repos
     assert repo.repo_id == f"{NAMESPACE}/corefbias"

@@ -82,7 +82,7 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     # The stereotype baseline sends one of "she"/"he" to the stereotyped occupation: most pairs split.
     pairs_split = expected["benchmarks"]["winogender"]["sections"]["winogender"]["pairs_resolved_differently"]
     assert pairs_split > 0.5 and f"{pairs_split:.3f}" in {row[2] for row in summary["data"]}
-    assert "baseline:stereotype" in status and "winogender 60" in status and "counter_gap 80" in status
+    assert "baseline:stereotype" in status and "winogender 120" in status and "counter_gap 160" in status
     winogender = expected["benchmarks"]["winogender"]["sections"]["winogender"]
     preferences = [key for key, value in winogender.items() if key.startswith("preference/") and value is not None]
     assert winogender_plot["visible"] and len(winogender_plot["value"]["data"]) == len(preferences)
@@ -95,8 +95,31 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
         assert ours[score_column(headline)] == pytest.approx(headline["value"], abs=5e-5)
 
     note, cases_html, _ = served.client.predict(ours["run"], "winogender", 1, api_name="/explore")
-    assert "Minimal pairs" in note and cases_html.count('class="case"') == min(10, round(pairs_split * LIMIT))
+    assert "Minimal pairs" in note and cases_html.count('class="case"') == min(10, round(pairs_split * 2 * LIMIT))
     assert '<b class="pronoun">' in cases_html and '<mark class="linked">' in cases_html
+
+
+def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_set):
+    from corefbias.harness.benchmarks import BENCHMARKS
+
+    for name in BENCHMARKS:
+        exported_set(name)  # the folder the Space reads; exported once per test session
+    parameters = served.client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/run"]["parameters"]
+    assert {p["parameter_name"]: p.get("parameter_default") for p in parameters}["limit"] == 40 == served.settings.default_limit
+    # The limit left out: the page's default is used.
+    status, summary, *_ = served.client.predict(
+        model_spec="baseline:random", benchmarks=list(BENCHMARKS), n_bootstrap=100, seed=0, api_name="/run"
+    )
+    counts = {"counter_gap": 320, "gap": 80, "winogender": 240, "winobias": 324, "sowinobias": 160,
+              "dawinobias": 330, "abc": 240}  # 40 units of every design cell (see tests/test_limits.py)
+    assert f"instances: {', '.join(f'{name} {counts[name]}' for name in BENCHMARKS)})" in status
+    rows = [dict(zip(summary["headers"], row)) for row in summary["data"]]
+    assert {row["benchmark"] for row in rows} == set(BENCHMARKS)
+    assert all(row["parsed"] == "1.000" for row in rows)  # a baseline's every answer is readable
+    assert sum(not row["value"].startswith("undefined") for row in rows) > len(rows) // 2
+    board, _ = served.client.predict(None, True, api_name="/leaderboard")
+    (ours,) = [row for row in (dict(zip(board["headers"], row)) for row in board["data"]) if "abc" in row["benchmarks"]]
+    assert ours["limit"] == "40" and all(ours[f"{name}: parse rate"] == 1.0 for name in BENCHMARKS)
 
 
 @pytest.mark.parametrize(
@@ -146,9 +169,9 @@ def test_the_time_limit_stops_a_run_between_batches(sandbox, data_dir, mirror, t
     settings = _settings(tmp_path, data_dir, mirror, time_limit_s=0.0)
     store = RunStore(settings.data_root)
     seen = []
-    with pytest.raises(jobs.JobError, match="time limit of 0 s during winogender \\(0 of 15 instances\\)"):
+    with pytest.raises(jobs.JobError, match="time limit of 0 s during winogender \\(0 of 30 instances\\)"):
         jobs.run_job(settings, store, "baseline:oracle", ["winogender"], 5, 0, 0, progress=lambda *step: seen.append(step))
-    assert seen[-1] == ("winogender", 0, 15) and store.run_ids() == []
+    assert seen[-1] == ("winogender", 0, 30) and store.run_ids() == []
 
 
 def test_secrets_never_reach_the_page(monkeypatch):

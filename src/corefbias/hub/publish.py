@@ -18,7 +18,6 @@ repository then holds exactly the staged files (``.gitattributes`` kept).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from ..data.upstream import file_sha256
 
 # Heavy libraries (huggingface_hub, packaging, datasets) are imported where used, so that importing
 # the CLI stays fast.
@@ -113,10 +113,6 @@ def build_wheel(out_dir: str | os.PathLike, source: Path) -> Path:
         return Path(shutil.copy2(wheels[0], out_dir / wheels[0].name))
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def requirements_with_wheel(text: str, wheel: Path, url: str, source: str = "requirements.txt") -> str:
     """``text`` with each line requiring corefbias replaced by ``corefbias[extras] @ url#sha256=...``.
 
@@ -143,7 +139,7 @@ def requirements_with_wheel(text: str, wheel: Path, url: str, source: str = "req
             )
         extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
         marker = f" ; {requirement.marker}" if requirement.marker else ""
-        lines.append(f"corefbias{extras} @ {url}#sha256={sha256(wheel)}{marker}")
+        lines.append(f"corefbias{extras} @ {url}#sha256={file_sha256(wheel)}{marker}")
         replaced += 1
     if not replaced:
         raise ValueError(f"{source} does not require corefbias; add a line such as 'corefbias[space]>=0.1'")

@@ -13,6 +13,9 @@ own ``as_strings=True`` view leaves those out, and so do we.
 The library tokenizes with spaCy's ``en_core_web_sm`` and downloads it when it is missing, so
 offline use needs that package installed. Release 2.1.6 breaks with transformers >= 4.46
 (shon-otmazgin/fastcoref#66), which the ``fastcoref`` extra therefore excludes.
+
+Identity: ``identity.weights_identity`` of the argument and the versions of fastcoref, transformers,
+torch and spaCy (its tokenizer).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import operator
 
 from .base import Cluster, ModelError, check_clusters
+from .identity import library_versions, weights_identity
 
 CLASS_NAMES = {"fastcoref": "FCoref", "lingmess": "LingMessCoref"}
 
@@ -50,10 +54,11 @@ def clusters_from_fastcoref(texts: list[str], results: list[list], source: str) 
 class FastcorefModel:
     """A loaded ``FCoref`` or ``LingMessCoref``, as a cluster model."""
 
-    def __init__(self, model, name: str, max_tokens_in_batch: int):
+    def __init__(self, model, name: str, max_tokens_in_batch: int, identity: dict):
         self.model = model
         self.name = name
         self.max_tokens_in_batch = max_tokens_in_batch
+        self.identity = identity
 
     def predict_clusters(self, texts: list[str]) -> list[list[Cluster]]:
         if not texts:
@@ -69,4 +74,6 @@ def load(argument: str, kind: str = "fastcoref", device: str = "cpu", max_tokens
     import fastcoref
 
     model = getattr(fastcoref, CLASS_NAMES[kind])(model_name_or_path=argument, device=device, enable_progress_bar=False)
-    return FastcorefModel(model, f"{kind}:{argument}", max_tokens_in_batch)
+    identity = {"kind": kind, "weights": weights_identity(argument),
+                "libraries": library_versions("fastcoref", "transformers", "torch", "spacy")}
+    return FastcorefModel(model, f"{kind}:{argument}", max_tokens_in_batch, identity)

@@ -16,6 +16,9 @@ Maverick reads one text per call. It finds ``weights.ckpt`` in a Hub repository 
 (transformers' ``cached_file``) and otherwise takes the argument as the checkpoint file; its
 tokenizer comes from the encoder's Hub id (from the local Hugging Face cache when offline), and it
 needs spaCy's ``en_core_web_sm`` and NLTK's ``punkt`` (it downloads them when missing).
+
+Identity: ``identity.weights_identity`` of the argument and the versions of maverick-coref,
+transformers, torch, spaCy and NLTK.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from ..data import spans
 from .base import Cluster, ModelError, check_clusters
+from .identity import library_versions, weights_identity
 
 CHECKPOINT_FILE = "weights.ckpt"
 
@@ -45,9 +49,10 @@ def clusters_from_maverick(text: str, output, source: str) -> list[Cluster]:
 
 
 class MaverickModel:
-    def __init__(self, model, name: str):
+    def __init__(self, model, name: str, identity: dict):
         self.model = model
         self.name = name
+        self.identity = identity
 
     def predict_clusters(self, texts: list[str]) -> list[list[Cluster]]:
         clusters = [clusters_from_maverick(text, self.model.predict(text), self.name) for text in texts]
@@ -61,4 +66,7 @@ def load(argument: str, kind: str = "maverick", device: str = "cpu") -> Maverick
         raise ValueError(f"{argument} is a folder without {CHECKPOINT_FILE}; give a checkpoint file, a folder holding one, or a Hub id")
     from maverick import Maverick
 
-    return MaverickModel(Maverick(hf_name_or_path=argument, device=device), f"{kind}:{argument}")
+    model = Maverick(hf_name_or_path=argument, device=device)
+    identity = {"kind": kind, "weights": weights_identity(argument),
+                "libraries": library_versions("maverick-coref", "transformers", "torch", "spacy", "nltk")}
+    return MaverickModel(model, f"{kind}:{argument}", identity)

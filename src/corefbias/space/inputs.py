@@ -67,12 +67,12 @@ def _whole_number(value, what: str) -> int:
 
 
 def check_limit(value, max_units: int) -> int | None:
-    """0 or None runs whole sets (a number field cannot be left empty); else 1 … ``max_units`` units per benchmark."""
+    """0 or None runs whole sets (a number field cannot be left empty); else 1 … ``max_units`` units per design cell."""
     if value is None or value == "" or value == 0:
         return None
     limit = _whole_number(value, "the instance limit")
     if not 1 <= limit <= max_units:
-        raise ValueError(f"the instance limit must be between 1 and {max_units} units per benchmark, or 0 for whole sets; got {limit}")
+        raise ValueError(f"the instance limit must be between 1 and {max_units} units per design cell, or 0 for whole sets; got {limit}")
     return limit
 
 

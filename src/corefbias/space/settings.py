@@ -27,6 +27,7 @@ class SpaceSettings:
     cards_dir: Path | None = None  # folder of metrics/<name>/README.md cards for the Learn tab
     time_limit_s: float = 900.0  # per run, checked after every batch the model answers
     max_units: int = 10_000  # the largest "limit" a visitor may ask for (no set has more units)
+    default_limit: int = 40  # units per design cell the Run tab starts with: a run of every benchmark in seconds
     max_spec_chars: int = 300
     max_bootstrap: int = 5_000
     http_timeout_s: float = 60.0  # per request to a visitor's endpoint

@@ -9,7 +9,9 @@ import math
 
 import gradio as gr
 
+from ..harness import run_outputs
 from ..harness.benchmarks import BENCHMARKS
+from ..harness.parse_rates import PARSE_RATE_THRESHOLD
 from . import charts, explore, inputs, jobs, learn
 from .settings import SpaceSettings
 from .store import INFO_COLUMNS, RunStore
@@ -77,7 +79,9 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         counts = ", ".join(f"{name} {len(run.instances)}" for name, run in result.runs.items())
         status = (
             f"**{html.escape(result.model)}** finished in {job.seconds:.1f} s (instances: {counts}); "
-            f"run `{job.run_id}` is on the leaderboard. `*`: one-sided bootstrap p < 0.05."
+            f"run `{job.run_id}` is on the leaderboard. `*`: one-sided bootstrap p < 0.05. parsed: the share of "
+            f"answers the model gave in a readable form; {run_outputs.LOW_PARSE_MARK}: below "
+            f"{PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers."
         )
         weights, bin_width = charts.gap_weights_frame(result) or (None, None)
         return (
@@ -153,8 +157,9 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                         info="A preset, <kind>:<name>, or the URL of a server speaking corefbias's HTTP protocol (corefbias serve).",
                     )
                     limit = gr.Number(
-                        value=0, precision=0, label="Instance limit",
-                        info=f"Units per benchmark (quadruples, pairs, ...), up to {settings.max_units}; 0: whole sets.",
+                        value=settings.default_limit, precision=0, label="Instance limit",
+                        info=f"Units (quadruples, pairs, ...) per design cell of each benchmark (both genders, pro and "
+                        f"anti, ...), up to {settings.max_units}; 0: whole sets.",
                     )
                 benchmarks = gr.CheckboxGroup(
                     choices=[(f"{name} ({benchmark.language})", name) for name, benchmark in BENCHMARKS.items()],
