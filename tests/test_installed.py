@@ -24,15 +24,8 @@ METRICS = sorted(path.parent.name for path in (REPO / "metrics").glob("*/*.py") 
 SETS = sorted(path.parent.name for path in (REPO / "src/corefbias/data/builders").glob("*/*.py")
               if path.stem == path.parent.name)  # fmt: skip
 BENCHMARKS = ["counter_gap", "gap", "winogender", "winobias", "sowinobias", "dawinobias", "abc"]
-# The main job, in runs that each take a --limit (units per benchmark) that works today. With main's
-# --limit (the first N units of every config and split), WinoBias fails at any limit (a split left empty:
-# "Column 'output' doesn't exist") and ABC at any limit below a whole config (a stereotype group left
-# empty), so they run whole; balanced per-benchmark limits are being merged separately, and then one
-# `--benchmark all --limit N` run will do.
-RUNS = {
-    "limited": (["counter_gap", "gap", "winogender", "sowinobias", "dawinobias"], 200),
-    "whole": (["winobias", "abc"], None),
-}
+# Units kept per design cell of each benchmark by the main job's --limit (balanced: both genders, pro and anti).
+LIMIT = 5
 
 
 @pytest.fixture(scope="module")
@@ -70,28 +63,20 @@ print(len(split), split[0]["pronoun_gender"] in {"male", "female", "neutral"}, s
     assert done.stdout.split("\n")[-2] == "720 True ['end', 'start', 'text']"  # Rudinger et al. 2018: 720 sentences
 
 
-def test_the_runs_cover_every_benchmark():
-    assert sorted(name for names, _ in RUNS.values() for name in names) == sorted(BENCHMARKS)
-
-
-@pytest.mark.parametrize("run", sorted(RUNS))
-def test_the_main_job_runs_every_benchmark_from_the_installed_wheel(user_venv, user_exports, mirror, run):
-    names, limit = RUNS[run]
+def test_the_main_job_runs_every_benchmark_from_the_installed_wheel(user_venv, user_exports, mirror):
     started = time.perf_counter()
-    run_in(user_venv, ["corefbias", "--mirror", mirror, "run", "--model", "baseline:stereotype",
-                       *(option for name in names for option in ("--benchmark", name)), "--data-dir", "sets",
-                       *(["--limit", limit] if limit else []), "--n-bootstrap", 200, "--out", run],
+    run_in(user_venv, ["corefbias", "--mirror", mirror, "run", "--model", "baseline:stereotype", "--benchmark", "all",
+                       "--data-dir", "sets", "--limit", LIMIT, "--n-bootstrap", 200, "--out", "results"],
            cwd=user_exports.folder)  # fmt: skip
-    print(f"run {names} (limit {limit}) from the installed wheel: {time.perf_counter() - started:.1f} s")
-    out = user_exports.folder / run
+    print(f"run on every benchmark (--limit {LIMIT}) from the installed wheel: {time.perf_counter() - started:.1f} s")
+    out = user_exports.folder / "results"
     results = json.loads((out / "results.json").read_text())
-    assert sorted(results["benchmarks"]) == sorted(names)
+    assert sorted(results["benchmarks"]) == sorted(BENCHMARKS)
     for name, outcome in results["benchmarks"].items():
         assert "error" not in outcome, (name, outcome)
         assert outcome["sections"], name
-    assert {path.name for path in (out / "instances").iterdir()} == {f"{name}.jsonl" for name in names}
-    for name in names:
         assert (out / "instances" / f"{name}.jsonl").read_text().splitlines(), name
+    assert {path.name for path in (out / "instances").iterdir()} == {f"{name}.jsonl" for name in BENCHMARKS}
     assert list((out / "plots").glob("*.png")) and (out / "report.md").is_file() and (out / "summary.csv").is_file()
 
 
