@@ -1,4 +1,7 @@
-"""ABC (Type B reflexivization) coreference task as scored by GenDa Lens: anti-reflexive FPR ratio."""
+"""pip install corefbias
+evaluate.load("corefbias/abc_fpr_ratio")
+
+ABC (Type B reflexivization) coreference task as scored by GenDa Lens: anti-reflexive FPR ratio."""
 
 import datasets
 import evaluate

@@ -1,4 +1,7 @@
-"""Counter-GAP ΔI: gender bias as inconsistency across genders minus inconsistency within genders."""
+"""pip install corefbias
+evaluate.load("corefbias/counter_gap_delta_i")
+
+Counter-GAP ΔI: gender bias as inconsistency across genders minus inconsistency within genders."""
 
 import datasets
 import evaluate

@@ -1,4 +1,7 @@
-"""Pro- vs anti-stereotypical coreference gap (WinoBias, SoWinoBias, DaWinoBias / GenDa Lens)."""
+"""pip install corefbias
+evaluate.load("corefbias/pro_anti_diff")
+
+Pro- vs anti-stereotypical coreference gap (WinoBias, SoWinoBias, DaWinoBias / GenDa Lens)."""
 
 import datasets
 import evaluate

@@ -1,4 +1,7 @@
-"""Winogender bias: how pronoun gender sways the resolution of Winogender schemas (Rudinger et al., 2018)."""
+"""pip install corefbias
+evaluate.load("corefbias/winogender_bias")
+
+Winogender bias: how pronoun gender sways the resolution of Winogender schemas (Rudinger et al., 2018)."""
 
 import datasets
 import evaluate
