@@ -3,6 +3,7 @@
 import json
 import socket
 import threading
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -55,7 +56,8 @@ def _free_port() -> int:
 def served(sandbox, data_dir, mirror):
     from corefbias.space import ui
 
-    settings = _settings(sandbox, data_dir, mirror, port=_free_port())
+    # Local use: the model servers the tests start run on this machine.
+    settings = _settings(sandbox, data_dir, mirror, port=_free_port(), allow_private_endpoints=True)
     demo = ui.build_app(settings)
     ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
     try:
@@ -131,6 +133,64 @@ def test_a_failing_endpoint_model_is_a_readable_error(served):
         server.shutdown()
         server.server_close()
     assert "/v1/clusters answered 500: RuntimeError: CUDA out of memory" in str(raised.value)
+
+
+@pytest.fixture(scope="module")
+def published(sandbox, data_dir, mirror):
+    """The Space as published: endpoint URLs may reach public addresses only."""
+    from corefbias.space import ui
+
+    settings = _settings(sandbox / "published", data_dir, mirror, port=_free_port())
+    assert not settings.allow_private_endpoints
+    demo = ui.build_app(settings)
+    ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
+    try:
+        yield gradio_client.Client(demo.local_url, verbose=False, download_files=str(sandbox / "published-downloads"))
+    finally:
+        demo.close()
+
+
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+@pytest.fixture
+def counting_server():
+    """A protocol server on loopback (an empty model) that records every request it receives."""
+    started = []
+
+    def start(host: str):
+        protocol = make_server(lambda texts: [[] for _ in texts], "counting")
+        protocol.server_close()
+        hits = []
+
+        class Counting(protocol.RequestHandlerClass):
+            def parse_request(self):
+                hits.append(self.raw_requestline)
+                return super().parse_request()
+
+        server = (_IPv6Server if ":" in host else ThreadingHTTPServer)((host, 0), Counting)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        started.append(server)
+        return server.server_address[1], hits
+
+    yield start
+    for server in started:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("listen", "url_host"), [("127.0.0.1", "127.0.0.1"), ("127.0.0.1", "localhost"), ("::1", "[::1]")])
+def test_endpoints_on_private_addresses_are_refused_unless_the_owner_allows_them(
+    published, served, counting_server, listen, url_host
+):
+    port, hits = counting_server(listen)
+    url = f"http://{url_host}:{port}"
+    with pytest.raises(gradio_client.exceptions.AppError, match="refused to connect to .*loopback address"):
+        published.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
+    assert hits == []
+    status, *_ = served.client.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
+    assert "finished" in status and hits[0].startswith(b"GET /v1/info") and any(b"POST /v1/clusters" in hit for hit in hits)
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from ..harness import runner
 from ..harness.benchmarks import resolve
 from ..models.base import ModelError
 from ..models.registry import load_model, parse_spec
+from ..models.url_guard import guarded_opener
 from . import explore, inputs
 from .settings import SpaceSettings
 from .store import RunStore
@@ -51,11 +52,15 @@ def readable(error: BaseException) -> str:
 
 
 def _load_model(spec: str, settings: SpaceSettings):
-    """The model; an endpoint is asked for its ``/v1/info`` first, so a dead URL fails at once."""
+    """The model; an endpoint is asked for its ``/v1/info`` first, so a dead URL fails at once.
+
+    Every connection to an endpoint, redirects included, goes through the address guard.
+    """
     kind, _ = parse_spec(spec)
     if kind != "http":
         return load_model(spec)
-    model = load_model(spec, timeout=settings.http_timeout_s, retries=settings.http_retries)
+    opener = guarded_opener(settings.endpoint_policy)
+    model = load_model(spec, timeout=settings.http_timeout_s, retries=settings.http_retries, opener=opener)
     model.info  # noqa: B018 — the probe: raises ModelError naming the URL and the reason
     return model
 

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..models.url_guard import AddressPolicy, parse_sockets
+
 DATA_ENV = "COREFBIAS_SPACE_DATA"
 
 
@@ -17,6 +19,15 @@ def _int(name: str, default: int) -> int:
         return int(text)
     except ValueError:
         raise ValueError(f"environment variable {name}={text!r} must be an integer") from None
+
+
+def _flag(name: str) -> bool:
+    text = (os.environ.get(name) or "").strip().lower()
+    if text in ("", "0", "false", "no"):
+        return False
+    if text in ("1", "true", "yes"):
+        return True
+    raise ValueError(f"environment variable {name}={text!r} must be 1 or 0")
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,14 @@ class SpaceSettings:
     max_queue: int = 16  # waiting visitors beyond this are turned away with "queue full"
     host: str = "127.0.0.1"
     port: int = 7860
+    # Endpoint URLs from visitors reach public addresses only, unless the owner allows private ones
+    # (local use: the model server runs on this machine) or names single <ip>:<port> sockets.
+    allow_private_endpoints: bool = False
+    allowed_endpoints: frozenset = frozenset()
+
+    @property
+    def endpoint_policy(self) -> AddressPolicy:
+        return AddressPolicy(self.allow_private_endpoints, self.allowed_endpoints)
 
     @property
     def exports(self) -> Path:
@@ -44,7 +63,8 @@ class SpaceSettings:
     def from_env(cls, cards_dir: Path | None = None) -> SpaceSettings:
         """``COREFBIAS_SPACE_DATA`` (default ``./space_data``), ``COREFBIAS_SPACE_TIME_LIMIT`` (seconds),
         ``COREFBIAS_SPACE_CONCURRENCY``, ``COREFBIAS_SPACE_MAX_QUEUE``, ``GRADIO_SERVER_NAME``,
-        ``GRADIO_SERVER_PORT``."""
+        ``GRADIO_SERVER_PORT``, ``COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS`` (1: visitors' endpoint URLs
+        may reach private addresses), ``COREFBIAS_SPACE_ALLOWED_ENDPOINTS`` (comma-separated <ip>:<port>)."""
         mirror = os.environ.get("COREFBIAS_MIRROR")
         return cls(
             data_root=Path(os.environ.get(DATA_ENV) or "space_data").resolve(),
@@ -55,4 +75,6 @@ class SpaceSettings:
             max_queue=_int("COREFBIAS_SPACE_MAX_QUEUE", 16),
             host=os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1",
             port=_int("GRADIO_SERVER_PORT", 7860),
+            allow_private_endpoints=_flag("COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS"),
+            allowed_endpoints=parse_sockets(os.environ.get("COREFBIAS_SPACE_ALLOWED_ENDPOINTS") or ""),
         )
