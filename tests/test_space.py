@@ -2,6 +2,7 @@
 
 import json
 import socket
+import sys
 import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -11,7 +12,9 @@ import pytest
 
 from corefbias.harness import run_outputs, runner
 from corefbias.models.http_protocol import make_server
+from corefbias.models import hub_weights
 from corefbias.space import charts, explore, inputs, jobs, learn
+from corefbias.space.model_list import ListedModel, ModelList, load_model_list
 from corefbias.space.settings import SpaceSettings
 from corefbias.space.store import RunStore, score_column
 
@@ -135,12 +138,16 @@ def test_a_failing_endpoint_model_is_a_readable_error(served):
     assert "/v1/clusters answered 500: RuntimeError: CUDA out of memory" in str(raised.value)
 
 
+F_COREF = ListedModel("F-coref", "fastcoref", "biu-nlp/f-coref", "d5a382c8bfe1105cee1a73007525ee08ab693d9a",
+                      "91M parameters", "est. 2-5 min on CPU")
+
+
 @pytest.fixture(scope="module")
 def published(sandbox, data_dir, mirror):
-    """The Space as published: endpoint URLs may reach public addresses only."""
+    """The Space as published: endpoint URLs may reach public addresses only; one listed Hub model."""
     from corefbias.space import ui
 
-    settings = _settings(sandbox / "published", data_dir, mirror, port=_free_port())
+    settings = _settings(sandbox / "published", data_dir, mirror, port=_free_port(), models=ModelList((F_COREF,)))
     assert not settings.allow_private_endpoints
     demo = ui.build_app(settings)
     ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
@@ -191,6 +198,57 @@ def test_endpoints_on_private_addresses_are_refused_unless_the_owner_allows_them
     assert hits == []
     status, *_ = served.client.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
     assert "finished" in status and hits[0].startswith(b"GET /v1/info") and any(b"POST /v1/clusters" in hit for hit in hits)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "fastcoref:someone/any-model",  # a Hub id not on the list
+        "fastcoref:biu-nlp/f-coref",  # listed, but not at its pinned revision
+        "maverick:sapienzanlp/maverick-mes-ontonotes",
+        "spacy:/etc",  # a local path
+        "spacy:en_core_web_sm",  # an installed package
+        "lingmess:/tmp",
+    ],
+)
+def test_models_not_on_the_owners_list_are_refused_with_how_to_add_one(published, spec):
+    with pytest.raises(gradio_client.exceptions.AppError) as raised:
+        published.predict(spec, ["winogender"], 1, 0, 0, api_name="/run")
+    message = str(raised.value)
+    assert f"{spec} is not on this Space's model list (offered: F-coref)" in message
+    assert "the owner adds one as a [[model]] entry with the Hub id and a pinned revision" in message
+
+
+def test_a_listed_model_reaches_its_adapter_at_its_pinned_revision(published, monkeypatch, tmp_path):
+    built, downloads = [], []
+
+    class StandInFCoref:
+        def __init__(self, **options):
+            built.append(options)
+
+        def predict(self, texts, max_tokens_in_batch):
+            return [SimpleNamespace(get_clusters=lambda as_strings: []) for _ in texts]
+
+    monkeypatch.setitem(sys.modules, "fastcoref", SimpleNamespace(FCoref=StandInFCoref))
+    monkeypatch.setattr(hub_weights, "_hub_files", lambda repo, revision: ["config.json", "model.safetensors"])
+    monkeypatch.setattr(hub_weights, "_hub_download", lambda *asked: downloads.append(asked) or tmp_path)
+    status, *_ = published.predict(F_COREF.spec, ["winogender"], 1, 0, 0, api_name="/run")
+    assert f"{F_COREF.spec}** finished" in status
+    assert downloads == [("biu-nlp/f-coref", F_COREF.revision, ["*.json", "*.txt", "*.model", "*.tiktoken", "*.safetensors"])]
+    assert built == [{"model_name_or_path": str(tmp_path), "device": "cpu", "enable_progress_bar": False}]
+
+
+def test_the_model_list_file_is_checked_and_shown_in_the_model_menu(tmp_path):
+    shipped = load_model_list(REPO / "spaces" / "corefbias" / "models.toml")
+    assert F_COREF in shipped.models
+    assert (F_COREF.display, F_COREF.spec) in inputs.model_choices(shipped)
+    assert F_COREF.display == "F-coref (biu-nlp/f-coref) · 91M parameters · est. 2-5 min on CPU"
+    entry = 'label = "X"\nkind = "fastcoref"\nrepo = "a/b"\nrevision = "{}"\nsize = "1M"\nrun_time = "1 min"\n'
+    for revision, kind, message in [("main", "fastcoref", "full 40-character commit id"),
+                                    ("0" * 40, "spacy", "kind 'spacy' is not one the Space runs")]:
+        (tmp_path / "models.toml").write_text("[[model]]\n" + entry.format(revision).replace("fastcoref", kind))
+        with pytest.raises(ValueError, match=message):
+            load_model_list(tmp_path / "models.toml")
 
 
 @pytest.mark.parametrize(

@@ -81,7 +81,7 @@ def run_job(
     """Run ``model_spec`` on ``benchmarks`` as the Run tab asks, and store it on the leaderboard."""
     started = time.monotonic()
     try:
-        spec = inputs.check_model_spec(model_spec, settings.max_spec_chars)
+        spec = inputs.check_model_spec(model_spec, settings.max_spec_chars, settings.models)
         names = inputs.check_benchmarks(benchmarks)
         limit = inputs.check_limit(limit, settings.max_units)
         n_bootstrap, seed = inputs.check_bootstrap(n_bootstrap, seed, settings.max_bootstrap)

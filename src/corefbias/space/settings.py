@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..models.url_guard import AddressPolicy, parse_sockets
+from .model_list import MODELS_ENV, ModelList, load_model_list
 
 DATA_ENV = "COREFBIAS_SPACE_DATA"
 
@@ -50,6 +51,7 @@ class SpaceSettings:
     # (local use: the model server runs on this machine) or names single <ip>:<port> sockets.
     allow_private_endpoints: bool = False
     allowed_endpoints: frozenset = frozenset()
+    models: ModelList = ModelList()  # the Hub models visitors may run, and the chat models the owner pays for
 
     @property
     def endpoint_policy(self) -> AddressPolicy:
@@ -60,12 +62,14 @@ class SpaceSettings:
         return self.datasets_dir if self.datasets_dir is not None else self.data_root / "datasets"
 
     @classmethod
-    def from_env(cls, cards_dir: Path | None = None) -> SpaceSettings:
+    def from_env(cls, cards_dir: Path | None = None, models_file: Path | None = None) -> SpaceSettings:
         """``COREFBIAS_SPACE_DATA`` (default ``./space_data``), ``COREFBIAS_SPACE_TIME_LIMIT`` (seconds),
         ``COREFBIAS_SPACE_CONCURRENCY``, ``COREFBIAS_SPACE_MAX_QUEUE``, ``GRADIO_SERVER_NAME``,
         ``GRADIO_SERVER_PORT``, ``COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS`` (1: visitors' endpoint URLs
-        may reach private addresses), ``COREFBIAS_SPACE_ALLOWED_ENDPOINTS`` (comma-separated <ip>:<port>)."""
+        may reach private addresses), ``COREFBIAS_SPACE_ALLOWED_ENDPOINTS`` (comma-separated <ip>:<port>),
+        ``COREFBIAS_SPACE_MODELS`` (the model list file; default ``models_file``)."""
         mirror = os.environ.get("COREFBIAS_MIRROR")
+        models_file = os.environ.get(MODELS_ENV) or models_file
         return cls(
             data_root=Path(os.environ.get(DATA_ENV) or "space_data").resolve(),
             mirror=Path(mirror) if mirror else None,
@@ -77,4 +81,5 @@ class SpaceSettings:
             port=_int("GRADIO_SERVER_PORT", 7860),
             allow_private_endpoints=_flag("COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS"),
             allowed_endpoints=parse_sockets(os.environ.get("COREFBIAS_SPACE_ALLOWED_ENDPOINTS") or ""),
+            models=load_model_list(models_file) if models_file else ModelList(),
         )

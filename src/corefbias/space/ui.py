@@ -148,9 +148,10 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             with gr.Tab("Run", id="run"):
                 with gr.Row():
                     model = gr.Dropdown(
-                        choices=inputs.model_presets(), value="baseline:stereotype", allow_custom_value=True,
-                        label="Model", scale=2,
-                        info="A preset, <kind>:<name>, or the URL of a server speaking corefbias's HTTP protocol (corefbias serve).",
+                        choices=inputs.model_choices(settings.models), value="baseline:stereotype",
+                        allow_custom_value=True, label="Model", scale=2,
+                        info="A baseline, a model from this Space's list (size · expected run time), chat:<model id>, "
+                        "or the URL of a public server speaking corefbias's HTTP protocol (corefbias serve).",
                     )
                     limit = gr.Number(
                         value=0, precision=0, label="Instance limit",
