@@ -4,7 +4,7 @@ import json
 import socket
 import sys
 import threading
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -249,6 +249,69 @@ def test_the_model_list_file_is_checked_and_shown_in_the_model_menu(tmp_path):
         (tmp_path / "models.toml").write_text("[[model]]\n" + entry.format(revision).replace("fastcoref", kind))
         with pytest.raises(ValueError, match=message):
             load_model_list(tmp_path / "models.toml")
+
+
+class _ChatServer(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat server on loopback that records each request's Authorization header."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.server.authorizations.append(self.headers.get("Authorization"))
+        status, body = self.server.answer(self.headers.get("Authorization"))
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def chat_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ChatServer)
+    server.authorizations = []
+    server.answer = lambda authorization: (200, json.dumps({"choices": [{"message": {"content": "A"}}]}).encode())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+OWNER_TOKEN, VISITOR_TOKEN = "hf_owner_secret_0123456789", "hf_visitor_secret_9876543210"
+
+
+def test_chat_runs_on_the_visitors_token_or_the_owners_for_listed_models_only(
+    sandbox, data_dir, mirror, tmp_path, chat_server, monkeypatch
+):
+    monkeypatch.setenv("HF_TOKEN", OWNER_TOKEN)
+    settings = _settings(tmp_path, data_dir, mirror, visitor_sign_in=True, models=ModelList(owner_paid_chat=frozenset({"owner/paid"})),
+                         chat_base_url=f"http://127.0.0.1:{chat_server.server_address[1]}/v1")
+    store = RunStore(settings.data_root)
+    with pytest.raises(jobs.JobError, match=r"chat:someone/else runs on your own Hugging Face account: sign in with the "
+                                            r"'Sign in with Hugging Face' button, then run it again \(the chat models this "
+                                            r"Space pays for: owner/paid\)"):
+        jobs.run_job(settings, store, "chat:someone/else", ["winogender"], 1, 0, 0)
+    assert chat_server.authorizations == []
+
+    jobs.run_job(settings, store, "chat:owner/paid", ["winogender"], 1, 0, 0)
+    assert set(chat_server.authorizations) == {f"Bearer {OWNER_TOKEN}"}
+    chat_server.authorizations.clear()
+    jobs.run_job(settings, store, "chat:someone/else", ["winogender"], 1, 0, 0, visitor_token=VISITOR_TOKEN)
+    assert set(chat_server.authorizations) == {f"Bearer {VISITOR_TOKEN}"}
+
+    # A server that echoes the token in an error: the page shows it masked.
+    chat_server.answer = lambda authorization: (401, f"bad token {authorization}".encode())
+    with pytest.raises(jobs.JobError) as raised:
+        jobs.run_job(settings, store, "chat:someone/else", ["winogender"], 1, 0, 0, visitor_token=VISITOR_TOKEN)
+    assert "answered 401: bad token Bearer ***" in str(raised.value) and VISITOR_TOKEN not in str(raised.value)
+    stored = [path.read_bytes() for path in settings.data_root.rglob("*") if path.is_file()]
+    assert len(store.run_ids()) == 2 and not any(token.encode() in data for data in stored for token in (OWNER_TOKEN, VISITOR_TOKEN))
+
+
+def test_chat_without_a_signed_in_visitor_is_refused_on_the_page(published):
+    with pytest.raises(gradio_client.exceptions.AppError, match=r"chat:someone/else runs on your own Hugging Face account"):
+        published.predict("chat:someone/else", ["winogender"], 1, 0, 0, api_name="/run")
 
 
 @pytest.mark.parametrize(

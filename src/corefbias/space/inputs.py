@@ -96,9 +96,11 @@ def check_bootstrap(n_bootstrap, seed, max_bootstrap: int) -> tuple[int, int]:
     return resamples, _whole_number(seed, "the seed")
 
 
-def redact(message: str) -> str:
-    """``message`` with the value of every secret-looking environment variable (HF_TOKEN, ...) masked."""
-    for name, value in os.environ.items():
-        if _SECRET_NAME.search(name) and len(value) >= 8:
+def redact(message: str, secrets=()) -> str:
+    """``message`` with ``secrets`` (a visitor's token) and the value of every secret-looking environment
+    variable (HF_TOKEN, ...) masked."""
+    values = [value for name, value in os.environ.items() if _SECRET_NAME.search(name)]
+    for value in [*secrets, *values]:
+        if value and len(value) >= 8:
             message = message.replace(value, "***")
     return message

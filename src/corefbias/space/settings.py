@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..models.chat import DEFAULT_BASE_URL as DEFAULT_CHAT_BASE_URL
 from ..models.url_guard import AddressPolicy, parse_sockets
 from .model_list import MODELS_ENV, ModelList, load_model_list
 
@@ -52,6 +53,9 @@ class SpaceSettings:
     allow_private_endpoints: bool = False
     allowed_endpoints: frozenset = frozenset()
     models: ModelList = ModelList()  # the Hub models visitors may run, and the chat models the owner pays for
+    # On a Space, visitors sign in with Hugging Face (Gradio's OAuth) so that chat: runs on their own token.
+    visitor_sign_in: bool = False
+    chat_base_url: str = DEFAULT_CHAT_BASE_URL
 
     @property
     def endpoint_policy(self) -> AddressPolicy:
@@ -67,7 +71,8 @@ class SpaceSettings:
         ``COREFBIAS_SPACE_CONCURRENCY``, ``COREFBIAS_SPACE_MAX_QUEUE``, ``GRADIO_SERVER_NAME``,
         ``GRADIO_SERVER_PORT``, ``COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS`` (1: visitors' endpoint URLs
         may reach private addresses), ``COREFBIAS_SPACE_ALLOWED_ENDPOINTS`` (comma-separated <ip>:<port>),
-        ``COREFBIAS_SPACE_MODELS`` (the model list file; default ``models_file``)."""
+        ``COREFBIAS_SPACE_MODELS`` (the model list file; default ``models_file``), ``SPACE_ID`` (set by the
+        Hub: visitors sign in), ``COREFBIAS_SPACE_CHAT_BASE_URL`` (an OpenAI-compatible server for chat:)."""
         mirror = os.environ.get("COREFBIAS_MIRROR")
         models_file = os.environ.get(MODELS_ENV) or models_file
         return cls(
@@ -82,4 +87,6 @@ class SpaceSettings:
             allow_private_endpoints=_flag("COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS"),
             allowed_endpoints=parse_sockets(os.environ.get("COREFBIAS_SPACE_ALLOWED_ENDPOINTS") or ""),
             models=load_model_list(models_file) if models_file else ModelList(),
+            visitor_sign_in=bool(os.environ.get("SPACE_ID")),
+            chat_base_url=os.environ.get("COREFBIAS_SPACE_CHAT_BASE_URL") or DEFAULT_CHAT_BASE_URL,
         )

@@ -62,6 +62,15 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         return [(store.describe(run_id), run_id) for run_id in store.run_ids()]
 
     def on_run(model_spec, benchmarks, limit, n_bootstrap, seed, progress=gr.Progress()):
+        return run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token=None)
+
+    def on_run_signed_in(model_spec, benchmarks, limit, n_bootstrap, seed, oauth_token: gr.OAuthToken | None,
+                         progress=gr.Progress()):
+        """``on_run`` with the visitor's Hugging Face token, which Gradio injects from the sign-in session."""
+        token = oauth_token.token if oauth_token is not None else None
+        return run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token=token)
+
+    def run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token):
         def report(what: str, done: int, total: int | None) -> None:
             if total:
                 progress((done, total), desc=what, unit="instances")
@@ -69,7 +78,8 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                 progress(0.0, desc=what)
 
         try:
-            job = jobs.run_job(settings, store, model_spec, benchmarks, limit, n_bootstrap, seed, progress=report)
+            job = jobs.run_job(settings, store, model_spec, benchmarks, limit, n_bootstrap, seed, progress=report,
+                               visitor_token=visitor_token)
         except jobs.JobError as error:
             raise _error(str(error)) from None
         result = job.result
@@ -165,6 +175,8 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     with gr.Row():
                         n_bootstrap = gr.Number(value=1000, precision=0, label="Bootstrap resamples", info=f"0–{settings.max_bootstrap}; 0: no p-values or CIs")
                         seed = gr.Number(value=0, precision=0, label="Seed")
+                if settings.visitor_sign_in:  # Gradio's OAuth works on a Space only (README: hf_oauth)
+                    gr.LoginButton(value="Sign in with Hugging Face to run chat: models on your account")
                 run_button = gr.Button("Run", variant="primary")
                 status = gr.Markdown(elem_id="run-status")
                 summary = gr.Dataframe(
@@ -222,7 +234,7 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                         gr.Markdown(text)
 
         run_event = run_button.click(
-            on_run, [model, benchmarks, limit, n_bootstrap, seed],
+            on_run_signed_in if settings.visitor_sign_in else on_run, [model, benchmarks, limit, n_bootstrap, seed],
             [status, summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files, last_run],
             api_name="run", concurrency_limit=settings.concurrency, concurrency_id="run",
         )
