@@ -164,15 +164,3 @@ def test_an_allowed_loopback_server_is_reached_through_the_guard(loopback_server
         server.shutdown()
         server.server_close()
 
-
-def test_the_owner_sets_the_endpoint_policy_in_the_environment(monkeypatch):
-    from corefbias.space.settings import SpaceSettings
-
-    assert SpaceSettings.from_env().endpoint_policy == AddressPolicy()  # published default: public addresses only
-    monkeypatch.setenv("COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS", "1")
-    monkeypatch.setenv("COREFBIAS_SPACE_ALLOWED_ENDPOINTS", "127.0.0.1:8808")
-    policy = SpaceSettings.from_env().endpoint_policy
-    assert policy.allow_private and policy.allowed_sockets == {("127.0.0.1", 8808)}
-    monkeypatch.setenv("COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS", "maybe")
-    with pytest.raises(ValueError, match="must be 1 or 0"):
-        SpaceSettings.from_env()

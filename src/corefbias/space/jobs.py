@@ -16,7 +16,7 @@ from pathlib import Path
 from ..harness import runner
 from ..harness.benchmarks import resolve
 from ..models.base import ModelError
-from ..models.registry import load_model, parse_spec
+from ..models.registry import LOADS_BY_NAME, load_model, parse_spec
 from ..models.url_guard import guarded_opener
 from . import explore, inputs
 from .settings import SpaceSettings
@@ -76,6 +76,8 @@ def _load_model(spec: str, settings: SpaceSettings, visitor_token: str | None = 
     kind, argument = parse_spec(spec)
     if kind == "chat":
         return load_model(spec, base_url=settings.chat_base_url, token=chat_token(argument, settings, visitor_token))
+    if kind in LOADS_BY_NAME:
+        return load_model(spec, device=settings.device)
     if kind != "http":
         return load_model(spec)
     opener = guarded_opener(settings.endpoint_policy)

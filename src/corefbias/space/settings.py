@@ -56,6 +56,10 @@ class SpaceSettings:
     # On a Space, visitors sign in with Hugging Face (Gradio's OAuth) so that chat: runs on their own token.
     visitor_sign_in: bool = False
     chat_base_url: str = DEFAULT_CHAT_BASE_URL
+    # Where Hub cluster models run: "cpu", or "cuda" on GPU hardware. On ZeroGPU a GPU is attached only
+    # while a run holds it (the `spaces` package's decorator), for at most the run's time limit.
+    device: str = "cpu"
+    zero_gpu: bool = False
 
     @property
     def endpoint_policy(self) -> AddressPolicy:
@@ -72,14 +76,17 @@ class SpaceSettings:
         ``GRADIO_SERVER_PORT``, ``COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS`` (1: visitors' endpoint URLs
         may reach private addresses), ``COREFBIAS_SPACE_ALLOWED_ENDPOINTS`` (comma-separated <ip>:<port>),
         ``COREFBIAS_SPACE_MODELS`` (the model list file; default ``models_file``), ``SPACE_ID`` (set by the
-        Hub: visitors sign in), ``COREFBIAS_SPACE_CHAT_BASE_URL`` (an OpenAI-compatible server for chat:)."""
+        Hub: visitors sign in), ``COREFBIAS_SPACE_CHAT_BASE_URL`` (an OpenAI-compatible server for chat:),
+        ``COREFBIAS_SPACE_DEVICE`` (cpu or cuda), ``SPACES_ZERO_GPU`` (set by the Hub on ZeroGPU hardware: cuda, and
+        a default time limit of 120 s, what one ZeroGPU call may hold a GPU for)."""
         mirror = os.environ.get("COREFBIAS_MIRROR")
+        zero_gpu = "SPACES_ZERO_GPU" in os.environ
         models_file = os.environ.get(MODELS_ENV) or models_file
         return cls(
             data_root=Path(os.environ.get(DATA_ENV) or "space_data").resolve(),
             mirror=Path(mirror) if mirror else None,
             cards_dir=cards_dir,
-            time_limit_s=float(_int("COREFBIAS_SPACE_TIME_LIMIT", 900)),
+            time_limit_s=float(_int("COREFBIAS_SPACE_TIME_LIMIT", 120 if zero_gpu else 900)),
             concurrency=_int("COREFBIAS_SPACE_CONCURRENCY", 1),
             max_queue=_int("COREFBIAS_SPACE_MAX_QUEUE", 16),
             host=os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1",
@@ -89,4 +96,6 @@ class SpaceSettings:
             models=load_model_list(models_file) if models_file else ModelList(),
             visitor_sign_in=bool(os.environ.get("SPACE_ID")),
             chat_base_url=os.environ.get("COREFBIAS_SPACE_CHAT_BASE_URL") or DEFAULT_CHAT_BASE_URL,
+            device=os.environ.get("COREFBIAS_SPACE_DEVICE") or ("cuda" if zero_gpu else "cpu"),
+            zero_gpu=zero_gpu,
         )

@@ -101,6 +101,11 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             job.run_id,
         )
 
+    if settings.zero_gpu:  # ZeroGPU attaches a GPU only while a decorated call runs, for at most `duration` s
+        import spaces
+
+        run = spaces.GPU(duration=int(settings.time_limit_s))(run)
+
     def explore_page(run_id, benchmark, page):
         if not run_id:
             return "Run a model, or pick a run.", "", gr.Dropdown(choices=[1], value=1)
