@@ -152,7 +152,8 @@ def published(sandbox, data_dir, mirror):
     demo = ui.build_app(settings)
     ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
     try:
-        yield gradio_client.Client(demo.local_url, verbose=False, download_files=str(sandbox / "published-downloads"))
+        client = gradio_client.Client(demo.local_url, verbose=False, download_files=str(sandbox / "published-downloads"))
+        yield SimpleNamespace(client=client, url=demo.local_url)
     finally:
         demo.close()
 
@@ -194,7 +195,7 @@ def test_endpoints_on_private_addresses_are_refused_unless_the_owner_allows_them
     port, hits = counting_server(listen)
     url = f"http://{url_host}:{port}"
     with pytest.raises(gradio_client.exceptions.AppError, match="refused to connect to .*loopback address"):
-        published.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
+        published.client.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
     assert hits == []
     status, *_ = served.client.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
     assert "finished" in status and hits[0].startswith(b"GET /v1/info") and any(b"POST /v1/clusters" in hit for hit in hits)
@@ -213,7 +214,7 @@ def test_endpoints_on_private_addresses_are_refused_unless_the_owner_allows_them
 )
 def test_models_not_on_the_owners_list_are_refused_with_how_to_add_one(published, spec):
     with pytest.raises(gradio_client.exceptions.AppError) as raised:
-        published.predict(spec, ["winogender"], 1, 0, 0, api_name="/run")
+        published.client.predict(spec, ["winogender"], 1, 0, 0, api_name="/run")
     message = str(raised.value)
     assert f"{spec} is not on this Space's model list (offered: F-coref)" in message
     assert "the owner adds one as a [[model]] entry with the Hub id and a pinned revision" in message
@@ -232,7 +233,7 @@ def test_a_listed_model_reaches_its_adapter_at_its_pinned_revision(published, mo
     monkeypatch.setitem(sys.modules, "fastcoref", SimpleNamespace(FCoref=StandInFCoref))
     monkeypatch.setattr(hub_weights, "_hub_files", lambda repo, revision: ["config.json", "model.safetensors"])
     monkeypatch.setattr(hub_weights, "_hub_download", lambda *asked: downloads.append(asked) or tmp_path)
-    status, *_ = published.predict(F_COREF.spec, ["winogender"], 1, 0, 0, api_name="/run")
+    status, *_ = published.client.predict(F_COREF.spec, ["winogender"], 1, 0, 0, api_name="/run")
     assert f"{F_COREF.spec}** finished" in status
     assert downloads == [("biu-nlp/f-coref", F_COREF.revision, ["*.json", "*.txt", "*.model", "*.tiktoken", "*.safetensors"])]
     assert built == [{"model_name_or_path": str(tmp_path), "device": "cpu", "enable_progress_bar": False}]
@@ -311,7 +312,7 @@ def test_chat_runs_on_the_visitors_token_or_the_owners_for_listed_models_only(
 
 def test_chat_without_a_signed_in_visitor_is_refused_on_the_page(published):
     with pytest.raises(gradio_client.exceptions.AppError, match=r"chat:someone/else runs on your own Hugging Face account"):
-        published.predict("chat:someone/else", ["winogender"], 1, 0, 0, api_name="/run")
+        published.client.predict("chat:someone/else", ["winogender"], 1, 0, 0, api_name="/run")
 
 
 @pytest.mark.parametrize(
