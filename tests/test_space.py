@@ -242,7 +242,11 @@ def test_a_listed_model_reaches_its_adapter_at_its_pinned_revision(published, mo
 def test_the_model_list_file_is_checked_and_shown_in_the_model_menu(tmp_path):
     shipped = load_model_list(REPO / "spaces" / "corefbias" / "models.toml")
     assert F_COREF in shipped.models
-    assert (F_COREF.display, F_COREF.spec) in inputs.model_choices(shipped)
+    choices = inputs.model_choices(shipped)
+    assert choices[0] == ("baseline:stereotype", "baseline:stereotype") and (F_COREF.display, F_COREF.spec) in choices
+    assert ("chat:Qwen/Qwen2.5-7B-Instruct (sign in: runs on your Hugging Face account)", "chat:Qwen/Qwen2.5-7B-Instruct") in choices
+    paid = inputs.model_choices(ModelList(owner_paid_chat=frozenset({"Qwen/Qwen2.5-7B-Instruct"})))
+    assert paid[-1] == ("chat:Qwen/Qwen2.5-7B-Instruct", "chat:Qwen/Qwen2.5-7B-Instruct")
     assert F_COREF.display == "F-coref (biu-nlp/f-coref) · 91M parameters · est. 2-5 min on CPU"
     entry = 'label = "X"\nkind = "fastcoref"\nrepo = "a/b"\nrevision = "{}"\nsize = "1M"\nrun_time = "1 min"\n'
     for revision, kind, message in [("main", "fastcoref", "full 40-character commit id"),

@@ -24,10 +24,11 @@ def model_presets() -> list[str]:
 def model_choices(models: ModelList) -> list[tuple[str, str]]:
     """The Model menu of the Space: baselines, the owner's listed models (with size and run time), chat examples."""
     baselines = [spec for spec in model_presets() if spec.startswith("baseline:")]
-    chat = sorted({KINDS["chat"][2], *(f"chat:{model_id}" for model_id in models.owner_paid_chat)})
-    return [(spec, spec) for spec in baselines] + [(model.display, model.spec) for model in models.models] + [
-        (spec, spec) for spec in chat
+    owner_paid = [f"chat:{model_id}" for model_id in sorted(models.owner_paid_chat)]
+    chat = [(spec, spec) for spec in owner_paid] + [
+        (f"{spec} (sign in: runs on your Hugging Face account)", spec) for spec in [KINDS["chat"][2]] if spec not in owner_paid
     ]
+    return [(spec, spec) for spec in baselines] + [(model.display, model.spec) for model in models.models] + chat
 
 
 def check_model_spec(text: str | None, max_chars: int, models: ModelList | None = None) -> str:

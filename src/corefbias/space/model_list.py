@@ -61,7 +61,7 @@ class ListedModel:
 class ModelList:
     models: tuple[ListedModel, ...] = ()
     owner_paid_chat: frozenset = frozenset()
-    source: str = f"the Space's models.toml (${MODELS_ENV})"
+    source: str = "the Space's models.toml"  # where the owner edits the list, for messages
 
     @property
     def specs(self) -> frozenset:
@@ -111,4 +111,4 @@ def load_model_list(path: str | Path) -> ModelList:
     chat = data.get("chat", {}).get("owner_paid", [])
     if not isinstance(chat, list) or not all(isinstance(model_id, str) and model_id.strip() for model_id in chat):
         raise ValueError(f"{path}: [chat] owner_paid must be a list of model ids")
-    return ModelList(tuple(models), frozenset(model_id.strip() for model_id in chat), str(path))
+    return ModelList(tuple(models), frozenset(model_id.strip() for model_id in chat), f"the Space's {path.name}")
