@@ -267,9 +267,10 @@ def _error_text(error: urllib.error.HTTPError) -> str:
 
 def load(argument: str, kind: str = "chat", base_url: str = DEFAULT_BASE_URL, token_env: str = TOKEN_ENV,
          timeout: float = 60.0, retries: int = 4, backoff: float = 1.0, max_tokens: int = 16, workers: int = 4,
-         answer: str = "auto") -> ChatModel:
-    """The chat model ``argument`` behind ``base_url``; the token is read from ``token_env``."""
-    token = os.environ.get(token_env) or None
+         answer: str = "auto", token: str | None = None) -> ChatModel:
+    """The chat model ``argument`` behind ``base_url``; the token is ``token`` (e.g. a signed-in visitor's),
+    else read from ``token_env``."""
+    token = token or os.environ.get(token_env) or None
     if token is None and base_url == DEFAULT_BASE_URL:
         raise ValueError(f"{kind}:{argument} calls Hugging Face Inference, which needs a token: set {token_env}")
     if retries < 0 or timeout <= 0 or workers < 1 or max_tokens < 1:

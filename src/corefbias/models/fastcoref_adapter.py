@@ -14,7 +14,13 @@ The library tokenizes with spaCy's ``en_core_web_sm`` and downloads it when it i
 offline use needs that package installed. Release 2.1.6 breaks with transformers >= 4.46
 (shon-otmazgin/fastcoref#66), which the ``fastcoref`` extra therefore excludes.
 
-Identity: ``identity.weights_identity`` of the argument and the versions of fastcoref, transformers,
+Weights: the library calls transformers' ``from_pretrained`` (``fastcoref/modeling.py``,
+``CorefModel.__init__``: ``AutoConfig``, ``AutoTokenizer`` and ``coref_class.from_pretrained`` on
+``model_name_or_path``, no ``trust_remote_code``). We give it a local folder instead of a Hub id:
+``hub_weights.transformers_folder`` downloads the pinned revision (``owner/name@<commit>``) with
+safetensors where the repository has them, and checks a pickled ``pytorch_model.bin`` otherwise.
+
+Identity: ``identity.weights_identity`` of the local folder and the versions of fastcoref, transformers,
 torch and spaCy (its tokenizer).
 """
 
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import operator
 
+from . import hub_weights
 from .base import Cluster, ModelError, check_clusters
 from .identity import library_versions, weights_identity
 
@@ -68,12 +75,14 @@ class FastcorefModel:
 
 
 def load(argument: str, kind: str = "fastcoref", device: str = "cpu", max_tokens_in_batch: int = 10000) -> FastcorefModel:
-    """F-coref (``kind="fastcoref"``) or LingMess (``kind="lingmess"``) from a Hub id or a local directory."""
+    """F-coref (``kind="fastcoref"``) or LingMess (``kind="lingmess"``) from a Hub id (``@<commit>`` pins
+    it) or a local directory."""
     if kind not in CLASS_NAMES:
         raise ValueError(f"unknown fastcoref kind {kind!r}; choose one of {sorted(CLASS_NAMES)}")
     import fastcoref
 
-    model = getattr(fastcoref, CLASS_NAMES[kind])(model_name_or_path=argument, device=device, enable_progress_bar=False)
-    identity = {"kind": kind, "weights": weights_identity(argument),
+    folder = hub_weights.transformers_folder(argument)
+    model = getattr(fastcoref, CLASS_NAMES[kind])(model_name_or_path=folder, device=device, enable_progress_bar=False)
+    identity = {"kind": kind, "weights": weights_identity(folder),
                 "libraries": library_versions("fastcoref", "transformers", "torch", "spacy")}
     return FastcorefModel(model, f"{kind}:{argument}", max_tokens_in_batch, identity)

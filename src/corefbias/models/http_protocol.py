@@ -132,13 +132,15 @@ class HttpClusterModel:
     Requests are split into batches of the server's ``max_texts``, ``workers`` of them in flight at
     once (answers kept in order), so that a server with several replicas is used at its capacity; a
     connection failure, a timeout or a 5xx is retried ``retries`` times with exponential backoff; a
-    4xx is not.
+    4xx is not. ``opener`` (a urllib ``OpenerDirector``) replaces ``urllib.request.urlopen``, e.g. with
+    ``url_guard.guarded_opener`` where the URL comes from a visitor.
     """
 
-    def __init__(self, url, timeout=120.0, retries=3, backoff=0.5, workers=4):
+    def __init__(self, url, timeout=120.0, retries=3, backoff=0.5, workers=4, opener=None):
         if workers < 1:
             raise ValueError("workers must be at least 1, got {}".format(workers))
         self.url = url.rstrip("/")
+        self._open = opener.open if opener is not None else urllib.request.urlopen
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -188,7 +190,7 @@ class HttpClusterModel:
         )
         for attempt in range(self.retries + 1):
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                with self._open(request, timeout=self.timeout) as response:
                     return json.loads(response.read().decode("utf-8"))
             except urllib.error.HTTPError as error:
                 message = _error_message(error)

@@ -17,7 +17,13 @@ Maverick reads one text per call. It finds ``weights.ckpt`` in a Hub repository 
 tokenizer comes from the encoder's Hub id (from the local Hugging Face cache when offline), and it
 needs spaCy's ``en_core_web_sm`` and NLTK's ``punkt`` (it downloads them when missing).
 
-Identity: ``identity.weights_identity`` of the argument and the versions of maverick-coref,
+Weights: ``Maverick.__init__`` unpickles the checkpoint with Lightning's
+``BasePLModule.load_from_checkpoint`` (whether with ``weights_only`` depends on the installed
+Lightning and torch). So we hand it only a checkpoint we checked: ``hub_weights.checkpoint_folder``
+downloads ``weights.ckpt`` at the pinned revision (``owner/name@<commit>``) and refuses one that
+would import anything but tensors and plain configuration data (``pickle_guard``).
+
+Identity: ``identity.weights_identity`` of the checked checkpoint and the versions of maverick-coref,
 transformers, torch, spaCy and NLTK.
 """
 
@@ -26,6 +32,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..data import spans
+from . import hub_weights
 from .base import Cluster, ModelError, check_clusters
 from .identity import library_versions, weights_identity
 
@@ -60,13 +67,13 @@ class MaverickModel:
 
 
 def load(argument: str, kind: str = "maverick", device: str = "cpu") -> MaverickModel:
-    """Maverick from a Hub id, a local ``weights.ckpt``, or a local folder holding one (a Hub snapshot)."""
+    """Maverick from a Hub id (``@<commit>`` pins it), a local ``weights.ckpt``, or a local folder holding one."""
     folder = Path(argument)
     if folder.is_dir() and not (folder / CHECKPOINT_FILE).is_file():
         raise ValueError(f"{argument} is a folder without {CHECKPOINT_FILE}; give a checkpoint file, a folder holding one, or a Hub id")
     from maverick import Maverick
 
-    model = Maverick(hf_name_or_path=argument, device=device)
-    identity = {"kind": kind, "weights": weights_identity(argument),
+    source = hub_weights.checkpoint_folder(argument, CHECKPOINT_FILE)
+    identity = {"kind": kind, "weights": weights_identity(source),
                 "libraries": library_versions("maverick-coref", "transformers", "torch", "spacy", "nltk")}
-    return MaverickModel(model, f"{kind}:{argument}", identity)
+    return MaverickModel(Maverick(hf_name_or_path=source, device=device), f"{kind}:{argument}", identity)

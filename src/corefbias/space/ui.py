@@ -65,6 +65,15 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         return [(store.describe(run_id), run_id) for run_id in store.run_ids()]
 
     def on_run(model_spec, benchmarks, limit, n_bootstrap, seed, progress=gr.Progress()):
+        return run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token=None)
+
+    def on_run_signed_in(model_spec, benchmarks, limit, n_bootstrap, seed, oauth_token: gr.OAuthToken | None,
+                         progress=gr.Progress()):
+        """``on_run`` with the visitor's Hugging Face token, which Gradio injects from the sign-in session."""
+        token = oauth_token.token if oauth_token is not None else None
+        return run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token=token)
+
+    def run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token):
         def report(what: str, done: int, total: int | None) -> None:
             if total:
                 progress((done, total), desc=what, unit="instances")
@@ -72,7 +81,8 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                 progress(0.0, desc=what)
 
         try:
-            job = jobs.run_job(settings, store, model_spec, benchmarks, limit, n_bootstrap, seed, progress=report)
+            job = jobs.run_job(settings, store, model_spec, benchmarks, limit, n_bootstrap, seed, progress=report,
+                               visitor_token=visitor_token)
         except jobs.JobError as error:
             raise _error(str(error)) from None
         return job_views(job)
@@ -107,6 +117,11 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             run_downloads(job.run_id),
             job.run_id,
         )
+
+    if settings.zero_gpu:  # ZeroGPU attaches a GPU only while a decorated call runs, for at most `duration` s
+        import spaces
+
+        run = spaces.GPU(duration=int(settings.time_limit_s))(run)
 
     def explore_page(run_id, benchmark, page):
         if not run_id:
@@ -165,9 +180,10 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             with gr.Tab("Run", id="run"):
                 with gr.Row():
                     model = gr.Dropdown(
-                        choices=inputs.model_presets(), value="baseline:stereotype", allow_custom_value=True,
-                        label="Model", scale=2,
-                        info="A preset, <kind>:<name>, or the URL of a server speaking corefbias's HTTP protocol (corefbias serve).",
+                        choices=inputs.model_choices(settings.models), value="baseline:stereotype",
+                        allow_custom_value=True, label="Model", scale=2,
+                        info="A baseline, a model from this Space's list (size · expected run time), chat:<model id>, "
+                        "or the URL of a public server speaking corefbias's HTTP protocol (corefbias serve).",
                     )
                     limit = gr.Number(
                         value=settings.default_limit, precision=0, label="Instance limit",
@@ -182,6 +198,8 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     with gr.Row():
                         n_bootstrap = gr.Number(value=1000, precision=0, label="Bootstrap resamples", info=f"0–{settings.max_bootstrap}; 0: no p-values or CIs")
                         seed = gr.Number(value=0, precision=0, label="Seed")
+                if settings.visitor_sign_in:  # Gradio's OAuth works on a Space only (README: hf_oauth)
+                    gr.LoginButton(value="Sign in with Hugging Face to run chat: models on your account")
                 run_button = gr.Button("Run", variant="primary")
                 status = gr.Markdown(elem_id="run-status")
                 summary = gr.Dataframe(
@@ -278,7 +296,7 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                         gr.Markdown(text)
 
         run_event = run_button.click(
-            on_run, [model, benchmarks, limit, n_bootstrap, seed],
+            on_run_signed_in if settings.visitor_sign_in else on_run, [model, benchmarks, limit, n_bootstrap, seed],
             [status, summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files, last_run],
             api_name="run", concurrency_limit=settings.concurrency, concurrency_id="run",
         )
