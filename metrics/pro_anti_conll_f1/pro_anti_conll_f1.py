@@ -1,4 +1,7 @@
-"""WinoBias's own score: CoNLL F1 (MUC, B³, CEAFφ4) on pro- vs anti-stereotypical documents."""
+"""pip install corefbias
+evaluate.load("corefbias/pro_anti_conll_f1")
+
+WinoBias's own score: CoNLL F1 (MUC, B³, CEAFφ4) on pro- vs anti-stereotypical documents."""
 
 import datasets
 import evaluate
