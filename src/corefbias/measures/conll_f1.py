@@ -35,14 +35,12 @@ CONDITIONS = ("pro", "anti")
 # Per metric: recall numerator, recall denominator, precision numerator, precision denominator.
 _COUNTS = ("recall_num", "recall_den", "precision_num", "precision_den")
 COLUMNS = tuple(f"{metric}/{count}" for metric in METRICS for count in _COUNTS)
-INSTALL_HINT = "CoNLL F1 needs the scorch package: pip install 'corefbias[conll]'"
 
 
 def _scorch_scores():
-    try:
-        from scorch import scores
-    except ModuleNotFoundError as error:  # an optional extra
-        raise ModuleNotFoundError(INSTALL_HINT) from error
+    # Imported when first scored: scorch pulls in docopt and tqdm, which no other measure needs.
+    from scorch import scores
+
     return scores
 
 
