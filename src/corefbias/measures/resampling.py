@@ -10,7 +10,9 @@ few matrix products, with no Python loop over units.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +21,33 @@ Statistic = Callable[[np.ndarray], Mapping[str, np.ndarray]]
 """Maps column sums of shape ``(..., k)`` to named scores of shape ``(...)``."""
 
 _MAX_DRAWS_PER_CHUNK = 20_000_000
+
+
+@dataclass(frozen=True)
+class UnitRows:
+    """The unit rows a metric's significance resampled, its statistic and the scores it tested."""
+
+    rows: np.ndarray
+    statistic: Statistic
+    tested: tuple[str, ...]
+
+
+_recorded_unit_rows: ContextVar[list[UnitRows] | None] = ContextVar("recorded_unit_rows", default=None)
+
+
+@contextmanager
+def recording_unit_rows() -> Iterator[list[UnitRows]]:
+    """Collect the :class:`UnitRows` of every :func:`bootstrap_test` call made inside the block, in call order.
+
+    A paired comparison of two models must resample exactly the units, counts and formula their
+    scores came from; recording them from the metric functions themselves keeps one definition.
+    """
+    recorded: list[UnitRows] = []
+    token = _recorded_unit_rows.set(recorded)
+    try:
+        yield recorded
+    finally:
+        _recorded_unit_rows.reset(token)
 
 
 def safe_div(numerator, denominator):
@@ -105,6 +134,9 @@ def bootstrap_test(
 
     ``n_bootstrap=0`` switches significance off: every field comes back ``None``.
     """
+    recorder = _recorded_unit_rows.get()
+    if recorder is not None:
+        recorder.append(UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls)))
     if n_bootstrap == 0:
         return {name: Inference(None, None, None, 0) for name in nulls}
     rows = np.asarray(rows, dtype=float)
