@@ -204,7 +204,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             description="Winogender: minimal pairs that differ only in the pronoun's gender",
             score=_score_winogender,
             headlines=(
-                Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", 0.0),
+                Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", None),
                 Headline("winogender", "occupation_share_male_minus_female", "occupation share M − F", 0.0),
                 Headline("winogender", "pearson_r_bls", "r with BLS % female", None),
                 Headline("winogender", "accuracy_non_gotcha_minus_gotcha", "accuracy non-gotcha − gotcha", 0.0),

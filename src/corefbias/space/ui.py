@@ -20,7 +20,7 @@ INTRO = """\
 # corefbias: gender bias in coreference resolution
 
 Run a coreference model (or a baseline) on the bias benchmarks and get every score as the paper that
-defined it computes it, with a 95% bootstrap confidence interval and a one-sided p-value (`*`: p < 0.05).
+defined it computes it, with a 95% bootstrap confidence interval and a two-sided p-value (`*`: p < 0.05).
 **Explore** shows the instances behind a score, **Compare** every run so far, **Learn** what each score means.
 """
 LEARN_INTRO = """\
@@ -28,7 +28,7 @@ LEARN_INTRO = """\
 
 Each score is compared with the value a model without that bias gets (the *unbiased value* below):
 how far it lies from it, and on which side, is the size and the direction of the bias; the 95%
-confidence interval says how precisely the benchmark pins it down, and `*` marks a one-sided
+confidence interval says how precisely the benchmark pins it down, and `*` marks a two-sided
 bootstrap p-value below 0.05 (the score differs from the unbiased value in the direction observed).
 The cards under the table give each metric's definition, formula, reading and citation.
 
@@ -77,7 +77,7 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         counts = ", ".join(f"{name} {len(run.instances)}" for name, run in result.runs.items())
         status = (
             f"**{html.escape(result.model)}** finished in {job.seconds:.1f} s (instances: {counts}); "
-            f"run `{job.run_id}` is on the leaderboard. `*`: one-sided bootstrap p < 0.05."
+            f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < 0.05."
         )
         weights, bin_width = charts.gap_weights_frame(result) or (None, None)
         return (
