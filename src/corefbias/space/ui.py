@@ -10,7 +10,7 @@ import math
 import gradio as gr
 
 from ..harness.benchmarks import BENCHMARKS
-from . import charts, explore, inputs, jobs, learn
+from . import charts, compare, explore, inputs, jobs, learn
 from .settings import SpaceSettings
 from .store import INFO_COLUMNS, RunStore
 
@@ -141,6 +141,13 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             gr.Dropdown(choices=choices, value=run_id), run_downloads(run_id),
         )
 
+    def on_compare(run_ids):
+        try:
+            note, frame, forest, written = compare.compare_stored(store, settings, run_ids)
+        except ValueError as error:
+            raise _error(str(error)) from None
+        return note, frame, gr.Image(value=str(forest), visible=True), [str(path) for path in written]
+
     with gr.Blocks(title="corefbias: gender bias in coreference", analytics_enabled=False) as demo:
         gr.Markdown(INTRO)
         last_run = gr.State(None)
@@ -211,6 +218,20 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     download_run = gr.Dropdown(label="Run", choices=[], allow_custom_value=True, scale=3)
                     board_csv = gr.Button("Leaderboard as CSV")
                 download_files = gr.File(label="Downloads", file_count="multiple", interactive=False)
+                gr.Markdown("### Is one run's bias different from another's? Paired tests on the same instances")
+                with gr.Row():
+                    compare_choice = gr.Dropdown(
+                        label="Runs to compare (two or more)", choices=[], multiselect=True, allow_custom_value=True, scale=3,
+                    )
+                    compare_button = gr.Button("Compare runs")
+                compare_note = gr.Markdown()
+                compare_table = gr.Dataframe(
+                    headers=compare.DIFFERENCE_HEADERS, label="Differences", interactive=False, wrap=True, elem_id="differences",
+                )
+                compare_forest = gr.Image(label="Forest plot", type="filepath", visible=False)
+                compare_files = gr.File(
+                    label="Downloads: comparison.json, comparison.md, forest.png", file_count="multiple", interactive=False,
+                )
             with gr.Tab("Learn", id="learn"):
                 gr.Markdown(LEARN_INTRO + learn.headline_table())
                 pages = learn.metric_pages(settings.cards_dir)
@@ -238,6 +259,11 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             trigger(leaderboard, [sort_by, descending], board_outputs, **light)
         download_run.input(run_downloads, download_run, download_files, **light)
         board_csv.click(lambda: [str(store.leaderboard_csv())], None, download_files, **light)
+        compare_choice.focus(lambda: gr.Dropdown(choices=run_choices()), None, compare_choice, **light)
+        compare_button.click(
+            on_compare, compare_choice, [compare_note, compare_table, compare_forest, compare_files],
+            api_name="compare", concurrency_limit=settings.concurrency,
+        )
         demo.load(leaderboard, [sort_by, descending], board_outputs, **{**light, "api_name": "leaderboard"}).then(
             show_run, last_run, run_views, **light
         )
