@@ -58,3 +58,25 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(served, da
     page.get_by_text("Counter-GAP ΔI", exact=True).click()
     page.get_by_text("ΔI = I_across − I_within").first.wait_for(timeout=TIMEOUT_MS)
     screenshot(page, "learn")
+
+
+def test_compare_tab_tests_two_picked_runs(served, browser_page, screenshot):
+    for spec in ("baseline:oracle", "baseline:stereotype"):
+        served.client.predict(spec, QUICK, 20, 100, 0, api_name="/run")
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(served.url)
+    page.get_by_role("tab", name="Compare").click()
+    picker = page.get_by_label("Runs to compare (two or more)")
+    for spec in ("baseline:oracle", "baseline:stereotype"):
+        picker.click()
+        page.get_by_role("option", name=spec).first.click()
+    page.get_by_role("button", name="Compare runs").click()
+    table = page.locator("#differences [role=grid]")
+    table.locator("[role=gridcell]", has_text="pairs resolved differently").first.wait_for(timeout=TIMEOUT_MS)
+    rows = {row[3]: row for row in table.evaluate(ROWS)}
+    # Oracle vs stereotype: the stereotype baseline resolves every Winogender pair differently, the oracle none.
+    assert rows["pairs resolved differently"][:2] == ["baseline:oracle", "baseline:stereotype"]
+    assert rows["pairs resolved differently"][6] == "-1.000*"
+    page.get_by_role("img").last.wait_for(timeout=TIMEOUT_MS)
+    screenshot(page, "compare-runs")
