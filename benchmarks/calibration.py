@@ -116,7 +116,7 @@ def main() -> None:
         }
         for headline in null:
             print(
-                f"| {name} | {headline.split(' ', 1)[1]} | {design.num_units} | {_interval(null[headline])} | "
+                f"| {name} | {headline} | {design.num_units} | {_interval(null[headline])} | "
                 f"{_verdict(null[headline])} | {_interval(paired[headline])} | {_verdict(paired[headline])} | "
                 f"{_share(power[headline])} | {_share(paired_power[headline])} |",
                 flush=True,

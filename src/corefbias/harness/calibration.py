@@ -207,7 +207,7 @@ def headline_rates(
     """
     design = model.design
     rng = np.random.default_rng(seed)
-    counts = resampling.bootstrap_counts(design.num_units, n_bootstrap, rng)
+    counts: dict[int, np.ndarray] = {}  # per number of units (WinoBias's two sections each hold half the pairs)
     tested = tested_headlines(design.benchmark, model.recorded(_split(design, design.gold)))
     statistics = {section: unit.statistic for section, unit in model.recorded(_split(design, design.gold)).items()}
     p_values: dict[str, list] = {f"{section} {key}": [] for section, key, _, _ in tested}
@@ -215,7 +215,10 @@ def headline_rates(
         rows = model.rows(simulate_links(design, unit_probabilities(design, rng), bias, rng))
         for section, key, _, null in tested:
             observed = statistics[section](rows[section].sum(axis=0))[key]
-            replicates = statistics[section](counts @ rows[section])[key]
+            units = len(rows[section])
+            if units not in counts:
+                counts[units] = resampling.bootstrap_counts(units, n_bootstrap, rng)
+            replicates = statistics[section](counts[units] @ rows[section])[key]
             p_values[f"{section} {key}"].append(resampling.infer(float(observed), replicates, null).p_value)
         if progress is not None:
             progress(run + 1)
