@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .resampling import Statistic, _replicate_chunks, bootstrap_counts, swap_masks
+from .resampling import Statistic, _replicate_chunks, bootstrap_counts, randomization_differences
 
 SIGNIFICANCE_LEVEL = 0.05
 
@@ -83,23 +83,20 @@ def paired_difference(
     rows_a, rows_b = _check_rows(rows_a, rows_b)
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
-    total_a, total_b = rows_a.sum(axis=0), rows_b.sum(axis=0)
-    observed_a, observed_b = statistic(total_a), statistic(total_b)
+    observed_a, observed_b = statistic(rows_a.sum(axis=0)), statistic(rows_b.sum(axis=0))
     observed = {name: float(observed_a[name] - observed_b[name]) for name in names}
-    delta = rows_b - rows_a
     bootstrap_rng, swap_rng = np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1])
     replicates: dict[str, list[np.ndarray]] = {name: [] for name in names}
-    extreme = dict.fromkeys(names, 0)
-    valid_swaps = dict.fromkeys(names, 0)
     for chunk in _replicate_chunks(len(rows_a), n_resamples):
-        counts = bootstrap_counts(len(rows_a), chunk, bootstrap_rng)
+        counts = bootstrap_counts(len(rows_a), chunk, bootstrap_rng)  # the same units for both models
         resampled_a, resampled_b = statistic(counts @ rows_a), statistic(counts @ rows_b)
-        moved = swap_masks(len(rows_a), chunk, swap_rng) @ delta
-        swapped_a, swapped_b = statistic(total_a + moved), statistic(total_b - moved)
         for name in names:
             replicates[name].append(np.asarray(resampled_a[name] - resampled_b[name], dtype=float))
-            null = np.asarray(swapped_a[name] - swapped_b[name], dtype=float)
-            null = null[np.isfinite(null)]
+    extreme = dict.fromkeys(names, 0)
+    valid_swaps = dict.fromkeys(names, 0)
+    for differences in randomization_differences(rows_a, rows_b, statistic, names, n_resamples, swap_rng):
+        for name in names:
+            null = differences[name][np.isfinite(differences[name])]
             valid_swaps[name] += null.size
             if np.isfinite(observed[name]):
                 # Ties count as extreme; the tolerance keeps float noise from breaking them.

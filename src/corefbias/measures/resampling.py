@@ -157,6 +157,22 @@ def swap_masks(n_units: int, n_permutations: int, rng: np.random.Generator) -> n
     return rng.integers(0, 2, size=(n_permutations, n_units)).astype(float)
 
 
+def randomization_differences(
+    rows_a: np.ndarray, rows_b: np.ndarray, statistic: Statistic, names, n_permutations: int, rng: np.random.Generator
+) -> Iterator[dict[str, np.ndarray]]:
+    """``score(A) − score(B)`` under the null that the systems are exchangeable on every unit, in chunks.
+
+    Each permutation swaps the two systems' rows on a random subset of units: the totals become
+    ``total_a + masks @ (rows_b − rows_a)`` and ``total_b − masks @ (rows_b − rows_a)``.
+    """
+    delta = rows_b - rows_a
+    total_a, total_b = rows_a.sum(0), rows_b.sum(0)
+    for chunk in _replicate_chunks(len(rows_a), n_permutations):
+        moved = swap_masks(len(rows_a), chunk, rng) @ delta
+        swapped_a, swapped_b = statistic(total_a + moved), statistic(total_b - moved)
+        yield {name: np.asarray(swapped_a[name] - swapped_b[name], dtype=float) for name in names}
+
+
 def paired_randomization_test(
     rows_a: np.ndarray,
     rows_b: np.ndarray,
@@ -168,8 +184,9 @@ def paired_randomization_test(
 ) -> dict[str, float | None]:
     """Approximate randomization test (Yeh 2000) of ``score(A) - score(B)`` on the same units.
 
-    Under the null both systems are exchangeable on every unit, so each permutation swaps the
-    two systems' rows on a random half of the units. Two-sided p-value with +1 correction.
+    Under the null both systems are exchangeable on every unit (:func:`randomization_differences`).
+    Two-sided p-value with +1 correction. ``corefbias.measures.comparison.paired_difference`` adds
+    a paired bootstrap CI and several scores at once.
     """
     rows_a = np.asarray(rows_a, dtype=float)
     rows_b = np.asarray(rows_b, dtype=float)
@@ -180,16 +197,12 @@ def paired_randomization_test(
     observed = float(statistic(rows_a.sum(0))[name] - statistic(rows_b.sum(0))[name])
     if not np.isfinite(observed):
         return {"difference": None, "p_value": None}
-    rng = np.random.default_rng(seed)
     at_least_as_extreme = 0
     valid = 0
-    delta = rows_b - rows_a
-    total_a = rows_a.sum(0)
-    total_b = rows_b.sum(0)
-    for chunk in _replicate_chunks(len(rows_a), n_permutations):
-        moved = swap_masks(len(rows_a), chunk, rng) @ delta
-        differences = statistic(total_a + moved)[name] - statistic(total_b - moved)[name]
-        finite = differences[np.isfinite(differences)]
+    for differences in randomization_differences(
+        rows_a, rows_b, statistic, [name], n_permutations, np.random.default_rng(seed)
+    ):
+        finite = differences[name][np.isfinite(differences[name])]
         valid += finite.size
         at_least_as_extreme += np.count_nonzero(np.abs(finite) >= abs(observed) - 1e-12)
     p_value = (at_least_as_extreme + 1.0) / (valid + 1.0)
