@@ -110,8 +110,12 @@ def main() -> None:
             "linear_rows": model.linear,
             **{
                 kind: {headline: vars(rate) | {"rate": rate.rate} for headline, rate in rates.items()}
-                for kind, rates in (("fpr", null), ("comparison_fpr", paired), ("power", power),
-                                    ("comparison_power", paired_power))
+                for kind, rates in (
+                    ("fpr", null),
+                    ("comparison_fpr", paired),
+                    ("power", power),
+                    ("comparison_power", paired_power),
+                )
             },
         }
         for headline in null:

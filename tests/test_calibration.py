@@ -38,7 +38,8 @@ def test_winogender_tests_only_scores_with_a_null(designs):
     model = calibration.SectionRowsModel(designs["winogender"], np.random.default_rng(2))
     rates = calibration.headline_rates(model, bias=0.0, runs=300, n_bootstrap=200, seed=2)
     assert set(rates) == {
-        "winogender occupation_share_male_minus_female", "winogender accuracy_non_gotcha_minus_gotcha",
+        "winogender occupation_share_male_minus_female",
+        "winogender accuracy_non_gotcha_minus_gotcha",
     }
     for name, rate in rates.items():  # 300 runs: the 99% binomial interval around 0.05
         assert 0.02 <= rate.rate <= 0.085, (name, rate)

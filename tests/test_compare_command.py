@@ -22,8 +22,15 @@ def runs(exported_set, tmp_path_factory):
     folders = {}
     for name, limit in (("oracle", LIMIT), ("random", LIMIT), ("stereotype", LIMIT), ("short", LIMIT // 2)):
         spec = "baseline:oracle" if name == "short" else f"baseline:{name}"
-        result = runner.run(spec, BENCHMARKS, data_dir=data_dir, cache_path=root / "cache.sqlite", limit=limit,
-                            n_bootstrap=100, progress=False)
+        result = runner.run(
+            spec,
+            BENCHMARKS,
+            data_dir=data_dir,
+            cache_path=root / "cache.sqlite",
+            limit=limit,
+            n_bootstrap=100,
+            progress=False,
+        )
         run_outputs.write_outputs(result, root / name, plots=False)
         folders[name] = root / name
     return folders, data_dir
@@ -40,14 +47,19 @@ def test_a_run_against_a_copy_of_itself_differs_by_nothing(runs, tmp_path):
     assert [run["label"] for run in result["runs"]] == ["baseline:random (random)", "baseline:random (again)"]
     rows = _differences(result)
     assert set(rows) == {
-        ("winogender", "pairs_resolved_differently"), ("winogender", "occupation_share_male_minus_female"),
-        ("winogender", "accuracy_non_gotcha_minus_gotcha"), ("counter_gap", "delta_i"),
-        ("counter_gap", "accuracy_diff"), ("counter_gap", "accuracy"),
+        ("winogender", "pairs_resolved_differently"),
+        ("winogender", "occupation_share_male_minus_female"),
+        ("winogender", "accuracy_non_gotcha_minus_gotcha"),
+        ("counter_gap", "delta_i"),
+        ("counter_gap", "accuracy_diff"),
+        ("counter_gap", "accuracy"),
     }
     for row in rows.values():
         assert row["difference"] == 0.0 and row["p_value"] == 1.0 and row["p_holm"] == 1.0
         assert row["significant"] is False
-    assert result["comparisons"][0]["notes"] == ["winogender r with BLS % female: not a sum over pair_id units, so no paired test"]
+    assert result["comparisons"][0]["notes"] == [
+        "winogender r with BLS % female: not a sum over pair_id units, so no paired test"
+    ]
 
 
 def test_differences_are_the_runs_own_scores_and_flip_with_the_order(runs):
@@ -73,12 +85,14 @@ def test_more_runs_give_every_pair_or_each_against_the_reference(runs):
     paths = [folders["oracle"], folders["random"], folders["stereotype"]]
     every = comparison.compare_runs(paths, data_dir=data_dir, n_resamples=200)
     assert [(item["a"], item["b"]) for item in every["comparisons"]] == [
-        ("baseline:oracle", "baseline:random"), ("baseline:oracle", "baseline:stereotype"),
+        ("baseline:oracle", "baseline:random"),
+        ("baseline:oracle", "baseline:stereotype"),
         ("baseline:random", "baseline:stereotype"),
     ]
     against = comparison.compare_runs(paths, reference="baseline:oracle", data_dir=data_dir, n_resamples=200)
     assert [(item["a"], item["b"]) for item in against["comparisons"]] == [
-        ("baseline:random", "baseline:oracle"), ("baseline:stereotype", "baseline:oracle"),
+        ("baseline:random", "baseline:oracle"),
+        ("baseline:stereotype", "baseline:oracle"),
     ]
     with pytest.raises(ValueError, match="matches 0 of the runs"):
         comparison.compare_runs(paths, reference="nobody", data_dir=data_dir)
@@ -118,8 +132,19 @@ def test_runs_on_different_items_or_data_are_refused(runs, tmp_path):
 def test_cli_writes_the_report_table_and_forest_plot(runs, tmp_path, capsys):
     folders, data_dir = runs
     out = tmp_path / "out"
-    status = cli.main(["compare", str(folders["stereotype"]), str(folders["oracle"]), "--data-dir", str(data_dir),
-                       "--n-resamples", "300", "--out", str(out)])
+    status = cli.main(
+        [
+            "compare",
+            str(folders["stereotype"]),
+            str(folders["oracle"]),
+            "--data-dir",
+            str(data_dir),
+            "--n-resamples",
+            "300",
+            "--out",
+            str(out),
+        ]
+    )
     assert status == 0
     printed = capsys.readouterr().out
     assert "A = baseline:stereotype, B = baseline:oracle (p Holm-adjusted" in printed

@@ -7,14 +7,20 @@ import argparse
 
 def add_commands(commands, common: argparse.ArgumentParser) -> None:
     compare = commands.add_parser(
-        "compare", parents=[common],
+        "compare",
+        parents=[common],
         help="are two runs' bias scores different? paired tests on the same instances, Holm-adjusted, forest plot",
     )
     compare.add_argument("runs", nargs="+", metavar="RUN_DIR", help="folders written by `corefbias run` (two or more)")
-    compare.add_argument("--reference", metavar="RUN", help="compare each run with this one (folder or model name) "
-                         "instead of every pair")
-    compare.add_argument("--out", default="corefbias-comparison", metavar="DIR", help="output folder (default: %(default)s)")
-    compare.add_argument("--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)")
+    compare.add_argument(
+        "--reference", metavar="RUN", help="compare each run with this one (folder or model name) instead of every pair"
+    )
+    compare.add_argument(
+        "--out", default="corefbias-comparison", metavar="DIR", help="output folder (default: %(default)s)"
+    )
+    compare.add_argument(
+        "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
+    )
     compare.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples and random swaps")
     compare.add_argument("--seed", type=int, default=0, help="seed of the resampling")
 
@@ -24,8 +30,12 @@ def _compare(args) -> int:
     from ..harness.run_outputs import format_number
 
     result = comparison.compare_runs(
-        args.runs, reference=args.reference, data_dir=args.data_dir, mirror=args.mirror,
-        n_resamples=args.n_resamples, seed=args.seed,
+        args.runs,
+        reference=args.reference,
+        data_dir=args.data_dir,
+        mirror=args.mirror,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
     )
     for item in result["comparisons"]:
         print(f"A = {item['a']}, B = {item['b']} (p Holm-adjusted; * = adjusted p < {result['significance_level']})")

@@ -196,7 +196,12 @@ def _count(p_values: list[float | None]) -> Rate:
 
 
 def headline_rates(
-    model: SectionRowsModel, *, bias: float, runs: int, n_bootstrap: int, seed: int,
+    model: SectionRowsModel,
+    *,
+    bias: float,
+    runs: int,
+    n_bootstrap: int,
+    seed: int,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Rate]:
     """Per headline (``"<section> <key>"``): the share of simulated runs its bootstrap test calls significant.
@@ -226,7 +231,13 @@ def headline_rates(
 
 
 def comparison_rates(
-    model: SectionRowsModel, *, bias: float, bias_b: float | None = None, runs: int, n_resamples: int, seed: int,
+    model: SectionRowsModel,
+    *,
+    bias: float,
+    bias_b: float | None = None,
+    runs: int,
+    n_resamples: int,
+    seed: int,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Rate]:
     """Per headline: the share of simulated pairs of models whose paired comparison is significant.
@@ -245,8 +256,12 @@ def comparison_rates(
         rows_b = model.rows(simulate_links(design, probabilities, bias if bias_b is None else bias_b, rng))
         for section, key, _, _ in tested:
             result = comparison.paired_difference(
-                rows_a[section], rows_b[section], recorded[section].statistic, [key],
-                n_resamples=n_resamples, seed=seed + run,
+                rows_a[section],
+                rows_b[section],
+                recorded[section].statistic,
+                [key],
+                n_resamples=n_resamples,
+                seed=seed + run,
             )[key]
             p_values[f"{section} {key}"].append(result.p_value)
         if progress is not None:

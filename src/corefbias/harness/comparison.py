@@ -139,7 +139,9 @@ def _decisions(run: Run, benchmark: str, parts: dict) -> dict:
 def _check_rebuilt(run: Run, benchmark: str, section: str, key: str, rebuilt: float) -> None:
     stored = run.results["benchmarks"][benchmark]["sections"].get(section, {}).get(key)
     same = (stored is None and not math.isfinite(rebuilt)) or (
-        stored is not None and math.isfinite(rebuilt) and abs(stored - rebuilt) <= _SCORE_TOLERANCE * max(1, abs(stored))
+        stored is not None
+        and math.isfinite(rebuilt)
+        and abs(stored - rebuilt) <= _SCORE_TOLERANCE * max(1, abs(stored))
     )
     if not same:
         raise ValueError(
@@ -199,13 +201,20 @@ def compare_pair(
                 notes.append(f"{name} {headline.label}: not a sum over {benchmark.unit} units, so no paired test")
                 continue
             _check_rebuilt(a, name, headline.section, headline.key, float(totals[headline.key]))
-            _check_rebuilt(b, name, headline.section, headline.key, float(unit_b.statistic(unit_b.rows.sum(0))[headline.key]))
+            _check_rebuilt(
+                b, name, headline.section, headline.key, float(unit_b.statistic(unit_b.rows.sum(0))[headline.key])
+            )
             if unit_a.rows.shape != unit_b.rows.shape:  # e.g. GAP weights infeasible for one limit only
                 notes.append(f"{name} {headline.label}: the runs' units differ")
                 continue
             result = comparison.paired_difference(
-                unit_a.rows, unit_b.rows, unit_a.statistic, [headline.key],
-                n_resamples=n_resamples, seed=seed, confidence=CONFIDENCE,
+                unit_a.rows,
+                unit_b.rows,
+                unit_a.statistic,
+                [headline.key],
+                n_resamples=n_resamples,
+                seed=seed,
+                confidence=CONFIDENCE,
             )[headline.key]
             raw.append({"headline": headline, "benchmark": name, "units": len(unit_a.rows), "result": result})
     adjusted = comparison.holm([item["result"].p_value for item in raw])
@@ -214,9 +223,21 @@ def compare_pair(
         headline, result = item["headline"], item["result"]
         differences.append(
             HeadlineDifference(
-                item["benchmark"], headline.section, headline.key, headline.label, headline.unbiased, item["units"],
-                result.value_a, result.value_b, result.difference, result.ci_low, result.ci_high, result.p_value,
-                p_holm, None if p_holm is None else p_holm < comparison.SIGNIFICANCE_LEVEL, result.undefined,
+                item["benchmark"],
+                headline.section,
+                headline.key,
+                headline.label,
+                headline.unbiased,
+                item["units"],
+                result.value_a,
+                result.value_b,
+                result.difference,
+                result.ci_low,
+                result.ci_high,
+                result.p_value,
+                p_holm,
+                None if p_holm is None else p_holm < comparison.SIGNIFICANCE_LEVEL,
+                result.undefined,
             )
         )
     return differences, notes
@@ -227,8 +248,11 @@ def pairs(runs: Sequence[Run], reference: str | None) -> list[tuple[Run, Run]]:
     if reference is None:
         return list(itertools.combinations(runs, 2))
     matches = [
-        run for run in runs
-        if run.label == reference or run.results.get("model") == reference or run.path.resolve() == Path(reference).resolve()
+        run
+        for run in runs
+        if run.label == reference
+        or run.results.get("model") == reference
+        or run.path.resolve() == Path(reference).resolve()
     ]
     if len(matches) != 1:
         raise ValueError(
@@ -239,8 +263,13 @@ def pairs(runs: Sequence[Run], reference: str | None) -> list[tuple[Run, Run]]:
 
 
 def compare_runs(
-    paths: Sequence[str | Path], *, reference: str | None = None, data_dir=None, mirror=None,
-    n_resamples: int = 10_000, seed: int = 0,
+    paths: Sequence[str | Path],
+    *,
+    reference: str | None = None,
+    data_dir=None,
+    mirror=None,
+    n_resamples: int = 10_000,
+    seed: int = 0,
 ) -> dict:
     """The ``comparison.json`` dict for two or more run folders."""
     if len(paths) < 2:
@@ -255,7 +284,9 @@ def compare_runs(
         )
         if not differences:
             raise ValueError(f"{a.label} and {b.label} share no benchmark with a headline score to compare")
-        comparisons.append({"a": a.label, "b": b.label, "differences": [asdict(d) for d in differences], "notes": notes})
+        comparisons.append(
+            {"a": a.label, "b": b.label, "differences": [asdict(d) for d in differences], "notes": notes}
+        )
     return {
         "runs": [{"label": run.label, "path": str(run.path), "model": run.results.get("model")} for run in runs],
         "reference": reference,

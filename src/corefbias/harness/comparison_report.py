@@ -31,7 +31,9 @@ def markdown(result: dict) -> str:
         ]
         for row in item["differences"]:
             mark = "*" if row["significant"] else ""
-            difference = format_number(row["difference"]) + mark if row["difference"] is not None else f"— ({row['undefined']})"
+            difference = (
+                format_number(row["difference"]) + mark if row["difference"] is not None else f"— ({row['undefined']})"
+            )
             lines.append(
                 f"| {row['benchmark']} | {row['score']} | {format_number(row['value_a'])} | "
                 f"{format_number(row['value_b'])} | {difference} | [{format_number(row['ci_low'])}, "
@@ -48,11 +50,13 @@ def forest_plot(result: dict, path: Path) -> Path:
     from .plots import _save, plt
 
     labels = [run["label"] for run in result["runs"]]
-    headlines = list(dict.fromkeys((row["benchmark"], row["score"]) for rows in result["scores"].values() for row in rows))
-    values = {
-        (label, row["benchmark"], row["score"]): row for label, rows in result["scores"].items() for row in rows
-    }
-    figure, axes_list = plt.subplots(len(headlines), 1, figsize=(7, 0.35 * len(labels) * len(headlines) + 0.9 * len(headlines)), squeeze=False)
+    headlines = list(
+        dict.fromkeys((row["benchmark"], row["score"]) for rows in result["scores"].values() for row in rows)
+    )
+    values = {(label, row["benchmark"], row["score"]): row for label, rows in result["scores"].items() for row in rows}
+    figure, axes_list = plt.subplots(
+        len(headlines), 1, figsize=(7, 0.35 * len(labels) * len(headlines) + 0.9 * len(headlines)), squeeze=False
+    )
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for axes, (benchmark, score) in zip(axes_list[:, 0], headlines):
         unbiased = None
@@ -64,13 +68,17 @@ def forest_plot(result: dict, path: Path) -> Path:
             unbiased = row["unbiased_value"]
             low = row["value"] - row["ci_low"] if row["ci_low"] is not None else 0.0
             high = row["ci_high"] - row["value"] if row["ci_high"] is not None else 0.0
-            axes.errorbar(row["value"], position, xerr=[[low], [high]], fmt="o", capsize=3, color=colours[position % len(colours)])
+            axes.errorbar(
+                row["value"], position, xerr=[[low], [high]], fmt="o", capsize=3, color=colours[position % len(colours)]
+            )
         if unbiased is not None:
             axes.axvline(unbiased, color="grey", linestyle="--", linewidth=1)
         axes.set_yticks(range(len(labels)), labels, fontsize=7)
         axes.set_ylim(-0.6, len(labels) - 0.4)
         axes.invert_yaxis()
-        axes.set_title(f"{benchmark}: {score}" + ("" if unbiased is None else f" (unbiased = {unbiased:g}, dashed)"), fontsize=8)
+        axes.set_title(
+            f"{benchmark}: {score}" + ("" if unbiased is None else f" (unbiased = {unbiased:g}, dashed)"), fontsize=8
+        )
         axes.tick_params(axis="x", labelsize=7)
     return _save(figure, path)
 

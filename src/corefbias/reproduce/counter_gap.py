@@ -130,7 +130,8 @@ def report(mirror=None, n_bootstrap: int = 10_000, seed: int = 0) -> str:
     by_key = {(cell.system, cell.score): cell for cell in cells(mirror, n_bootstrap, seed)}
     lines = [
         "Counter-GAP (Xie et al., 2023), no-debiasing rows, recomputed from the published system outputs.",
-        f"Values in % (Spearman's rho unscaled); * = one-sided p < {SIGNIFICANCE_LEVEL} as in the paper (half our two-sided bootstrap p over quadruples, "
+        f"Values in % (Spearman's rho unscaled); * = one-sided p < {SIGNIFICANCE_LEVEL} as in the paper "
+        f"(half our two-sided bootstrap p over quadruples, "
         f"{n_bootstrap} resamples, seed {seed}). Each cell: ours / paper.",
     ]
     for table, scores in TABLES.items():

@@ -21,17 +21,31 @@ def differences_frame(result: dict) -> pd.DataFrame:
     rows = []
     for item in result["comparisons"]:
         for row in item["differences"]:
-            difference = "—" if row["difference"] is None else format_number(row["difference"]) + ("*" if row["significant"] else "")
-            rows.append([
-                item["a"], item["b"], row["benchmark"], row["score"], format_number(row["value_a"]),
-                format_number(row["value_b"]), difference,
-                f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]",
-                format_number(row["p_value"]), format_number(row["p_holm"]),
-            ])
+            difference = (
+                "—"
+                if row["difference"] is None
+                else format_number(row["difference"]) + ("*" if row["significant"] else "")
+            )
+            rows.append(
+                [
+                    item["a"],
+                    item["b"],
+                    row["benchmark"],
+                    row["score"],
+                    format_number(row["value_a"]),
+                    format_number(row["value_b"]),
+                    difference,
+                    f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]",
+                    format_number(row["p_value"]),
+                    format_number(row["p_holm"]),
+                ]
+            )
     return pd.DataFrame(rows, columns=DIFFERENCE_HEADERS)
 
 
-def compare_stored(store: RunStore, settings: SpaceSettings, run_ids: list[str]) -> tuple[str, pd.DataFrame, Path, list[Path]]:
+def compare_stored(
+    store: RunStore, settings: SpaceSettings, run_ids: list[str]
+) -> tuple[str, pd.DataFrame, Path, list[Path]]:
     """Compare two or more stored runs: a note, the differences, the forest plot and the files to download."""
     run_ids = list(dict.fromkeys(run_ids or []))
     if len(run_ids) < 2:

@@ -221,16 +221,19 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                 gr.Markdown("### Is one run's bias different from another's? Paired tests on the same instances")
                 with gr.Row():
                     compare_choice = gr.Dropdown(
-                        label="Runs to compare (two or more)", choices=[], multiselect=True, allow_custom_value=True, scale=3,
+                        label="Runs to compare (two or more)", choices=[], multiselect=True, allow_custom_value=True,
+                        scale=3,
                     )
                     compare_button = gr.Button("Compare runs")
                 compare_note = gr.Markdown()
                 compare_table = gr.Dataframe(
-                    headers=compare.DIFFERENCE_HEADERS, label="Differences", interactive=False, wrap=True, elem_id="differences",
+                    headers=compare.DIFFERENCE_HEADERS, label="Differences", interactive=False, wrap=True,
+                    elem_id="differences",
                 )
                 compare_forest = gr.Image(label="Forest plot", type="filepath", visible=False)
                 compare_files = gr.File(
-                    label="Downloads: comparison.json, comparison.md, forest.png", file_count="multiple", interactive=False,
+                    label="Downloads: comparison.json, comparison.md, forest.png", file_count="multiple",
+                    interactive=False,
                 )
             with gr.Tab("Learn", id="learn"):
                 gr.Markdown(LEARN_INTRO + learn.headline_table())
