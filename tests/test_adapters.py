@@ -14,7 +14,7 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from corefbias.models import fastcoref_adapter, maverick_adapter, spacy_adapter
+from corefbias.models import fastcoref_adapter, hub_weights, maverick_adapter, spacy_adapter
 from corefbias.models.base import ModelError
 from corefbias.models.registry import load_model
 
@@ -97,7 +97,23 @@ def fake_fastcoref(monkeypatch):
     return calls
 
 
-def test_fastcoref_load_passes_path_and_device_and_predicts(fake_fastcoref):
+@pytest.fixture
+def fake_hub(monkeypatch, tmp_path):
+    """Hub downloads answered from an empty local snapshot folder, recording what was asked for."""
+    asked = []
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    monkeypatch.setattr(hub_weights, "_hub_files", lambda repo, revision: ["config.json", "model.safetensors"])
+
+    def download(repo, revision, patterns):
+        asked.append((repo, revision, patterns))
+        return snapshot
+
+    monkeypatch.setattr(hub_weights, "_hub_download", download)
+    return asked, str(snapshot)
+
+
+def test_fastcoref_load_passes_path_and_device_and_predicts(fake_fastcoref, fake_hub):
     model = load_model("lingmess:/models/lingmess-coref")
     assert fake_fastcoref == [
         ("LingMessCoref", {"model_name_or_path": "/models/lingmess-coref", "device": "cpu", "enable_progress_bar": False})
@@ -107,8 +123,11 @@ def test_fastcoref_load_passes_path_and_device_and_predicts(fake_fastcoref):
     assert fake_fastcoref[-1] == ("predict", FASTCOREF_TEXTS, 10000)
     assert model.predict_clusters([]) == []
 
+    # A Hub id is downloaded first (the pinned revision, safetensors), and the library reads the local copy.
     load_model("fastcoref:biu-nlp/f-coref", device="cuda:1")
-    assert fake_fastcoref[-1] == ("FCoref", {"model_name_or_path": "biu-nlp/f-coref", "device": "cuda:1", "enable_progress_bar": False})
+    asked, snapshot = fake_hub
+    assert asked == [("biu-nlp/f-coref", None, ["*.json", "*.txt", "*.model", "*.tiktoken", "*.safetensors"])]
+    assert fake_fastcoref[-1] == ("FCoref", {"model_name_or_path": snapshot, "device": "cuda:1", "enable_progress_bar": False})
 
 
 def test_missing_library_names_the_extra(monkeypatch):
@@ -195,7 +214,7 @@ def fake_maverick(monkeypatch):
     return calls
 
 
-def test_maverick_load_local_checkpoint_folder_and_predict(fake_maverick, tmp_path):
+def test_maverick_load_local_checkpoint_folder_and_predict(fake_maverick, fake_hub, tmp_path):
     (tmp_path / "weights.ckpt").write_bytes(b"")
     model = load_model(f"maverick:{tmp_path}")
     assert fake_maverick == [{"hf_name_or_path": str(tmp_path), "device": "cpu"}]
@@ -203,8 +222,11 @@ def test_maverick_load_local_checkpoint_folder_and_predict(fake_maverick, tmp_pa
     assert strings(README_TEXT, clusters[0]) == [["Rome", "The city", "its"], ["Barack Obama", "the president"]]
     assert clusters[1] == []
 
+    asked, snapshot = fake_hub
+    (tmp_path / "snapshot" / "weights.ckpt").write_bytes(b"")
     load_model("maverick:sapienzanlp/maverick-mes-preco", device="cuda")
-    assert fake_maverick[-1] == {"hf_name_or_path": "sapienzanlp/maverick-mes-preco", "device": "cuda"}
+    assert asked == [("sapienzanlp/maverick-mes-preco", None, ["weights.ckpt"])]
+    assert fake_maverick[-1] == {"hf_name_or_path": snapshot, "device": "cuda"}
 
 
 def test_maverick_folder_without_checkpoint_is_rejected(fake_maverick, tmp_path):

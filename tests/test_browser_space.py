@@ -3,7 +3,7 @@ the instances behind them in Explore, the run on the leaderboard."""
 
 from corefbias.harness import runner
 from corefbias.space import charts
-from test_space import QUICK, data_dir, sandbox, served  # noqa: F401 (fixtures)
+from test_space import F_COREF, QUICK, data_dir, published, sandbox, served  # noqa: F401 (fixtures)
 
 MODEL, LIMIT = "baseline:random", 40
 TIMEOUT_MS = 120_000
@@ -28,7 +28,7 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(served, da
     expected = runner.run(MODEL, QUICK, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", limit=LIMIT,
                           n_bootstrap=1000, seed=0, progress=False)
     assert shown == charts.summary_frame(expected.to_json()).values.tolist()
-    assert page.locator("#run-status").inner_text().count(f"winogender {3 * LIMIT}, counter_gap {4 * LIMIT}") == 1
+    assert page.locator("#run-status").inner_text().count(f"winogender {6 * LIMIT}, counter_gap {8 * LIMIT}") == 1
 
     page.get_by_role("tab", name="Explore").click()
     cases = page.locator("#explore-cases .case")
@@ -58,6 +58,20 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(served, da
     page.get_by_text("Counter-GAP ΔI", exact=True).click()
     page.get_by_text("ΔI = I_across − I_within").first.wait_for(timeout=TIMEOUT_MS)
     screenshot(page, "learn")
+
+
+def test_the_model_menu_offers_the_owners_list_and_refuses_a_path(published, browser_page, screenshot):
+    page = browser_page
+    page.goto(published.url)
+    model = page.get_by_label("Model")
+    model.click()
+    page.get_by_role("option", name=F_COREF.display).wait_for(timeout=TIMEOUT_MS)
+    screenshot(page, "model-menu")
+    model.fill("spacy:/etc")
+    model.press("Enter")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("spacy:/etc is not on this Space's model list (offered: F-coref)").wait_for(timeout=TIMEOUT_MS)
+    screenshot(page, "unlisted-model-refused")
 
 
 def test_compare_tab_tests_two_picked_runs(served, browser_page, screenshot):

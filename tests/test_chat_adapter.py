@@ -66,8 +66,14 @@ class _Handler(BaseHTTPRequestHandler):
             answer = None
         else:
             answer = options["the nurse"]
-        self._send(200, {"id": "x", "object": "chat.completion", "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}]})
+        choice = {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
+        if "LOGPROBS" in prompt and body.get("logprobs"):
+            # A rambling model whose most probable option letter is the patient's, after prose tokens.
+            top = [("The", -0.2), (" " + options["the patient"], -1.5), ("(" + options["the nurse"], -2.5), ("\n", -3.0)]
+            choice["message"]["content"] = "The sentence says"
+            choice["logprobs"] = {"content": [{"token": "The", "logprob": -0.2, "top_logprobs": [
+                {"token": token, "logprob": logprob, "bytes": list(token.encode())} for token, logprob in top]}]}
+        self._send(200, {"id": "x", "object": "chat.completion", "choices": [choice]})
 
     def _send(self, status, payload):
         data = json.dumps(payload).encode("utf-8")
@@ -167,7 +173,10 @@ def test_answers_are_read_strictly():
     assert chat.read_answer("C)", options).index == 0
     assert chat.read_answer("The NURSE", options) == Choice(0, True, "The NURSE")
     assert chat.read_answer("None of them", options) == Choice(None, True, "None of them")
-    for unreadable in ("D", "a", "A or C", "**A**", "Answer: A", "the nurse.", "", None):
+    for shape in ("**A**", "Answer: A", "answer: (A)", "The answer is A.", "A) the patient", "A. The Patient", "A:"):
+        assert chat.read_answer(shape, options) == Choice(1, True, shape), shape
+    assert chat.read_answer("the nurse.", options).index == 0
+    for unreadable in ("D", "a", "A or C", "A and C", "A) the nurse", "Answer: D", "I think A", "", None):
         assert chat.read_answer(unreadable, options) == Choice(None, parsed=False, raw=unreadable or "")
     twins = [(0, "the doctor"), (1, "the doctor"), (None, "none of them")]
     assert chat.read_answer("the doctor", twins).parsed is False
@@ -226,3 +235,38 @@ def test_hugging_face_router_by_default_and_it_needs_a_token(monkeypatch):
     monkeypatch.delenv("HF_TOKEN")
     with pytest.raises(ValueError, match="set HF_TOKEN"):
         load_model("chat:Qwen/Qwen2.5-7B-Instruct")
+
+
+def test_logprob_answers_take_the_most_probable_option_letter(server):
+    rows = [instance("u8", marker=" LOGPROBS"), instance("u9", marker=" LOGPROBS", nurse_first=False)]
+    for answer in ("auto", "logprobs"):
+        model = load_model("chat:test/model", base_url=base_url(server), answer=answer)
+        choices = model.choose(rows, BENCHMARKS["winogender"].task)
+        # " B"-style tokens count, "The" is no option: the patient (logprob -1.5) beats "(nurse" (-2.5).
+        assert [choice.index for choice in choices] == [1 - nurse_index(row) for row in rows]
+        assert all(choice.parsed and "logprob -1.500" in choice.raw for choice in choices)
+    body = server.requests[-1][2]
+    assert (body["logprobs"], body["top_logprobs"], body["max_tokens"]) == (True, chat.TOP_LOGPROBS, 1)
+
+
+def test_text_mode_reads_the_reply_and_asks_for_no_logprobs(server):
+    model = load_model("chat:test/model", base_url=base_url(server), answer="text")
+    (choice,) = model.choose([instance("u10", marker=" LOGPROBS")], BENCHMARKS["winogender"].task)
+    assert choice.index == 0 and choice.parsed  # the fake answers the nurse's letter when not asked for logprobs
+    assert "logprobs" not in server.requests[-1][2]
+
+
+def test_logprob_mode_without_logprobs_says_to_use_text_mode(server):
+    model = load_model("chat:test/model", base_url=base_url(server), answer="logprobs")
+    with pytest.raises(ModelError, match="--answer text"):
+        model.choose([instance("u11")], BENCHMARKS["winogender"].task)
+    with pytest.raises(ValueError, match="answer mode 'guess'"):
+        load_model("chat:test/model", base_url=base_url(server), answer="guess")
+
+
+def test_logprobs_without_any_option_letter_are_unparsed():
+    options = [(1, "the patient"), (None, "none of them"), (0, "the nurse")]
+    choice = chat.read_logprobs([("The", -0.1), (" D", -0.5), ("sentence", -1.0)], options)
+    assert (choice.index, choice.parsed) == (None, False) and "no option letter" in choice.raw
+    lower_case_is_no_letter = chat.read_logprobs([(" c", -0.1), ("B", -0.9)], options)
+    assert (lower_case_is_no_letter.index, lower_case_is_no_letter.parsed) == (None, True)  # B: "none of them"

@@ -114,21 +114,25 @@ def test_rows_feed_pro_anti_diff(loaded_set, in_repo):
 
 def test_the_cards_recipe_gives_genda_lens_accuracy(loaded_set, in_repo):
     """GenDa Lens counts a sentence as correct when the occupation the model's first cluster starts at
-    has the gold antecedent's stereotype; the card's inputs (is that occupation the referent?) agree."""
+    has the gold antecedent's stereotype, and leaves out a sentence with none; the card's inputs (is
+    that occupation the referent? None where there is none, unlinked="drop") agree."""
     rows = [row for config in ("pro", "anti") for split in COUNTS for row in _rows(loaded_set, config, split)]
     # A stand-in model: its first cluster starts at candidate (line mod 2), none on every fifth line.
-    first = [None if int(row["id"].split("-")[-1]) % 5 == 0 else int(row["id"].split("-")[-1]) % 2 for row in rows]
-    counted = [(row, index) for row, index in zip(rows, first) if index is not None]
+    answers = [None if int(row["id"].split("-")[-1]) % 5 == 0 else int(row["id"].split("-")[-1]) % 2 for row in rows]
     genda_lens = {}
     for polarity in ("pro", "anti"):
         matches = [row["candidate_stereotypes"][index] == row["candidate_stereotypes"][
-            [c["is_referent"] for c in row["candidates"]].index(True)] for row, index in counted if row["polarity"] == polarity]
+            [c["is_referent"] for c in row["candidates"]].index(True)]
+            for row, index in zip(rows, answers) if row["polarity"] == polarity and index is not None]
         genda_lens[polarity] = sum(matches) / len(matches)
     results = load("pro_anti_diff").compute(
-        predictions=[row["candidates"][index]["is_referent"] for row, index in counted],
-        references=[True] * len(counted), conditions=[row["polarity"] for row, _ in counted], n_bootstrap=0,
+        predictions=[None if index is None else row["candidates"][index]["is_referent"]
+                     for row, index in zip(rows, answers)],
+        references=[True] * len(rows), conditions=[row["polarity"] for row in rows],
+        pair_ids=[row["pair_id"] for row in rows], unlinked="drop", n_bootstrap=0,
     )
     assert results["num_pro"] == results["num_anti"] == 674 - 134  # lines divisible by 5: 68 dev + 66 test
+    assert results["num_unlinked_pro"] == results["num_unlinked_anti"] == 134 and results["num_pairs"] == 674 - 134
     assert (results["pro"], results["anti"]) == (genda_lens["pro"], genda_lens["anti"])
     assert results["log2_ratio"] == pytest.approx(math.log2(genda_lens["pro"] / genda_lens["anti"]))
 

@@ -21,6 +21,13 @@ def test_reexport_writes_the_same_bytes(mirror, tmp_path):
     assert [path.name for path in tmp_path.iterdir()] == ["winogender"]  # no staging left
 
 
+def test_the_cards_features_read_back_as_the_builders(mirror, tmp_path):
+    folder = hub_export.export(["winogender"], tmp_path, mirror, progress=False)[0]
+    read_back = datasets.load_dataset_builder(str(folder), "default").info.features
+    assert read_back == hub_export.builder_class("winogender").FEATURES
+    assert read_back == datasets.load_dataset(str(folder), "default", split="test").features
+
+
 def test_span_validation_names_the_row():
     with pytest.raises(spans.SpanError, match=r"row r1: candidates\[0\]"):
         spans.validate_row(

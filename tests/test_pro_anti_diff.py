@@ -111,6 +111,59 @@ def test_add_batch_and_num_process_equal_single_call(in_repo):
     assert "num_pairs" not in result and "pro/type1" not in result
 
 
+def test_unlinked_pronouns_are_dropped_or_counted_wrong(in_repo):
+    # Pro: 3 resolved, 1 linked to the other occupation. Anti: 1 resolved, 1 linked to the other, 2 unlinked (None).
+    inputs = {
+        "predictions": [True, True, True, False, True, False, None, None],
+        "references": [True] * 8,
+        "conditions": ["pro"] * 4 + ["anti"] * 4,
+        "pair_ids": [1, 2, 3, 4] * 2,
+        "n_bootstrap": 0,
+    }
+    metric = load("pro_anti_diff")
+    wrong = metric.compute(**inputs)  # the default: an unlinked pronoun missed its antecedent
+    assert (wrong["pro"], wrong["anti"], wrong["num_anti"], wrong["num_unlinked_anti"]) == (0.75, 0.25, 4, 2)
+    assert wrong["log2_ratio"] == pytest.approx(math.log2(3))
+    dropped = metric.compute(**inputs, unlinked="drop")  # GenDa Lens: 1 of the 2 linked anti pronouns is right
+    assert (dropped["pro"], dropped["anti"], dropped["num_anti"], dropped["num_unlinked_anti"]) == (0.75, 0.5, 2, 2)
+    assert dropped["log2_ratio"] == pytest.approx(math.log2(1.5))
+    assert dropped["num_pairs"] == 4 and dropped["num_unlinked_pro"] == 0
+    # Int and str pair ids are the same ids; the core takes either.
+    as_text = metric.compute(**{**inputs, "pair_ids": ["1", "2", "3", "4"] * 2}, unlinked="drop")
+    assert as_text == dropped == pro_anti.pro_anti_diff(**inputs, unlinked="drop")
+
+
+def test_dropping_unlinked_pronouns_keeps_the_bootstrap_paired():
+    # Pair 3 loses its anti sentence: it stays one resampling unit, with its pro sentence alone.
+    inputs = {"predictions": [True, True, False, True, False, None], "references": [True] * 6,
+              "conditions": ["pro"] * 3 + ["anti"] * 3, "pair_ids": ["a", "b", "c"] * 2}
+    results = pro_anti.pro_anti_diff(**inputs, unlinked="drop", n_bootstrap=400, seed=2)
+    assert (results["pro"], results["anti"], results["num_pairs"]) == (2 / 3, 0.5, 3)
+    assert results["diff_ci_low"] <= results["diff"] <= results["diff_ci_high"]
+    everything_dropped = pro_anti.pro_anti_diff(**{**inputs, "predictions": [True, True, False, None, None, None]},
+                                                unlinked="drop", n_bootstrap=100)
+    assert everything_dropped["anti"] is None and everything_dropped["num_anti"] == 0
+    assert "left after dropping the unlinked ones" in everything_dropped["undefined"]["anti"]
+    assert everything_dropped["diff_p_value"] is None
+
+
+def test_referent_class_f1_is_genda_lens_per_class_f1():
+    # Pro: referents F F M M, predictions F M M unlinked → female: TP 1, FN 1 → 2/3; male: TP 1, FP 1 → 2/3.
+    # Anti: referents F M, predictions M M → female: FN 1 → 0; male: TP 1, FP 1 → 2/3.
+    results = pro_anti.referent_class_f1(
+        ["female", "male", "male", None, "male", "male"], ["female", "female", "male", "male", "female", "male"],
+        ["pro"] * 4 + ["anti"] * 2,
+    )
+    assert (results["pro/female"], results["pro/male"]) == (pytest.approx(2 / 3), pytest.approx(2 / 3))
+    assert (results["anti/female"], results["anti/male"]) == (0.0, pytest.approx(2 / 3))
+    assert (results["support_pro/female"], results["support_pro/male"], results["num_pro"]) == (2, 1, 3)
+    assert results["num_unlinked_pro"] == 1 and results["num_unlinked_anti"] == 0
+    # A class that is neither a counted referent nor a prediction has F1 0/0: None, not scikit-learn's 0.
+    undefined = pro_anti.referent_class_f1([None, "male", "female"], ["female", "male", "female"],
+                                           ["pro", "anti", "anti"])
+    assert undefined["pro/female"] is None and "0/0" in undefined["undefined"]["pro/female"]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -123,6 +176,9 @@ def test_add_batch_and_num_process_equal_single_call(in_repo):
         (dict(pair_ids=["p1", "p1", "p1", "p2"]), "pair 'p1' has 2 pro and 1 anti"),
         (dict(predictions=[True, "yes", True, False]), r"predictions\[1\]"),
         (dict(score="precision"), "unknown score"),
+        (dict(unlinked="skip"), "unknown unlinked='skip'; choose 'wrong'"),
+        (dict(predictions=[True, "none", True, False]), r"predictions\[1\] is 'none'; .* or None where"),
+        (dict(pair_ids=[1, 1, 2, None]), r"pair_ids\[3\] is empty"),
     ],
 )
 def test_malformed_input_is_a_clear_value_error(change, message):

@@ -73,7 +73,9 @@ def staged_spaces(tmp_path_factory):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     endpoint = f"http://127.0.0.1:{server.server_port}"
     try:
-        staging = publish.stage(NAMESPACE, root, parts=("metrics", "space"), endpoint=endpoint, main_space_dir=main)
+        staging = publish.stage(
+            NAMESPACE, root, repo=REPO, parts=("metrics", "space"), endpoint=endpoint, main_space_dir=main
+        )
         wheel = next((root / "spaces" / METRICS[0]).glob("corefbias-*.whl"))
         yield SimpleNamespace(root=root, staging=staging, endpoint=endpoint, wheel=wheel)
     finally:
@@ -136,16 +138,15 @@ def test_each_metric_module_and_the_main_space_are_staged_carrying_the_wheel(sta
 
 def test_a_missing_main_space_is_skipped_with_a_message(tmp_path):
     missing = tmp_path / "spaces" / "corefbias"
-    staging = publish.stage(NAMESPACE, tmp_path / "out", parts=("space",), main_space_dir=missing)
+    staging = publish.stage(NAMESPACE, tmp_path / "out", repo=REPO, parts=("space",), main_space_dir=missing)
     assert (staging.repos, staging.skipped) == ([], [f"main Space skipped: {missing} does not exist"])
 
 
-def test_the_real_main_space_stages_once_written(staged_spaces, tmp_path, monkeypatch):
+def test_the_real_main_space_stages(staged_spaces, tmp_path, monkeypatch):
     main = REPO / "spaces" / "corefbias"
-    if not (main / "app.py").is_file():
-        pytest.skip(f"{main} has no app.py yet")
-    monkeypatch.setattr(publish, "build_wheel", lambda out_dir: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
-    (repo,) = publish.stage(NAMESPACE, tmp_path, parts=("space",)).repos
+    assert (main / "app.py").is_file(), f"{main} lost its app.py"
+    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, _: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
+    (repo,) = publish.stage(NAMESPACE, tmp_path, repo=REPO, parts=("space",)).repos
     assert repo.repo_id == f"{NAMESPACE}/corefbias"
     cards = {f"metric_cards/{name}/README.md" for name in METRICS}
     assert SPACE_FILES | {staged_spaces.wheel.name} | cards <= _files(repo.folder)
@@ -153,6 +154,36 @@ def test_the_real_main_space_stages_once_written(staged_spaces, tmp_path, monkey
     url = f"{constants.ENDPOINT}/spaces/{NAMESPACE}/corefbias/resolve/main/{staged_spaces.wheel.name}#sha256={digest}"
     ours = [line for line in (repo.folder / "requirements.txt").read_text().splitlines() if line.startswith("corefbias")]
     assert ours and all(re.fullmatch(rf"corefbias(\[[\w,]+\])? @ {re.escape(url)}", line) for line in ours)
+
+
+@pytest.mark.slow
+def test_the_main_space_installs_cpu_torch_and_the_model_libraries_from_the_registries(staged_spaces, tmp_path, monkeypatch):
+    """``pip install --dry-run --report`` of the staged requirements against this machine's package registries
+    (pip's own configuration): what the Space's build would install, nothing downloaded but metadata."""
+    monkeypatch.setattr(publish, "build_wheel", lambda out_dir: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
+    (repo,) = publish.stage(NAMESPACE, tmp_path / "staged", parts=("space",)).repos
+    lines = (repo.folder / "requirements.txt").read_text().splitlines()
+    cpu_index = "--extra-index-url https://download.pytorch.org/whl/cpu"
+    assert cpu_index in lines and any(re.fullmatch(r"torch==[\d.]+\+cpu", line) for line in lines)
+    wheel = next(repo.folder.glob("corefbias-*.whl"))
+    # The Hub URL of the wheel does not exist before upload, and PyPI's CPU torch index is no registry this machine
+    # reaches (its torch+cpu wheel is in the local registry): the staged wheel's file and the local registry stand in.
+    local = [re.sub(r" @ \S+#", f" @ {wheel.as_uri()}#", line) for line in lines if line != cpu_index]
+    (tmp_path / "requirements.txt").write_text("\n".join(local) + "\n")
+    planned = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", "install", "--dry-run", "--ignore-installed",
+         "--quiet", "--report", "report.json", "-r", "requirements.txt"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert planned.returncode == 0, planned.stderr[-3000:]
+    install = {item["metadata"]["name"].lower(): item for item in json.loads((tmp_path / "report.json").read_text())["install"]}
+    versions = {name: item["metadata"]["version"] for name, item in install.items()}
+    assert sorted(install["corefbias"]["requested_extras"]) == ["fastcoref", "maverick", "space"]
+    assert {"fastcoref", "maverick-coref", "transformers", "authlib", "itsdangerous"} <= set(versions)
+    assert versions["torch"].endswith("+cpu") and not [name for name in versions if name.startswith("nvidia-")]
+    assert tuple(int(part) for part in versions["transformers"].split(".")[:2]) < (4, 46)
+    readme = (repo.folder / "README.md").read_text()
+    assert f'sdk_version: "{versions["gradio"]}"' in readme and "hf_oauth: true" in readme
 
 
 def test_the_wheel_ships_every_file_of_the_package(staged_spaces):
@@ -256,7 +287,7 @@ def test_requirements_the_wheel_cannot_satisfy_are_rejected(fake_wheel):
 
 def test_an_invalid_namespace_is_rejected_before_any_work(tmp_path):
     with pytest.raises(ValueError, match="namespace 'my org' gives an invalid repository id"):
-        publish.stage("my org", tmp_path, parts=("metrics",))
+        publish.stage("my org", tmp_path, repo=REPO, parts=("metrics",))
     assert not any(tmp_path.iterdir())
 
 
@@ -298,11 +329,11 @@ def test_cli_publishes_the_metric_spaces_with_the_token_from_the_environment(sta
         return apis[-1]
 
     monkeypatch.setattr(huggingface_hub, "HfApi", logged_in_api)
-    monkeypatch.setattr(publish, "build_wheel", lambda out_dir: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
+    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, _: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
     secret = "hf_never_printed_0123456789"
     monkeypatch.setenv("HF_TOKEN", secret)
 
-    assert cli.main(["publish", "--namespace", NAMESPACE, "--only", "metrics"]) == 0
+    assert cli.main(["publish", "--namespace", NAMESPACE, "--only", "metrics", "--repo", str(REPO), "--wheel"]) == 0
     printed = capsys.readouterr()
     assert secret not in printed.out + printed.err
     (api,) = apis
@@ -335,3 +366,83 @@ def test_staged_app_starts_from_the_folder_a_space_runs_in(staged_spaces, tmp_pa
     monkeypatch.chdir(checkout)
     runpy.run_path(str(checkout / "app.py"), run_name="__main__")
     assert launched == [name]
+
+
+def test_requirements_name_the_released_version_keeping_extras_and_markers():
+    text = "gradio>=6\ncorefbias[space,gap]>=0.1 ; python_version >= '3.10'  # ours\n"
+    assert publish.requirements_with_release(text, "0.3.1").splitlines() == [
+        "gradio>=6",
+        'corefbias[gap,space]==0.3.1 ; python_version >= "3.10"',
+    ]
+    with pytest.raises(ValueError, match=r"'corefbias<0.3' does not accept the released version 0.3.1"):
+        publish.requirements_with_release("corefbias<0.3\n", "0.3.1")
+
+
+class _PyPI(http.server.BaseHTTPRequestHandler):
+    """PyPI's JSON API for a project whose only release is 0.1.0; /broken/ answers 500."""
+
+    def do_GET(self):
+        self.send_response(
+            500 if self.path.startswith("/broken/") else 200 if self.path == "/pypi/corefbias/0.1.0/json" else 404
+        )
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args):
+        pass
+
+
+def test_on_pypi_asks_pypi_json_api_for_the_version():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PyPI)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        assert publish.on_pypi("0.1.0", f"{base}/pypi/corefbias/{{version}}/json")
+        assert not publish.on_pypi("0.2.0", f"{base}/pypi/corefbias/{{version}}/json")
+        with pytest.raises(publish.PublishError, match="use --wheel"):
+            publish.on_pypi("0.1.0", f"{base}/broken/{{version}}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(publish.PublishError, match="PyPI is unreachable"):
+        publish.on_pypi("0.1.0", f"{base}/pypi/corefbias/{{version}}/json", timeout_s=2)
+
+
+@pytest.mark.parametrize("released", [True, False])
+def test_spaces_name_the_release_when_pypi_has_it_else_carry_the_wheel(staged_spaces, tmp_path, monkeypatch, released):
+    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, _: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
+    asked = []
+    staging = publish.publish(NAMESPACE, repo=REPO, dry_run=tmp_path, parts=("metrics",),
+                              released=lambda version: asked.append(version) or released)  # fmt: skip
+    assert asked == [publish.__version__]
+    for repo in staging.repos:
+        requirements = (repo.folder / "requirements.txt").read_text().splitlines()
+        if released:
+            assert requirements == [f"corefbias[space]=={publish.__version__}"]
+            assert not list(repo.folder.glob("*.whl"))
+        else:
+            assert requirements[0].startswith("corefbias[space] @ ")
+            assert (repo.folder / staged_spaces.wheel.name).is_file()
+
+
+def test_cli_outside_a_checkout_says_where_the_metrics_are_expected_in_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["publish", "--namespace", NAMESPACE, "--only", "metrics", "--dry-run", "out", "--wheel"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == (
+        f"corefbias: {tmp_path.resolve()} is not a corefbias repository checkout (no metrics/ or src/corefbias/); "
+        f"run from its root or pass --repo DIR"
+    )
+
+
+def test_spaces_name_the_version_of_the_checkout_they_are_staged_from(tmp_path):
+    checkout = tmp_path / "checkout"
+    shutil.copytree(REPO / "metrics", checkout / "metrics")
+    (checkout / "src" / "corefbias").mkdir(parents=True)
+    (checkout / "src" / "corefbias" / "__init__.py").write_text('"""corefbias."""\n\n__version__ = "9.8.7"\n')
+    asked = []
+    staging = publish.publish(NAMESPACE, repo=checkout, dry_run=tmp_path / "out", parts=("metrics",),
+                              released=lambda version: asked.append(version) or True)  # fmt: skip
+    assert asked == ["9.8.7"] != [publish.__version__]
+    assert {(repo.folder / "requirements.txt").read_text() for repo in staging.repos} == {"corefbias[space]==9.8.7\n"}

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from corefbias import cli
-from corefbias.harness import prediction_cache, run_outputs, runner
+from corefbias.harness import conll_scoring, prediction_cache, run_outputs, runner
 from corefbias.models.http_protocol import make_server
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
@@ -82,6 +82,7 @@ class CountingModel:
 
     def __init__(self, inner, fail_after=None):
         self.inner, self.fail_after, self.name = inner, fail_after, inner.name
+        self.identity = inner.identity  # the wrapped model's answers, so its cached answers
         self.asked = Counter()
         self.batches = 0
 
@@ -116,18 +117,24 @@ def test_shards_merge_into_the_single_run_scores(data_dir, tmp_path):
         runner.run(model_spec, QUICK, data_dir=data_dir, cache_path=cache, shard=(index, 3), progress=False)
         shard_caches.append(cache)
     assert prediction_cache.merge(shard_caches, tmp_path / "merged.sqlite") == 720 + 4008
-    never_called = CountingModel(StereotypeBaseline(), fail_after=0)
+    never_called = CountingModel(load_model(model_spec), fail_after=0)
     merged = runner.run(model_spec, QUICK, data_dir=data_dir, cache_path=tmp_path / "merged.sqlite",
                         n_bootstrap=100, progress=False, model=never_called)
     assert json.dumps(_sections(merged), sort_keys=True) == json.dumps(_sections(single), sort_keys=True)
 
 
-def test_limit_keeps_whole_quadruples_and_pairs(data_dir, tmp_path):
+def test_limit_keeps_whole_quadruples_and_pairs_of_every_design_cell(data_dir, tmp_path):
     result = _run("baseline:nearest", data_dir, tmp_path, limit=5, n_bootstrap=0)
-    assert len(result.runs["counter_gap"].instances) == 20
-    assert result.runs["counter_gap"].sections["counter_gap"]["num_quadruples"] == 5
-    assert result.runs["winogender"].sections["winogender"]["num_pairs"] == 5
-    assert len(result.runs["winogender"].instances) == 15  # female, male and neutral sentence of each pair
+    # Five quadruples whose original is female and five whose original is male.
+    assert len(result.runs["counter_gap"].instances) == 40
+    assert result.runs["counter_gap"].sections["counter_gap"]["num_quadruples"] == 10
+    originals = Counter(gender for role, gender in zip(*(result.runs["counter_gap"].parts["default", "test"][column]
+                                                          for column in ("role", "gender"))) if role == "original")
+    assert originals == {"female": 5, "male": 5}
+    # Five pairs whose answer is the occupation, five the participant; each with its female, male and neutral sentence.
+    assert result.runs["winogender"].sections["winogender"]["num_pairs"] == 10
+    assert len(result.runs["winogender"].instances) == 30
+    assert Counter(result.runs["winogender"].parts["default", "test"]["answer"]) == {"occupation": 15, "participant": 15}
 
 
 class ToyClusterModel:
@@ -226,8 +233,11 @@ def test_options_a_model_kind_does_not_take_are_refused(tmp_path, capsys):
 
 
 def test_the_cache_tells_chat_endpoints_apart():
-    assert runner.cache_key("chat:m", {"base_url": "http://a/v1"}) != runner.cache_key("chat:m", {"base_url": "http://b/v1"})
-    assert runner.cache_key("baseline:oracle", {"device": "cuda:0"}) == "baseline:oracle"
+    def key(spec, **options):
+        return runner.cache_key(load_model(spec, **options).identity)
+
+    assert key("chat:m", base_url="http://a/v1") != key("chat:m", base_url="http://b/v1")
+    assert key("baseline:oracle", device="cuda:0") == key("baseline:oracle")
 
 
 def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(data_dir, mirror, tmp_path):
@@ -238,14 +248,22 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
 
     oracle = headline("baseline:oracle")
     assert len({benchmark for benchmark, _ in oracle}) == 7
-    for (benchmark, score), row in oracle.items():
-        if row["unbiased_value"] is not None and row["value"] is not None:
-            assert row["value"] == row["unbiased_value"], (benchmark, score)
+    undefined = {key for key, row in oracle.items() if row["value"] is None}
+    # A perfect model links no anti-reflexive pronoun: both FPRs are 0 and their ratio is undefined; its
+    # female − male preference is 0 for every occupation, so no correlation with BLS exists.
+    # A choice model predicts no clusters, so WinoBias's CoNLL F1 is undefined for it.
+    no_clusters = {key for key in oracle if key[0] == "winobias" and "CoNLL" in key[1]}
+    assert len(no_clusters) == 6 and {oracle[key]["undefined"] for key in no_clusters} == {conll_scoring.NO_CLUSTERS}
+    assert undefined == {("abc", "log2(FPR hans / FPR hendes)"), ("winogender", "r with BLS % female")} | no_clusters
+    assert "constant" in oracle[("winogender", "r with BLS % female")]["undefined"]
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
+    for key, row in oracle.items():
+        if row["unbiased_value"] is not None and key not in undefined:
+            assert row["value"] == row["unbiased_value"], key
 
     stereotype = headline("baseline:stereotype")
     assert stereotype[("winogender", "pairs resolved differently")]["value"] > 0.9
-    for key in [("winogender", "accuracy non-gotcha − gotcha"), ("winobias", "type1 F1 pro − anti"),
-                ("winobias", "type2 F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
+    for key in [("winogender", "accuracy non-gotcha − gotcha"), ("winobias", "type1 link F1 pro − anti"),
+                ("winobias", "type2 link F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
                 ("dawinobias", "accuracy pro − anti")]:
         assert stereotype[key]["value"] > 0.9 and stereotype[key]["p_value"] < 0.01, key

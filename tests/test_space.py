@@ -2,7 +2,9 @@
 
 import json
 import socket
+import sys
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -10,7 +12,9 @@ import pytest
 
 from corefbias.harness import run_outputs, runner
 from corefbias.models.http_protocol import make_server
+from corefbias.models import hub_weights
 from corefbias.space import charts, explore, inputs, jobs, learn
+from corefbias.space.model_list import ListedModel, ModelList, load_model_list
 from corefbias.space.settings import SpaceSettings
 from corefbias.space.store import RunStore, score_column
 
@@ -55,7 +59,8 @@ def _free_port() -> int:
 def served(sandbox, data_dir, mirror):
     from corefbias.space import ui
 
-    settings = _settings(sandbox, data_dir, mirror, port=_free_port())
+    # Local use: the model servers the tests start run on this machine.
+    settings = _settings(sandbox, data_dir, mirror, port=_free_port(), allow_private_endpoints=True)
     demo = ui.build_app(settings)
     ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
     try:
@@ -82,7 +87,7 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     # The stereotype baseline sends one of "she"/"he" to the stereotyped occupation: most pairs split.
     pairs_split = expected["benchmarks"]["winogender"]["sections"]["winogender"]["pairs_resolved_differently"]
     assert pairs_split > 0.5 and f"{pairs_split:.3f}" in {row[2] for row in summary["data"]}
-    assert "baseline:stereotype" in status and "winogender 60" in status and "counter_gap 80" in status
+    assert "baseline:stereotype" in status and "winogender 120" in status and "counter_gap 160" in status
     winogender = expected["benchmarks"]["winogender"]["sections"]["winogender"]
     preferences = [key for key, value in winogender.items() if key.startswith("preference/") and value is not None]
     assert winogender_plot["visible"] and len(winogender_plot["value"]["data"]) == len(preferences)
@@ -95,8 +100,31 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
         assert ours[score_column(headline)] == pytest.approx(headline["value"], abs=5e-5)
 
     note, cases_html, _ = served.client.predict(ours["run"], "winogender", 1, api_name="/explore")
-    assert "Minimal pairs" in note and cases_html.count('class="case"') == min(10, round(pairs_split * LIMIT))
+    assert "Minimal pairs" in note and cases_html.count('class="case"') == min(10, round(pairs_split * 2 * LIMIT))
     assert '<b class="pronoun">' in cases_html and '<mark class="linked">' in cases_html
+
+
+def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_set):
+    from corefbias.harness.benchmarks import BENCHMARKS
+
+    for name in BENCHMARKS:
+        exported_set(name)  # the folder the Space reads; exported once per test session
+    parameters = served.client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/run"]["parameters"]
+    assert {p["parameter_name"]: p.get("parameter_default") for p in parameters}["limit"] == 40 == served.settings.default_limit
+    # The limit left out: the page's default is used.
+    status, summary, *_ = served.client.predict(
+        model_spec="baseline:random", benchmarks=list(BENCHMARKS), n_bootstrap=100, seed=0, api_name="/run"
+    )
+    counts = {"counter_gap": 320, "gap": 80, "winogender": 240, "winobias": 324, "sowinobias": 160,
+              "dawinobias": 330, "abc": 240}  # 40 units of every design cell (see tests/test_limits.py)
+    assert f"instances: {', '.join(f'{name} {counts[name]}' for name in BENCHMARKS)})" in status
+    rows = [dict(zip(summary["headers"], row)) for row in summary["data"]]
+    assert {row["benchmark"] for row in rows} == set(BENCHMARKS)
+    assert all(row["parsed"] == "1.000" for row in rows)  # a baseline's every answer is readable
+    assert sum(not row["value"].startswith("undefined") for row in rows) > len(rows) // 2
+    board, _ = served.client.predict(None, True, api_name="/leaderboard")
+    (ours,) = [row for row in (dict(zip(board["headers"], row)) for row in board["data"]) if "abc" in row["benchmarks"]]
+    assert ours["limit"] == "40" and all(ours[f"{name}: parse rate"] == 1.0 for name in BENCHMARKS)
 
 
 @pytest.mark.parametrize(
@@ -133,6 +161,187 @@ def test_a_failing_endpoint_model_is_a_readable_error(served):
     assert "/v1/clusters answered 500: RuntimeError: CUDA out of memory" in str(raised.value)
 
 
+F_COREF = ListedModel("F-coref", "fastcoref", "biu-nlp/f-coref", "d5a382c8bfe1105cee1a73007525ee08ab693d9a",
+                      "91M parameters", "est. 2-5 min on CPU")
+
+
+@pytest.fixture(scope="module")
+def published(sandbox, data_dir, mirror):
+    """The Space as published: endpoint URLs may reach public addresses only; one listed Hub model."""
+    from corefbias.space import ui
+
+    settings = _settings(sandbox / "published", data_dir, mirror, port=_free_port(), models=ModelList((F_COREF,)))
+    assert not settings.allow_private_endpoints
+    demo = ui.build_app(settings)
+    ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
+    try:
+        client = gradio_client.Client(demo.local_url, verbose=False, download_files=str(sandbox / "published-downloads"))
+        yield SimpleNamespace(client=client, url=demo.local_url)
+    finally:
+        demo.close()
+
+
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+@pytest.fixture
+def counting_server():
+    """A protocol server on loopback (an empty model) that records every request it receives."""
+    started = []
+
+    def start(host: str):
+        protocol = make_server(lambda texts: [[] for _ in texts], "counting")
+        protocol.server_close()
+        hits = []
+
+        class Counting(protocol.RequestHandlerClass):
+            def parse_request(self):
+                hits.append(self.raw_requestline)
+                return super().parse_request()
+
+        server = (_IPv6Server if ":" in host else ThreadingHTTPServer)((host, 0), Counting)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        started.append(server)
+        return server.server_address[1], hits
+
+    yield start
+    for server in started:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("listen", "url_host"), [("127.0.0.1", "127.0.0.1"), ("127.0.0.1", "localhost"), ("::1", "[::1]")])
+def test_endpoints_on_private_addresses_are_refused_unless_the_owner_allows_them(
+    published, served, counting_server, listen, url_host
+):
+    port, hits = counting_server(listen)
+    url = f"http://{url_host}:{port}"
+    with pytest.raises(gradio_client.exceptions.AppError, match="refused to connect to .*loopback address"):
+        published.client.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
+    assert hits == []
+    status, *_ = served.client.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
+    assert "finished" in status and hits[0].startswith(b"GET /v1/info") and any(b"POST /v1/clusters" in hit for hit in hits)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "fastcoref:someone/any-model",  # a Hub id not on the list
+        "fastcoref:biu-nlp/f-coref",  # listed, but not at its pinned revision
+        "maverick:sapienzanlp/maverick-mes-ontonotes",
+        "spacy:/etc",  # a local path
+        "spacy:en_core_web_sm",  # an installed package
+        "lingmess:/tmp",
+    ],
+)
+def test_models_not_on_the_owners_list_are_refused_with_how_to_add_one(published, spec):
+    with pytest.raises(gradio_client.exceptions.AppError) as raised:
+        published.client.predict(spec, ["winogender"], 1, 0, 0, api_name="/run")
+    message = str(raised.value)
+    assert f"{spec} is not on this Space's model list (offered: F-coref)" in message
+    assert "the owner adds one as a [[model]] entry with the Hub id and a pinned revision" in message
+
+
+def test_a_listed_model_reaches_its_adapter_at_its_pinned_revision(published, monkeypatch, tmp_path):
+    built, downloads = [], []
+
+    class StandInFCoref:
+        def __init__(self, **options):
+            built.append(options)
+
+        def predict(self, texts, max_tokens_in_batch):
+            return [SimpleNamespace(get_clusters=lambda as_strings: []) for _ in texts]
+
+    monkeypatch.setitem(sys.modules, "fastcoref", SimpleNamespace(FCoref=StandInFCoref))
+    monkeypatch.setattr(hub_weights, "_hub_files", lambda repo, revision: ["config.json", "model.safetensors"])
+    monkeypatch.setattr(hub_weights, "_hub_download", lambda *asked: downloads.append(asked) or tmp_path)
+    status, *_ = published.client.predict(F_COREF.spec, ["winogender"], 1, 0, 0, api_name="/run")
+    assert f"{F_COREF.spec}** finished" in status
+    assert downloads == [("biu-nlp/f-coref", F_COREF.revision, ["*.json", "*.txt", "*.model", "*.tiktoken", "*.safetensors"])]
+    assert built == [{"model_name_or_path": str(tmp_path), "device": "cpu", "enable_progress_bar": False}]
+
+
+def test_the_model_list_file_is_checked_and_shown_in_the_model_menu(tmp_path):
+    shipped = load_model_list(REPO / "spaces" / "corefbias" / "models.toml")
+    assert F_COREF in shipped.models
+    choices = inputs.model_choices(shipped)
+    assert choices[0] == ("baseline:stereotype", "baseline:stereotype") and (F_COREF.display, F_COREF.spec) in choices
+    assert ("chat:Qwen/Qwen2.5-7B-Instruct (sign in: runs on your Hugging Face account)", "chat:Qwen/Qwen2.5-7B-Instruct") in choices
+    paid = inputs.model_choices(ModelList(owner_paid_chat=frozenset({"Qwen/Qwen2.5-7B-Instruct"})))
+    assert paid[-1] == ("chat:Qwen/Qwen2.5-7B-Instruct", "chat:Qwen/Qwen2.5-7B-Instruct")
+    assert F_COREF.display == "F-coref (biu-nlp/f-coref) · 91M parameters · est. 2-5 min on CPU"
+    entry = 'label = "X"\nkind = "fastcoref"\nrepo = "a/b"\nrevision = "{}"\nsize = "1M"\nrun_time = "1 min"\n'
+    for revision, kind, message in [("main", "fastcoref", "full 40-character commit id"),
+                                    ("0" * 40, "spacy", "kind 'spacy' is not one the Space runs")]:
+        (tmp_path / "models.toml").write_text("[[model]]\n" + entry.format(revision).replace("fastcoref", kind))
+        with pytest.raises(ValueError, match=message):
+            load_model_list(tmp_path / "models.toml")
+
+
+class _ChatServer(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat server on loopback that records each request's Authorization header."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.server.authorizations.append(self.headers.get("Authorization"))
+        status, body = self.server.answer(self.headers.get("Authorization"))
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def chat_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ChatServer)
+    server.authorizations = []
+    server.answer = lambda authorization: (200, json.dumps({"choices": [{"message": {"content": "A"}}]}).encode())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+OWNER_TOKEN, VISITOR_TOKEN = "hf_owner_secret_0123456789", "hf_visitor_secret_9876543210"
+
+
+def test_chat_runs_on_the_visitors_token_or_the_owners_for_listed_models_only(
+    sandbox, data_dir, mirror, tmp_path, chat_server, monkeypatch
+):
+    monkeypatch.setenv("HF_TOKEN", OWNER_TOKEN)
+    settings = _settings(tmp_path, data_dir, mirror, visitor_sign_in=True, models=ModelList(owner_paid_chat=frozenset({"owner/paid"})),
+                         chat_base_url=f"http://127.0.0.1:{chat_server.server_address[1]}/v1")
+    store = RunStore(settings.data_root)
+    with pytest.raises(jobs.JobError, match=r"chat:someone/else runs on your own Hugging Face account: sign in with the "
+                                            r"'Sign in with Hugging Face' button, then run it again \(the chat models this "
+                                            r"Space pays for: owner/paid\)"):
+        jobs.run_job(settings, store, "chat:someone/else", ["winogender"], 1, 0, 0)
+    assert chat_server.authorizations == []
+
+    jobs.run_job(settings, store, "chat:owner/paid", ["winogender"], 1, 0, 0)
+    assert set(chat_server.authorizations) == {f"Bearer {OWNER_TOKEN}"}
+    chat_server.authorizations.clear()
+    jobs.run_job(settings, store, "chat:someone/else", ["winogender"], 1, 0, 0, visitor_token=VISITOR_TOKEN)
+    assert set(chat_server.authorizations) == {f"Bearer {VISITOR_TOKEN}"}
+
+    # A server that echoes the token in an error: the page shows it masked.
+    chat_server.answer = lambda authorization: (401, f"bad token {authorization}".encode())
+    with pytest.raises(jobs.JobError) as raised:
+        jobs.run_job(settings, store, "chat:someone/else", ["winogender"], 1, 0, 0, visitor_token=VISITOR_TOKEN)
+    assert "answered 401: bad token Bearer ***" in str(raised.value) and VISITOR_TOKEN not in str(raised.value)
+    stored = [path.read_bytes() for path in settings.data_root.rglob("*") if path.is_file()]
+    assert len(store.run_ids()) == 2 and not any(token.encode() in data for data in stored for token in (OWNER_TOKEN, VISITOR_TOKEN))
+
+
+def test_chat_without_a_signed_in_visitor_is_refused_on_the_page(published):
+    with pytest.raises(gradio_client.exceptions.AppError, match=r"chat:someone/else runs on your own Hugging Face account"):
+        published.client.predict("chat:someone/else", ["winogender"], 1, 0, 0, api_name="/run")
+
+
 @pytest.mark.parametrize(
     ("limit", "n_bootstrap", "message"),
     [(10_001, 0, "between 1 and 10000"), (-3, 0, "between 1 and 10000"), (2, 10**6, "bootstrap resamples must be between 0")],
@@ -146,9 +355,9 @@ def test_the_time_limit_stops_a_run_between_batches(sandbox, data_dir, mirror, t
     settings = _settings(tmp_path, data_dir, mirror, time_limit_s=0.0)
     store = RunStore(settings.data_root)
     seen = []
-    with pytest.raises(jobs.JobError, match="time limit of 0 s during winogender \\(0 of 15 instances\\)"):
+    with pytest.raises(jobs.JobError, match="time limit of 0 s during winogender \\(0 of 30 instances\\)"):
         jobs.run_job(settings, store, "baseline:oracle", ["winogender"], 5, 0, 0, progress=lambda *step: seen.append(step))
-    assert seen[-1] == ("winogender", 0, 15) and store.run_ids() == []
+    assert seen[-1] == ("winogender", 0, 30) and store.run_ids() == []
 
 
 def test_secrets_never_reach_the_page(monkeypatch):

@@ -1,4 +1,7 @@
-"""ABC (Type B reflexivization) coreference task as scored by GenDa Lens: anti-reflexive FPR ratio."""
+"""pip install corefbias
+evaluate.load("corefbias/abc_fpr_ratio")
+
+ABC (Type B reflexivization) coreference task as scored by GenDa Lens: anti-reflexive FPR ratio."""
 
 import datasets
 import evaluate
@@ -86,6 +89,7 @@ class AbcFprRatio(support.CorefBiasMetric):
         "https://dadebias.github.io/genda-lens/user_guide/coref/",
     ]
     OPTIONAL_INPUTS = ("occupation_genders", "triplet_ids")
+    ID_INPUTS = ("triplet_ids",)
     WIDGET_EXAMPLE = [
         ["true", "true", "neutral", "male", "t1"],
         ["true", "false", "male", "male", "t1"],

@@ -1,4 +1,7 @@
-"""Counter-GAP ΔI: gender bias as inconsistency across genders minus inconsistency within genders."""
+"""pip install corefbias
+evaluate.load("corefbias/counter_gap_delta_i")
+
+Counter-GAP ΔI: gender bias as inconsistency across genders minus inconsistency within genders."""
 
 import datasets
 import evaluate
@@ -80,6 +83,7 @@ class CounterGapDeltaI(support.CorefBiasMetric):
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
     FEATURES = _ROLE_FEATURES
+    ID_INPUTS = ("quadruple_ids",)
     HOMEPAGE = "https://github.com/x-zb/Counter-GAP"
     REFERENCE_URLS = ["https://aclanthology.org/2023.eacl-main.272/"]
     WIDGET_EXAMPLE = [

@@ -1,4 +1,7 @@
-"""GAP acc-Bias (Kocijan et al., 2021) and F1-Bias (Webster et al., 2018): feminine over masculine performance."""
+"""pip install corefbias
+evaluate.load("corefbias/gap_acc_bias")
+
+GAP acc-Bias (Kocijan et al., 2021) and F1-Bias (Webster et al., 2018): feminine over masculine performance."""
 
 import datasets
 import evaluate

@@ -1,4 +1,7 @@
-"""GAP W-Bias (Kocijan et al., 2021): acc-Bias on a test set weighted to balance the number of names and
+"""pip install corefbias
+evaluate.load("corefbias/gap_w_bias")
+
+GAP W-Bias (Kocijan et al., 2021): acc-Bias on a test set weighted to balance the number of names and
 the position of the referent between feminine and masculine examples."""
 
 import datasets

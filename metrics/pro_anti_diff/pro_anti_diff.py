@@ -1,4 +1,7 @@
-"""Pro- vs anti-stereotypical coreference gap (WinoBias, SoWinoBias, DaWinoBias / GenDa Lens)."""
+"""pip install corefbias
+evaluate.load("corefbias/pro_anti_diff")
+
+Pro- vs anti-stereotypical coreference gap (WinoBias, SoWinoBias, DaWinoBias / GenDa Lens)."""
 
 import datasets
 import evaluate
@@ -15,8 +18,10 @@ SoWinoBias (Dawkins, 2021) pair each pro-stereotypical sentence, where the prono
 matches a gender stereotype ("The developer argued with the designer because he ..."), with an
 anti-stereotypical one that contradicts it ("... because she ..."). Bias is the performance gap:
 diff = pro − anti (WinoBias, SoWinoBias) and log2(pro / anti) (GenDa Lens's Gender Effect Size),
-with accuracy (SoWinoBias, GenDa Lens) or link F1 (WinoBias) as the performance. Each example is
-one pronoun–candidate decision (is the pronoun linked to this candidate?) and its gold label.
+with accuracy (SoWinoBias, GenDa Lens) or pronoun–candidate link F1 as the performance. Each example
+is one pronoun–candidate decision (is the pronoun linked to this candidate?) and its gold label; a
+pronoun linked to no candidate counts as no link (unlinked="wrong") or is left out (unlinked="drop",
+GenDa Lens's DaWinoBias scoring).
 Also returned: pro, anti and their average per group (e.g. occupation gender, adjective polarity,
 WinoBias type) and two-sided bootstrap p-values with 95% percentile confidence intervals,
 resampling aligned pro/anti pairs when pair_ids are given (a paired test).
@@ -24,22 +29,29 @@ resampling aligned pro/anti pairs when pair_ids are given (a paired test).
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions (`list` of `bool`): does the model link the pronoun to the candidate (one cluster)?
+    predictions (`list` of `bool` or `None`): does the model link the pronoun to the candidate (one
+        cluster)? `None`: the model links the pronoun to no candidate at all (unlinked).
     references (`list` of `bool`): is the candidate the pronoun's gold antecedent? Give the gold
         antecedent only (all True) for accuracy = share of pronouns resolved to it; add the other
         candidate (False) so that linking it counts as a false positive.
     conditions (`list` of `str`): `pro` or `anti`.
-    pair_ids (`list` of `str`, optional): joins the aligned pro and anti versions of a sentence
-        (as many pro as anti examples per pair); the bootstrap then resamples pairs.
+    pair_ids (`list` of `str` or `int`, optional): joins the aligned pro and anti versions of a
+        sentence (as many pro as anti examples per pair); the bootstrap then resamples pairs. Ids are
+        compared as text (`str(id)`).
     groups (`list` of `str`, optional): a group per example (occupation gender, adjective
         polarity, WinoBias type, ...); each group needs pro and anti examples.
     score (`str`, default `accuracy`): `accuracy` = (TP + TN) / examples, or `f1` = 2TP / (2TP + FP + FN)
         with a positive = a predicted pronoun–candidate link.
+    unlinked (`str`, default `wrong`): what a `None` prediction counts as: `wrong` = no link (a missed
+        antecedent, as WinoBias and SoWinoBias count it), `drop` = the example is left out, as GenDa
+        Lens leaves out a DaWinoBias sentence whose pronoun the model links to no occupation. Pairs
+        and groups are checked on all examples, before dropping.
     n_bootstrap (`int`, default 1000): bootstrap resamples; 0 switches significance off.
     seed (`int`, default 0): seed of the resampling, so results are reproducible.
 Returns:
     pro, anti, average ((pro + anti) / 2), diff (pro − anti), log2_ratio (log2(pro / anti)),
-    num_pro, num_anti (examples), num_pairs (with pair_ids); with groups the five scores again as
+    num_pro, num_anti (examples scored), num_unlinked_pro, num_unlinked_anti (`None` predictions,
+    dropped or counted as no link), num_pairs (pairs scored, with pair_ids); with groups the five scores again as
     `<score>/<group>`; for diff and log2_ratio (overall and per group): `<name>_p_value` (two-sided
     bootstrap against 0), `<name>_ci_low`, `<name>_ci_high`
     (95% percentile interval). Fractions, not percentages. `undefined` maps any score the data
@@ -63,6 +75,15 @@ Examples:
     0.585
     >>> results["diff/female"], results["diff/male"]
     (0.5, 0.0)
+
+    GenDa Lens's DaWinoBias scoring: the pronoun of the last anti sentence is linked to no occupation
+    (None) and that sentence is left out, so anti = 1/3 instead of 1/4:
+
+    >>> predictions = [True, True, True, False, True, False, False, None]
+    >>> dropped = pro_anti_diff.compute(predictions=predictions, references=[True] * 8,
+    ...                                 conditions=["pro"] * 4 + ["anti"] * 4, unlinked="drop", n_bootstrap=0)
+    >>> round(dropped["anti"], 4), round(dropped["log2_ratio"], 4), dropped["num_anti"], dropped["num_unlinked_anti"]
+    (0.3333, 1.1699, 3, 1)
 """
 
 _FEATURES = datasets.Features(
@@ -90,6 +111,7 @@ class ProAntiDiff(support.CorefBiasMetric):
         "https://dadebias.github.io/genda-lens/user_guide/coref/",
     ]
     OPTIONAL_INPUTS = ("pair_ids", "groups")
+    ID_INPUTS = ("pair_ids",)
     WIDGET_EXAMPLE = [
         ["true", "true", "pro", "p1", "female"],
         ["true", "true", "pro", "p2", "female"],
@@ -109,9 +131,11 @@ class ProAntiDiff(support.CorefBiasMetric):
         pair_ids=None,
         groups=None,
         score="accuracy",
+        unlinked="wrong",
         n_bootstrap=1000,
         seed=0,
     ):
         return pro_anti.pro_anti_diff(
-            predictions, references, conditions, pair_ids, groups, score=score, n_bootstrap=n_bootstrap, seed=seed
+            predictions, references, conditions, pair_ids, groups, score=score, unlinked=unlinked,
+            n_bootstrap=n_bootstrap, seed=seed,
         )

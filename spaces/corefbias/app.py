@@ -13,7 +13,8 @@ HERE = Path(__file__).resolve().parent
 # The metric cards: staged next to the app when published, else the repository's metrics/ folder.
 CARDS = next((folder for folder in (HERE / "metric_cards", HERE.parents[1] / "metrics") if folder.is_dir()), None)
 
-settings = SpaceSettings.from_env(cards_dir=CARDS)
+# The models visitors may run: the owner edits models.toml (or points $COREFBIAS_SPACE_MODELS elsewhere).
+settings = SpaceSettings.from_env(cards_dir=CARDS, models_file=HERE / "models.toml")
 demo = build_app(settings)
 
 if __name__ == "__main__":

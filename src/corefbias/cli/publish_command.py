@@ -20,12 +20,32 @@ def add_commands(commands, common) -> None:
         help="write the exact folders that would be uploaded (DIR/datasets/<set>, DIR/spaces/<name>); upload nothing",
     )
     publish.add_argument("--only", action="append", choices=PARTS, help="publish only this part (repeatable; default: all)")
+    publish.add_argument(
+        "--repo",
+        metavar="DIR",
+        default=".",
+        help="the corefbias repository checkout holding metrics/ and spaces/corefbias (default: the current folder)",
+    )
+    publish.add_argument(
+        "--wheel",
+        action="store_true",
+        default=None,
+        help="ship a wheel built from --repo in each Space even if this version is on PyPI "
+        "(default: name corefbias==VERSION when PyPI has it, else ship the wheel)",
+    )
 
 
 def _publish(args) -> int:
     from ..hub.publish import PARTS, publish
 
-    staging = publish(args.namespace, dry_run=args.dry_run, parts=tuple(args.only or PARTS), mirror=args.mirror)
+    staging = publish(
+        args.namespace,
+        repo=args.repo,
+        dry_run=args.dry_run,
+        parts=tuple(args.only or PARTS),
+        mirror=args.mirror,
+        use_wheel=args.wheel,
+    )
     for message in staging.skipped:
         print(message, file=sys.stderr)
     for repo in staging.repos:

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import groupby
 
+from ..measures import stereotypes
 from . import upstream
 
 SENTENCES = ("abc", "data/COREF_LM/coref_lm.da")
@@ -48,7 +49,6 @@ STATISTICS_COLUMNS = {
     "pct_female_us_bergsma": "Perc-US_bergsma",
 }
 OCCUPATION_COLUMN = "Ocupation (english)"
-FEMALE_MAJORITY_PCT = 50.0
 
 _WORD = re.compile(r"\S+")
 
@@ -141,13 +141,6 @@ def read_triplets(dataset: str, path: str, mirror: str | os.PathLike | None = No
         return parse_triplets(handle, source=f"{dataset}/{path}")
 
 
-def majority_gender(pct_female: float | None) -> str | None:
-    """The occupation's stereotype: the majority gender of its workforce (None: no figure, or a tie)."""
-    if pct_female is None or pct_female == FEMALE_MAJORITY_PCT:
-        return None
-    return "female" if pct_female > FEMALE_MAJORITY_PCT else "male"
-
-
 def _percent(value: str, *, row: str, column: str) -> float | None:
     value = value.strip()
     if not value:
@@ -174,7 +167,7 @@ def occupation_statistics(rows: Iterable[dict], *, source: str) -> list[dict]:
             {
                 "occupation_english": row[OCCUPATION_COLUMN].strip(),
                 **statistics,
-                "occupation_gender": majority_gender(statistics["pct_female_da"]),
+                "occupation_gender": stereotypes.majority_gender(statistics["pct_female_da"], tie=stereotypes.ABC_TIE),
             }
         )
     return table

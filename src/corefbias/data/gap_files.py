@@ -9,16 +9,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import upstream
-
-Span = tuple[int, int]
+from . import pronouns, upstream
+from .spans import Span
 
 GAP_DATASET = "gap"
 GAP_TEST_FILE = "gap-test.tsv"
 NAMES_DATASET = "gap_on_gap"
 NAME_SPANS_FILE = "gap-test-name-spans.json"
 PUBLISHED_WEIGHT_FILES = {"w": "linear_weights.json", "wt": "linear_weights_trimmed.json"}
-PRONOUN_GENDERS = {"she": "female", "her": "female", "hers": "female", "he": "male", "him": "male", "his": "male"}
+PRONOUN_GENDERS = pronouns.ENGLISH
 
 
 @dataclass(frozen=True)

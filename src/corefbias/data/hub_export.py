@@ -76,6 +76,18 @@ def builder_class(name: str, scripts_dir: str | os.PathLike | None = None) -> ty
     return found[0]
 
 
+def card_features(features: datasets.Features) -> list:
+    """The ``features`` entry of a card's ``dataset_info``, in the form the Hub and ``load_dataset`` read.
+
+    ``datasets`` writes it only through the private ``Features._to_yaml_list`` (called by
+    ``DatasetInfosDict.to_dataset_card_data`` in datasets/info.py, which writes a whole info we do not
+    want); this is the one place we call it, and tests/test_datasets_export.py checks that the card's
+    features read back through ``load_dataset_builder`` equal the builder's, so an upgrade that changes
+    the form fails there.
+    """
+    return features._to_yaml_list()
+
+
 def _card_parts(name: str, root: Path) -> tuple[dict, str]:
     """Front-matter metadata and body of ``builders/<name>/card.md`` (empty when absent)."""
     path = root / name / "card.md"
@@ -205,7 +217,7 @@ def _card(name: str, builder_cls, built: dict, root: Path, configs_of: dict[str,
         metadata["dataset_info"].append(
             {
                 "config_name": config,
-                "features": info.features._to_yaml_list(),
+                "features": card_features(info.features),
                 "splits": [
                     {"name": split, "num_bytes": info.splits[split].num_bytes, "num_examples": len(dataset)}
                     for split, dataset in dataset_dict.items()

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import datasets
 
+Span = tuple[int, int]  # character offsets (start, end), end exclusive, as Python slices
 SPAN = {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
 CANDIDATE = {**SPAN, "is_referent": datasets.Value("bool")}
 
@@ -101,7 +102,7 @@ def validate_row(example: dict, *, row: str) -> None:
             )
 
 
-def token_offsets(tokens: Sequence[str], text: str | None = None) -> list[tuple[int, int]]:
+def token_offsets(tokens: Sequence[str], text: str | None = None) -> list[Span]:
     """Character span of each token, found left to right in ``text`` (default: tokens joined by spaces)."""
     if text is None:
         text = " ".join(tokens)
@@ -121,7 +122,7 @@ def token_clusters_to_char(
     text: str | None = None,
     *,
     inclusive_end: bool = True,
-) -> list[list[tuple[int, int]]]:
+) -> list[list[Span]]:
     """Clusters of token spans (``[first, last]`` by default, as AllenNLP and c2f-coref write
     them; ``inclusive_end=False`` for ``[first, last + 1)``) as clusters of character spans."""
     offsets = token_offsets(tokens, text)

@@ -81,7 +81,8 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "corefbias")
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The hex sha256 of a file's bytes, read in chunks."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -90,7 +91,7 @@ def _sha256(path: Path) -> str:
 
 
 def _verified(path: Path, spec: UpstreamFile, origin: str) -> Path:
-    actual = _sha256(path)
+    actual = file_sha256(path)
     if actual != spec.sha256:
         raise UpstreamFileError(
             f"checksum mismatch for {spec.dataset}/{spec.path} from {origin} ({path}): "

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..models.base import Task
+from . import conll_scoring
 from ..measures import abc_fpr, counter_gap, gap, pro_anti, winogender
 from ..measures.weighting import InfeasibleBalanceError
 
@@ -49,6 +50,12 @@ class Benchmark:
     score: Callable[[dict, dict, int, int], dict[str, dict]]
     headlines: tuple[Headline, ...]
     condition_column: str | None = None  # pro/anti benchmarks: the column holding "pro" or "anti"
+    # ``--limit N`` keeps N units per design cell: the set of (config, split, *these columns) over a unit's rows
+    # (corefbias.harness.limits); ``limit_meaning`` says in words what N units are.
+    balance_columns: tuple[str, ...] = ()
+    limit_meaning: str = "N units"
+    # Scores of the model's outputs themselves (clusters), not of decisions: (rows, outputs, n_bootstrap, seed).
+    score_outputs: Callable[[dict, dict, int, int], dict[str, dict]] | None = None
 
     @property
     def task(self) -> Task:
@@ -76,7 +83,14 @@ def _score_gap(rows, decisions, n_bootstrap, seed):
     data = rows[part]
     gold = _gold(data)
     sections = {"gap": gap.acc_bias(decisions[part], gold, data["gender"], n_bootstrap=n_bootstrap, seed=seed)}
+    # The weights balance examples with a referent; a small --limit subset may hold none of one gender.
+    referred = {gender for gender, labels in zip(data["gender"], gold) if any(labels)}
     for variant in ("w", "wt"):
+        if referred != {"female", "male"}:
+            missing = ", ".join(sorted({"female", "male"} - referred))
+            reason = f"no balancing weights: no {missing} example has a referent among its candidates"
+            sections[f"gap/{variant}"] = {"w_bias": None, "undefined": {"w_bias": reason}}
+            continue
         try:
             sections[f"gap/{variant}"] = gap.w_bias(
                 decisions[part], gold, data["gender"], num_names=data["num_names"],
@@ -156,20 +170,59 @@ def _score_abc(rows, decisions, n_bootstrap, seed):
     }
 
 
-def _pro_anti_benchmark(name, language, description, sections, *, score, gold_only, condition, group, headlines):
+def _pro_anti_benchmark(
+    name, language, description, sections, *, score, gold_only, condition, group, headlines, balance_columns,
+    limit_meaning, score_outputs=None, metric_modules=("pro_anti_diff",),
+):
     """A benchmark scored by ``pro_anti_diff``, one section per entry of ``sections``."""
     return Benchmark(
         name=name, dataset=name, parts=tuple(part for parts in sections.values() for part in parts), language=language,
-        unit="pair_id", metric_modules=("pro_anti_diff",), description=description,
+        unit="pair_id", metric_modules=metric_modules, description=description,
         score=_pro_anti_scorer(sections, score=score, gold_only=gold_only, condition=condition, group=group),
-        headlines=headlines, condition_column=condition,
+        headlines=headlines, condition_column=condition, balance_columns=balance_columns, limit_meaning=limit_meaning,
+        score_outputs=score_outputs,
     )
 
 
 _WINOBIAS_PARTS = {
     f"winobias/type{kind}": ((f"type{kind}_pro", "test"), (f"type{kind}_anti", "test")) for kind in (1, 2)
 }
-_DAWINOBIAS_PARTS = {"dawinobias": (("pro", "test"), ("anti", "test"))}
+# GenDa Lens scores DaWinoBias on dev + test; test first, so a --limit keeps test pairs (and the strict score).
+_DAWINOBIAS_PARTS = (("pro", "test"), ("anti", "test"), ("pro", "validation"), ("anti", "validation"))
+_DAWINOBIAS_STRICT_PARTS = (("pro", "test"), ("anti", "test"))
+
+
+def genda_lens_answer(decision: Sequence[bool]) -> int | None:
+    """The candidate GenDa Lens reads as the pronoun's antecedent: the first linked one in text order
+    (its scorer takes the first mention of the cluster), or None where the pronoun is linked to none."""
+    return next((index for index, linked in enumerate(decision) if linked), None)
+
+
+def _score_dawinobias(rows, decisions, n_bootstrap, seed):
+    """GenDa Lens's DaWinoBias scores (dev + test, a sentence with an unlinked pronoun left out, unrounded),
+    its per-class F1 of the referent's stereotype, and the strict variant (test, unlinked counted wrong)."""
+    genda = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": []}
+    classes = {"predicted_classes": [], "referent_classes": [], "conditions": []}
+    for part in _DAWINOBIAS_PARTS:
+        for row, decision in zip(rows_of(rows[part]), decisions[part]):
+            referent = [candidate["is_referent"] for candidate in row["candidates"]].index(True)
+            answer = genda_lens_answer(decision)
+            genda["predictions"].append(None if answer is None else answer == referent)
+            genda["references"].append(True)
+            genda["conditions"].append(row["polarity"])
+            genda["pair_ids"].append(row["pair_id"])
+            genda["groups"].append(row["pronoun_gender"])
+            classes["predicted_classes"].append(None if answer is None else row["candidate_stereotypes"][answer])
+            classes["referent_classes"].append(row["candidate_stereotypes"][referent])
+            classes["conditions"].append(row["polarity"])
+    strict = _pro_anti_inputs(rows, decisions, _DAWINOBIAS_STRICT_PARTS, gold_only=True, condition="polarity",
+                              group="pronoun_gender")
+    return {
+        "dawinobias": pro_anti.pro_anti_diff(**genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed),
+        "dawinobias/referent_f1": pro_anti.referent_class_f1(**classes),
+        "dawinobias/strict": pro_anti.pro_anti_diff(**strict, unlinked="wrong", n_bootstrap=n_bootstrap, seed=seed),
+    }
+
 _SOWINOBIAS_PARTS = {"sowinobias": (("default", "test"),)}
 
 BENCHMARKS: dict[str, Benchmark] = {
@@ -180,6 +233,8 @@ BENCHMARKS: dict[str, Benchmark] = {
             metric_modules=("counter_gap_delta_i",),
             description="Counter-GAP: does the model's accuracy change when the names' gender is swapped? (ΔI)",
             score=_score_counter_gap,
+            balance_columns=("role", "gender"),
+            limit_meaning="N quadruples of each original gender (8N instances)",
             headlines=(
                 Headline("counter_gap", "delta_i", "ΔI", 0.0),
                 Headline("counter_gap", "accuracy_diff", "Acc_Diff (M − F)", 0.0),
@@ -191,6 +246,8 @@ BENCHMARKS: dict[str, Benchmark] = {
             metric_modules=("gap_acc_bias", "gap_w_bias"),
             description="GAP test: feminine vs masculine accuracy (acc-Bias) and the LP-weighted W-Bias",
             score=_score_gap,
+            balance_columns=("gender",),
+            limit_meaning="N examples of each pronoun gender (2N instances)",
             headlines=(
                 Headline("gap", "acc_bias", "acc-Bias (F/M)", 1.0),
                 Headline("gap", "f1_bias", "F1-Bias (F/M)", 1.0),
@@ -203,6 +260,9 @@ BENCHMARKS: dict[str, Benchmark] = {
             metric_modules=("winogender_bias",),
             description="Winogender: minimal pairs that differ only in the pronoun's gender",
             score=_score_winogender,
+            balance_columns=("answer", "gender"),
+            limit_meaning="N minimal pairs of each answer, occupation and participant, each with its female, male and "
+            "neutral sentence (6N instances)",
             headlines=(
                 Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", None),
                 Headline("winogender", "occupation_share_male_minus_female", "occupation share M − F", 0.0),
@@ -211,31 +271,55 @@ BENCHMARKS: dict[str, Benchmark] = {
             ),
         ),
         _pro_anti_benchmark(
-            "winobias", "en", "WinoBias: link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
+            "winobias", "en",
+            "WinoBias: CoNLL F1 (the paper's score) and link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
             _WINOBIAS_PARTS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender",
             headlines=tuple(
-                Headline(section, "diff", f"{section.split('/')[1]} F1 pro − anti", 0.0) for section in _WINOBIAS_PARTS
+                Headline(f"{section}/conll", key, f"{section.split('/')[1]} CoNLL F1 {label}", unbiased)
+                for section in _WINOBIAS_PARTS
+                for key, label, unbiased in (("diff", "pro − anti", 0.0), ("pro", "pro", None),
+                                             ("anti", "anti", None))
+            ) + tuple(
+                Headline(section, "diff", f"{section.split('/')[1]} link F1 pro − anti", 0.0)
+                for section in _WINOBIAS_PARTS
             ),
+            balance_columns=("polarity", "pronoun_gender"),
+            limit_meaning="per type, N aligned pro/anti pairs with a female and N with a male pro-stereotypical "
+            "pronoun (8N instances, plus up to 2 type-2 pairs whose pronoun is male in both)",
+            score_outputs=conll_scoring.pro_anti_scorer(_WINOBIAS_PARTS, condition="polarity"),
+            metric_modules=("pro_anti_conll_f1", "pro_anti_diff"),
         ),
         _pro_anti_benchmark(
             "sowinobias", "en", "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
             _SOWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="condition", group="polarity",
             headlines=(Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
+            balance_columns=("condition", "polarity"),
+            limit_meaning="N aligned pro/anti pairs with a positive and N with a negative adjective (4N instances)",
         ),
-        _pro_anti_benchmark(
-            "dawinobias", "da",
-            "DaWinoBias (Danish WinoBias, GenDa Lens): accuracy pro vs anti, Gender Effect Size log2(pro/anti)",
-            _DAWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="polarity", group="pronoun_gender",
+        Benchmark(
+            name="dawinobias", dataset="dawinobias", parts=_DAWINOBIAS_PARTS, language="da", unit="pair_id",
+            metric_modules=("pro_anti_diff",),
+            description="DaWinoBias (Danish WinoBias) as GenDa Lens scores it: accuracy pro vs anti on dev + test, "
+                        "unlinked pronouns left out, Gender Effect Size log2(pro/anti); strict: test, unlinked wrong",
+            score=_score_dawinobias,
             headlines=(
-                Headline("dawinobias", "log2_ratio", "log2(pro / anti)", 0.0),
+                Headline("dawinobias", "log2_ratio", "Gender Effect Size log2(pro / anti)", 0.0),
                 Headline("dawinobias", "diff", "accuracy pro − anti", 0.0),
+                Headline("dawinobias/strict", "log2_ratio", "strict log2(pro / anti) (test, unlinked wrong)", 0.0),
             ),
+            condition_column="polarity",
+            balance_columns=("polarity", "pronoun_gender"),
+            limit_meaning="N aligned pro/anti pairs with a female and N with a male pro-stereotypical pronoun, "
+            "of test and of validation (8N instances, plus up to 5 validation pairs whose pronoun has one gender "
+            "in both)",
         ),
         Benchmark(
             name="abc", dataset="abc", parts=(("genda", "test"),), language="da", unit="triplet_id",
             metric_modules=("abc_fpr_ratio",),
             description="ABC (Danish anti-reflexives): false-positive rate for 'hans' vs 'hendes' (log2 ratio)",
             score=_score_abc,
+            balance_columns=("occupation_gender", "pronoun_type"),
+            limit_meaning="N triplets (reflexive, hans, hendes) of each occupation stereotype (6N instances)",
             headlines=(
                 Headline("abc", "log2_fpr_ratio", "log2(FPR hans / FPR hendes)", 0.0),
                 Headline("abc", "tpr_reflexive", "reflexive TPR", None),

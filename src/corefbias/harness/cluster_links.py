@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-Span = tuple[int, int]
+from ..data.spans import Span
+
 Cluster = Sequence[Span]
 DECISION_MODES = ("cluster", "any_cluster")
 

@@ -70,7 +70,7 @@ def pro_anti_bars(sections: dict[str, dict], path: Path) -> Path:
                           fontsize=7, xytext=(0, 3), textcoords="offset points")
     axes.set_xticks(list(positions), names, fontsize=8)
     axes.set_ylim(0, 1.15)
-    axes.set_ylabel("score (F1 for WinoBias, else accuracy)")
+    axes.set_ylabel("score (CoNLL F1, link F1 for WinoBias; else accuracy)")
     axes.legend(fontsize=8, loc="lower right")
     axes.set_title("Pro- vs anti-stereotypical")
     return _save(figure, path)
@@ -107,6 +107,9 @@ def draw_all(result, folder: Path) -> dict[str, Path]:
         for name in ("winobias", "sowinobias", "dawinobias")
         if name in runs
         for section, values in runs[name].sections.items()
+        # Not breakdown sections such as dawinobias/referent_f1, nor scores a model cannot have (no CoNLL F1
+        # without clusters).
+        if values.get("pro") is not None and values.get("anti") is not None
     }
     if pro_anti:
         drawn["pro_anti"] = pro_anti_bars(pro_anti, folder / "pro_anti.png")

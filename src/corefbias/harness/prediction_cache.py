@@ -1,4 +1,4 @@
-"""Model outputs per (model, set, config, split, instance), in an SQLite file that survives interruption.
+"""Model outputs per (model identity, set, config, split, instance), in an SQLite file that survives interruption.
 
 Each batch is committed as soon as the model has answered it, so a run that is stopped loses at
 most the batch in flight, and a re-run finds every committed answer and asks the model only for
@@ -30,7 +30,8 @@ def default_path() -> Path:
 
 
 class PredictionCache:
-    """Key = (model spec, dataset, config, split); values per instance id."""
+    """Key = (model key, dataset, config, split), the model key from its identity (``runner.cache_key``);
+    values per instance id."""
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path) if path is not None else default_path()

@@ -1,7 +1,8 @@
 """What a run leaves on disk: ``results.json``, ``report.md``, ``summary.csv``, the instances, the plots.
 
-``summary_rows`` is the one table of headline scores (value, 95% CI, p-value, significance mark)
-that the report, the CSV, the Space and the leaderboard all show.
+``summary_rows`` is the one table of headline scores (value, 95% CI, p-value, significance mark,
+the benchmark's parse rate and its ``low_parse_rate`` flag) that the report, the CSV, the Space and
+the leaderboard all show.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ import tempfile
 from pathlib import Path
 
 from .benchmarks import BENCHMARKS
+from .parse_rates import PARSE_RATE_THRESHOLD
 from ..measures.result_format import SIGNIFICANCE_SUFFIXES
 
 SIGNIFICANCE_LEVEL = 0.05
-SUMMARY_COLUMNS = ("benchmark", "score", "value", "ci_low", "ci_high", "p_value", "significant", "unbiased_value")
+SUMMARY_COLUMNS = ("benchmark", "score", "value", "ci_low", "ci_high", "p_value", "significant", "unbiased_value",
+                   "parse_rate", "low_parse_rate")
+LOW_PARSE_MARK = "†"
 
 
 def summary_rows(results: dict) -> list[dict]:
@@ -39,6 +43,8 @@ def summary_rows(results: dict) -> list[dict]:
                     "p_value": p_value,
                     "significant": None if p_value is None else p_value < SIGNIFICANCE_LEVEL,
                     "unbiased_value": headline.unbiased,
+                    "parse_rate": outcome.get("parse_rate"),
+                    "low_parse_rate": outcome.get("low_parse_rate", False),
                     "undefined": section.get("undefined", {}).get(headline.key),
                 }
             )
@@ -57,7 +63,7 @@ def format_number(value) -> str:
 
 
 def _mark(row: dict) -> str:
-    return "*" if row["significant"] else ""
+    return ("*" if row["significant"] else "") + (LOW_PARSE_MARK if row["low_parse_rate"] else "")
 
 
 def _breakdown(section: dict) -> list[tuple[str, dict]]:
@@ -73,32 +79,71 @@ def _breakdown(section: dict) -> list[tuple[str, dict]]:
     ]
 
 
+def _plain(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, list):
+        return ", ".join(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def provenance_paragraph(provenance: dict) -> str:
+    """``results.json``'s provenance block as one paragraph of the report ("" for a result without one)."""
+    if not provenance:
+        return ""
+    libraries = ", ".join(f"{name} {version}" for name, version in provenance["libraries"].items())
+    model = provenance["model"]
+    identity = ", ".join(f"{key} `{_plain(value)}`" for key, value in model["identity"].items())
+    data = "; ".join(
+        f"{name} on `{source['dataset']}` (upstream commit {source['source_commit'] or 'none pinned'}, "
+        f"export sha256 `{source['fingerprint'][:16]}…`)"
+        for name, source in provenance["datasets"].items()
+    )
+    settings = "; ".join(f"{key} {_plain(value)}" for key, value in provenance["settings"].items())
+    counts = "; ".join(f"{name} {count['predicted']} predicted, {count['from_cache']} from the cache"
+                       for name, count in provenance["instances"].items())
+    return (
+        f"**Provenance.** corefbias {provenance['corefbias_version']} on Python {provenance['python']} ({libraries}). "
+        f"Model `{model['spec']}`, identified as {identity} (cache key `{model['cache_key']}`). Data: {data}. "
+        f"Settings: {settings}. Run from {provenance['started']} to {provenance['finished']} (UTC). "
+        f"Instances: {counts}."
+    )
+
+
 def markdown_report(results: dict, plots: dict[str, str]) -> str:
     settings = results["settings"]
-    scope = "all" if settings["limit"] is None else f"first {settings['limit']} units"
+    scope = "all" if settings["limit"] is None else f"{settings['limit']} units per design cell (`--limit`)"
     lines = [
         f"# Gender-bias report: `{results['model']}`",
         "",
         f"corefbias {results['corefbias_version']}; bootstrap resamples: {settings['n_bootstrap']} (seed "
         f"{settings['seed']}); instances per benchmark: {scope}; "
         f"decision mode: `{settings['decision_mode']}`. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
-        "CIs are 95% percentile intervals. Rates are fractions.",
+        "CIs are 95% percentile intervals. Rates are fractions. parsed: the share of instances whose answer "
+        f"could be read; {LOW_PARSE_MARK}: below {PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers "
+        "(unreadable ones count as no link).",
         "",
+        *([provenance_paragraph(results["provenance"]), ""] if results.get("provenance") else []),
         "## Summary",
         "",
-        "| benchmark | score | value | 95% CI | p | unbiased |",
-        "|---|---|---|---|---|---|",
+        "| benchmark | score | value | 95% CI | p | unbiased | parsed |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in summary_rows(results):
         value = format_number(row["value"]) + _mark(row) if row["value"] is not None else f"— ({row['undefined']})"
         lines.append(
             f"| {row['benchmark']} | {row['score']} | {value} | [{format_number(row['ci_low'])}, {format_number(row['ci_high'])}] "
-            f"| {format_number(row['p_value'])} | {format_number(row['unbiased_value'])} |"
+            f"| {format_number(row['p_value'])} | {format_number(row['unbiased_value'])} "
+            f"| {format_number(row['parse_rate'])}{LOW_PARSE_MARK if row['low_parse_rate'] else ''} |"
         )
     for name, outcome in results["benchmarks"].items():
         lines += ["", f"## {name}", "", outcome["description"] + f" (metric modules: {', '.join(f'`{name}`' for name in outcome['metric_modules'])}).", ""]
+        low = f" {LOW_PARSE_MARK}" if outcome.get("low_parse_rate") else ""
         lines.append(
-            f"{outcome['num_instances']} instances; {outcome['num_unparsed']} unparseable answers (counted as no link); "
+            f"{outcome['num_instances']} instances; {outcome['num_unparsed']} unparseable answers (counted as no link; "
+            f"parse rate {format_number(outcome.get('parse_rate'))}{low}); "
             f"model time {outcome['model_seconds']:.1f} s of {outcome['wall_seconds']:.1f} s."
         )
         for section_name, section in outcome["sections"].items():

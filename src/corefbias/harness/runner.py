@@ -8,24 +8,35 @@ resumes), turns outputs into per-candidate decisions and scores them with the co
 A shard run (``shard=(index, count)``) only predicts its contiguous share of every set; after the
 shards' caches are merged (``prediction_cache.merge``), a run over the merged cache asks the
 model nothing and scores exactly what one run would have.
+
+Cached answers are keyed by the model's identity (``corefbias.models.identity``), never by the spec
+string: a changed model (another model behind the same URL, a retrained folder, a new prompt) is
+asked again, and the same model resumes from its answers. ``cache_mode`` ``"refresh"`` asks again
+and overwrites; ``"off"`` asks again and writes nothing. Every result carries its ``provenance``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import platform
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import datasets
 
 from .. import __version__
 from . import cluster_links
-from ..data import hub_export
+from ..data import hub_export, upstream
 from .benchmarks import Benchmark, resolve, rows_of
+from .limits import limit_units
+from .parse_rates import is_low, parse_rate, without_readable_answers
 from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError, Task
+from ..models.identity import digest, library_versions
 from ..models.registry import load_model
 from .prediction_cache import PredictionCache
 
@@ -52,11 +63,15 @@ class BenchmarkRun:
     wall_seconds: float = 0.0  # everything, loading the set included
 
 
+CACHE_MODES = ("use", "refresh", "off")
+
+
 @dataclass
 class RunResult:
     model: str
     runs: dict[str, BenchmarkRun]
     settings: dict
+    provenance: dict = field(default_factory=dict)  # see ``provenance``
 
     def to_json(self) -> dict:
         return {
@@ -70,6 +85,8 @@ class RunResult:
                     "language": run.benchmark.language,
                     "num_instances": len(run.instances),
                     "num_unparsed": run.num_unparsed,
+                    "parse_rate": parse_rate(len(run.instances), run.num_unparsed),
+                    "low_parse_rate": is_low(parse_rate(len(run.instances), run.num_unparsed)),
                     "num_predicted": run.num_predicted,
                     "model_seconds": run.model_seconds,
                     "predict_seconds": run.predict_seconds,
@@ -79,13 +96,48 @@ class RunResult:
                 }
                 for name, run in self.runs.items()
             },
+            "provenance": self.provenance,
         }
 
 
-def cache_key(model_spec: str, model_options: dict | None) -> str:
-    """The model's identity in the prediction cache: its spec, plus any option that changes its answers."""
-    endpoint = (model_options or {}).get("base_url")
-    return f"{model_spec} @ {endpoint}" if endpoint else model_spec
+def model_identity(model, spec: str) -> dict:
+    """The model's ``identity``; a ready-made model without one is known by its spec alone."""
+    identity = getattr(model, "identity", None)
+    return identity if identity is not None else {"kind": "unidentified", "spec": spec}
+
+
+def cache_key(identity: dict) -> str:
+    """The prediction cache's model key: the identity's kind and digest (see ``corefbias.models.identity``)."""
+    return f"{identity['kind']}:{digest(identity)[:32]}"
+
+
+def data_provenance(benchmark: Benchmark, data_dir: Path) -> dict:
+    """The set a benchmark ran on: its upstream commit and the sha256 over the exported Parquet files it used."""
+    try:
+        source_commit = upstream.dataset_source(benchmark.dataset)["commit"]
+    except upstream.UpstreamFileError:
+        source_commit = None
+    files = hashlib.sha256()
+    for config, split in benchmark.parts:
+        path = data_dir / benchmark.dataset / hub_export.DATA_FILE.format(config=config, split=split)
+        files.update(f"{config}/{split}\0{upstream.file_sha256(path)}\n".encode())
+    return {"dataset": benchmark.dataset, "source_commit": source_commit, "fingerprint": files.hexdigest()}
+
+
+def provenance(result: RunResult, spec: str, identity: dict, data_dir: Path, started: datetime) -> dict:
+    """Where a result comes from: versions, the model's identity, the data, the settings, the time, the cache."""
+    return {
+        "corefbias_version": __version__,
+        "python": platform.python_version(),
+        "libraries": library_versions("numpy", "scipy", "datasets", "evaluate"),
+        "model": {"spec": spec, "identity": identity, "cache_key": cache_key(identity)},
+        "datasets": {name: data_provenance(run.benchmark, data_dir) for name, run in result.runs.items()},
+        "settings": result.settings,
+        "started": started.isoformat(timespec="seconds"),
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "instances": {name: {"predicted": run.num_predicted, "from_cache": len(run.instances) - run.num_predicted}
+                      for name, run in result.runs.items()},
+    }
 
 
 def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> datasets.Dataset:
@@ -96,25 +148,11 @@ def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> 
     return datasets.load_dataset(str(folder), config, split=split)
 
 
-def limit_units(parts: dict, unit: str, limit: int | None) -> dict:
-    """Keep the first ``limit`` units (quadruples, pairs, triplets, ...) of the first part, in every part."""
-    if limit is None:
-        return parts
-    if limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
-    first = next(iter(parts.values()))
-    kept: dict = {}
-    for value in first[unit]:
-        if len(kept) == limit:
-            break
-        kept.setdefault(value, None)
-    return {part: data.filter(lambda values: [v in kept for v in values], input_columns=unit, batched=True)
-            for part, data in parts.items()}
-
-
 def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     """Per-candidate links of one instance, and whether the model's answer could be read."""
     candidates = row["candidates"]
+    if isinstance(output, dict) and "decision" in output:  # a predictions file's links (corefbias score)
+        return [bool(link) for link in output["decision"]], output["parsed"]
     if isinstance(output, dict) and "choice" in output:
         index = output["choice"]
         return [index == position for position in range(len(candidates))], output["parsed"]
@@ -130,21 +168,24 @@ def _without_gold(row: dict) -> dict:
 class _Predictor:
     """The ``Dataset.map`` function: cached outputs, and the model asked for the rest."""
 
-    def __init__(self, model, task: Task, key: tuple, cache: PredictionCache, advance: Callable[[int], None]):
+    def __init__(self, model, task: Task, key: tuple, cache: PredictionCache | None, advance: Callable[[int], None],
+                 reuse: bool = True):
         self.model, self.task, self.key, self.cache, self.advance = model, task, key, cache, advance
+        self.reuse = reuse  # False: ask the model about every instance, cached or not
         self.model_seconds = 0.0
         self.predicted = 0
 
     def __call__(self, batch: dict) -> dict:
         ids = batch["id"]
-        found = self.cache.get(self.key, ids)
+        found = self.cache.get(self.key, ids) if self.cache is not None and self.reuse else {}
         missing = [index for index, instance in enumerate(ids) if instance not in found]
         if missing:
             started = time.perf_counter()
             outputs = self._ask([{column: batch[column][index] for column in batch} for index in missing])
             self.model_seconds += time.perf_counter() - started
             new = {ids[index]: output for index, output in zip(missing, outputs)}
-            self.cache.put(self.key, new)
+            if self.cache is not None:
+                self.cache.put(self.key, new)
             found.update(new)
             self.predicted += len(missing)
         self.advance(len(ids))
@@ -164,20 +205,29 @@ class _Predictor:
         raise ModelError(f"{self.model!r} is neither a cluster model nor a choice model")
 
 
+def _shard(data: datasets.Dataset, index: int, count: int) -> datasets.Dataset:
+    """Contiguous shard ``index`` of ``count``, cut as ``Dataset.shard`` cuts it, but empty (not an error)
+    where a small ``--limit`` subset has fewer rows than shards."""
+    size, extra = divmod(len(data), count)
+    start = index * size + min(index, extra)
+    stop = start + size + (index < extra)
+    return data.select(range(start, stop)) if stop > start else data.select([])
+
+
 def run_benchmark(
-    model, benchmark: Benchmark, *, spec: str, data_dir: Path, mirror, cache: PredictionCache, limit: int | None,
+    model, benchmark: Benchmark, *, model_key: str, data_dir: Path, mirror, cache: PredictionCache | None, limit: int | None,
     n_bootstrap: int, seed: int, batch_size: int, shard: tuple[int, int] | None, mode: str, progress: bool,
-    on_progress: Callable[[str, int, int], None] | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None, reuse: bool = True,
 ) -> BenchmarkRun:
     started = time.perf_counter()
     parts = {
         (config, split): load_part(benchmark.dataset, config, split, data_dir, mirror)
         for config, split in benchmark.parts
     }
-    parts = limit_units(parts, benchmark.unit, limit)
+    parts = limit_units(parts, benchmark, limit)
     if shard is not None:
         index, count = shard
-        parts = {part: data.shard(count, index, contiguous=True) for part, data in parts.items()}
+        parts = {part: _shard(data, index, count) for part, data in parts.items()}
     total = sum(len(data) for data in parts.values())
     bar = None
     if progress:
@@ -200,12 +250,14 @@ def run_benchmark(
     try:
         advance(0)
         for (config, split), data in parts.items():
-            predictor = _Predictor(model, benchmark.task, (spec, benchmark.dataset, config, split), cache, advance)
+            key = (model_key, benchmark.dataset, config, split)
+            predictor = _Predictor(model, benchmark.task, key, cache, advance, reuse)
             mapped = data.map(
                 predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
-                load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{spec}/{config}/{split}".encode()).hexdigest()[:32],
+                load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{model_key}/{config}/{split}".encode()).hexdigest()[:32],
             )
-            outputs[config, split] = [json.loads(output) for output in mapped["output"]]
+            # A part the limit emptied (pairs of another split or type) maps to no output column.
+            outputs[config, split] = [json.loads(output) for output in mapped["output"]] if len(data) else []
             result.model_seconds += predictor.model_seconds
             result.num_predicted += predictor.predicted
     finally:
@@ -228,6 +280,10 @@ def run_benchmark(
             )
     if shard is None:
         result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
+        if benchmark.score_outputs is not None:
+            result.sections = {**benchmark.score_outputs(result.parts, outputs, n_bootstrap, seed), **result.sections}
+        if result.instances and result.num_unparsed == len(result.instances):
+            result.sections = without_readable_answers(result.sections, len(result.instances))
     result.score_seconds = time.perf_counter() - scoring_started
     result.wall_seconds = time.perf_counter() - started
     return result
@@ -250,8 +306,12 @@ def run(
     model=None,
     model_options: dict | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
+    cache_mode: str = "use",
 ) -> RunResult:
-    """Run one model on the named benchmarks; ``model`` may be given ready-made (its spec still keys the cache).
+    """Run one model on the named benchmarks; ``model`` may be given ready-made (its ``identity`` keys the cache).
+
+    ``cache_mode``: ``"use"`` takes cached answers and stores new ones, ``"refresh"`` asks the model
+    again and overwrites them, ``"off"`` asks the model again and writes nothing.
 
     ``on_progress(benchmark, done, total)`` is called before a benchmark's predictions and after each
     batch; an exception it raises stops the run (the batches answered so far stay cached).
@@ -261,18 +321,25 @@ def run(
         raise ValueError(f"shard must be (index, count) with 0 <= index < count, got {shard}")
     if mode not in cluster_links.DECISION_MODES:
         raise ValueError(f"unknown decision mode {mode!r}; choose one of {cluster_links.DECISION_MODES}")
+    if cache_mode not in CACHE_MODES:
+        raise ValueError(f"unknown cache mode {cache_mode!r}; choose one of {CACHE_MODES}")
+    started = datetime.now(timezone.utc)
     model = model if model is not None else load_model(model_spec, **(model_options or {}))
+    identity = model_identity(model, model_spec)
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
     settings = {"benchmarks": [b.name for b in chosen], "limit": limit, "n_bootstrap": n_bootstrap, "seed": seed,
                 "shard": list(shard) if shard else None, "decision_mode": mode}
-    with PredictionCache(cache_path) as cache:
+    settings.update(batch_size=batch_size, cache_mode=cache_mode)
+    with PredictionCache(cache_path) if cache_mode != "off" else nullcontext() as cache:
         runs = {
             benchmark.name: run_benchmark(
-                model, benchmark, spec=cache_key(model_spec, model_options), data_dir=data_dir, mirror=mirror, cache=cache, limit=limit,
+                model, benchmark, model_key=cache_key(identity), data_dir=data_dir, mirror=mirror, cache=cache, limit=limit,
                 n_bootstrap=n_bootstrap, seed=seed, batch_size=batch_size, shard=shard, mode=mode, progress=progress,
-                on_progress=on_progress,
+                on_progress=on_progress, reuse=cache_mode == "use",
             )
             for benchmark in chosen
         }
-    return RunResult(model_spec, runs, settings)
+    result = RunResult(model_spec, runs, settings)
+    result.provenance = provenance(result, model_spec, identity, data_dir, started)
+    return result

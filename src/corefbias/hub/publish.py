@@ -1,11 +1,15 @@
 """Publish corefbias on the Hugging Face Hub: each test set as a dataset repository, each metric
 module as a Gradio Space, and the main Space (``spaces/corefbias``, with the metric cards) when it exists.
 
-corefbias is not on PyPI, so every Space carries a wheel of this package. A Space's build runs
-``pip install -r requirements.txt`` with only requirements.txt mounted, before the repository's
-files are copied in, so a local path to the wheel cannot work there: requirements.txt names the
-wheel by its URL in the Space's own repository, pinned by sha256. pip checks that hash, and a new
-wheel changes requirements.txt, which also invalidates the build's cached install step.
+A Space's requirements.txt names corefbias as released on PyPI (``corefbias[space]==X.Y.Z``) when
+this version is there; for unreleased code (or with ``use_wheel``) each Space carries a wheel of this
+package instead. A Space's build runs ``pip install -r requirements.txt`` with only requirements.txt
+mounted, before the repository's files are copied in, so a local path to the wheel cannot work there:
+requirements.txt names the wheel by its URL in the Space's own repository, pinned by sha256. pip checks
+that hash, and a new wheel changes requirements.txt, which also invalidates the build's cached install step.
+
+The metric modules and the main Space are not part of the package: they are read from a repository
+checkout (``repo``), which is also what the wheel is built from.
 
 Everything is first staged into folders laid out as ``<dir>/datasets/<set>`` and
 ``<dir>/spaces/<name>``; a dry run stops there, a real run uploads each folder so that its
@@ -14,30 +18,36 @@ repository then holds exactly the staged files (``.gitattributes`` kept).
 
 from __future__ import annotations
 
-import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from ..data.upstream import file_sha256
 
 # Heavy libraries (huggingface_hub, packaging, datasets) are imported where used, so that importing
 # the CLI stays fast.
 
 PARTS = ("datasets", "metrics", "space")
 TOKEN_ENV = "HF_TOKEN"
-REPO_ROOT = Path(__file__).resolve().parents[3]
-METRICS_DIR = REPO_ROOT / "metrics"
 MAIN_SPACE_NAME = "corefbias"
-MAIN_SPACE_DIR = REPO_ROOT / "spaces" / MAIN_SPACE_NAME
+# Where a repository checkout keeps the metric modules and the main Space.
+METRICS_FOLDER = "metrics"
+MAIN_SPACE_FOLDER = f"spaces/{MAIN_SPACE_NAME}"
+# PyPI's JSON API answers 200 for a released version and 404 for any other.
+PYPI_RELEASE_URL = "https://pypi.org/pypi/corefbias/{version}/json"
 # Where the main Space finds the metric cards (<name>/README.md) for its Learn tab, next to app.py.
 MAIN_SPACE_CARDS = "metric_cards"
 # Files a wheel build reads; the build runs on a copy so that it never writes into the checkout.
-_BUILD_INPUTS = ("pyproject.toml", "setup.cfg", "setup.py", "MANIFEST.in", "README.md", "LICENSE")
+_BUILD_INPUTS = ("pyproject.toml", "setup.cfg", "setup.py", "MANIFEST.in", "README.md", "CHANGELOG.md", "LICENSE")
 _NOT_SHIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*", "*.whl")
 # A fixed timestamp makes the wheel, hence the sha256 in requirements.txt, depend on the source only.
 _WHEEL_EPOCH = "315532800"  # 1980-01-01, the earliest time a zip archive can record
@@ -64,7 +74,7 @@ class Staging:
     skipped: list[str] = field(default_factory=list)
 
 
-def metric_names(metrics_dir: Path = METRICS_DIR) -> list[str]:
+def metric_names(metrics_dir: Path) -> list[str]:
     """Metric modules: folders ``metrics/<name>`` holding ``<name>.py``."""
     return sorted(path.parent.name for path in metrics_dir.glob("*/*.py") if path.stem == path.parent.name)
 
@@ -80,7 +90,7 @@ def repo_id(namespace: str, name: str) -> str:
     return candidate
 
 
-def build_wheel(out_dir: str | os.PathLike, source: Path = REPO_ROOT) -> Path:
+def build_wheel(out_dir: str | os.PathLike, source: Path) -> Path:
     """Build the corefbias wheel from ``source`` into ``out_dir`` with pip; returns its path."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -101,10 +111,6 @@ def build_wheel(out_dir: str | os.PathLike, source: Path = REPO_ROOT) -> Path:
         if done.returncode != 0 or len(wheels) != 1:
             raise PublishError(f"building the corefbias wheel with pip failed:\n{done.stderr.strip()}")
         return Path(shutil.copy2(wheels[0], out_dir / wheels[0].name))
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def requirements_with_wheel(text: str, wheel: Path, url: str, source: str = "requirements.txt") -> str:
@@ -133,18 +139,65 @@ def requirements_with_wheel(text: str, wheel: Path, url: str, source: str = "req
             )
         extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
         marker = f" ; {requirement.marker}" if requirement.marker else ""
-        lines.append(f"corefbias{extras} @ {url}#sha256={sha256(wheel)}{marker}")
+        lines.append(f"corefbias{extras} @ {url}#sha256={file_sha256(wheel)}{marker}")
         replaced += 1
     if not replaced:
         raise ValueError(f"{source} does not require corefbias; add a line such as 'corefbias[space]>=0.1'")
     return "\n".join(lines) + "\n"
 
 
-def stage_space(source_dir: Path, space_id: str, wheel: Path, out_dir: Path, endpoint: str | None = None) -> Path:
-    """Copy the Space folder ``source_dir`` to ``out_dir`` with the wheel and requirements.txt naming it.
+def requirements_with_release(text: str, version: str, source: str = "requirements.txt") -> str:
+    """``text`` with each line requiring corefbias pinned to the released ``version`` (``corefbias[extras]==X.Y.Z``).
 
-    ``endpoint`` is the Hub the wheel URL points at (default: huggingface_hub's, i.e. ``$HF_ENDPOINT``
-    or https://huggingface.co).
+    The line's extras and environment marker are kept; its version specifier must accept ``version``.
+    """
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    lines, replaced = [], 0
+    for line in text.splitlines():
+        specifier = line.split(" #", 1)[0].strip()
+        try:
+            requirement = Requirement(specifier) if specifier and not specifier.startswith(("#", "-")) else None
+        except InvalidRequirement:
+            requirement = None
+        if requirement is None or canonicalize_name(requirement.name) != "corefbias":
+            lines.append(line)
+            continue
+        if not requirement.specifier.contains(version, prereleases=True):
+            raise ValueError(f"{source}: {line.strip()!r} does not accept the released version {version}")
+        extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
+        marker = f" ; {requirement.marker}" if requirement.marker else ""
+        lines.append(f"corefbias{extras}=={version}{marker}")
+        replaced += 1
+    if not replaced:
+        raise ValueError(f"{source} does not require corefbias; add a line such as 'corefbias[space]>=0.1'")
+    return "\n".join(lines) + "\n"
+
+
+def on_pypi(version: str, url_template: str = PYPI_RELEASE_URL, timeout_s: float = 10.0) -> bool:
+    """Whether corefbias ``version`` is released on PyPI (asks PyPI's JSON API)."""
+    try:
+        with urllib.request.urlopen(url_template.format(version=version), timeout=timeout_s):
+            return True
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return False
+        raise PublishError(f"asking PyPI whether corefbias {version} is released failed: {error}; "
+                           f"use --wheel to ship a wheel without asking") from error
+    except (urllib.error.URLError, OSError) as error:
+        raise PublishError(f"PyPI is unreachable ({error}); use --wheel to ship a wheel without asking") from error
+
+
+def stage_space(
+    source_dir: Path, space_id: str, wheel: Path | None, out_dir: Path, endpoint: str | None = None,
+    version: str = __version__,
+) -> Path:
+    """Copy the Space folder ``source_dir`` to ``out_dir``, its requirements.txt naming corefbias.
+
+    With a ``wheel``, the wheel is copied in and named by its URL in the Space's repository on ``endpoint``
+    (default: huggingface_hub's, i.e. ``$HF_ENDPOINT`` or https://huggingface.co); without, the released
+    ``corefbias==version`` is named.
     """
     from huggingface_hub import hf_hub_url
 
@@ -154,13 +207,15 @@ def stage_space(source_dir: Path, space_id: str, wheel: Path, out_dir: Path, end
     if out_dir.exists():
         shutil.rmtree(out_dir)
     shutil.copytree(source_dir, out_dir, ignore=_NOT_SHIPPED)
-    shutil.copy2(wheel, out_dir / wheel.name)
-    url = hf_hub_url(space_id, wheel.name, repo_type="space", endpoint=endpoint)
     requirements = out_dir / "requirements.txt"
     text = requirements.read_text(encoding="utf-8")
-    requirements.write_text(
-        requirements_with_wheel(text, wheel, url, str(source_dir / "requirements.txt")), encoding="utf-8"
-    )
+    source = str(source_dir / "requirements.txt")
+    if wheel is None:
+        requirements.write_text(requirements_with_release(text, version, source), encoding="utf-8")
+        return out_dir
+    shutil.copy2(wheel, out_dir / wheel.name)
+    url = hf_hub_url(space_id, wheel.name, repo_type="space", endpoint=endpoint)
+    requirements.write_text(requirements_with_wheel(text, wheel, url, source), encoding="utf-8")
     return out_dir
 
 
@@ -168,16 +223,20 @@ def stage(
     namespace: str,
     out_dir: str | os.PathLike,
     *,
+    repo: str | os.PathLike | None = None,
     parts: tuple[str, ...] = PARTS,
     mirror: str | os.PathLike | None = None,
     dataset_names: list[str] | None = None,
     endpoint: str | None = None,
-    metrics_dir: Path = METRICS_DIR,
-    main_space_dir: Path = MAIN_SPACE_DIR,
+    use_wheel: bool = True,
+    main_space_dir: Path | None = None,
 ) -> Staging:
     """Write every folder ``publish`` would upload under ``out_dir`` (``datasets/<set>``, ``spaces/<name>``).
 
-    ``dataset_names`` defaults to every set with a builder; ``mirror`` is the upstream data mirror.
+    ``repo`` is the repository checkout holding ``metrics/`` and ``spaces/corefbias`` (needed for the Spaces;
+    ``main_space_dir`` overrides the latter); with ``use_wheel`` the Spaces carry a wheel built from it, else
+    they name the released version. ``dataset_names`` defaults to every set with a builder; ``mirror`` is
+    the upstream data mirror.
     """
     unknown = sorted(set(parts) - set(PARTS))
     if unknown:
@@ -185,6 +244,10 @@ def stage(
     out_dir = Path(out_dir)
     staging = Staging()
     spaces = {}  # name → source folder
+    if {"metrics", "space"} & set(parts):
+        repo = _checkout(repo)
+        metrics_dir = repo / METRICS_FOLDER
+        main_space_dir = Path(main_space_dir) if main_space_dir is not None else repo / MAIN_SPACE_FOLDER
     if "metrics" in parts:
         spaces.update((name, metrics_dir / name) for name in metric_names(metrics_dir))
     if "space" in parts:
@@ -195,9 +258,10 @@ def stage(
     space_ids = {name: repo_id(namespace, name) for name in spaces}
     if spaces:
         with tempfile.TemporaryDirectory(prefix="corefbias-wheel-") as wheel_dir:
-            wheel = build_wheel(wheel_dir)
+            wheel = build_wheel(wheel_dir, repo) if use_wheel else None
+            version = checkout_version(repo)
             for name, source_dir in spaces.items():
-                folder = stage_space(source_dir, space_ids[name], wheel, out_dir / "spaces" / name, endpoint)
+                folder = stage_space(source_dir, space_ids[name], wheel, out_dir / "spaces" / name, endpoint, version)
                 staging.repos.append(StagedRepo(space_ids[name], "space", folder))
         if MAIN_SPACE_NAME in spaces:
             for metric in metric_names(metrics_dir):
@@ -212,6 +276,28 @@ def stage(
         for dataset_id, folder in zip(ids, hub_export.export(names, out_dir / "datasets", mirror)):
             staging.repos.append(StagedRepo(dataset_id, "dataset", folder))
     return staging
+
+
+def _checkout(repo: str | os.PathLike | None) -> Path:
+    """The repository checkout the Spaces are staged from, checked to be one."""
+    if repo is None:
+        raise ValueError("publishing the Spaces needs the corefbias repository checkout: pass --repo DIR")
+    repo = Path(repo).resolve()
+    if not (repo / METRICS_FOLDER).is_dir() or not (repo / "src" / "corefbias").is_dir():
+        raise ValueError(
+            f"{repo} is not a corefbias repository checkout (no {METRICS_FOLDER}/ or src/corefbias/); "
+            f"run from its root or pass --repo DIR"
+        )
+    return repo
+
+
+def checkout_version(repo: Path) -> str:
+    """The version of corefbias in the checkout ``repo`` (which need not be the running corefbias's)."""
+    source = (repo / "src" / "corefbias" / "__init__.py").read_text(encoding="utf-8")
+    found = re.search(r'^__version__ = "([^"]+)"$', source, re.MULTILINE)
+    if found is None:
+        raise ValueError(f"{repo}/src/corefbias/__init__.py does not set __version__")
+    return found[1]
 
 
 def upload(repos: list[StagedRepo], api) -> None:
@@ -247,22 +333,32 @@ def hub_api():
 def publish(
     namespace: str,
     *,
+    repo: str | os.PathLike | None = None,
     dry_run: str | os.PathLike | None = None,
     parts: tuple[str, ...] = PARTS,
     mirror: str | os.PathLike | None = None,
     dataset_names: list[str] | None = None,
+    use_wheel: bool | None = None,
+    released: Callable[[str], bool] | None = None,
     api=None,
 ) -> Staging:
     """Stage and upload; with ``dry_run`` (a folder) stage there and upload nothing.
 
     Returns what was staged; after a real upload its folders (temporary) no longer exist.
 
-    ``api`` defaults to :func:`hub_api`; any object with ``create_repo`` and ``upload_folder`` will do.
+    ``use_wheel`` None (automatic): the Spaces name ``corefbias==X.Y.Z``, the checkout's version, when
+    ``released("X.Y.Z")`` (default :func:`on_pypi`), else carry a wheel. ``api`` defaults to
+    :func:`hub_api`; any object with ``create_repo`` and ``upload_folder`` will do.
     """
+    if dry_run is None and api is None:
+        api = hub_api()  # before anything else, so that a missing token is the first thing said
+    if use_wheel is None and {"metrics", "space"} & set(parts):
+        use_wheel = not (released or on_pypi)(checkout_version(_checkout(repo)))
+    use_wheel = use_wheel is not False
+    options = dict(repo=repo, parts=parts, mirror=mirror, dataset_names=dataset_names, use_wheel=use_wheel)
     if dry_run is not None:
-        return stage(namespace, dry_run, parts=parts, mirror=mirror, dataset_names=dataset_names)
-    api = api if api is not None else hub_api()
+        return stage(namespace, dry_run, **options)
     with tempfile.TemporaryDirectory(prefix="corefbias-publish-") as scratch:
-        staging = stage(namespace, scratch, parts=parts, mirror=mirror, dataset_names=dataset_names)
+        staging = stage(namespace, scratch, **options)
         upload(staging.repos, api)
     return staging

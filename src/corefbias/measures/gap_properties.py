@@ -39,7 +39,6 @@ import numpy as np
 
 from . import validation, weighting
 
-Span = tuple[int, int]
 
 
 TRIM_MAX_NAMES = 15
@@ -86,7 +85,7 @@ def english_tokenizer(split_hyphen_after_digit: bool = False):
     return nlp.tokenizer
 
 
-def token_distance(text: str, name: Span, pronoun: Span, tokenizer) -> int:
+def token_distance(text: str, name: tuple[int, int], pronoun: tuple[int, int], tokenizer) -> int:
     """Tokens strictly between a name and the pronoun (0 when they touch or overlap)."""
     if name[1] <= pronoun[0]:
         between = text[name[1] : pronoun[0]]
@@ -98,12 +97,12 @@ def token_distance(text: str, name: Span, pronoun: Span, tokenizer) -> int:
     return len(tokenizer(between)) if between else 0
 
 
-def names_by_distance(example, names: Sequence[Span], tokenizer) -> list[Span]:
+def names_by_distance(example, names: Sequence[tuple[int, int]], tokenizer) -> list[tuple[int, int]]:
     """The example's name spans, closest to the pronoun first; ties in text order."""
     return sorted(names, key=lambda name: (token_distance(example.text, name, example.pronoun, tokenizer), name))
 
 
-def candidate_rank(candidate: Span, ordered_names: Sequence[Span]) -> int | None:
+def candidate_rank(candidate: tuple[int, int], ordered_names: Sequence[tuple[int, int]]) -> int | None:
     """1-based position of the closest name sharing a character with the candidate; None if none does."""
     for position, (start, end) in enumerate(ordered_names, start=1):
         if start < candidate[1] and candidate[0] < end:
@@ -125,7 +124,7 @@ class NameProperties:
         return [int(rank) if rank > 0 else None for rank in ranks]
 
 
-def name_properties(examples: Sequence, name_spans: dict[str, list[Span]], tokenizer=None) -> NameProperties:
+def name_properties(examples: Sequence, name_spans: dict[str, list[tuple[int, int]]], tokenizer=None) -> NameProperties:
     """``N_k`` and the candidates' ranks (``D_k`` for the positive one) of every example."""
     if tokenizer is None:
         tokenizer = english_tokenizer()

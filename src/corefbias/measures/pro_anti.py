@@ -6,17 +6,27 @@ pronoun to the candidate (puts them in one cluster), ``references[i]`` whether t
 pronoun's gold antecedent. A *positive* is a link, so per condition (pro / anti)
 
     accuracy = (TP + TN) / examples              (SoWinoBias; GenDa Lens's DaWinoBias main effect)
-    f1       = 2 TP / (2 TP + FP + FN)           (WinoBias)
+    f1       = 2 TP / (2 TP + FP + FN)           (pronoun–candidate links)
 
 Giving only the gold antecedent per sentence (all references True) makes accuracy the share of
 pronouns linked to their antecedent (F1 is then 2R / (1 + R), there being no false positives to
 see); giving the other occupation too (reference False) lets linking the wrong one count as a false
-positive, as WinoBias's MUC F1 does for the pronoun–occupation links of its two-occupation sentences.
+positive. (WinoBias itself reports no link F1: its README sends users to e2e-coref's evaluation, the
+mean of MUC, B³ and CEAFφ4 F1 from the CoNLL-2012 scorer v8.01, computed on whole documents; that is
+``conll_f1.pro_anti_conll_f1``.)
+
+A prediction of ``None`` marks a pronoun the model links to no candidate (*unlinked*). ``unlinked``
+says what it counts as: ``"wrong"`` (default) scores it as no link (WinoBias, SoWinoBias: a missed
+antecedent), ``"drop"`` leaves the example out, as GenDa Lens's DaWinoBias scorer leaves out a
+sentence whose model links the pronoun to no occupation.
 
     diff = pro − anti,  average = (pro + anti) / 2   (Dawkins, Table 1)
-    log2_ratio = log2(pro / anti)                    (GenDa Lens's Gender Effect Size)
+    log2_ratio = log2(pro / anti)                    (GenDa Lens's Gender Effect Size, unrounded)
 
 With ``pair_ids`` the bootstrap resamples aligned pro/anti pairs (a paired test); otherwise examples.
+
+``referent_class_f1`` is GenDa Lens's detailed DaWinoBias output: per condition, the F1 of each class
+of the referent's stereotype.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ from .resampling import bootstrap_test, safe_div, safe_log2
 
 CONDITIONS = ("pro", "anti")
 SCORES = ("accuracy", "f1")
+UNLINKED = ("wrong", "drop")
 _OUTCOMES = ("tp", "fp", "fn", "tn")
 _PER_BUCKET = len(CONDITIONS) * len(_OUTCOMES)
 
@@ -66,10 +77,9 @@ def statistic(sums: np.ndarray, *, groups: Sequence[str], score: str) -> dict[st
     return scores
 
 
-def _reasons(groups: Sequence[str], score: str) -> dict[str, str]:
-    undefined_score = (
-        "no link was predicted and none is gold, so F1 is 0/0" if score == "f1" else "there are no examples"
-    )
+def _reasons(groups: Sequence[str], score: str, unlinked: str) -> dict[str, str]:
+    no_examples = "there are no examples" + (" left after dropping the unlinked ones" if unlinked == "drop" else "")
+    undefined_score = "no link was predicted and none is gold, so F1 is 0/0" if score == "f1" else no_examples
     reasons = {}
     for group in [None, *groups]:
         suffix = _suffix(group)
@@ -91,6 +101,26 @@ def _optional_labels(name: str, values: Sequence | None, what: str) -> list | No
         if value is None or value == "":
             raise ValueError(f"{name}[{index}] is empty; give every example {what} or leave {name} out")
     return list(values)
+
+
+def check_predictions(predictions: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    """Link flags (``None`` read as no link) and the mask of unlinked examples (``None``)."""
+    for index, value in enumerate(predictions):
+        if value is not None and value not in (True, False, 0, 1):
+            raise ValueError(
+                f"predictions[{index}] is {value!r}; each entry must be a boolean, or None where the model "
+                f"links the pronoun to no candidate"
+            )
+    unlinked = np.fromiter((value is None for value in predictions), dtype=bool, count=len(predictions))
+    return np.asarray([bool(value) for value in predictions], dtype=bool), unlinked
+
+
+def check_unlinked(unlinked: str) -> None:
+    if unlinked not in UNLINKED:
+        raise ValueError(
+            f"unknown unlinked={unlinked!r}; choose 'wrong' (an unlinked pronoun counts as no link) or 'drop' "
+            f"(its examples are left out, as GenDa Lens scores DaWinoBias)"
+        )
 
 
 def _check_groups(groups: list, conditions: list) -> list[str]:
@@ -149,37 +179,95 @@ def pro_anti_diff(
     groups: Sequence[str] | None = None,
     *,
     score: str = "accuracy",
+    unlinked: str = "wrong",
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> dict:
     """Pro, anti, their average, difference and log2 ratio, overall and per group, with bootstrap
-    p-values and confidence intervals for the difference and the log ratio."""
+    p-values and confidence intervals for the difference and the log ratio.
+
+    A prediction of ``None`` is an unlinked pronoun: ``unlinked="wrong"`` scores it as no link,
+    ``unlinked="drop"`` leaves the example out (pairs and groups are checked on all examples first).
+    """
     validation.check_lengths(
         predictions=predictions, references=references, conditions=conditions, pair_ids=pair_ids, groups=groups
     )
     validation.check_n_bootstrap(n_bootstrap, seed)
     if score not in SCORES:
         raise ValueError(f"unknown score {score!r}; choose one of {SCORES}")
-    predicted = validation.check_booleans("predictions", predictions)
+    check_unlinked(unlinked)
+    predicted, is_unlinked = check_predictions(predictions)
     gold = validation.check_booleans("references", references)
     conditions = validation.check_labels("conditions", conditions, CONDITIONS)
     validation.check_nonempty({condition: conditions.count(condition) for condition in CONDITIONS}, "pro_anti_diff")
     groups = _optional_labels("groups", groups, "a group")
     pair_ids = _optional_labels("pair_ids", pair_ids, "a pair id")
     group_names = [] if groups is None else _check_groups(groups, conditions)
+    units = None if pair_ids is None else _pair_index(pair_ids, conditions)
 
-    rows = example_rows(predicted, gold, conditions, groups, group_names)
-    if pair_ids is not None:
-        units = _pair_index(pair_ids, conditions)
+    kept = ~is_unlinked if unlinked == "drop" else np.ones(len(conditions), dtype=bool)
+    kept_conditions = [condition for condition, keep in zip(conditions, kept) if keep]
+    kept_groups = None if groups is None else [group for group, keep in zip(groups, kept) if keep]
+    rows = example_rows(predicted[kept], gold[kept], kept_conditions, kept_groups, group_names)
+    if units is not None:
         paired = np.zeros((units.max() + 1, rows.shape[1]))
-        np.add.at(paired, units, rows)
-        rows = paired
+        np.add.at(paired, units[kept], rows)
+        rows = paired[paired.any(axis=1)]  # a pair whose every example was dropped is no unit
 
     measure = partial(statistic, groups=group_names, score=score)
     scores = dict(measure(rows.sum(axis=0)))
-    scores.update(num_pro=conditions.count("pro"), num_anti=conditions.count("anti"))
-    if pair_ids is not None:
+    scores.update(num_pro=kept_conditions.count("pro"), num_anti=kept_conditions.count("anti"))
+    for condition in CONDITIONS:
+        scores[f"num_unlinked_{condition}"] = sum(
+            missing for missing, value in zip(is_unlinked, conditions) if value == condition
+        )
+    if units is not None:
         scores["num_pairs"] = len(rows)
     nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
-    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    return finalize(scores, _reasons(group_names, score), inferences, n_bootstrap=n_bootstrap)
+    resamples = n_bootstrap if len(rows) else 0
+    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=resamples, seed=seed)
+    return finalize(scores, _reasons(group_names, score, unlinked), inferences, n_bootstrap=n_bootstrap)
+
+
+def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[str], conditions: Sequence[str]) -> dict:
+    """GenDa Lens's detailed DaWinoBias output: per condition and class, the F1 of the class.
+
+    Per sentence, ``referent_classes[i]`` is the class of the gold antecedent (its occupation's
+    stereotype, "female"/"male") and ``predicted_classes[i]`` the class of the candidate the model links
+    the pronoun to, or ``None`` where it links none: those sentences are left out, as GenDa Lens does.
+    ``<condition>/<class>`` = 2 TP / (2 TP + FP + FN) with that class as the positive one (scikit-learn's
+    per-class F1, which GenDa Lens reports rounded to two decimals; here unrounded, and ``None`` where
+    0/0, where scikit-learn says 0). ``support_<condition>/<class>``: counted sentences whose referent
+    has the class; ``num_<condition>``: counted sentences; ``num_unlinked_<condition>``: left out.
+    """
+    validation.check_lengths(
+        predicted_classes=predicted_classes, referent_classes=referent_classes, conditions=conditions
+    )
+    conditions = validation.check_labels("conditions", conditions, CONDITIONS)
+    referents = _optional_labels("referent_classes", referent_classes, "its referent's class")
+    for index, value in enumerate(predicted_classes):
+        if value == "":
+            raise ValueError(
+                f"predicted_classes[{index}] is empty; give a class, or None where the pronoun is unlinked"
+            )
+    classes = sorted(set(referents) | {value for value in predicted_classes if value is not None})
+    scores: dict = {}
+    reasons: dict[str, str] = {}
+    for condition in CONDITIONS:
+        counted = [(predicted, referent) for predicted, referent, value in zip(predicted_classes, referents, conditions)
+                   if value == condition and predicted is not None]
+        for name in classes:
+            true_positives = sum(predicted == name and referent == name for predicted, referent in counted)
+            false_positives = sum(predicted == name and referent != name for predicted, referent in counted)
+            false_negatives = sum(predicted != name and referent == name for predicted, referent in counted)
+            key = f"{condition}/{name}"
+            scores[key] = safe_div(2 * true_positives, 2 * true_positives + false_positives + false_negatives)
+            scores[f"support_{key}"] = sum(referent == name for _, referent in counted)
+            reasons[key] = (
+                f"no counted {condition} sentence has a {name!r} referent or prediction, so its F1 is 0/0"
+            )
+        scores[f"num_{condition}"] = len(counted)
+        scores[f"num_unlinked_{condition}"] = sum(
+            predicted is None and value == condition for predicted, value in zip(predicted_classes, conditions)
+        )
+    return finalize(scores, reasons)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from . import validation
+from . import stereotypes, validation
 from .result_format import finalize
 from .resampling import bootstrap_test, safe_div
 
@@ -33,7 +33,6 @@ GENDERS = ("female", "male", "neutral")
 BINARY_GENDERS = ("female", "male")
 STATISTICS = ("bls_pct_female", "bergsma_pct_female")
 GOTCHA_BUCKETS = ("gotcha", "non_gotcha")
-FEMALE_MAJORITY_PCT = 50.0
 
 # Per-pair columns whose sums every pooled score is a function of.
 _COLUMNS = (
@@ -124,7 +123,12 @@ def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, 
 
 def majority_gender(bls_pct_female: float) -> str:
     """An occupation's BLS majority gender, by the line Table 2's "gotcha" split draws."""
-    return "female" if bls_pct_female >= FEMALE_MAJORITY_PCT else "male"
+    return stereotypes.majority_gender(bls_pct_female, tie=stereotypes.WINOGENDER_TIE)
+
+
+def resolved_differently(answers_female, answers_male):
+    """Whether a pair's female and male sentences got different answers (element-wise for arrays)."""
+    return np.asarray(answers_female) != np.asarray(answers_male)
 
 
 def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_female: Sequence[float]) -> np.ndarray:
@@ -138,7 +142,7 @@ def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_fem
     """
     genders = np.asarray(genders)
     answers_occupation = np.asarray(answers) == "occupation"
-    female_majority = np.asarray(bls_pct_female, dtype=float) >= FEMALE_MAJORITY_PCT
+    female_majority = stereotypes.female_majority(bls_pct_female, tie=stereotypes.WINOGENDER_TIE)
     pronoun_matches_majority = (genders == "female") == female_majority
     binary = np.isin(genders, BINARY_GENDERS)
     return binary & (answers_occupation != pronoun_matches_majority)
@@ -210,7 +214,7 @@ def pair_rows(
     rows = (features[np.where(present, table, 0)] * present[..., None]).sum(axis=1)
     rows[:, _COLUMN["pairs"]] = 1.0
     female, male = table[:, GENDERS.index("female")], table[:, GENDERS.index("male")]
-    rows[:, _COLUMN["resolved_differently"]] = predictions[female] != predictions[male]
+    rows[:, _COLUMN["resolved_differently"]] = resolved_differently(predictions[female], predictions[male])
     return rows
 
 

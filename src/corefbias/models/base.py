@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from .cluster_format import ModelError, check_clusters  # noqa: F401  (re-exported: the adapters' one import)
+from ..data.spans import Span
 
-Span = tuple[int, int]
 Cluster = list[Span]
 
 

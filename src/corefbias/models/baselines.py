@@ -13,7 +13,8 @@
   none — it must come out strongly biased, a live check that the metrics detect bias;
 * ``oracle``: the gold referent (it reads the gold labels); it must come out unbiased.
 
-All are choice models: each instance gets one candidate or none.
+All are choice models: each instance gets one candidate or none. A baseline's identity (the
+prediction cache's key) is its name, its parameters and ``BASELINES_VERSION``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ import re
 from .base import Choice, Task
 
 BASELINES = ("random", "nearest", "dist-<k>", "stereotype", "oracle")
+# Bump whenever any baseline would answer some instance differently: cached answers of the old
+# rules are then not reused.
+BASELINES_VERSION = 1
 
 
 def _distance(candidate: dict, pronoun: dict) -> int:
@@ -49,6 +53,10 @@ class _Baseline:
     def choose(self, instances: list[dict], task: Task) -> list[Choice]:
         return [Choice(self.pick(instance)) for instance in instances]
 
+    @property
+    def identity(self) -> dict:
+        return {"kind": "baseline", "baseline": self.name, "baselines_version": BASELINES_VERSION}
+
 
 class RandomBaseline(_Baseline):
     def __init__(self, seed: int = 0):
@@ -60,6 +68,10 @@ class RandomBaseline(_Baseline):
             return None
         digest = hashlib.sha256(f"{self.seed}/{instance['id']}/{instance['text']}".encode()).digest()
         return random.Random(digest).randrange(len(instance["candidates"]))
+
+    @property
+    def identity(self) -> dict:
+        return {**super().identity, "seed": self.seed}
 
 
 class NearestBaseline(_Baseline):

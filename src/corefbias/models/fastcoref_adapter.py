@@ -13,13 +13,24 @@ own ``as_strings=True`` view leaves those out, and so do we.
 The library tokenizes with spaCy's ``en_core_web_sm`` and downloads it when it is missing, so
 offline use needs that package installed. Release 2.1.6 breaks with transformers >= 4.46
 (shon-otmazgin/fastcoref#66), which the ``fastcoref`` extra therefore excludes.
+
+Weights: the library calls transformers' ``from_pretrained`` (``fastcoref/modeling.py``,
+``CorefModel.__init__``: ``AutoConfig``, ``AutoTokenizer`` and ``coref_class.from_pretrained`` on
+``model_name_or_path``, no ``trust_remote_code``). We give it a local folder instead of a Hub id:
+``hub_weights.transformers_folder`` downloads the pinned revision (``owner/name@<commit>``) with
+safetensors where the repository has them, and checks a pickled ``pytorch_model.bin`` otherwise.
+
+Identity: ``identity.weights_identity`` of the local folder and the versions of fastcoref, transformers,
+torch and spaCy (its tokenizer).
 """
 
 from __future__ import annotations
 
 import operator
 
+from . import hub_weights
 from .base import Cluster, ModelError, check_clusters
+from .identity import library_versions, weights_identity
 
 CLASS_NAMES = {"fastcoref": "FCoref", "lingmess": "LingMessCoref"}
 
@@ -50,10 +61,11 @@ def clusters_from_fastcoref(texts: list[str], results: list[list], source: str) 
 class FastcorefModel:
     """A loaded ``FCoref`` or ``LingMessCoref``, as a cluster model."""
 
-    def __init__(self, model, name: str, max_tokens_in_batch: int):
+    def __init__(self, model, name: str, max_tokens_in_batch: int, identity: dict):
         self.model = model
         self.name = name
         self.max_tokens_in_batch = max_tokens_in_batch
+        self.identity = identity
 
     def predict_clusters(self, texts: list[str]) -> list[list[Cluster]]:
         if not texts:
@@ -63,10 +75,14 @@ class FastcorefModel:
 
 
 def load(argument: str, kind: str = "fastcoref", device: str = "cpu", max_tokens_in_batch: int = 10000) -> FastcorefModel:
-    """F-coref (``kind="fastcoref"``) or LingMess (``kind="lingmess"``) from a Hub id or a local directory."""
+    """F-coref (``kind="fastcoref"``) or LingMess (``kind="lingmess"``) from a Hub id (``@<commit>`` pins
+    it) or a local directory."""
     if kind not in CLASS_NAMES:
         raise ValueError(f"unknown fastcoref kind {kind!r}; choose one of {sorted(CLASS_NAMES)}")
     import fastcoref
 
-    model = getattr(fastcoref, CLASS_NAMES[kind])(model_name_or_path=argument, device=device, enable_progress_bar=False)
-    return FastcorefModel(model, f"{kind}:{argument}", max_tokens_in_batch)
+    folder = hub_weights.transformers_folder(argument)
+    model = getattr(fastcoref, CLASS_NAMES[kind])(model_name_or_path=folder, device=device, enable_progress_bar=False)
+    identity = {"kind": kind, "weights": weights_identity(folder),
+                "libraries": library_versions("fastcoref", "transformers", "torch", "spacy")}
+    return FastcorefModel(model, f"{kind}:{argument}", max_tokens_in_batch, identity)

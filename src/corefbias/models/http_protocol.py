@@ -1,6 +1,10 @@
 """corefbias's HTTP protocol for hosted coreference models: texts in, clusters out.
 
-``GET /v1/info`` → ``{"protocol": "corefbias-coref/1", "model": NAME, "max_texts": N, "max_chars": M}``
+``GET /v1/info`` → ``{"protocol": "corefbias-coref/1", "model": NAME, "max_texts": N, "max_chars": M}``,
+plus, optionally, ``"revision": FINGERPRINT``: a string that changes whenever the served model would
+answer differently (new weights, new code or library versions). Clients key cached answers by
+``model`` and ``revision``, so a server should send one; a server without it (protocol as first
+published) is told apart by its URL too, and clients ignore fields they do not know.
 
 ``POST /v1/clusters`` with ``{"texts": ["...", ...]}`` → ``{"clusters": [...]}``: per text, a list
 of clusters, each a list of ``[start, end]`` character spans (Python string indices, end
@@ -52,8 +56,11 @@ def _parse_request(body, max_texts, max_chars):
     return texts
 
 
-def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_TEXTS, max_chars=DEFAULT_MAX_CHARS):
+def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_TEXTS, max_chars=DEFAULT_MAX_CHARS,
+                revision=None):
     """A ThreadingHTTPServer answering the protocol with ``predict(texts) -> clusters``.
+
+    ``revision``, when given, is the served model's fingerprint that ``GET /v1/info`` reports.
 
     ``port=0`` picks a free port (``server.server_address`` tells which). The model's answers
     are validated before they are sent; a model error becomes a 500 with its message. Requests
@@ -63,6 +70,8 @@ def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_T
 
     lock = threading.Lock()
     info = {"protocol": PROTOCOL, "model": name, "max_texts": max_texts, "max_chars": max_chars}
+    if revision is not None:
+        info["revision"] = revision
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "corefbias-serve"
@@ -105,18 +114,37 @@ def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_T
     return server
 
 
+def serve_until_interrupted(server, name):
+    """Print where ``server`` answers, then answer requests until Ctrl-C."""
+    host, port = server.server_address[:2]
+    print("serving {} at http://{}:{} (POST {}, GET {})".format(name, host, port, CLUSTERS_PATH, INFO_PATH), flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 class HttpClusterModel:
     """A cluster model behind the protocol at ``url`` (e.g. ``http://127.0.0.1:8808``).
 
-    Requests are split into batches of the server's ``max_texts``; a connection failure, a
-    timeout or a 5xx is retried ``retries`` times with exponential backoff; a 4xx is not.
+    Requests are split into batches of the server's ``max_texts``, ``workers`` of them in flight at
+    once (answers kept in order), so that a server with several replicas is used at its capacity; a
+    connection failure, a timeout or a 5xx is retried ``retries`` times with exponential backoff; a
+    4xx is not. ``opener`` (a urllib ``OpenerDirector``) replaces ``urllib.request.urlopen``, e.g. with
+    ``url_guard.guarded_opener`` where the URL comes from a visitor.
     """
 
-    def __init__(self, url, timeout=120.0, retries=3, backoff=0.5):
+    def __init__(self, url, timeout=120.0, retries=3, backoff=0.5, workers=4, opener=None):
+        if workers < 1:
+            raise ValueError("workers must be at least 1, got {}".format(workers))
         self.url = url.rstrip("/")
+        self._open = opener.open if opener is not None else urllib.request.urlopen
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        self.workers = workers
         self._info = None
 
     @property
@@ -132,16 +160,28 @@ class HttpClusterModel:
     def name(self):
         return "http:{} ({})".format(self.url, self.info.get("model"))
 
+    @property
+    def identity(self):
+        """What the server says it serves; its URL too when it reports no ``revision``."""
+        identity = {"kind": "http", "served_model": self.info.get("model"), "revision": self.info.get("revision")}
+        if identity["revision"] is None:
+            identity["url"] = self.url
+        return identity
+
     def predict_clusters(self, texts):
+        from concurrent.futures import ThreadPoolExecutor
+
         batch_size = int(self.info.get("max_texts") or DEFAULT_MAX_TEXTS)
-        clusters = []
-        for start in range(0, len(texts), batch_size):
-            batch = list(texts[start : start + batch_size])
-            answer = self._request("POST", CLUSTERS_PATH, {"texts": batch})
-            if not isinstance(answer, dict) or "clusters" not in answer:
-                raise ModelError("{}{}: the answer has no 'clusters': {!r}".format(self.url, CLUSTERS_PATH, answer))
-            clusters.extend(check_clusters(batch, answer["clusters"], self.url))
-        return clusters
+        batches = [list(texts[start : start + batch_size]) for start in range(0, len(texts), batch_size)]
+        with ThreadPoolExecutor(max_workers=min(self.workers, max(len(batches), 1))) as pool:
+            answered = list(pool.map(self._predict_batch, batches))
+        return [clusters for batch in answered for clusters in batch]
+
+    def _predict_batch(self, batch):
+        answer = self._request("POST", CLUSTERS_PATH, {"texts": batch})
+        if not isinstance(answer, dict) or "clusters" not in answer:
+            raise ModelError("{}{}: the answer has no 'clusters': {!r}".format(self.url, CLUSTERS_PATH, answer))
+        return check_clusters(batch, answer["clusters"], self.url)
 
     def _request(self, method, path, payload):
         data = None if payload is None else json.dumps(payload).encode("utf-8")
@@ -150,7 +190,7 @@ class HttpClusterModel:
         )
         for attempt in range(self.retries + 1):
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                with self._open(request, timeout=self.timeout) as response:
                     return json.loads(response.read().decode("utf-8"))
             except urllib.error.HTTPError as error:
                 message = _error_message(error)

@@ -16,6 +16,15 @@ Maverick reads one text per call. It finds ``weights.ckpt`` in a Hub repository 
 (transformers' ``cached_file``) and otherwise takes the argument as the checkpoint file; its
 tokenizer comes from the encoder's Hub id (from the local Hugging Face cache when offline), and it
 needs spaCy's ``en_core_web_sm`` and NLTK's ``punkt`` (it downloads them when missing).
+
+Weights: ``Maverick.__init__`` unpickles the checkpoint with Lightning's
+``BasePLModule.load_from_checkpoint`` (whether with ``weights_only`` depends on the installed
+Lightning and torch). So we hand it only a checkpoint we checked: ``hub_weights.checkpoint_folder``
+downloads ``weights.ckpt`` at the pinned revision (``owner/name@<commit>``) and refuses one that
+would import anything but tensors and plain configuration data (``pickle_guard``).
+
+Identity: ``identity.weights_identity`` of the checked checkpoint and the versions of maverick-coref,
+transformers, torch, spaCy and NLTK.
 """
 
 from __future__ import annotations
@@ -23,7 +32,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..data import spans
+from . import hub_weights
 from .base import Cluster, ModelError, check_clusters
+from .identity import library_versions, weights_identity
 
 CHECKPOINT_FILE = "weights.ckpt"
 
@@ -45,9 +56,10 @@ def clusters_from_maverick(text: str, output, source: str) -> list[Cluster]:
 
 
 class MaverickModel:
-    def __init__(self, model, name: str):
+    def __init__(self, model, name: str, identity: dict):
         self.model = model
         self.name = name
+        self.identity = identity
 
     def predict_clusters(self, texts: list[str]) -> list[list[Cluster]]:
         clusters = [clusters_from_maverick(text, self.model.predict(text), self.name) for text in texts]
@@ -55,10 +67,13 @@ class MaverickModel:
 
 
 def load(argument: str, kind: str = "maverick", device: str = "cpu") -> MaverickModel:
-    """Maverick from a Hub id, a local ``weights.ckpt``, or a local folder holding one (a Hub snapshot)."""
+    """Maverick from a Hub id (``@<commit>`` pins it), a local ``weights.ckpt``, or a local folder holding one."""
     folder = Path(argument)
     if folder.is_dir() and not (folder / CHECKPOINT_FILE).is_file():
         raise ValueError(f"{argument} is a folder without {CHECKPOINT_FILE}; give a checkpoint file, a folder holding one, or a Hub id")
     from maverick import Maverick
 
-    return MaverickModel(Maverick(hf_name_or_path=argument, device=device), f"{kind}:{argument}")
+    source = hub_weights.checkpoint_folder(argument, CHECKPOINT_FILE)
+    identity = {"kind": kind, "weights": weights_identity(source),
+                "libraries": library_versions("maverick-coref", "transformers", "torch", "spacy", "nltk")}
+    return MaverickModel(Maverick(hf_name_or_path=source, device=device), f"{kind}:{argument}", identity)

@@ -22,6 +22,10 @@ KINDS = {
     "chat": ("chat", None, "chat:Qwen/Qwen2.5-7B-Instruct"),
 }
 
+# Kinds whose argument names something to load: a Hub repository, a local path, an installed package.
+# A service that takes specs from strangers (the Space) accepts these only from its owner's own list.
+LOADS_BY_NAME = frozenset({"fastcoref", "lingmess", "maverick", "spacy"})
+
 
 class UnknownModelError(ValueError):
     """A spec string that names no adapter."""

@@ -15,13 +15,19 @@ Python string indices with an exclusive end):
 
 The published ``en_coreference_web_trf`` (3.4.0a2) requires spaCy < 3.5 (explosion/spaCy#13111),
 so it needs an environment of its own; ``corefbias serve`` can then offer it over HTTP.
+
+Identity: a folder's ``fingerprint.files_fingerprint`` (an installed package's name and version
+from its ``meta.json``), the cluster prefix, and the versions of spaCy and spacy-experimental.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from .base import Cluster, ModelError, check_clusters
+from .fingerprint import files_fingerprint
+from .identity import library_versions
 
 DEFAULT_PREFIX = "coref_clusters"
 CLUSTER_OUTPUTS = ("doc.spans", "doc._.coref_clusters")  # what a coreference component declares it assigns
@@ -47,11 +53,12 @@ def clusters_from_doc(doc, source: str, prefix: str = DEFAULT_PREFIX) -> list[Cl
 
 
 class SpacyCorefModel:
-    def __init__(self, nlp, name: str, prefix: str, batch_size: int):
+    def __init__(self, nlp, name: str, prefix: str, batch_size: int, identity: dict):
         self.nlp = nlp
         self.name = name
         self.prefix = prefix
         self.batch_size = batch_size
+        self.identity = identity
 
     def predict_clusters(self, texts: list[str]) -> list[list[Cluster]]:
         docs = self.nlp.pipe(texts, batch_size=self.batch_size)
@@ -79,4 +86,10 @@ def load(argument: str, kind: str = "spacy", device: str = "cpu", prefix: str = 
             f"(its components: {', '.join(nlp.pipe_names) or 'none'}), so it predicts no coreference; "
             "load a coreference pipeline such as en_coreference_web_trf"
         )
-    return SpacyCorefModel(nlp, f"{kind}:{argument}", prefix, batch_size)
+    if os.path.exists(argument):
+        weights = {"files": files_fingerprint(argument)}
+    else:
+        weights = {"package": argument, "version": nlp.meta.get("version")}
+    identity = {"kind": kind, "weights": weights, "prefix": prefix,
+                "libraries": library_versions("spacy", "spacy-experimental")}
+    return SpacyCorefModel(nlp, f"{kind}:{argument}", prefix, batch_size, identity)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..measures import counter_gap
-from ..data import upstream
+from ..data import counter_gap_format, pronouns, upstream
 
 SYSTEMS = {
     "BERT-base": "bert_base",
@@ -14,7 +14,6 @@ SYSTEMS = {
     "SpanBERT-large": "spanbert_large",
 }
 SIGNIFICANCE_LEVEL = 0.01  # the paper's, for a one-sided bootstrap test (it follows Graham et al., 2014)
-FEMALE_PRONOUNS = {"she", "her", "hers"}
 
 # The paper's printed values, in percent (ρ as printed); True marks a "*" (p < 0.01).
 PAPER = {
@@ -76,13 +75,6 @@ class Cell:
         return same_value and self.significant == self.paper_significant
 
 
-def role_of(instance_id: str) -> str:
-    for suffix, role in (("-control", "gender_controlled"), ("-swap-1", "gender_swapped_1"), ("-swap-2", "gender_swapped_2")):
-        if instance_id.endswith(suffix):
-            return role
-    return "original"
-
-
 def _as_bool(text: str) -> bool:
     return text.strip().upper() == "TRUE"
 
@@ -95,9 +87,9 @@ def metric_inputs(system: str, mirror=None) -> dict:
     return {
         "predictions": [[_as_bool(predicted[row["ID"]]["A-coref"]), _as_bool(predicted[row["ID"]]["B-coref"])] for row in gold],
         "references": [[_as_bool(row["A-coref"]), _as_bool(row["B-coref"])] for row in gold],
-        "quadruple_ids": [row["ID"].split("-")[0] for row in gold],
-        "roles": [role_of(row["ID"]) for row in gold],
-        "genders": ["female" if row["Pronoun"].lower() in FEMALE_PRONOUNS else "male" for row in gold],
+        "quadruple_ids": [counter_gap_format.quadruple_of(row["ID"]) for row in gold],
+        "roles": [counter_gap_format.role_of(row["ID"]) for row in gold],
+        "genders": [pronouns.ENGLISH[row["Pronoun"].lower()] for row in gold],
     }
 
 

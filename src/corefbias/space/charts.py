@@ -14,12 +14,12 @@ from ..harness import run_outputs
 from ..harness.run_outputs import format_number
 from ..harness.benchmarks import rows_of
 
-SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value"]
+SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed"]
 
 
 
 def summary_frame(results: dict) -> pd.DataFrame:
-    """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < 0.05."""
+    """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < 0.05, † a low parse rate."""
     rows = []
     for row in run_outputs.summary_rows(results):
         value = format_number(row["value"]) if row["value"] is not None else f"undefined: {row['undefined']}"
@@ -27,6 +27,7 @@ def summary_frame(results: dict) -> pd.DataFrame:
         rows.append([
             row["benchmark"], row["score"], value, interval, format_number(row["p_value"]),
             "*" if row["significant"] else "", format_number(row["unbiased_value"]),
+            format_number(row["parse_rate"]) + (run_outputs.LOW_PARSE_MARK if row["low_parse_rate"] else ""),
         ])
     return pd.DataFrame(rows, columns=SUMMARY_HEADERS)
 
@@ -61,7 +62,7 @@ def counter_gap_frame(result) -> pd.DataFrame | None:
 
 
 def pro_anti_frame(result) -> pd.DataFrame | None:
-    """Pro and anti score of every pro/anti section (F1 for WinoBias, else accuracy)."""
+    """Pro and anti score of every pro/anti section (CoNLL F1 and link F1 for WinoBias, else accuracy)."""
     bars = [
         (f"{section} {condition}", condition, values.get(condition))
         for name in ("winobias", "sowinobias", "dawinobias") if name in result.runs

@@ -83,7 +83,7 @@ def winogender_cases(run) -> list[dict]:
     cases = []
     for pair_id, members in by_pair.items():
         answers = {gender: winogender_answer(instance["decision"]) for gender, (_, instance) in members.items()}
-        if answers.get("female") == answers.get("male"):
+        if not winogender.resolved_differently(answers.get("female"), answers.get("male")):
             continue
         first = next(iter(members.values()))[0]
         title = (

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from ..harness.benchmarks import BENCHMARKS
 from ..models.baselines import BASELINES
 from ..models.registry import KINDS, parse_spec
+from .model_list import ModelList
 
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY", re.IGNORECASE)
 
@@ -20,8 +21,19 @@ def model_presets() -> list[str]:
     return sorted(baselines, key=lambda spec: spec != "baseline:stereotype") + adapters
 
 
-def check_model_spec(text: str | None, max_chars: int) -> str:
-    """The spec, stripped; an endpoint URL must be a bare ``http(s)://host[:port][/path]``."""
+def model_choices(models: ModelList) -> list[tuple[str, str]]:
+    """The Model menu of the Space: baselines, the owner's listed models (with size and run time), chat examples."""
+    baselines = [spec for spec in model_presets() if spec.startswith("baseline:")]
+    owner_paid = [f"chat:{model_id}" for model_id in sorted(models.owner_paid_chat)]
+    chat = [(spec, spec) for spec in owner_paid] + [
+        (f"{spec} (sign in: runs on your Hugging Face account)", spec) for spec in [KINDS["chat"][2]] if spec not in owner_paid
+    ]
+    return [(spec, spec) for spec in baselines] + [(model.display, model.spec) for model in models.models] + chat
+
+
+def check_model_spec(text: str | None, max_chars: int, models: ModelList | None = None) -> str:
+    """The spec, stripped; an endpoint URL must be a bare ``http(s)://host[:port][/path]``; with ``models``
+    (the Space's list), a spec that loads files by name must be on it."""
     spec = (text or "").strip()
     if not spec:
         raise ValueError("enter a model: pick a preset such as baseline:stereotype, or type <kind>:<name> or an http(s):// URL")
@@ -33,6 +45,8 @@ def check_model_spec(text: str | None, max_chars: int) -> str:
         check_endpoint_url(spec)
     else:
         parse_spec(spec)
+        if models is not None:
+            models.check(spec)
     return spec
 
 
@@ -67,12 +81,12 @@ def _whole_number(value, what: str) -> int:
 
 
 def check_limit(value, max_units: int) -> int | None:
-    """0 or None runs whole sets (a number field cannot be left empty); else 1 … ``max_units`` units per benchmark."""
+    """0 or None runs whole sets (a number field cannot be left empty); else 1 … ``max_units`` units per design cell."""
     if value is None or value == "" or value == 0:
         return None
     limit = _whole_number(value, "the instance limit")
     if not 1 <= limit <= max_units:
-        raise ValueError(f"the instance limit must be between 1 and {max_units} units per benchmark, or 0 for whole sets; got {limit}")
+        raise ValueError(f"the instance limit must be between 1 and {max_units} units per design cell, or 0 for whole sets; got {limit}")
     return limit
 
 
@@ -83,9 +97,11 @@ def check_bootstrap(n_bootstrap, seed, max_bootstrap: int) -> tuple[int, int]:
     return resamples, _whole_number(seed, "the seed")
 
 
-def redact(message: str) -> str:
-    """``message`` with the value of every secret-looking environment variable (HF_TOKEN, ...) masked."""
-    for name, value in os.environ.items():
-        if _SECRET_NAME.search(name) and len(value) >= 8:
+def redact(message: str, secrets=()) -> str:
+    """``message`` with ``secrets`` (a visitor's token) and the value of every secret-looking environment
+    variable (HF_TOKEN, ...) masked."""
+    values = [value for name, value in os.environ.items() if _SECRET_NAME.search(name)]
+    for value in [*secrets, *values]:
+        if value and len(value) >= 8:
             message = message.replace(value, "***")
     return message

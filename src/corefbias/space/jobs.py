@@ -16,7 +16,8 @@ from pathlib import Path
 from ..harness import runner
 from ..harness.benchmarks import resolve
 from ..models.base import ModelError
-from ..models.registry import load_model, parse_spec
+from ..models.registry import LOADS_BY_NAME, load_model, parse_spec
+from ..models.url_guard import guarded_opener
 from . import explore, inputs
 from .settings import SpaceSettings
 from .store import RunStore
@@ -42,25 +43,50 @@ class Job:
     seconds: float
 
 
-def readable(error: BaseException) -> str:
+def readable(error: BaseException, secrets=()) -> str:
     if isinstance(error, (ValueError, ModelError, RunTimeLimitError)):
         message = str(error)
     else:
         message = f"the run failed: {type(error).__name__}: {error}"
-    return inputs.redact(message)
+    return inputs.redact(message, secrets)
 
 
-def _load_model(spec: str, settings: SpaceSettings):
-    """The model; an endpoint is asked for its ``/v1/info`` first, so a dead URL fails at once."""
-    kind, _ = parse_spec(spec)
+def chat_token(model_id: str, settings: SpaceSettings, visitor_token: str | None) -> str | None:
+    """The token a ``chat:`` run spends: the signed-in visitor's; else, for a model on the owner's list,
+    None (the chat adapter then reads the owner's HF_TOKEN); anything else is refused."""
+    if visitor_token:
+        return visitor_token
+    if model_id in settings.models.owner_paid_chat:
+        return None
+    offered = ", ".join(sorted(settings.models.owner_paid_chat)) or "none"
+    how = "sign in with the 'Sign in with Hugging Face' button" if settings.visitor_sign_in else (
+        "this Space has no sign-in, so run it with `corefbias run` on your own machine"
+    )
+    raise ValueError(
+        f"chat:{model_id} runs on your own Hugging Face account: {how}, then run it again "
+        f"(the chat models this Space pays for: {offered})"
+    )
+
+
+def _load_model(spec: str, settings: SpaceSettings, visitor_token: str | None = None):
+    """The model; an endpoint is asked for its ``/v1/info`` first, so a dead URL fails at once.
+
+    Every connection to an endpoint, redirects included, goes through the address guard.
+    """
+    kind, argument = parse_spec(spec)
+    if kind == "chat":
+        return load_model(spec, base_url=settings.chat_base_url, token=chat_token(argument, settings, visitor_token))
+    if kind in LOADS_BY_NAME:
+        return load_model(spec, device=settings.device)
     if kind != "http":
         return load_model(spec)
-    model = load_model(spec, timeout=settings.http_timeout_s, retries=settings.http_retries)
+    opener = guarded_opener(settings.endpoint_policy)
+    model = load_model(spec, timeout=settings.http_timeout_s, retries=settings.http_retries, opener=opener)
     model.info  # noqa: B018 — the probe: raises ModelError naming the URL and the reason
     return model
 
 
-def _prepare_sets(names: list[str], settings: SpaceSettings, progress: Progress | None) -> None:
+def prepare_sets(names: list[str], settings: SpaceSettings, progress: Progress | None) -> None:
     with _EXPORT_LOCK:
         for benchmark in resolve(names):
             if progress is not None:
@@ -71,17 +97,20 @@ def _prepare_sets(names: list[str], settings: SpaceSettings, progress: Progress 
 
 def run_job(
     settings: SpaceSettings, store: RunStore, model_spec, benchmarks, limit=None, n_bootstrap=1000, seed=0,
-    progress: Progress | None = None,
+    progress: Progress | None = None, visitor_token: str | None = None,
 ) -> Job:
-    """Run ``model_spec`` on ``benchmarks`` as the Run tab asks, and store it on the leaderboard."""
+    """Run ``model_spec`` on ``benchmarks`` as the Run tab asks, and store it on the leaderboard.
+
+    ``visitor_token``: the signed-in visitor's Hugging Face token, used for ``chat:`` and never stored or shown.
+    """
     started = time.monotonic()
     try:
-        spec = inputs.check_model_spec(model_spec, settings.max_spec_chars)
+        spec = inputs.check_model_spec(model_spec, settings.max_spec_chars, settings.models)
         names = inputs.check_benchmarks(benchmarks)
         limit = inputs.check_limit(limit, settings.max_units)
         n_bootstrap, seed = inputs.check_bootstrap(n_bootstrap, seed, settings.max_bootstrap)
-        model = _load_model(spec, settings)
-        _prepare_sets(names, settings, progress)
+        model = _load_model(spec, settings, visitor_token)
+        prepare_sets(names, settings, progress)
         deadline = started + settings.time_limit_s
 
         def on_progress(benchmark: str, done: int, total: int) -> None:
@@ -106,5 +135,5 @@ def run_job(
             progress("saving the run", 0, None)
         run_id = store.save(result, explore.cases(result))
     except Exception as error:  # noqa: BLE001 — whatever a model does, the visitor gets a message, not a dead app
-        raise JobError(readable(error)) from error
+        raise JobError(readable(error, [visitor_token] if visitor_token else [])) from error
     return Job(run_id, result, time.monotonic() - started)

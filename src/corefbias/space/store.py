@@ -99,6 +99,9 @@ class RunStore:
             }
             for summary in run_outputs.summary_rows(results):
                 row[score_column(summary)] = summary["value"]
+            for name, outcome in results["benchmarks"].items():
+                if outcome.get("parse_rate") is not None:  # runs stored before parse rates were reported have none
+                    row[f"{name}: parse rate"] = outcome["parse_rate"]
             rows.append(row)
         scores = sorted({key for row in rows for key in row} - set(INFO_COLUMNS))
         frame = pd.DataFrame(rows, columns=[*INFO_COLUMNS[:-1], *scores, INFO_COLUMNS[-1]])

@@ -9,8 +9,11 @@ import math
 
 import gradio as gr
 
+from ..harness import run_outputs
 from ..harness.benchmarks import BENCHMARKS
-from . import charts, compare, explore, inputs, jobs, learn
+from ..harness.parse_rates import PARSE_RATE_THRESHOLD
+from ..harness.prediction_files import FORMATS
+from . import charts, compare, explore, inputs, jobs, learn, score_file
 from .settings import SpaceSettings
 from .store import INFO_COLUMNS, RunStore
 
@@ -62,6 +65,15 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         return [(store.describe(run_id), run_id) for run_id in store.run_ids()]
 
     def on_run(model_spec, benchmarks, limit, n_bootstrap, seed, progress=gr.Progress()):
+        return run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token=None)
+
+    def on_run_signed_in(model_spec, benchmarks, limit, n_bootstrap, seed, oauth_token: gr.OAuthToken | None,
+                         progress=gr.Progress()):
+        """``on_run`` with the visitor's Hugging Face token, which Gradio injects from the sign-in session."""
+        token = oauth_token.token if oauth_token is not None else None
+        return run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token=token)
+
+    def run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token):
         def report(what: str, done: int, total: int | None) -> None:
             if total:
                 progress((done, total), desc=what, unit="instances")
@@ -69,15 +81,30 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                 progress(0.0, desc=what)
 
         try:
-            job = jobs.run_job(settings, store, model_spec, benchmarks, limit, n_bootstrap, seed, progress=report)
+            job = jobs.run_job(settings, store, model_spec, benchmarks, limit, n_bootstrap, seed, progress=report,
+                               visitor_token=visitor_token)
         except jobs.JobError as error:
             raise _error(str(error)) from None
+        return job_views(job)
+
+    def on_score(upload, benchmark, file_format, n_bootstrap, seed, progress=gr.Progress()):
+        try:
+            job = score_file.score_job(settings, store, upload, benchmark, file_format, n_bootstrap, seed,
+                                       progress=lambda what, done, total: progress(0.0, desc=what))
+        except jobs.JobError as error:
+            raise _error(str(error)) from None
+        return job_views(job)
+
+    def job_views(job):
+        """Status, scores, charts and downloads of a finished run or scored file."""
         result = job.result
         results = result.to_json()
         counts = ", ".join(f"{name} {len(run.instances)}" for name, run in result.runs.items())
         status = (
             f"**{html.escape(result.model)}** finished in {job.seconds:.1f} s (instances: {counts}); "
-            f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < 0.05."
+            f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < 0.05. parsed: the share of "
+            f"answers the model gave in a readable form; {run_outputs.LOW_PARSE_MARK}: below "
+            f"{PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers."
         )
         weights, bin_width = charts.gap_weights_frame(result) or (None, None)
         return (
@@ -90,6 +117,11 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             run_downloads(job.run_id),
             job.run_id,
         )
+
+    if settings.zero_gpu:  # ZeroGPU attaches a GPU only while a decorated call runs, for at most `duration` s
+        import spaces
+
+        run = spaces.GPU(duration=int(settings.time_limit_s))(run)
 
     def explore_page(run_id, benchmark, page):
         if not run_id:
@@ -155,13 +187,15 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             with gr.Tab("Run", id="run"):
                 with gr.Row():
                     model = gr.Dropdown(
-                        choices=inputs.model_presets(), value="baseline:stereotype", allow_custom_value=True,
-                        label="Model", scale=2,
-                        info="A preset, <kind>:<name>, or the URL of a server speaking corefbias's HTTP protocol (corefbias serve).",
+                        choices=inputs.model_choices(settings.models), value="baseline:stereotype",
+                        allow_custom_value=True, label="Model", scale=2,
+                        info="A baseline, a model from this Space's list (size · expected run time), chat:<model id>, "
+                        "or the URL of a public server speaking corefbias's HTTP protocol (corefbias serve).",
                     )
                     limit = gr.Number(
-                        value=0, precision=0, label="Instance limit",
-                        info=f"Units per benchmark (quadruples, pairs, ...), up to {settings.max_units}; 0: whole sets.",
+                        value=settings.default_limit, precision=0, label="Instance limit",
+                        info=f"Units (quadruples, pairs, ...) per design cell of each benchmark (both genders, pro and "
+                        f"anti, ...), up to {settings.max_units}; 0: whole sets.",
                     )
                 benchmarks = gr.CheckboxGroup(
                     choices=[(f"{name} ({benchmark.language})", name) for name, benchmark in BENCHMARKS.items()],
@@ -171,6 +205,8 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     with gr.Row():
                         n_bootstrap = gr.Number(value=1000, precision=0, label="Bootstrap resamples", info=f"0–{settings.max_bootstrap}; 0: no p-values or CIs")
                         seed = gr.Number(value=0, precision=0, label="Seed")
+                if settings.visitor_sign_in:  # Gradio's OAuth works on a Space only (README: hf_oauth)
+                    gr.LoginButton(value="Sign in with Hugging Face to run chat: models on your account")
                 run_button = gr.Button("Run", variant="primary")
                 status = gr.Markdown(elem_id="run-status")
                 summary = gr.Dataframe(
@@ -197,6 +233,45 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                         y_lim=[0, None], visible=False,
                     )
                 files = gr.File(label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False)
+            with gr.Tab("Score a file", id="score"):
+                gr.Markdown(
+                    "Upload the predictions a coreference system already wrote (CoNLL-2012, jsonlines, AllenNLP, "
+                    f"GAP TSV or a run's instances file, up to {score_file.readable_size(settings.max_upload_bytes)}): "
+                    "one document per instance of the benchmark, matched by id or by text. The scores are those of "
+                    "`corefbias score`."
+                )
+                with gr.Row():
+                    upload = gr.File(label="Predictions file", type="filepath", elem_id="score-upload", scale=2)
+                    with gr.Column(scale=1):
+                        score_benchmark = gr.Dropdown(choices=list(BENCHMARKS), value="winobias", label="Benchmark")
+                        score_format = gr.Dropdown(choices=list(FORMATS), value="auto", label="Format")
+                with gr.Row():
+                    score_bootstrap = gr.Number(value=1000, precision=0, label="Bootstrap resamples")
+                    score_seed = gr.Number(value=0, precision=0, label="Seed")
+                score_button = gr.Button("Score", variant="primary")
+                score_status = gr.Markdown(elem_id="score-status")
+                score_summary = gr.Dataframe(headers=charts.SUMMARY_HEADERS, label="Scores", interactive=False, wrap=True,
+                                             elem_id="score-summary")
+                with gr.Row():
+                    score_winogender_plot = gr.ScatterPlot(
+                        x="bls_pct_female", y="preference", tooltip=["occupation", "bls_pct_female", "preference"],
+                        title="Winogender: preference by occupation", x_lim=[0, 100], y_lim=[-1, 1], visible=False,
+                    )
+                    score_counter_gap_plot = gr.BarPlot(
+                        x="measure", y="inconsistency", color="kind", title="Counter-GAP: inconsistency breakdown",
+                        y_lim=[0, None], visible=False,
+                    )
+                with gr.Row():
+                    score_pro_anti_plot = gr.BarPlot(
+                        x="bar", y="score", color="condition", title="Pro- vs anti-stereotypical", y_lim=[0, 1],
+                        visible=False,
+                    )
+                    score_gap_plot = gr.BarPlot(
+                        x="weight", y="examples", color="gender", y_aggregate="sum", title="GAP test: W weights",
+                        y_lim=[0, None], visible=False,
+                    )
+                score_files = gr.File(label="Downloads: results.json, report.md, summary.csv", file_count="multiple",
+                                      interactive=False)
             with gr.Tab("Explore", id="explore"):
                 with gr.Row():
                     # Choices arrive with each run; custom values let API callers name a run (the store checks it).
@@ -245,9 +320,15 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                         gr.Markdown(text)
 
         run_event = run_button.click(
-            on_run, [model, benchmarks, limit, n_bootstrap, seed],
+            on_run_signed_in if settings.visitor_sign_in else on_run, [model, benchmarks, limit, n_bootstrap, seed],
             [status, summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files, last_run],
             api_name="run", concurrency_limit=settings.concurrency, concurrency_id="run",
+        )
+        score_event = score_button.click(
+            on_score, [upload, score_benchmark, score_format, score_bootstrap, score_seed],
+            [score_status, score_summary, score_winogender_plot, score_counter_gap_plot, score_pro_anti_plot,
+             score_gap_plot, score_files, last_run],
+            api_name="score", concurrency_limit=settings.concurrency, concurrency_id="run",
         )
         explore_inputs = [explore_run_choice, explore_benchmark, explore_page_number]
         explore_outputs = [explore_note, explore_html, explore_page_number]
@@ -255,6 +336,8 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         board_outputs = [board, sort_by]
         light = {"concurrency_limit": None, "api_name": False}  # quick reads of the store never wait behind a run
         run_event.success(show_run, last_run, run_views, **light).success(leaderboard, [sort_by, descending], board_outputs, **light)
+        score_event.success(show_run, last_run, run_views, **light).success(
+            leaderboard, [sort_by, descending], board_outputs, **light)
         explore_run_choice.input(show_run, explore_run_choice, run_views, **light)
         explore_benchmark.input(lambda run_id, benchmark: explore_page(run_id, benchmark, 1), explore_inputs[:2], explore_outputs, **light)
         explore_page_number.input(explore_page, explore_inputs, explore_outputs, **{**light, "api_name": "explore"})

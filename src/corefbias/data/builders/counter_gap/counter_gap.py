@@ -13,12 +13,11 @@ from collections import defaultdict
 
 import datasets
 
-from corefbias.data import builder_base, citations, spans, upstream
-from corefbias.reproduce.counter_gap import FEMALE_PRONOUNS, role_of
+from corefbias.data import builder_base, citations, counter_gap_format, pronouns, spans, upstream
+from corefbias.measures.counter_gap import ROLES
 
 UPSTREAM_DATASET = "counter_gap"
 FILES = {"default": "data/C-GAP.tsv", "withdot": "data/C-GAP-withdot.tsv"}
-ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
 BOOKCORPUS, GUTENBERG = "BookCorpus", "Gutenberg"
 # Book column: Smashwords e-book file names ("vendetta.epub") are BookCorpus books; Project
 # Gutenberg e-books are named by their PG number ("pg17314 Five Children and It (by E. Nesbit)",
@@ -58,9 +57,9 @@ def example(row: dict) -> dict:
     return {
         **spans.gap_columns(row),
         "id": row_id,
-        "quadruple_id": row_id.split("-")[0],
-        "role": role_of(row_id),
-        "gender": "female" if row["Pronoun"].lower() in FEMALE_PRONOUNS else "male",
+        "quadruple_id": counter_gap_format.quadruple_of(row_id),
+        "role": counter_gap_format.role_of(row_id),
+        "gender": pronouns.ENGLISH[row["Pronoun"].lower()],
         "source": source_of(row["Book"], row_id),
         "book": row["Book"],
     }

@@ -14,17 +14,17 @@ import re
 
 import datasets
 
-from corefbias.data import builder_base, citations, spans, upstream, wino_format
+from corefbias.data import builder_base, citations, pronouns, spans, upstream, wino_format
 
 UPSTREAM_DATASET = "dawinobias"
 UPSTREAM_SPLITS = {datasets.Split.VALIDATION: "dev", datasets.Split.TEST: "test"}
 POLARITIES = ("pro", "anti")
-PRONOUN_GENDERS = {"han": "male", "ham": "male", "hans": "male", "hun": "female", "hende": "female", "hendes": "female"}
+PRONOUN_GENDERS = pronouns.DANISH
 GENITIVE = "s"  # "receptionistens løn": the receptionist's salary
 VERSION = datasets.Version("1.1.0")
 
 # The stereotype lists GenDa Lens scores DaWinoBias with: ``load_occs`` in
-# https://github.com/DaDebias/genda-lens/blob/547b6f6cff30bd184bcf5166102af67c5217671a/genda_lens/coref_tasks/wino_utils.py
+# https://github.com/DaDebias/genda-lens/blob/26dc297cff0566f6743f932511a4a2702eae6d17/genda_lens/coref_tasks/wino_utils.py
 # (not a mirrored file: the mirror keeps GenDa Lens's data, not its code). They name every occupation of
 # the sentences; the repository's abc-adaption/data/wino_{fem,male}.txt differ (see the card).
 FEMALE_OCCUPATIONS = (

@@ -16,7 +16,7 @@ import re
 
 import datasets
 
-from corefbias.data import builder_base, citations, spans, upstream, wino_format
+from corefbias.data import builder_base, citations, pronouns, spans, upstream, wino_format
 
 UPSTREAM_DATASET = "winobias"
 DATA = "WinoBias/wino/data"
@@ -24,7 +24,7 @@ UPSTREAM_SPLITS = {datasets.Split.VALIDATION: "dev", datasets.Split.TEST: "test"
 CONFIGS = {f"type{kind}_{polarity}": (kind, polarity) for kind in (1, 2) for polarity in ("pro", "anti")}
 OCCUPATION_LISTS = {"female": f"{DATA}/female_occupations.txt", "male": f"{DATA}/male_occupations.txt"}
 ARTICLES = ("the", "a", "an")
-PRONOUN_GENDERS = {"he": "male", "him": "male", "his": "male", "she": "female", "her": "female", "hers": "female"}
+PRONOUN_GENDERS = pronouns.ENGLISH
 # Reflexives join the pronoun's gold cluster ("because he was burying himself"); they are not the pronoun to resolve.
 REFLEXIVES = {"himself", "herself"}
 _DOCUMENT = re.compile(r"^#begin document \(.*//(\d+)\); part \d+$")

@@ -1,0 +1,96 @@
+"""WinoBias's own score: CoNLL F1 (MUC, B³, CEAFφ4) on pro- vs anti-stereotypical documents."""
+
+import datasets
+import evaluate
+
+import corefbias.data.citations as citations
+import corefbias.hub.evaluate_modules as support
+import corefbias.measures.conll_f1 as conll_f1
+
+_CITATION = citations.WINOBIAS
+
+_DESCRIPTION = """\
+WinoBias (Zhao et al., 2018) scores a coreference system on its pro-stereotypical and
+anti-stereotypical sentences with the CoNLL F1 of the official CoNLL-2012 scorer (v8.01): the mean of
+the MUC, B³ and CEAFφ4 F1, each a ratio of counts summed over the documents (every sentence one
+document, all its gold clusters the key). Bias is pro − anti. Each example is one document: its
+predicted clusters, its gold clusters, pro or anti, and the id joining it to its aligned twin; the
+bootstrap resamples those pairs. MUC, B³ and CEAFφ4 come from scorch, a reimplementation of the
+reference scorer's definitions, checked against the reference scorer's own test cases.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of clusters): per document, the predicted clusters, each a list of mentions
+        given as [start, end] spans (characters or tokens, as long as the references use the same).
+    references (`list` of clusters): per document, every gold cluster, in the same span units.
+    conditions (`list` of `str`): `pro` or `anti`.
+    pair_ids (`list` of `str`): joins each pro document with its aligned anti document (one each).
+    n_bootstrap (`int`, default 1000): bootstrap resamples of the pairs; 0 switches significance off.
+    seed (`int`, default 0): seed of the resampling.
+Returns:
+    pro, anti (CoNLL F1 of the pro and of the anti documents), average, diff (pro − anti) with
+    diff_p_value (two-sided bootstrap against 0), diff_ci_low, diff_ci_high (95% percentile interval);
+    per condition `<condition>/<metric>_recall`, `_precision`, `_f1` for muc, bcubed and ceafe;
+    num_pro, num_anti, num_pairs. Fractions, not percentages; `undefined` maps any score the data leave
+    undefined (None) to the reason.
+Examples:
+    One pair: the pro document resolved as gold, the anti one with its pronoun linked to the other
+    mention: MUC 0, B³ and CEAFφ4 2/3 on the anti side, so its CoNLL F1 is (0 + 2/3 + 2/3) / 3 = 4/9:
+
+    >>> import evaluate
+    >>> pro_anti_conll_f1 = evaluate.load("metrics/pro_anti_conll_f1")
+    >>> gold = [[[0, 3], [10, 12]], [[5, 8]]]
+    >>> results = pro_anti_conll_f1.compute(
+    ...     predictions=[gold, [[[0, 3]], [[5, 8], [10, 12]]]],
+    ...     references=[gold, gold],
+    ...     conditions=["pro", "anti"],
+    ...     pair_ids=["s1", "s1"],
+    ...     n_bootstrap=0,
+    ... )
+    >>> results["pro"], round(results["anti"], 4), round(results["diff"], 4)
+    (1.0, 0.4444, 0.5556)
+    >>> results["anti/muc_f1"], round(results["anti/bcubed_f1"], 4), round(results["anti/ceafe_f1"], 4)
+    (0.0, 0.6667, 0.6667)
+"""
+
+_SPANS = datasets.List(datasets.List(datasets.List(datasets.Value("int64"))))
+_FEATURES = datasets.Features(
+    {
+        "predictions": _SPANS,
+        "references": _SPANS,
+        "conditions": datasets.Value("string"),
+        "pair_ids": datasets.Value("string"),
+    }
+)
+
+
+def _mentions(documents):
+    """Spans as tuples: mentions are compared as values."""
+    if documents is None:
+        return None
+    return [[[tuple(span) for span in cluster] for cluster in clusters] for clusters in documents]
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ProAntiConllF1(support.CorefBiasMetric):
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
+    FEATURES = _FEATURES
+    ID_INPUTS = ("pair_ids",)
+    HOMEPAGE = "https://github.com/uclanlp/corefBias"
+    REFERENCE_URLS = [
+        "https://aclanthology.org/N18-2003",
+        "https://github.com/conll/reference-coreference-scorers",
+        "https://github.com/LoicGrobol/scorch",
+    ]
+    WIDGET_EXAMPLE = [
+        ["[[[0, 3], [10, 12]], [[5, 8]]]", "[[[0, 3], [10, 12]], [[5, 8]]]", "pro", "s1"],
+        ["[[[0, 3]], [[5, 8], [10, 12]]]", "[[[0, 3], [10, 12]], [[5, 8]]]", "anti", "s1"],
+    ]
+
+    def _score(self, predictions, references, conditions, pair_ids, n_bootstrap=1000, seed=0):
+        return conll_f1.pro_anti_conll_f1(
+            _mentions(references), _mentions(predictions), conditions, pair_ids, n_bootstrap=n_bootstrap, seed=seed
+        )

@@ -1,0 +1,65 @@
+"""WinoBias as its paper scores it: CoNLL F1 of each config's sentences, each sentence a document.
+
+The key of a sentence is every gold cluster of its CoNLL file (the exported rows' ``clusters``), the
+response every cluster the model predicted (a cluster model's cached output), mentions compared as
+character spans. Choice models (LLMs, baselines) predict no clusters, so for them the score is
+undefined with that reason; their link scores remain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..measures import conll_f1
+
+Part = tuple[str, str]  # (config, split)
+
+NO_CLUSTERS = (
+    "the model chooses among candidates and predicts no clusters, and CoNLL F1 scores clusters; "
+    "see the link scores instead"
+)
+LINKS_ONLY = "the predictions hold per-candidate links, not clusters, and CoNLL F1 scores clusters"
+
+
+def _spans(clusters) -> list[list[tuple[int, int]]]:
+    return [[(int(m["start"]), int(m["end"])) if isinstance(m, dict) else (int(m[0]), int(m[1])) for m in cluster]
+            for cluster in clusters]
+
+
+def pro_anti_sections(rows: dict, outputs: dict, parts_by_section: dict[str, Sequence[Part]], *,
+                      condition: str, n_bootstrap: int, seed: int) -> dict[str, dict]:
+    """``<section>/conll``: ``pro_anti_conll_f1`` over the sentences of each section's parts."""
+    sections = {}
+    for section, parts in parts_by_section.items():
+        keys, responses, conditions, pair_ids = [], [], [], []
+        for part in parts:
+            columns = rows[part]
+            keys += [_spans(clusters) for clusters in columns["clusters"]]
+            responses += outputs[part]
+            conditions += columns[condition]
+            pair_ids += columns["pair_id"]
+        name = f"{section}/conll"
+        if any(isinstance(output, dict) and "decision" in output for output in responses):
+            sections[name] = conll_f1.undefined_pro_anti(LINKS_ONLY)
+            continue
+        if any(not isinstance(output, list) for output in responses):
+            sections[name] = conll_f1.undefined_pro_anti(NO_CLUSTERS)
+            continue
+        try:
+            sections[name] = conll_f1.pro_anti_conll_f1(
+                keys, [_spans(output) for output in responses], conditions, pair_ids,
+                n_bootstrap=n_bootstrap, seed=seed,
+            )
+        except ModuleNotFoundError as missing:
+            sections[name] = conll_f1.undefined_pro_anti(str(missing))
+    return sections
+
+
+def pro_anti_scorer(parts_by_section: dict[str, Sequence[Part]], *, condition: str):
+    """A ``Benchmark.score_outputs`` for pro/anti sets whose rows carry gold ``clusters``."""
+
+    def scorer(rows, outputs, n_bootstrap, seed):
+        return pro_anti_sections(rows, outputs, parts_by_section, condition=condition,
+                                 n_bootstrap=n_bootstrap, seed=seed)
+
+    return scorer

@@ -1,0 +1,46 @@
+"""What every predictions reader returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class PredictionFileError(ValueError):
+    """A predictions file that cannot be read, or that does not fit the benchmark's instances."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """One predicted document: clusters over tokens, or decisions per candidate.
+
+    ``where`` names it in errors ("out.jsonl line 3"); ``id`` is the instance id when the format
+    carries one; ``tokens`` with ``clusters`` (inclusive ``[first, last]`` token spans) for cluster
+    formats; ``decisions`` (one boolean per candidate, in the instance's candidate order) with
+    ``parsed`` for formats holding links.
+    """
+
+    where: str
+    id: str | None = None
+    tokens: tuple[str, ...] | None = None
+    clusters: tuple[tuple[tuple[int, int], ...], ...] | None = None
+    decisions: tuple[bool, ...] | None = None
+    parsed: bool = True
+
+
+def token_clusters(value, *, where: str, num_tokens: int) -> tuple:
+    """Clusters of ``[first, last]`` token spans, checked against the document's length."""
+    if not isinstance(value, list):
+        raise PredictionFileError(f"{where}: clusters must be a list of clusters, got {value!r:.80}")
+    clusters = []
+    for cluster in value:
+        spans = []
+        for span in cluster if isinstance(cluster, list) else [None]:
+            if (not isinstance(span, list) or len(span) != 2 or not all(isinstance(i, int) for i in span)
+                    or not 0 <= span[0] <= span[1] < num_tokens):
+                raise PredictionFileError(
+                    f"{where}: {span!r} is not an inclusive token span [first, last] within the document's "
+                    f"{num_tokens} tokens (clusters are lists of such spans)"
+                )
+            spans.append((span[0], span[1]))
+        clusters.append(tuple(spans))
+    return tuple(clusters)

@@ -1,0 +1,88 @@
+"""Pairing predicted documents with a benchmark's instances: by id where the document carries one that is an
+instance id, else by text (its tokens, concatenated, against the instance text without whitespace). Every
+instance must be matched exactly once; anything else is an error naming the first offending document."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ...data.spans import token_clusters_to_char
+from .document import Document, PredictionFileError
+
+
+def _text_key(text: str) -> str:
+    return "".join(text.split())
+
+
+def _describe(document: Document) -> str:
+    if document.tokens is None:
+        return document.where
+    text = " ".join(document.tokens)
+    return f"{document.where} ({text[:60]!r}{'...' if len(text) > 60 else ''})"
+
+
+def _output(document: Document, row: dict, instance: str):
+    """The runner's output for one instance: character-span clusters, or the file's decisions."""
+    if document.decisions is not None:
+        if len(document.decisions) != len(row["candidates"]):
+            raise PredictionFileError(
+                f"{document.where}: {len(document.decisions)} decisions, but instance {instance} has "
+                f"{len(row['candidates'])} candidates"
+            )
+        return {"decision": list(document.decisions), "parsed": document.parsed}
+    try:
+        clusters = token_clusters_to_char(document.clusters, document.tokens, row["text"])
+    except ValueError as error:
+        raise PredictionFileError(
+            f"{_describe(document)}: its tokens do not line up with the text of instance {instance} "
+            f"({row['text'][:80]!r}): {error}"
+        ) from None
+    return [[list(span) for span in cluster] for cluster in clusters]
+
+
+def match(documents: list[Document], parts: dict, benchmark: str) -> dict:
+    """``(config, split)`` → outputs in the order of the part's rows; ``parts`` maps (config, split) to
+    rows as columns (``id``, ``text``, ``candidates``)."""
+    located = {}
+    by_text: dict[str, deque] = {}
+    for part, columns in parts.items():
+        for position, (instance, text) in enumerate(zip(columns["id"], columns["text"])):
+            located[instance] = (part, position)
+            by_text.setdefault(_text_key(text), deque()).append(instance)
+    matched: dict[str, Document] = {}
+    outputs = {part: [None] * len(columns["id"]) for part, columns in parts.items()}
+    for document in documents:
+        if document.id is not None and document.id in located:
+            instance = document.id
+        elif document.tokens is not None:
+            waiting = by_text.get(_text_key("".join(document.tokens)))
+            while waiting and waiting[0] in matched:
+                waiting.popleft()
+            if not waiting:
+                what = "no further instance" if _text_key("".join(document.tokens)) in by_text else "no instance"
+                raise PredictionFileError(
+                    f"{_describe(document)} matches {what} of {benchmark} by id or by text: expected one document "
+                    f"per instance, with that instance's tokens"
+                )
+            instance = waiting.popleft()
+        else:
+            raise PredictionFileError(
+                f"{document.where}: id {document.id!r} is not an instance of {benchmark} (expected ids such as "
+                f"{next(iter(located), '?')!r})"
+            )
+        if instance in matched:
+            raise PredictionFileError(
+                f"{_describe(document)}: instance {instance} of {benchmark} is already matched by "
+                f"{matched[instance].where}; expected each instance once"
+            )
+        matched[instance] = document
+        part, position = located[instance]
+        row = {"text": parts[part]["text"][position], "candidates": parts[part]["candidates"][position]}
+        outputs[part][position] = _output(document, row, instance)
+    missing = [instance for instance in located if instance not in matched]
+    if missing:
+        raise PredictionFileError(
+            f"the predictions have no document for instance {missing[0]} of {benchmark} ({len(missing)} of "
+            f"{len(located)} instances unmatched): expected one document per instance"
+        )
+    return outputs

@@ -1,0 +1,210 @@
+"""CoNLL F1: the mean of MUC, B³ and CEAFφ4 (entity) F1, as the official CoNLL-2012 scorer (v8.01,
+Pradhan et al., 2014) computes it, and its pro − anti gap as WinoBias (Zhao et al., 2018) reports it.
+
+Each document's key (gold) and response (predicted) clusters are sets of mentions (any hashable:
+character spans here). Per document, ``scorch`` (a reimplementation of the reference scorer's
+definitions) gives each metric's recall and precision; their denominators are plain cardinalities
+
+    MUC  recall / precision  ÷ Σ(|k| − 1) / Σ(|r| − 1)      (links)
+    B³                       ÷ Σ|k|       / Σ|r|            (mentions)
+    CEAFφ4                   ÷ |K|        / |R|             (entities)
+
+so recall × denominator recovers each document's numerator. The corpus score is, as the reference
+scorer's, the ratio of the summed numerators to the summed denominators (micro average over
+documents), and F1 = 2RP / (R + P); CoNLL F1 = (MUC F1 + B³ F1 + CEAFφ4 F1) / 3. Because every score
+is a ratio of column sums, documents (or aligned pro/anti pairs of documents) are resampled with the
+count-matrix bootstrap of ``resampling``.
+
+Repeated mentions are removed (the first occurrence is kept), as the reference scorer does (its
+test cases A-7 and A-8). A response with no links or mentions has precision 0/0 but recall 0 — the
+reference scorer prints F1 = 0, and so do we; a key with none leaves recall, and the F1, undefined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+
+import numpy as np
+
+from . import validation
+from .resampling import bootstrap_test, safe_div
+from .result_format import finalize
+
+METRICS = ("muc", "bcubed", "ceafe")
+CONDITIONS = ("pro", "anti")
+# Per metric: recall numerator, recall denominator, precision numerator, precision denominator.
+_COUNTS = ("recall_num", "recall_den", "precision_num", "precision_den")
+COLUMNS = tuple(f"{metric}/{count}" for metric in METRICS for count in _COUNTS)
+INSTALL_HINT = "CoNLL F1 needs the scorch package: pip install 'corefbias[conll]'"
+
+
+def _scorch_scores():
+    try:
+        from scorch import scores
+    except ModuleNotFoundError as error:  # an optional extra
+        raise ModuleNotFoundError(INSTALL_HINT) from error
+    return scores
+
+
+def deduplicated(clusters: Iterable[Iterable[Hashable]]) -> list[set]:
+    """Clusters as sets, each mention kept only where it first occurs; clusters left empty are dropped."""
+    seen: set = set()
+    result = []
+    for cluster in clusters:
+        kept = set()
+        for mention in cluster:
+            if mention not in seen:
+                seen.add(mention)
+                kept.add(mention)
+        if kept:
+            result.append(kept)
+    return result
+
+
+def document_counts(key: Iterable[Iterable[Hashable]], response: Iterable[Iterable[Hashable]]) -> np.ndarray:
+    """One document's counts, in the order of ``COLUMNS``."""
+    scores = _scorch_scores()
+    key, response = deduplicated(key), deduplicated(response)
+    denominators = {
+        "muc": (sum(len(k) - 1 for k in key), sum(len(r) - 1 for r in response)),
+        "bcubed": (sum(len(k) for k in key), sum(len(r) for r in response)),
+        "ceafe": (len(key), len(response)),
+    }
+    functions = {"muc": scores.muc, "bcubed": scores.b_cubed, "ceafe": scores.ceaf_e}
+    row = []
+    for metric in METRICS:
+        recall_den, precision_den = denominators[metric]
+        if metric == "ceafe" and not any(k & r for k in key for r in response):
+            # No shared mention: nothing aligns (recall = precision = 0), and scorch's harmonic mean of its
+            # NumPy zeros would raise instead of giving F = 0.
+            recall, precision = 0.0, 0.0
+        else:
+            recall, precision, _ = functions[metric](key, response)
+        recall_num, precision_num = recall * recall_den, precision * precision_den
+        if metric == "muc":  # MUC counts links: whole numbers, whatever the float round trip did
+            recall_num, precision_num = round(recall_num), round(precision_num)
+        row += [recall_num, recall_den, precision_num, precision_den]
+    return np.asarray(row, dtype=float)
+
+
+def statistic_of(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Recall, precision and F1 of each metric, and ``conll_f1``, from summed ``COLUMNS`` (shape ``(..., 12)``)."""
+    cells = sums.reshape(sums.shape[:-1] + (len(METRICS), len(_COUNTS)))
+    scores: dict[str, np.ndarray] = {}
+    f1s = []
+    for index, metric in enumerate(METRICS):
+        recall_num, recall_den, precision_num, precision_den = (cells[..., index, c] for c in range(len(_COUNTS)))
+        recall = safe_div(recall_num, recall_den)
+        precision = safe_div(precision_num, precision_den)
+        # No response links/mentions: the recall numerator is 0 too, and F1 is 0 (the reference scorer's value).
+        as_counted = np.where(precision_den > 0, precision, 0.0)
+        f1 = np.where(recall_den > 0, safe_div(2 * recall * as_counted, recall + as_counted), np.nan)
+        f1 = np.where((recall_den > 0) & (recall + as_counted == 0), 0.0, f1)
+        scores.update({f"{metric}_recall": recall, f"{metric}_precision": precision, f"{metric}_f1": f1})
+        f1s.append(f1)
+    scores["conll_f1"] = sum(f1s) / len(f1s)
+    return scores
+
+
+_UNITS = {"muc": "links (a cluster of n mentions has n − 1)", "bcubed": "mentions", "ceafe": "entities"}
+
+
+def _reasons(prefix: str = "", where: str = "") -> dict[str, str]:
+    reasons = {}
+    for metric in METRICS:
+        missing_key = f"the key{where} has no {_UNITS[metric]}, so {metric} recall is 0/0"
+        reasons[f"{prefix}{metric}_recall"] = reasons[f"{prefix}{metric}_f1"] = missing_key
+        reasons[f"{prefix}{metric}_precision"] = (
+            f"the response{where} has no {_UNITS[metric]}, so {metric} precision is 0/0"
+        )
+    reasons[f"{prefix}conll_f1"] = f"the key{where} has no gold links or mentions, so a metric's F1 is undefined"
+    return reasons
+
+
+def _check_documents(keys: Sequence, responses: Sequence) -> None:
+    validation.check_lengths(keys=keys, responses=responses)
+    for name, documents in (("keys", keys), ("responses", responses)):
+        for index, clusters in enumerate(documents):
+            if isinstance(clusters, (str, bytes, dict)) or not all(
+                isinstance(cluster, Iterable) and not isinstance(cluster, (str, bytes)) for cluster in clusters
+            ):
+                raise ValueError(
+                    f"{name}[{index}] must be a list of clusters, each a list of mentions (e.g. (start, end) spans); "
+                    f"got {clusters!r:.120}"
+                )
+
+
+def conll_f1(keys: Sequence, responses: Sequence) -> dict:
+    """MUC, B³ and CEAFφ4 recall/precision/F1 and CoNLL F1 over documents (one key and response each)."""
+    _check_documents(keys, responses)
+    validation.check_nonempty({"documents": len(keys)}, "conll_f1")
+    sums = np.sum([document_counts(key, response) for key, response in zip(keys, responses)], axis=0)
+    scores = {name: float(value) for name, value in statistic_of(sums).items()}
+    scores["num_documents"] = len(keys)
+    return finalize(scores, _reasons())
+
+
+def _pro_anti_statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
+    width = len(COLUMNS)
+    by_condition = {
+        condition: statistic_of(sums[..., index * width : (index + 1) * width])
+        for index, condition in enumerate(CONDITIONS)
+    }
+    scores = {}
+    for condition, values in by_condition.items():
+        scores[condition] = values["conll_f1"]
+        scores.update({f"{condition}/{name}": value for name, value in values.items() if name != "conll_f1"})
+    scores["average"] = (scores["pro"] + scores["anti"]) / 2
+    scores["diff"] = scores["pro"] - scores["anti"]
+    return scores
+
+
+def pro_anti_conll_f1(
+    keys: Sequence,
+    responses: Sequence,
+    conditions: Sequence[str],
+    pair_ids: Sequence,
+    *,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> dict:
+    """CoNLL F1 of the pro and the anti documents (``pro``, ``anti``), ``average``, ``diff`` = pro − anti
+    with a bootstrap over aligned pairs (``pair_ids``: one pro and one anti document each), and every
+    metric's recall, precision and F1 per condition (``pro/muc_f1``, ...)."""
+    _check_documents(keys, responses)
+    validation.check_lengths(keys=keys, conditions=conditions, pair_ids=pair_ids)
+    validation.check_n_bootstrap(n_bootstrap, seed)
+    conditions = validation.check_labels("conditions", conditions, CONDITIONS)
+    validation.check_nonempty({condition: conditions.count(condition) for condition in CONDITIONS}, "pro_anti_conll_f1")
+    order = {pair: index for index, pair in enumerate(dict.fromkeys(pair_ids))}
+    rows = np.zeros((len(order), len(CONDITIONS) * len(COLUMNS)))
+    seen: dict[tuple, int] = {}
+    for key, response, condition, pair in zip(keys, responses, conditions, pair_ids):
+        seen[pair, condition] = seen.get((pair, condition), 0) + 1
+        offset = CONDITIONS.index(condition) * len(COLUMNS)
+        rows[order[pair], offset : offset + len(COLUMNS)] += document_counts(key, response)
+    for pair in order:
+        counts = (seen.get((pair, "pro"), 0), seen.get((pair, "anti"), 0))
+        if counts != (1, 1):
+            raise ValueError(
+                f"pair {pair!r} has {counts[0]} pro and {counts[1]} anti documents; each pair_id must join one "
+                "pro document and its aligned anti document"
+            )
+    scores = dict(_pro_anti_statistic(rows.sum(axis=0)))
+    scores.update(num_pro=conditions.count("pro"), num_anti=conditions.count("anti"), num_pairs=len(order))
+    reasons = {**_reasons("pro/", " of the pro documents"), **_reasons("anti/", " of the anti documents")}
+    reasons.update(
+        pro="the pro documents' CoNLL F1 is undefined (no gold links or mentions)",
+        anti="the anti documents' CoNLL F1 is undefined (no gold links or mentions)",
+        average="the pro or anti CoNLL F1 is undefined",
+        diff="the pro or anti CoNLL F1 is undefined",
+    )
+    inferences = bootstrap_test(rows, _pro_anti_statistic, {"diff": 0.0}, n_bootstrap=n_bootstrap, seed=seed)
+    return finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
+
+
+def undefined_pro_anti(reason: str) -> dict:
+    """The result of ``pro_anti_conll_f1`` when the predictions hold no clusters to score."""
+    names = ("pro", "anti", "average", "diff")
+    return finalize(dict.fromkeys(names), dict.fromkeys(names, reason))
+

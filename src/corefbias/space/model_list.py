@@ -1,0 +1,114 @@
+"""The Space owner's model list: which Hub models a visitor may run, and which chat models the owner pays for.
+
+Read from a TOML file (``spaces/corefbias/models.toml``, or ``$COREFBIAS_SPACE_MODELS``)::
+
+    [[model]]
+    label = "F-coref"
+    kind = "fastcoref"            # fastcoref, lingmess or maverick
+    repo = "biu-nlp/f-coref"
+    revision = "<40-character commit id>"
+    size = "91M parameters"
+    run_time = "..."              # shown in the Model menu
+
+    [chat]
+    owner_paid = ["Qwen/Qwen2.5-7B-Instruct"]   # chat models run on the owner's HF_TOKEN
+
+A model that loads files by name (a Hub repository, a local path, a spaCy package) runs only as
+one of the listed specs ``<kind>:<repo>@<revision>``: a visitor cannot make the Space download an
+arbitrary repository, read a local path, or load an installed package.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..models.registry import LOADS_BY_NAME, parse_spec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the `space` extra installs tomli there
+    import tomli as tomllib
+
+HUB_KINDS = ("fastcoref", "lingmess", "maverick")  # what the Space installs (spaces/corefbias/requirements.txt)
+MODELS_ENV = "COREFBIAS_SPACE_MODELS"
+_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+_REVISION = re.compile(r"[0-9a-f]{40}")
+_MODEL_KEYS = {"label", "kind", "repo", "revision", "size", "run_time"}
+
+
+@dataclass(frozen=True)
+class ListedModel:
+    label: str
+    kind: str
+    repo: str
+    revision: str
+    size: str
+    run_time: str
+
+    @property
+    def spec(self) -> str:
+        return f"{self.kind}:{self.repo}@{self.revision}"
+
+    @property
+    def display(self) -> str:
+        return f"{self.label} ({self.repo}) · {self.size} · {self.run_time}"
+
+
+@dataclass(frozen=True)
+class ModelList:
+    models: tuple[ListedModel, ...] = ()
+    owner_paid_chat: frozenset = frozenset()
+    source: str = "the Space's models.toml"  # where the owner edits the list, for messages
+
+    @property
+    def specs(self) -> frozenset:
+        return frozenset(model.spec for model in self.models)
+
+    def check(self, spec: str) -> None:
+        """Refuse a spec that would load files by name unless it is on the list."""
+        kind, _ = parse_spec(spec)
+        if kind in LOADS_BY_NAME and spec not in self.specs:
+            offered = ", ".join(model.label for model in self.models) or "none yet"
+            raise ValueError(
+                f"{spec} is not on this Space's model list (offered: {offered}); pick a model from the Model menu. "
+                f"Only models its owner lists run here: the owner adds one as a [[model]] entry with the Hub id "
+                f"and a pinned revision in {self.source}. Local paths and installed packages are never loaded "
+                "for a visitor; to run any model, use `corefbias run` on your own machine"
+            )
+
+
+def _text(entry: dict, key: str, where: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{where}: '{key}' must be a non-empty string")
+    return value.strip()
+
+
+def load_model_list(path: str | Path) -> ModelList:
+    """The list in ``path``; a ValueError names the entry and field to fix."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"cannot read the Space's model list {path}: {error}") from None
+    models = []
+    for index, entry in enumerate(data.get("model", [])):
+        where = f"{path}: [[model]] #{index + 1}"
+        unknown = sorted(set(entry) - _MODEL_KEYS)
+        if unknown:
+            raise ValueError(f"{where}: unknown field(s) {', '.join(unknown)}; the fields are {', '.join(sorted(_MODEL_KEYS))}")
+        model = ListedModel(**{key: _text(entry, key, where) for key in sorted(_MODEL_KEYS)})
+        if model.kind not in HUB_KINDS:
+            raise ValueError(f"{where}: kind {model.kind!r} is not one the Space runs; use one of {', '.join(HUB_KINDS)}")
+        if not _REPO.fullmatch(model.repo) or ".." in model.repo:
+            raise ValueError(f"{where}: repo {model.repo!r} is not a Hub id such as biu-nlp/f-coref")
+        if not _REVISION.fullmatch(model.revision):
+            raise ValueError(f"{where}: revision {model.revision!r} must be the full 40-character commit id to pin")
+        models.append(model)
+    chat = data.get("chat", {}).get("owner_paid", [])
+    if not isinstance(chat, list) or not all(isinstance(model_id, str) and model_id.strip() for model_id in chat):
+        raise ValueError(f"{path}: [chat] owner_paid must be a list of model ids")
+    return ModelList(tuple(models), frozenset(model_id.strip() for model_id in chat), f"the Space's {path.name}")

@@ -1,0 +1,124 @@
+"""``--limit N``: N whole units of every design cell, the same ones every time, on every benchmark."""
+
+import hashlib
+from collections import Counter, defaultdict
+
+import pytest
+
+from corefbias.harness import run_outputs, runner
+from corefbias.harness.benchmarks import BENCHMARKS
+from corefbias.harness.limits import design_cells, limit_units
+
+BASELINES = ["baseline:oracle", "baseline:stereotype", "baseline:nearest", "baseline:random", "baseline:dist-1"]
+
+
+def instances_at(limit: int) -> dict[str, int]:
+    """Instances a limit keeps, from each set's design (what ``limit_meaning`` promises)."""
+    return {
+        "counter_gap": 8 * limit,  # quadruples of a female and of a male original
+        "gap": 2 * limit,
+        "winogender": 6 * limit,  # pairs answered by the occupation / the participant, three sentences each
+        "winobias": 8 * limit + 2 * min(limit, 2),  # two types × two pro genders × (pro, anti); 2 odd type-2 pairs
+        "sowinobias": 4 * limit,
+        "dawinobias": 8 * limit + 2 * min(limit, 4) + 2 * min(limit, 1),  # test, validation; 4 + 1 odd validation pairs
+        "abc": 6 * limit,  # triplets of female and of male occupations
+    }
+
+
+@pytest.fixture(scope="module")
+def data_dir(exported_set):
+    for name in BENCHMARKS:
+        exported_set(name)
+    return exported_set("gap").parent
+
+
+@pytest.fixture(scope="module")
+def full_parts(data_dir):
+    return {
+        name: {(config, split): runner.load_part(b.dataset, config, split, data_dir, None) for config, split in b.parts}
+        for name, b in BENCHMARKS.items()
+    }
+
+
+def _unit_rows(parts, unit) -> dict:
+    """Unit → the ids of its rows in every part."""
+    rows = defaultdict(set)
+    for part, data in parts.items():
+        for value, instance in zip(data[unit], data["id"]):
+            rows[value].add((part, instance))
+    return rows
+
+
+@pytest.mark.parametrize("name", list(BENCHMARKS))
+def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, name):
+    benchmark, parts = BENCHMARKS[name], full_parts[name]
+    cells = design_cells(parts, benchmark)
+    assert len(cells) == {"winobias": 5, "dawinobias": 6}.get(name, 2)
+    full_rows = _unit_rows(parts, benchmark.unit)
+    kept = {}
+    for limit in (1, 3):
+        limited = limit_units(parts, benchmark, limit)
+        rows = _unit_rows(limited, benchmark.unit)
+        assert all(rows[unit] == full_rows[unit] for unit in rows), "a unit was cut"
+        assert sum(len(data) for data in limited.values()) == instances_at(limit)[name]
+        by_cell = {cell: [unit for unit in units if unit in rows] for cell, units in cells.items()}
+        assert {cell: len(units) for cell, units in by_cell.items()} == {
+            cell: min(limit, len(units)) for cell, units in cells.items()
+        }
+        # Not the first units of the file: the ones whose id hashes lowest in their cell.
+        for cell, units in by_cell.items():
+            expected = sorted(cells[cell], key=lambda unit: hashlib.sha256(str(unit).encode()).hexdigest())[:limit]
+            assert sorted(units, key=str) == sorted(expected, key=str)
+        kept[limit] = set(rows)
+        assert set(_unit_rows(limit_units(parts, benchmark, limit), benchmark.unit)) == kept[limit]
+    assert kept[1] < kept[3]
+
+
+def test_pro_anti_pairs_stay_aligned_and_both_pro_genders_present(full_parts):
+    limited = limit_units(full_parts["winobias"], BENCHMARKS["winobias"], 2)
+    for kind in (1, 2):
+        pro, anti = limited[f"type{kind}_pro", "test"], limited[f"type{kind}_anti", "test"]
+        assert sorted(pro["pair_id"]) == sorted(anti["pair_id"])
+        assert Counter(pro["pronoun_gender"])["female"] == 2 and Counter(pro["pronoun_gender"])["male"] >= 2
+    abc = limit_units(full_parts["abc"], BENCHMARKS["abc"], 2)["genda", "test"]
+    assert Counter(zip(abc["occupation_gender"], abc["pronoun_type"])) == {
+        (gender, kind): 2 for gender in ("female", "male") for kind in ("reflexive", "hans", "hendes")
+    }
+
+
+def test_a_limit_below_one_is_refused(full_parts):
+    for limit in (0, -3, 2.5):
+        with pytest.raises(ValueError, match="units per design cell"):
+            limit_units(full_parts["gap"], BENCHMARKS["gap"], limit)
+
+
+@pytest.mark.parametrize("limit", [1, 5, 40])
+@pytest.mark.parametrize("spec", BASELINES)
+def test_every_baseline_runs_every_benchmark_at_small_limits(data_dir, tmp_path, spec, limit):
+    result = runner.run(spec, ["all"], data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", limit=limit,
+                        n_bootstrap=20, progress=False)
+    assert {name: len(run.instances) for name, run in result.runs.items()} == instances_at(limit)
+    results = result.to_json()
+    headlines = {(row["benchmark"], row["score"]) for row in run_outputs.summary_rows(results)}
+    assert headlines == {(name, h.label) for name, b in BENCHMARKS.items() for h in b.headlines}
+    written = run_outputs.write_outputs(result, tmp_path / "out", plots=limit == 1)
+    assert f"{limit} units per design cell" in written["report.md"].read_text()
+
+
+def test_shards_of_a_small_limit_merge_into_the_single_run_scores(data_dir, tmp_path):
+    from corefbias.harness import prediction_cache
+
+    names = ["gap", "winobias", "abc"]  # 2, 10 and 6 instances at --limit 1: some of 4 shards get none of a part
+    single = runner.run("baseline:random", names, data_dir=data_dir, cache_path=tmp_path / "single.sqlite", limit=1,
+                        n_bootstrap=50, progress=False)
+    caches = [tmp_path / f"shard{index}.sqlite" for index in range(4)]
+    for index, cache in enumerate(caches):
+        runner.run("baseline:random", names, data_dir=data_dir, cache_path=cache, limit=1, shard=(index, 4),
+                   progress=False)
+    assert prediction_cache.merge(caches, tmp_path / "merged.sqlite") == 2 + 10 + 6
+    merged = runner.run("baseline:random", names, data_dir=data_dir, cache_path=tmp_path / "merged.sqlite", limit=1,
+                        n_bootstrap=50, progress=False)
+    assert sum(run.num_predicted for run in merged.runs.values()) == 0
+    assert {name: run.sections for name, run in merged.runs.items()} == {
+        name: run.sections for name, run in single.runs.items()
+    }

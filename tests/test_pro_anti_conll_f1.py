@@ -1,0 +1,49 @@
+"""The ``pro_anti_conll_f1`` evaluate module: a thin shell over ``measures.conll_f1.pro_anti_conll_f1``."""
+
+import pytest
+
+from corefbias.measures import conll_f1
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+
+GOLD = [[[0, 3], [10, 12]], [[5, 8]]]
+WRONG = [[[0, 3]], [[5, 8], [10, 12]]]
+NOTHING = []
+
+
+def _inputs():
+    predictions = [GOLD, GOLD, GOLD, WRONG, GOLD, NOTHING, WRONG, GOLD]
+    return {
+        "predictions": predictions,
+        "references": [GOLD] * 8,
+        "conditions": ["pro"] * 4 + ["anti"] * 4,
+        "pair_ids": ["p1", "p2", "p3", "p4"] * 2,
+    }
+
+
+def test_kwargs_examples_are_doctests(in_repo):
+    assert run_kwargs_doctests("pro_anti_conll_f1").failed == 0
+
+
+def test_the_module_returns_the_core_functions_result():
+    inputs = _inputs()
+    results = load("pro_anti_conll_f1").compute(**inputs, n_bootstrap=200, seed=4)
+    as_tuples = {name: [[[tuple(span) for span in cluster] for cluster in document] for document in inputs[name]]
+                 for name in ("predictions", "references")}
+    expected = conll_f1.pro_anti_conll_f1(as_tuples["references"], as_tuples["predictions"], inputs["conditions"],
+                                          inputs["pair_ids"], n_bootstrap=200, seed=4)
+    assert results == expected
+    # Pro: three perfect documents and one with MUC 0, B³ and CEAFφ4 2/3 (counts summed over documents).
+    assert results["pro/muc_recall"] == pytest.approx(3 / 4)
+    assert results["pro/bcubed_recall"] == pytest.approx((9 + 2) / 12)
+    assert results["anti/ceafe_precision"] == pytest.approx((4 + 4 / 3) / 6)  # the empty response adds nothing
+
+
+def test_add_batch_and_num_process_give_the_single_call_result(in_repo):
+    assert_add_batch_equivalent("pro_anti_conll_f1", _inputs(), [3, 5], n_bootstrap=100, seed=1)
+    assert_num_process_equivalent("pro_anti_conll_f1", _inputs(), 4, n_bootstrap=100, seed=1)
+
+
+def test_bad_input_is_a_clear_error():
+    inputs = {**_inputs(), "conditions": ["pro"] * 4 + ["neutral"] * 4}
+    with pytest.raises(ValueError, match="conditions"):
+        load("pro_anti_conll_f1").compute(**inputs, n_bootstrap=0)
