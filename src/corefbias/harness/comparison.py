@@ -193,7 +193,15 @@ def compare_pair(
         rows_b = section_rows(benchmark, parts, _decisions(b, name, parts))
         for headline in benchmark.headlines:
             if headline.section not in rows_a or headline.section not in rows_b:
-                notes.append(f"{name} {headline.label}: not scored in both runs")
+                scored = all(headline.section in run.results["benchmarks"][name]["sections"] for run in (a, b))
+                notes.append(
+                    f"{name} {headline.label}: "
+                    + (
+                        "scored from the model's clusters, which the instance files do not keep, so no paired test"
+                        if scored
+                        else "not scored in both runs"
+                    )
+                )
                 continue
             unit_a, unit_b = rows_a[headline.section], rows_b[headline.section]
             totals = unit_a.statistic(unit_a.rows.sum(axis=0))
