@@ -213,7 +213,10 @@ def compare_pair(
                 b, name, headline.section, headline.key, float(unit_b.statistic(unit_b.rows.sum(0))[headline.key])
             )
             if unit_a.rows.shape != unit_b.rows.shape:  # e.g. GAP weights infeasible for one limit only
-                notes.append(f"{name} {headline.label}: the runs' units differ")
+                notes.append(
+                    f"{name} {headline.label}: the runs scored different units (a model's unlinked pronouns are left "
+                    f"out), so no paired test"
+                )
                 continue
             result = comparison.paired_difference(
                 unit_a.rows,
