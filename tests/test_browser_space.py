@@ -72,3 +72,25 @@ def test_the_model_menu_offers_the_owners_list_and_refuses_a_path(published, bro
     page.get_by_role("button", name="Run", exact=True).click()
     page.get_by_text("spacy:/etc is not on this Space's model list (offered: F-coref)").wait_for(timeout=TIMEOUT_MS)
     screenshot(page, "unlisted-model-refused")
+
+
+def test_compare_tab_tests_two_picked_runs(served, browser_page, screenshot):
+    for spec in ("baseline:oracle", "baseline:stereotype"):
+        served.client.predict(spec, QUICK, 20, 100, 0, api_name="/run")
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(served.url)
+    page.get_by_role("tab", name="Compare").click()
+    picker = page.get_by_label("Runs to compare (two or more)")
+    for spec in ("baseline:oracle", "baseline:stereotype"):
+        picker.click()
+        page.get_by_role("option", name=spec).first.click()
+    page.get_by_role("button", name="Compare runs").click()
+    table = page.locator("#differences [role=grid]")
+    table.locator("[role=gridcell]", has_text="pairs resolved differently").first.wait_for(timeout=TIMEOUT_MS)
+    rows = {row[3]: row for row in table.evaluate(ROWS)}
+    # Oracle vs stereotype: the stereotype baseline resolves every Winogender pair differently, the oracle none.
+    assert rows["pairs resolved differently"][:2] == ["baseline:oracle", "baseline:stereotype"]
+    assert rows["pairs resolved differently"][6] == "-1.000*"
+    page.get_by_role("img").last.wait_for(timeout=TIMEOUT_MS)
+    screenshot(page, "compare-runs")

@@ -48,7 +48,9 @@ def test_stereotype_baseline_is_strongly_and_significantly_biased(data_dir, tmp_
     # Of "she" and "he", one matches the occupation's stereotype and goes to it, the other contradicts
     # it and goes to the participant: every pair is resolved differently.
     assert winogender["pairs_resolved_differently"] == 1.0
-    assert winogender["pairs_resolved_differently_p_value"] < 0.01
+    assert winogender["pairs_resolved_differently_p_value"] is None  # no null to test against: a CI only
+    assert "no null value" in winogender["undefined"]["pairs_resolved_differently_p_value"]
+    assert winogender["occupation_share_male_minus_female_p_value"] > 0.05  # each pair splits one way and the other
     assert winogender["pearson_r_bls"] > 0.7 and winogender["pearson_r_bls_p_value"] < 0.01
     assert winogender["accuracy_non_gotcha_minus_gotcha"] > 0.5
 
@@ -189,7 +191,9 @@ def test_outputs_on_disk(data_dir, tmp_path):
     assert results["benchmarks"]["winogender"]["sections"] == json.loads(json.dumps(result.runs["winogender"].sections))
     report = (tmp_path / "out" / "report.md").read_text()
     winogender = result.runs["winogender"].sections["winogender"]
-    assert f"| winogender | pairs resolved differently | {winogender['pairs_resolved_differently']:.3f}* |" in report
+    assert f"| winogender | pairs resolved differently | {winogender['pairs_resolved_differently']:.3f} |" in report
+    gotcha = winogender["accuracy_non_gotcha_minus_gotcha"]
+    assert f"| winogender | accuracy non-gotcha − gotcha | {gotcha:.3f}* |" in report
     assert "![winogender_occupations](plots/winogender_occupations.png)" in report
     csv_lines = (tmp_path / "out" / "summary.csv").read_text().splitlines()
     assert csv_lines[0].startswith("benchmark,score,value,ci_low,ci_high,p_value,significant")
@@ -258,7 +262,8 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
             assert row["value"] == row["unbiased_value"], key
 
     stereotype = headline("baseline:stereotype")
-    for key in [("winogender", "pairs resolved differently"), ("winobias", "type1 link F1 pro − anti"),
+    assert stereotype[("winogender", "pairs resolved differently")]["value"] > 0.9
+    for key in [("winogender", "accuracy non-gotcha − gotcha"), ("winobias", "type1 link F1 pro − anti"),
                 ("winobias", "type2 link F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
                 ("dawinobias", "accuracy pro − anti")]:
         assert stereotype[key]["value"] > 0.9 and stereotype[key]["p_value"] < 0.01, key

@@ -514,3 +514,24 @@ def test_gap_weight_histogram_counts_the_weighted_examples_by_gender():
         [0.75, 0, "male"], [1.25, 1, "male"], [1.75, 1, "male"],
     ]
     assert charts.gap_weights_frame(SimpleNamespace(runs={})) is None
+
+
+def test_compare_tab_tests_the_differences_between_stored_runs(served):
+    for spec in ("baseline:oracle", "baseline:random"):
+        served.client.predict(spec, QUICK, LIMIT, N_BOOTSTRAP, SEED, api_name="/run")
+    board, _ = served.client.predict(None, True, api_name="/leaderboard")
+    rows = [dict(zip(board["headers"], row)) for row in board["data"]]
+    ids = {row["model"]: row["run"] for row in rows if row["limit"] == str(LIMIT)}
+    note, table, forest, files = served.client.predict(
+        [ids["baseline:random"], ids["baseline:oracle"]], api_name="/compare"
+    )
+    assert "Holm" in note and "Pearson" not in note and "r with BLS % female: not a sum over pair_id units" in note
+    differences = [dict(zip(table["headers"], row)) for row in table["data"]]
+    assert {row["A"] for row in differences} == {"baseline:random"} and len(differences) == 6
+    (split,) = [row for row in differences if row["score"] == "pairs resolved differently"]
+    assert split["B value"] == "0.000" and split["A − B"].rstrip("*") == split["A value"]
+    assert split["A − B"].endswith("*") == (float(split["p (Holm)"]) < 0.05)
+    assert forest["visible"] and Path(forest["value"]).read_bytes()[:4] == b"\x89PNG"
+    assert {Path(path).name for path in files} == {"comparison.json", "comparison.md", "forest.png"}
+    with pytest.raises(gradio_client.exceptions.AppError, match="pick at least two runs"):
+        served.client.predict([ids["baseline:oracle"]], api_name="/compare")

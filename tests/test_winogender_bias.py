@@ -130,8 +130,11 @@ def test_gendered_model_on_all_sentences(sentences):
     assert results["occupation_share_male"] == 1.0
     assert results["occupation_share_female"] == 0.0
     assert results["occupation_share_male_minus_female"] == 1.0
-    assert results["occupation_share_male_minus_female_p_value"] == pytest.approx(1 / 201)
+    # No resample reaches 0: two-sided p = 2 · (0 + 1) / (200 + 1).
+    assert results["occupation_share_male_minus_female_p_value"] == pytest.approx(2 / 201)
     assert results["pairs_resolved_differently"] == 1.0
+    assert results["pairs_resolved_differently_p_value"] is None
+    assert results["pairs_resolved_differently_ci_low"] == results["pairs_resolved_differently_ci_high"] == 1.0
     assert results["accuracy_male"] == results["accuracy_female"] == 0.5
     assert results["preference/nurse"] == -1.0
 
@@ -176,7 +179,7 @@ def test_hand_example_pooled_scores():
     # a.1, c.1 and c.2 resolve she and he differently; b.1 does not.
     assert results["pairs_resolved_differently"] == 0.75
     assert results["num_pairs"] == 4
-    assert score(hand_example(), n_bootstrap=100)["undefined"] == {}
+    assert list(score(hand_example(), n_bootstrap=100)["undefined"]) == ["pairs_resolved_differently_p_value"]
 
 
 def test_hand_example_gotchas():
@@ -220,9 +223,10 @@ def test_bootstrap_over_pairs_is_reproducible_and_brackets_the_score():
     first = score(hand_example(), n_bootstrap=500, seed=7)
     second = score(hand_example(), n_bootstrap=500, seed=7)
     assert first == second
-    for name in winogender.SIGNIFICANCE_NULLS:
+    for name, null in winogender.SIGNIFICANCE_NULLS.items():
         assert first[f"{name}_ci_low"] <= first[name] <= first[f"{name}_ci_high"]
-        assert 0 < first[f"{name}_p_value"] <= 1
+        assert (first[f"{name}_p_value"] is None) == (null is None)
+        assert null is None or 0 < first[f"{name}_p_value"] <= 1
     # Resampled pairs only ever resolve 0 to 100% of pairs differently.
     assert 0.0 <= first["pairs_resolved_differently_ci_low"] <= first["pairs_resolved_differently_ci_high"] <= 1.0
 

@@ -21,7 +21,7 @@ anti-reflexive to the subject makes a grammar error (a false positive); GenDa Le
 often it does so for the male and the female pronoun: Gender Effect Size = log2(FPR_M / FPR_F),
 positive when the model accepts the error more readily for "hans". Also returned: the reflexive
 true-positive rate, FPR_M / FPR_F, the same split by the occupation's gender stereotype, and
-one-sided bootstrap p-values and 95% percentile confidence intervals (resampling triplets when
+two-sided bootstrap p-values and 95% percentile confidence intervals (resampling triplets when
 triplet_ids are given, otherwise items).
 """
 
@@ -42,8 +42,8 @@ Returns:
     tpr_reflexive, fpr_male, fpr_female, fpr_ratio (FPR_M / FPR_F), log2_fpr_ratio (GenDa Lens's
     Gender Effect Size, unrounded), num_reflexive, num_male, num_female; with occupation_genders
     the five scores again as `<score>/female_occupations` and `<score>/male_occupations`; for each
-    fpr_ratio (null 1) and log2_fpr_ratio (null 0): `<name>_p_value` (one-sided bootstrap, in the
-    direction of the observed effect), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval).
+    fpr_ratio (null 1) and log2_fpr_ratio (null 0): `<name>_p_value` (two-sided bootstrap against the
+    null), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval).
     All rates are fractions. `undefined` maps any score the data leave undefined (None) to the reason.
 Examples:
     Four triplets; the model links "hans" more often with male occupations and "hendes" more often

@@ -19,7 +19,7 @@ across genders). An instance is correct iff both candidate names get their gold 
 ΔI = I_across − I_within (Eq. 4): how much more often the model's correctness changes when the
 gender changes (Eq. 2) than when only the names change (Eq. 3). Also returned: Acc_Diff
 (Eq. 1) with male/female accuracies, the M/F and M2F/F2M breakdowns of Table 3, the
-original- vs counterfactual-gender check and Spearman's ρ of Table 4, and one-sided bootstrap
+original- vs counterfactual-gender check and Spearman's ρ of Table 4, and two-sided bootstrap
 p-values and 95% percentile confidence intervals (resampling quadruples).
 """
 
@@ -41,7 +41,7 @@ Returns:
     delta_i (I_across − I_within; positive means biased), spearman_rho and spearman_p_value
     (Table 4), num_quadruples, and for delta_i, accuracy_diff,
     accuracy_original_minus_counterfactual, i_within_diff and i_across_diff:
-    `<name>_p_value` (one-sided bootstrap, in the direction of the observed sign),
+    `<name>_p_value` (two-sided bootstrap against 0),
     `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All fractions, not percentages.
     `undefined` maps any score that the data leave undefined (returned as None) to the reason.
 Examples:

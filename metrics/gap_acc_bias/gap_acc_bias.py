@@ -19,7 +19,7 @@ candidate only: the share of examples with a referent among A and B whose refere
 coreferent (examples without a positive candidate are left out). F1-Bias = F1_F / F1_M is GAP's own
 bias score (Webster et al., 2018), with TP/FP/FN counted over both candidates as GAP's scorer does.
 1 means no measured bias; below 1, the system does worse on feminine examples. Both come with a
-one-sided bootstrap p-value against 1 and a 95% percentile interval (resampling examples).
+two-sided bootstrap p-value against 1 and a 95% percentile interval (resampling examples).
 """
 
 _KWARGS_DESCRIPTION = """
@@ -33,7 +33,7 @@ Returns:
     accuracy_male, accuracy_female, accuracy (on the positive candidate), acc_bias (Acc_F / Acc_M),
     f1_male, f1_female, f1 (GAP's per-candidate F1), f1_bias (F1_F / F1_M), num_examples,
     num_scored_for_accuracy (examples with a positive candidate), and for acc_bias and f1_bias:
-    `<name>_p_value` (one-sided bootstrap against 1, in the direction of the observed value),
+    `<name>_p_value` (two-sided bootstrap against 1),
     `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All fractions, not percentages.
     `undefined` maps any score that the data leave undefined (returned as None) to the reason.
 Examples:

@@ -45,7 +45,7 @@ Returns:
     w_bias (weighted Acc_F / weighted Acc_M), weighted_accuracy_male, weighted_accuracy_female,
     weighted_accuracy, max_weight, num_zero_weights (examples with a positive candidate but weight 0),
     num_weighted_examples (weight > 0), variant (`given` when weights were passed), w_bias_p_value
-    (one-sided bootstrap against 1), w_bias_ci_low, w_bias_ci_high (95% percentile interval), and
+    (two-sided bootstrap against 1), w_bias_ci_low, w_bias_ci_high (95% percentile interval), and
     `weights` if asked for. `undefined` maps any score left undefined (returned as None) to the reason.
 Examples:
     A system that always links the closest name. Its masculine referents are closer (ranks 1, 1, 2)

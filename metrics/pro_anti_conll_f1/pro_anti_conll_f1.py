@@ -33,7 +33,7 @@ Args:
     seed (`int`, default 0): seed of the resampling.
 Returns:
     pro, anti (CoNLL F1 of the pro and of the anti documents), average, diff (pro − anti) with
-    diff_p_value (one-sided bootstrap against 0), diff_ci_low, diff_ci_high (95% percentile interval);
+    diff_p_value (two-sided bootstrap against 0), diff_ci_low, diff_ci_high (95% percentile interval);
     per condition `<condition>/<metric>_recall`, `_precision`, `_f1` for muc, bcubed and ceafe;
     num_pro, num_anti, num_pairs. Fractions, not percentages; `undefined` maps any score the data leave
     undefined (None) to the reason.

@@ -23,7 +23,7 @@ is one pronoun–candidate decision (is the pronoun linked to this candidate?) a
 pronoun linked to no candidate counts as no link (unlinked="wrong") or is left out (unlinked="drop",
 GenDa Lens's DaWinoBias scoring).
 Also returned: pro, anti and their average per group (e.g. occupation gender, adjective polarity,
-WinoBias type) and one-sided bootstrap p-values with 95% percentile confidence intervals,
+WinoBias type) and two-sided bootstrap p-values with 95% percentile confidence intervals,
 resampling aligned pro/anti pairs when pair_ids are given (a paired test).
 """
 
@@ -52,8 +52,8 @@ Returns:
     pro, anti, average ((pro + anti) / 2), diff (pro − anti), log2_ratio (log2(pro / anti)),
     num_pro, num_anti (examples scored), num_unlinked_pro, num_unlinked_anti (`None` predictions,
     dropped or counted as no link), num_pairs (pairs scored, with pair_ids); with groups the five scores again as
-    `<score>/<group>`; for diff and log2_ratio (overall and per group): `<name>_p_value` (one-sided
-    bootstrap against 0, in the direction of the observed sign), `<name>_ci_low`, `<name>_ci_high`
+    `<score>/<group>`; for diff and log2_ratio (overall and per group): `<name>_p_value` (two-sided
+    bootstrap against 0), `<name>_ci_low`, `<name>_ci_high`
     (95% percentile interval). Fractions, not percentages. `undefined` maps any score the data
     leave undefined (None) to the reason.
 Examples:

@@ -21,7 +21,7 @@ of sentences resolved to the OCCUPATION by gender and its male-minus-female diff
 the share of male-female minimal pairs resolved differently (Sec. 4); per occupation, the Fig. 4
 preference (female minus male share resolved to the occupation) and its Pearson r with the U.S.
 Bureau of Labor Statistics and the Bergsma & Lin female percentages (Table 1); accuracy on "gotcha"
-and other sentences by gender (Table 2); and one-sided bootstrap p-values with 95% percentile
+and other sentences by gender (Table 2); and two-sided bootstrap p-values with 95% percentile
 confidence intervals (resampling pairs) for the main bias scores.
 """
 
@@ -55,8 +55,8 @@ Returns:
     -1 to 1), pearson_r_bls, pearson_r_bls_p_value, pearson_r_bergsma, pearson_r_bergsma_p_value
     (Pearson r of the preferences with the percent female over occupations, Table 1), and for
     occupation_share_male_minus_female, pairs_resolved_differently, accuracy_male_minus_female and
-    accuracy_non_gotcha_minus_gotcha: `<name>_p_value` (one-sided bootstrap, in the direction of
-    the observed sign), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All
+    accuracy_non_gotcha_minus_gotcha: `<name>_p_value` (two-sided bootstrap against 0; None for
+    pairs_resolved_differently, which has no null), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All
     fractions, not percentages. `undefined` maps any score that the data leave undefined
     (returned as None) to the reason.
 Examples:

@@ -11,9 +11,9 @@ import sys
 
 from .. import __version__
 from ..data.upstream import MIRROR_ENV
-from . import data_commands, model_commands, publish_command, score_command
+from . import compare_command, data_commands, model_commands, publish_command, score_command
 
-FAMILIES = (model_commands, data_commands, publish_command, score_command)
+FAMILIES = (model_commands, data_commands, publish_command, score_command, compare_command)
 
 
 def _common_options(default) -> argparse.ArgumentParser:

@@ -264,7 +264,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             limit_meaning="N minimal pairs of each answer, occupation and participant, each with its female, male and "
             "neutral sentence (6N instances)",
             headlines=(
-                Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", 0.0),
+                Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", None),
                 Headline("winogender", "occupation_share_male_minus_female", "occupation share M − F", 0.0),
                 Headline("winogender", "pearson_r_bls", "r with BLS % female", None),
                 Headline("winogender", "accuracy_non_gotcha_minus_gotcha", "accuracy non-gotcha − gotcha", 0.0),

@@ -120,7 +120,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         "",
         f"corefbias {results['corefbias_version']}; bootstrap resamples: {settings['n_bootstrap']} (seed "
         f"{settings['seed']}); instances per benchmark: {scope}; "
-        f"decision mode: `{settings['decision_mode']}`. `*`: one-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
+        f"decision mode: `{settings['decision_mode']}`. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
         "CIs are 95% percentile intervals. Rates are fractions. parsed: the share of instances whose answer "
         f"could be read; {LOW_PARSE_MARK}: below {PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers "
         "(unreadable ones count as no link).",

@@ -26,7 +26,7 @@ def finalize(
     """Flat result: each score, its ``<name>_p_value``/``_ci_low``/``_ci_high``, and ``undefined``.
 
     ``reasons`` explains, per score name, why that score can be undefined; it is consulted only
-    for scores that came out non-finite.
+    for scores that came out non-finite, and for significance keys (``<name>_p_value``) left ``None``.
     """
     result: dict = {}
     undefined: dict[str, str] = {}
@@ -49,6 +49,8 @@ def finalize(
                 continue
             if n_bootstrap == 0:
                 undefined[key] = "significance was not computed (n_bootstrap=0)"
+            elif key in reasons:
+                undefined[key] = reasons[key]
             elif result.get(name) is None:
                 undefined[key] = f"{name} itself is undefined"
             else:

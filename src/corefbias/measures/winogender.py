@@ -8,7 +8,8 @@ pair"), and is the resampling unit. The scores:
   * accuracy, overall and by pronoun gender;
   * the share of sentences resolved to the OCCUPATION by pronoun gender (Sec. 4: "72% male vs
     29% female") and its male-minus-female difference;
-  * the share of minimal pairs whose female and male sentences are resolved differently (Sec. 4);
+  * the share of minimal pairs whose female and male sentences are resolved differently (Sec. 4),
+    with a CI but no p-value (it has no null: see ``_REASONS``);
   * per occupation, the Fig. 4 preference: share of female-pronoun sentences resolved to the
     occupation minus that of male-pronoun sentences (+1 always female, −1 always male), and its
     Pearson r with the BLS and Bergsma & Lin female percentages (Table 1);
@@ -49,7 +50,7 @@ _COLUMN = {name: index for index, name in enumerate(_COLUMNS)}
 
 SIGNIFICANCE_NULLS = {
     "occupation_share_male_minus_female": 0.0,
-    "pairs_resolved_differently": 0.0,
+    "pairs_resolved_differently": None,  # a CI, but no null: see _REASONS
     "accuracy_male_minus_female": 0.0,
     "accuracy_non_gotcha_minus_gotcha": 0.0,
 }
@@ -69,6 +70,12 @@ _REASONS = {
     },
     "accuracy_non_gotcha_minus_gotcha": (
         "bls_pct_female was not given, or there are no gotcha or no non-gotcha sentences"
+    ),
+    "pairs_resolved_differently_p_value": (
+        "pairs_resolved_differently has no null value to test: any model whose answer depends on the pronoun at "
+        "all resolves some pairs differently, biased or not, and under the null of no gender bias (female and male "
+        "variants exchangeable) the pairs that differ split evenly between the two directions, which is what "
+        "occupation_share_male_minus_female tests; it is reported with its CI only"
     ),
 }
 

@@ -99,7 +99,7 @@ def report(mirror=None, n_bootstrap: int = 1000, seed: int = 0) -> str:
     lines += [
         "",
         f"any_cluster matches the expected TPR and FPRs at 3 decimals: {'yes' if matches else 'NO'}.",
-        "log2_fpr_ratio p-value (one-sided vs 0) and 95% CI: "
+        "log2_fpr_ratio p-value (two-sided vs 0) and 95% CI: "
         + "; ".join(
             f"{mode}: p = {results[mode]['log2_fpr_ratio_p_value']:.4f} "
             f"[{results[mode]['log2_fpr_ratio_ci_low']:.4f}, {results[mode]['log2_fpr_ratio_ci_high']:.4f}]"

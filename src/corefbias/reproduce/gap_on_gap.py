@@ -181,7 +181,7 @@ def report(mirror=None, seed: int = 0, n_bootstrap: int = 1000) -> str:
 
     lines += [] if n_bootstrap == 0 else [
         "",
-        f"95% intervals and one-sided p-values against 1 (bootstrap over examples, weights held fixed, "
+        f"95% intervals and two-sided p-values against 1 (bootstrap over examples, weights held fixed, "
         f"{n_bootstrap} resamples, seed {seed}):",
     ]
     for baseline, predicted in baseline_predictions(data).items() if n_bootstrap else ():

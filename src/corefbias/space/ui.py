@@ -13,7 +13,7 @@ from ..harness import run_outputs
 from ..harness.benchmarks import BENCHMARKS
 from ..harness.parse_rates import PARSE_RATE_THRESHOLD
 from ..harness.prediction_files import FORMATS
-from . import charts, explore, inputs, jobs, learn, score_file
+from . import charts, compare, explore, inputs, jobs, learn, score_file
 from .settings import SpaceSettings
 from .store import INFO_COLUMNS, RunStore
 
@@ -23,7 +23,7 @@ INTRO = """\
 # corefbias: gender bias in coreference resolution
 
 Run a coreference model (or a baseline) on the bias benchmarks and get every score as the paper that
-defined it computes it, with a 95% bootstrap confidence interval and a one-sided p-value (`*`: p < 0.05).
+defined it computes it, with a 95% bootstrap confidence interval and a two-sided p-value (`*`: p < 0.05).
 **Explore** shows the instances behind a score, **Compare** every run so far, **Learn** what each score means.
 """
 LEARN_INTRO = """\
@@ -31,7 +31,7 @@ LEARN_INTRO = """\
 
 Each score is compared with the value a model without that bias gets (the *unbiased value* below):
 how far it lies from it, and on which side, is the size and the direction of the bias; the 95%
-confidence interval says how precisely the benchmark pins it down, and `*` marks a one-sided
+confidence interval says how precisely the benchmark pins it down, and `*` marks a two-sided
 bootstrap p-value below 0.05 (the score differs from the unbiased value in the direction observed).
 The cards under the table give each metric's definition, formula, reading and citation.
 
@@ -102,7 +102,7 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         counts = ", ".join(f"{name} {len(run.instances)}" for name, run in result.runs.items())
         status = (
             f"**{html.escape(result.model)}** finished in {job.seconds:.1f} s (instances: {counts}); "
-            f"run `{job.run_id}` is on the leaderboard. `*`: one-sided bootstrap p < 0.05. parsed: the share of "
+            f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < 0.05. parsed: the share of "
             f"answers the model gave in a readable form; {run_outputs.LOW_PARSE_MARK}: below "
             f"{PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers."
         )
@@ -172,6 +172,13 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             gr.Dropdown(choices=choices, value=run_id), gr.Dropdown(choices=names, value=benchmark), page, note, cases,
             gr.Dropdown(choices=choices, value=run_id), run_downloads(run_id),
         )
+
+    def on_compare(run_ids):
+        try:
+            note, frame, forest, written = compare.compare_stored(store, settings, run_ids)
+        except ValueError as error:
+            raise _error(str(error)) from None
+        return note, frame, gr.Image(value=str(forest), visible=True), [str(path) for path in written]
 
     with gr.Blocks(title="corefbias: gender bias in coreference", analytics_enabled=False) as demo:
         gr.Markdown(INTRO)
@@ -286,6 +293,23 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     download_run = gr.Dropdown(label="Run", choices=[], allow_custom_value=True, scale=3)
                     board_csv = gr.Button("Leaderboard as CSV")
                 download_files = gr.File(label="Downloads", file_count="multiple", interactive=False)
+                gr.Markdown("### Is one run's bias different from another's? Paired tests on the same instances")
+                with gr.Row():
+                    compare_choice = gr.Dropdown(
+                        label="Runs to compare (two or more)", choices=[], multiselect=True, allow_custom_value=True,
+                        scale=3,
+                    )
+                    compare_button = gr.Button("Compare runs")
+                compare_note = gr.Markdown()
+                compare_table = gr.Dataframe(
+                    headers=compare.DIFFERENCE_HEADERS, label="Differences", interactive=False, wrap=True,
+                    elem_id="differences",
+                )
+                compare_forest = gr.Image(label="Forest plot", type="filepath", visible=False)
+                compare_files = gr.File(
+                    label="Downloads: comparison.json, comparison.md, forest.png", file_count="multiple",
+                    interactive=False,
+                )
             with gr.Tab("Learn", id="learn"):
                 gr.Markdown(LEARN_INTRO + learn.headline_table())
                 pages = learn.metric_pages(settings.cards_dir)
@@ -321,6 +345,11 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             trigger(leaderboard, [sort_by, descending], board_outputs, **light)
         download_run.input(run_downloads, download_run, download_files, **light)
         board_csv.click(lambda: [str(store.leaderboard_csv())], None, download_files, **light)
+        compare_choice.focus(lambda: gr.Dropdown(choices=run_choices()), None, compare_choice, **light)
+        compare_button.click(
+            on_compare, compare_choice, [compare_note, compare_table, compare_forest, compare_files],
+            api_name="compare", concurrency_limit=settings.concurrency,
+        )
         demo.load(leaderboard, [sort_by, descending], board_outputs, **{**light, "api_name": "leaderboard"}).then(
             show_run, last_run, run_views, **light
         )

@@ -1,0 +1,54 @@
+"""``corefbias compare``: paired tests of the differences between finished runs' headline scores."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_commands(commands, common: argparse.ArgumentParser) -> None:
+    compare = commands.add_parser(
+        "compare",
+        parents=[common],
+        help="are two runs' bias scores different? paired tests on the same instances, Holm-adjusted, forest plot",
+    )
+    compare.add_argument("runs", nargs="+", metavar="RUN_DIR", help="folders written by `corefbias run` (two or more)")
+    compare.add_argument(
+        "--reference", metavar="RUN", help="compare each run with this one (folder or model name) instead of every pair"
+    )
+    compare.add_argument(
+        "--out", default="corefbias-comparison", metavar="DIR", help="output folder (default: %(default)s)"
+    )
+    compare.add_argument(
+        "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
+    )
+    compare.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples and random swaps")
+    compare.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+
+
+def _compare(args) -> int:
+    from ..harness import comparison, comparison_report
+    from ..harness.run_outputs import format_number
+
+    result = comparison.compare_runs(
+        args.runs,
+        reference=args.reference,
+        data_dir=args.data_dir,
+        mirror=args.mirror,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+    )
+    for item in result["comparisons"]:
+        print(f"A = {item['a']}, B = {item['b']} (p Holm-adjusted; * = adjusted p < {result['significance_level']})")
+        for row in item["differences"]:
+            mark = "*" if row["significant"] else ""
+            print(
+                f"  {row['benchmark']:11} {row['score']:32} A − B {format_number(row['difference']):>7}{mark:1} "
+                f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]  p {format_number(row['p_value'])}"
+                f"  p(Holm) {format_number(row['p_holm'])}"
+            )
+    written = comparison_report.write(result, args.out)
+    print(f"wrote {', '.join(written)} to {args.out}")
+    return 0
+
+
+COMMANDS = {"compare": _compare}

@@ -1,0 +1,322 @@
+"""``corefbias compare``: are two finished runs' bias scores different, on the same instances?
+
+A run folder (``results.json`` + ``instances/<benchmark>.jsonl``, see ``run_outputs``) keeps every
+decision. For each benchmark two runs share, the runs must have answered the same instances of the
+same data (instance ids, their gold answers and, when both runs record it, the data set fingerprint
+under ``provenance``); otherwise comparing them would compare different items, and we refuse. The
+per-unit count rows of both runs are rebuilt by the benchmark's own scoring function on the
+exported set (recorded with ``resampling.recording_unit_rows``), checked against the scores in each
+``results.json``, and every shared headline score is compared with
+``measures.comparison.paired_difference``. The p-values of one comparison (one pair of runs, all its
+headlines) are Holm-adjusted as one family, and the significance mark follows the adjusted value.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .benchmarks import BENCHMARKS, Benchmark
+from ..measures import comparison, resampling
+
+CONFIDENCE = 0.95
+_SCORE_TOLERANCE = 1e-9
+
+
+@dataclass
+class Run:
+    """A finished run folder: its results and, per benchmark, its instance lines keyed by (config, split, id)."""
+
+    path: Path
+    label: str
+    results: dict
+    instances: dict[str, dict[tuple[str, str, str], dict]]
+
+
+def load_run(path: str | Path) -> Run:
+    """Read a run folder written by ``corefbias run``; a clear ``ValueError`` when it is not one."""
+    folder = Path(path)
+    results_path = folder / "results.json"
+    if not results_path.is_file():
+        raise ValueError(f"{folder} is not a finished run folder: it has no results.json (run `corefbias run` first)")
+    results = json.loads(results_path.read_text(encoding="utf-8"))
+    if (results.get("settings") or {}).get("shard"):
+        raise ValueError(f"{folder} is a shard run, which has no scores; merge the shards' caches and run again")
+    instances = {}
+    for name in results.get("benchmarks", {}):
+        lines_path = folder / "instances" / f"{name}.jsonl"
+        if not lines_path.is_file():
+            raise ValueError(f"{folder} has results for {name} but no instances/{name}.jsonl to compare them by")
+        lines = [json.loads(line) for line in lines_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        instances[name] = {(line["config"], line["split"], str(line["id"])): line for line in lines}
+    return Run(folder, str(results.get("model", folder.name)), results, instances)
+
+
+def _labels(runs: Sequence[Run]) -> None:
+    """Model names as labels, with the folder name added where two runs share a model name."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        counts[run.label] = counts.get(run.label, 0) + 1
+    for run in runs:
+        if counts[run.label] > 1:
+            run.label = f"{run.label} ({run.path.name})"
+    if len({run.label for run in runs}) < len(runs):
+        raise ValueError("two of the runs are the same folder; give each run once")
+
+
+def _fingerprint(run: Run, benchmark: str) -> str | None:
+    provenance = run.results.get("provenance") or {}
+    return ((provenance.get("datasets") or {}).get(benchmark) or {}).get("fingerprint")
+
+
+def check_same_items(a: Run, b: Run, benchmark: str) -> None:
+    """Refuse runs of one benchmark on different instances or data versions."""
+    fingerprints = _fingerprint(a, benchmark), _fingerprint(b, benchmark)
+    if None not in fingerprints and fingerprints[0] != fingerprints[1]:
+        raise ValueError(
+            f"{benchmark}: {a.label} and {b.label} were run on different versions of the data set (fingerprints "
+            f"{fingerprints[0]} and {fingerprints[1]}); re-run both on the same data to compare them"
+        )
+    ids_a, ids_b = set(a.instances[benchmark]), set(b.instances[benchmark])
+    if ids_a != ids_b:
+        only_a, only_b = sorted(ids_a - ids_b), sorted(ids_b - ids_a)
+        example = only_a[0] if only_a else only_b[0]
+        raise ValueError(
+            f"{benchmark}: {a.label} answered {len(ids_a)} instances and {b.label} {len(ids_b)}, {len(only_a)} only "
+            f"by the first and {len(only_b)} only by the second (e.g. {'/'.join(example)}); compare runs made with "
+            f"the same benchmarks and --limit"
+        )
+    for key, line in a.instances[benchmark].items():
+        if line["gold"] != b.instances[benchmark][key]["gold"]:
+            raise ValueError(
+                f"{benchmark}: instance {'/'.join(key)} has different gold answers in {a.label} and {b.label}; the "
+                f"runs used different versions of the data set"
+            )
+
+
+def _design(benchmark: Benchmark, keys: set, data_dir, mirror) -> dict:
+    """The exported set's rows (as columns) of the instances a run answered, in the set's order."""
+    from .runner import default_data_dir, load_part
+
+    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    parts = {}
+    for config, split in benchmark.parts:
+        columns = load_part(benchmark.dataset, config, split, data_dir, mirror).to_dict()
+        kept = [index for index, instance in enumerate(columns["id"]) if (config, split, str(instance)) in keys]
+        parts[config, split] = {name: [values[index] for index in kept] for name, values in columns.items()}
+    found = sum(len(columns["id"]) for columns in parts.values())
+    if found != len(keys):
+        raise ValueError(
+            f"{benchmark.name}: the runs answered {len(keys)} instances but the exported set has only {found} of "
+            f"them; the runs were made on another version of the data set"
+        )
+    return parts
+
+
+def section_rows(benchmark: Benchmark, parts: dict, decisions: dict) -> dict[str, resampling.UnitRows]:
+    """Per section of the benchmark, the unit rows its scoring resamples for these decisions."""
+    with resampling.recording_unit_rows() as recorded:
+        sections = benchmark.score(parts, decisions, 0, 0)
+    # A section had significance iff its metric called bootstrap_test, which writes <score>_ci_low keys.
+    tested = [name for name, result in sections.items() if any(key.endswith("_ci_low") for key in result)]
+    if len(tested) != len(recorded):
+        raise RuntimeError(f"{benchmark.name}: {len(recorded)} resampled row sets for sections {tested}")
+    return dict(zip(tested, recorded))
+
+
+def _decisions(run: Run, benchmark: str, parts: dict) -> dict:
+    lines = run.instances[benchmark]
+    return {
+        (config, split): [lines[config, split, str(instance)]["decision"] for instance in columns["id"]]
+        for (config, split), columns in parts.items()
+    }
+
+
+def _check_rebuilt(run: Run, benchmark: str, section: str, key: str, rebuilt: float) -> None:
+    stored = run.results["benchmarks"][benchmark]["sections"].get(section, {}).get(key)
+    same = (stored is None and not math.isfinite(rebuilt)) or (
+        stored is not None
+        and math.isfinite(rebuilt)
+        and abs(stored - rebuilt) <= _SCORE_TOLERANCE * max(1, abs(stored))
+    )
+    if not same:
+        raise ValueError(
+            f"{benchmark}: {run.label}'s {section} {key} is {stored} in its results.json but {rebuilt} when rescored "
+            f"from its instances on this data; it was made on another data version or corefbias version"
+        )
+
+
+@dataclass(frozen=True)
+class HeadlineDifference:
+    benchmark: str
+    section: str
+    key: str
+    score: str
+    unbiased_value: float | None
+    num_units: int
+    value_a: float | None
+    value_b: float | None
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    p_holm: float | None
+    significant: bool | None
+    undefined: str | None
+
+
+def compare_pair(
+    a: Run, b: Run, *, data_dir=None, mirror=None, n_resamples: int = 10_000, seed: int = 0, designs: dict | None = None
+) -> tuple[list[HeadlineDifference], list[str]]:
+    """Every headline score the two runs share: the paired difference A − B, Holm-adjusted over the list.
+
+    Returns the differences and a note for each shared headline that is not a sum over units (so has
+    no paired test). ``designs`` caches the exported rows per benchmark between pairs.
+    """
+    designs = {} if designs is None else designs
+    raw: list[dict] = []
+    notes: list[str] = []
+    for name in a.results["benchmarks"]:
+        if name not in b.results["benchmarks"] or name not in BENCHMARKS:
+            continue
+        benchmark = BENCHMARKS[name]
+        check_same_items(a, b, name)
+        keys = frozenset(a.instances[name])
+        if (name, keys) not in designs:
+            designs[name, keys] = _design(benchmark, set(keys), data_dir, mirror)
+        parts = designs[name, keys]
+        rows_a = section_rows(benchmark, parts, _decisions(a, name, parts))
+        rows_b = section_rows(benchmark, parts, _decisions(b, name, parts))
+        for headline in benchmark.headlines:
+            if headline.section not in rows_a or headline.section not in rows_b:
+                scored = all(headline.section in run.results["benchmarks"][name]["sections"] for run in (a, b))
+                notes.append(
+                    f"{name} {headline.label}: "
+                    + (
+                        "scored from the model's clusters, which the instance files do not keep, so no paired test"
+                        if scored
+                        else "not scored in both runs"
+                    )
+                )
+                continue
+            unit_a, unit_b = rows_a[headline.section], rows_b[headline.section]
+            totals = unit_a.statistic(unit_a.rows.sum(axis=0))
+            if headline.key not in totals:
+                notes.append(f"{name} {headline.label}: not a sum over {benchmark.unit} units, so no paired test")
+                continue
+            _check_rebuilt(a, name, headline.section, headline.key, float(totals[headline.key]))
+            _check_rebuilt(
+                b, name, headline.section, headline.key, float(unit_b.statistic(unit_b.rows.sum(0))[headline.key])
+            )
+            if unit_a.rows.shape != unit_b.rows.shape:  # e.g. GAP weights infeasible for one limit only
+                notes.append(
+                    f"{name} {headline.label}: the runs scored different units (a model's unlinked pronouns are left "
+                    f"out), so no paired test"
+                )
+                continue
+            result = comparison.paired_difference(
+                unit_a.rows,
+                unit_b.rows,
+                unit_a.statistic,
+                [headline.key],
+                n_resamples=n_resamples,
+                seed=seed,
+                confidence=CONFIDENCE,
+            )[headline.key]
+            raw.append({"headline": headline, "benchmark": name, "units": len(unit_a.rows), "result": result})
+    adjusted = comparison.holm([item["result"].p_value for item in raw])
+    differences = []
+    for item, p_holm in zip(raw, adjusted):
+        headline, result = item["headline"], item["result"]
+        differences.append(
+            HeadlineDifference(
+                item["benchmark"],
+                headline.section,
+                headline.key,
+                headline.label,
+                headline.unbiased,
+                item["units"],
+                result.value_a,
+                result.value_b,
+                result.difference,
+                result.ci_low,
+                result.ci_high,
+                result.p_value,
+                p_holm,
+                None if p_holm is None else p_holm < comparison.SIGNIFICANCE_LEVEL,
+                result.undefined,
+            )
+        )
+    return differences, notes
+
+
+def pairs(runs: Sequence[Run], reference: str | None) -> list[tuple[Run, Run]]:
+    """Every pair of runs, or each run against the reference (a folder path or a model label)."""
+    if reference is None:
+        return list(itertools.combinations(runs, 2))
+    matches = [
+        run
+        for run in runs
+        if run.label == reference
+        or run.results.get("model") == reference
+        or run.path.resolve() == Path(reference).resolve()
+    ]
+    if len(matches) != 1:
+        raise ValueError(
+            f"--reference {reference!r} matches {len(matches)} of the runs; give one run's folder or model name "
+            f"({', '.join(run.label for run in runs)})"
+        )
+    return [(run, matches[0]) for run in runs if run is not matches[0]]
+
+
+def compare_runs(
+    paths: Sequence[str | Path],
+    *,
+    reference: str | None = None,
+    data_dir=None,
+    mirror=None,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> dict:
+    """The ``comparison.json`` dict for two or more run folders."""
+    if len(paths) < 2:
+        raise ValueError("compare needs at least two run folders")
+    runs = [load_run(path) for path in paths]
+    _labels(runs)
+    designs: dict = {}
+    comparisons = []
+    for a, b in pairs(runs, reference):
+        differences, notes = compare_pair(
+            a, b, data_dir=data_dir, mirror=mirror, n_resamples=n_resamples, seed=seed, designs=designs
+        )
+        if not differences:
+            raise ValueError(f"{a.label} and {b.label} share no benchmark with a headline score to compare")
+        comparisons.append(
+            {"a": a.label, "b": b.label, "differences": [asdict(d) for d in differences], "notes": notes}
+        )
+    return {
+        "runs": [{"label": run.label, "path": str(run.path), "model": run.results.get("model")} for run in runs],
+        "reference": reference,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "confidence": CONFIDENCE,
+        "significance_level": comparison.SIGNIFICANCE_LEVEL,
+        "adjustment": "holm",
+        "family": "the headline differences of one comparison (one pair of runs)",
+        "scores": {run.label: _headline_scores(run) for run in runs},
+        "comparisons": comparisons,
+    }
+
+
+def _headline_scores(run: Run) -> list[dict]:
+    """Each run's own headline values and CIs (from its results.json), for the forest plot."""
+    from .run_outputs import summary_rows
+
+    return [
+        {key: row[key] for key in ("benchmark", "score", "value", "ci_low", "ci_high", "unbiased_value")}
+        for row in summary_rows(run.results)
+    ]

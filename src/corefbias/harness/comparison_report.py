@@ -1,0 +1,93 @@
+"""What ``corefbias compare`` writes: ``comparison.json``, ``comparison.md`` and ``forest.png``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .run_outputs import format_number
+
+
+def markdown(result: dict) -> str:
+    level = result["significance_level"]
+    lines = [
+        "# Model comparison",
+        "",
+        "Runs: " + ", ".join(f"`{run['label']}` ({run['path']})" for run in result["runs"]) + ".",
+        "",
+        f"Each difference is A − B on the units both runs answered (quadruples, pairs, triplets or examples). "
+        f"95% CI: paired bootstrap percentile interval ({result['n_resamples']} resamples, both runs resampled "
+        f"with the same units). p: two-sided paired randomization test ({result['n_resamples']} swaps of the two "
+        f"runs' answers per unit). **p (Holm)**: p-values adjusted with Holm's method over the headline differences "
+        f"of one comparison; `*` marks Holm-adjusted p < {level}.",
+    ]
+    for item in result["comparisons"]:
+        lines += [
+            "",
+            f"## A = `{item['a']}`, B = `{item['b']}`",
+            "",
+            "| benchmark | score | A | B | A − B | 95% CI | p | p (Holm) | unbiased |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for row in item["differences"]:
+            mark = "*" if row["significant"] else ""
+            difference = (
+                format_number(row["difference"]) + mark if row["difference"] is not None else f"— ({row['undefined']})"
+            )
+            lines.append(
+                f"| {row['benchmark']} | {row['score']} | {format_number(row['value_a'])} | "
+                f"{format_number(row['value_b'])} | {difference} | [{format_number(row['ci_low'])}, "
+                f"{format_number(row['ci_high'])}] | {format_number(row['p_value'])} | {format_number(row['p_holm'])} "
+                f"| {format_number(row['unbiased_value'])} |"
+            )
+        lines += [f"\n{note}." for note in item["notes"]]
+    lines += ["", "![forest plot](forest.png)"]
+    return "\n".join(lines) + "\n"
+
+
+def forest_plot(result: dict, path: Path) -> Path:
+    """One panel per headline score: each run's value with its 95% CI, the unbiased value dashed."""
+    from .plots import _save, plt
+
+    labels = [run["label"] for run in result["runs"]]
+    headlines = list(
+        dict.fromkeys((row["benchmark"], row["score"]) for rows in result["scores"].values() for row in rows)
+    )
+    values = {(label, row["benchmark"], row["score"]): row for label, rows in result["scores"].items() for row in rows}
+    figure, axes_list = plt.subplots(
+        len(headlines), 1, figsize=(7, 0.35 * len(labels) * len(headlines) + 0.9 * len(headlines)), squeeze=False
+    )
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for axes, (benchmark, score) in zip(axes_list[:, 0], headlines):
+        unbiased = None
+        for position, label in enumerate(labels):
+            row = values.get((label, benchmark, score))
+            if row is None or row["value"] is None:
+                axes.text(0.01, position, "undefined", transform=axes.get_yaxis_transform(), va="center", fontsize=7)
+                continue
+            unbiased = row["unbiased_value"]
+            low = row["value"] - row["ci_low"] if row["ci_low"] is not None else 0.0
+            high = row["ci_high"] - row["value"] if row["ci_high"] is not None else 0.0
+            axes.errorbar(
+                row["value"], position, xerr=[[low], [high]], fmt="o", capsize=3, color=colours[position % len(colours)]
+            )
+        if unbiased is not None:
+            axes.axvline(unbiased, color="grey", linestyle="--", linewidth=1)
+        axes.set_yticks(range(len(labels)), labels, fontsize=7)
+        axes.set_ylim(-0.6, len(labels) - 0.4)
+        axes.invert_yaxis()
+        axes.set_title(
+            f"{benchmark}: {score}" + ("" if unbiased is None else f" (unbiased = {unbiased:g}, dashed)"), fontsize=8
+        )
+        axes.tick_params(axis="x", labelsize=7)
+    return _save(figure, path)
+
+
+def write(result: dict, out_dir: str | Path) -> dict[str, Path]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {"comparison.json": out / "comparison.json", "comparison.md": out / "comparison.md"}
+    written["comparison.json"].write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
+    written["comparison.md"].write_text(markdown(result), encoding="utf-8")
+    written["forest.png"] = forest_plot(result, out / "forest.png")
+    return written

@@ -1,0 +1,157 @@
+"""``corefbias compare`` over real run folders: invariants, refusals, the CLI and its outputs."""
+
+import json
+import shutil
+
+import pytest
+
+from corefbias import cli
+from corefbias.harness import comparison, run_outputs, runner
+
+BENCHMARKS = ["winogender", "counter_gap"]
+LIMIT = 80
+
+
+@pytest.fixture(scope="module")
+def runs(exported_set, tmp_path_factory):
+    """Run folders of three baselines on the first LIMIT units, and the data folder they read."""
+    data_dir = exported_set(BENCHMARKS[0]).parent
+    for name in BENCHMARKS[1:]:
+        exported_set(name)
+    root = tmp_path_factory.mktemp("runs")
+    folders = {}
+    for name, limit in (("oracle", LIMIT), ("random", LIMIT), ("stereotype", LIMIT), ("short", LIMIT // 2)):
+        spec = "baseline:oracle" if name == "short" else f"baseline:{name}"
+        result = runner.run(
+            spec,
+            BENCHMARKS,
+            data_dir=data_dir,
+            cache_path=root / "cache.sqlite",
+            limit=limit,
+            n_bootstrap=100,
+            progress=False,
+        )
+        run_outputs.write_outputs(result, root / name, plots=False)
+        folders[name] = root / name
+    return folders, data_dir
+
+
+def _differences(result, index=0):
+    return {(row["benchmark"], row["key"]): row for row in result["comparisons"][index]["differences"]}
+
+
+def test_a_run_against_a_copy_of_itself_differs_by_nothing(runs, tmp_path):
+    folders, data_dir = runs
+    shutil.copytree(folders["random"], tmp_path / "again")
+    result = comparison.compare_runs([folders["random"], tmp_path / "again"], data_dir=data_dir, n_resamples=500)
+    assert [run["label"] for run in result["runs"]] == ["baseline:random (random)", "baseline:random (again)"]
+    rows = _differences(result)
+    assert set(rows) == {
+        ("winogender", "pairs_resolved_differently"),
+        ("winogender", "occupation_share_male_minus_female"),
+        ("winogender", "accuracy_non_gotcha_minus_gotcha"),
+        ("counter_gap", "delta_i"),
+        ("counter_gap", "accuracy_diff"),
+        ("counter_gap", "accuracy"),
+    }
+    for row in rows.values():
+        assert row["difference"] == 0.0 and row["p_value"] == 1.0 and row["p_holm"] == 1.0
+        assert row["significant"] is False
+    assert result["comparisons"][0]["notes"] == [
+        "winogender r with BLS % female: not a sum over pair_id units, so no paired test"
+    ]
+
+
+def test_differences_are_the_runs_own_scores_and_flip_with_the_order(runs):
+    folders, data_dir = runs
+    forward = comparison.compare_runs([folders["stereotype"], folders["random"]], data_dir=data_dir, n_resamples=500)
+    backward = comparison.compare_runs([folders["random"], folders["stereotype"]], data_dir=data_dir, n_resamples=500)
+    results = {name: json.loads((folders[name] / "results.json").read_text()) for name in ("stereotype", "random")}
+    for (benchmark, key), row in _differences(forward).items():
+        section = results["stereotype"]["benchmarks"][benchmark]["sections"][benchmark]
+        assert row["value_a"] == pytest.approx(section[key])
+        assert row["value_b"] == pytest.approx(results["random"]["benchmarks"][benchmark]["sections"][benchmark][key])
+        assert row["difference"] == pytest.approx(row["value_a"] - row["value_b"])
+        flipped = _differences(backward)[benchmark, key]
+        assert flipped["difference"] == pytest.approx(-row["difference"]) and flipped["p_value"] == row["p_value"]
+        assert row["p_value"] <= row["p_holm"] <= 1.0
+        assert row["significant"] == (row["p_holm"] < 0.05)
+    # The stereotype baseline resolves every Winogender pair differently; the random one far fewer.
+    assert _differences(forward)["winogender", "pairs_resolved_differently"]["significant"] is True
+
+
+def test_more_runs_give_every_pair_or_each_against_the_reference(runs):
+    folders, data_dir = runs
+    paths = [folders["oracle"], folders["random"], folders["stereotype"]]
+    every = comparison.compare_runs(paths, data_dir=data_dir, n_resamples=200)
+    assert [(item["a"], item["b"]) for item in every["comparisons"]] == [
+        ("baseline:oracle", "baseline:random"),
+        ("baseline:oracle", "baseline:stereotype"),
+        ("baseline:random", "baseline:stereotype"),
+    ]
+    against = comparison.compare_runs(paths, reference="baseline:oracle", data_dir=data_dir, n_resamples=200)
+    assert [(item["a"], item["b"]) for item in against["comparisons"]] == [
+        ("baseline:random", "baseline:oracle"),
+        ("baseline:stereotype", "baseline:oracle"),
+    ]
+    with pytest.raises(ValueError, match="matches 0 of the runs"):
+        comparison.compare_runs(paths, reference="nobody", data_dir=data_dir)
+
+
+def test_runs_on_different_items_or_data_are_refused(runs, tmp_path):
+    folders, data_dir = runs
+    with pytest.raises(ValueError, match=r"counter_gap|winogender: baseline:oracle \(oracle\) answered \d+ instances"):
+        comparison.compare_runs([folders["oracle"], folders["short"]], data_dir=data_dir)
+
+    fingerprinted = tmp_path / "fingerprinted"
+    shutil.copytree(folders["random"], fingerprinted)
+    results = json.loads((fingerprinted / "results.json").read_text())
+    results["provenance"] = {"datasets": {"winogender": {"fingerprint": "other"}}}
+    (fingerprinted / "results.json").write_text(json.dumps(results))
+    source = json.loads((folders["oracle"] / "results.json").read_text())
+    source["provenance"] = {"datasets": {"winogender": {"fingerprint": "this"}}}
+    oracle = tmp_path / "oracle"
+    shutil.copytree(folders["oracle"], oracle)
+    (oracle / "results.json").write_text(json.dumps(source))
+    with pytest.raises(ValueError, match="different versions of the data set"):
+        comparison.compare_runs([oracle, fingerprinted], data_dir=data_dir)
+
+    regolded = tmp_path / "regolded"
+    shutil.copytree(folders["random"], regolded)
+    lines = (regolded / "instances" / "winogender.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["gold"] = [not value for value in first["gold"]]
+    (regolded / "instances" / "winogender.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match="different gold answers"):
+        comparison.compare_runs([folders["oracle"], regolded], data_dir=data_dir)
+
+    with pytest.raises(ValueError, match="no results.json"):
+        comparison.compare_runs([folders["oracle"], tmp_path], data_dir=data_dir)
+
+
+def test_cli_writes_the_report_table_and_forest_plot(runs, tmp_path, capsys):
+    folders, data_dir = runs
+    out = tmp_path / "out"
+    status = cli.main(
+        [
+            "compare",
+            str(folders["stereotype"]),
+            str(folders["oracle"]),
+            "--data-dir",
+            str(data_dir),
+            "--n-resamples",
+            "300",
+            "--out",
+            str(out),
+        ]
+    )
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "A = baseline:stereotype, B = baseline:oracle (p Holm-adjusted" in printed
+    report = (out / "comparison.md").read_text()
+    assert "Holm" in report and "| winogender | pairs resolved differently | 1.000 | 0.000 | 1.000* |" in report
+    assert (out / "forest.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    saved = json.loads((out / "comparison.json").read_text())
+    assert saved["adjustment"] == "holm" and len(saved["scores"]) == 2
+    assert cli.main(["compare", str(folders["oracle"]), "--data-dir", str(data_dir)]) == 2
+    assert "at least two run folders" in capsys.readouterr().err
