@@ -39,8 +39,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--folder", action="append", default=[], type=Path, help="a real model folder to fingerprint")
     args = parser.parse_args()
-    print(f"files up to {FULL_HASH_LIMIT / 2**20:.0f} MiB are hashed whole, "
-          f"larger ones by 3 x {SAMPLE_BYTES / 2**20:.0f} MiB")
+    print(
+        f"files up to {FULL_HASH_LIMIT / 2**20:.0f} MiB are hashed whole, "
+        f"larger ones by 3 x {SAMPLE_BYTES / 2**20:.0f} MiB"
+    )
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "folder"
         folder.mkdir()

@@ -74,15 +74,22 @@ def subsample(genders, properties, size: int, seed: int):
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mirror", default=None, help="upstream data mirror (default $COREFBIAS_MIRROR, else download)")
-    parser.add_argument("--per-pair-time-limit", type=float, default=600.0, help="seconds for the paper's LP on all of GAP test")
+    parser.add_argument(
+        "--mirror", default=None, help="upstream data mirror (default $COREFBIAS_MIRROR, else download)"
+    )
+    parser.add_argument(
+        "--per-pair-time-limit", type=float, default=600.0, help="seconds for the paper's LP on all of GAP test"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats of our solver (best is reported)")
     args = parser.parse_args(argv)
 
     genders, properties = gap_test_problem(args.mirror)
     ours, ours_seconds = timed(weighting.balance_weights, genders, properties, repeats=args.repeats)
     pairs = sum(count * (count - 1) // 2 for count in (genders.count("female"), genders.count("male")))
-    print(f"GAP test, variant w: {len(genders)} examples, {ours.num_classes} classes, {ours.num_sets} sets, {pairs} same-gender pairs")
+    print(
+        f"GAP test, variant w: {len(genders)} examples, {ours.num_classes} classes, {ours.num_sets} sets, {pairs} "
+        "same-gender pairs"
+    )
     print(f"  our solver: {ours_seconds:.3f} s (best of {args.repeats}), objective {ours.objective:.6f}")
 
     print("  per-pair LP on random subsamples of GAP test (same machine):")
@@ -91,7 +98,8 @@ def main(argv=None) -> None:
         reference, reference_seconds = timed(weighting.per_pair_lp_weights, small_genders, small_properties)
         mine, mine_seconds = timed(weighting.balance_weights, small_genders, small_properties, repeats=args.repeats)
         print(
-            f"    n={size}: per-pair {reference_seconds:.3f} s, ours {mine_seconds:.4f} s, ratio {reference_seconds / mine_seconds:,.0f}x; "
+            f"    n={size}: per-pair {reference_seconds:.3f} s, ours {mine_seconds:.4f} s, ratio "
+            f"{reference_seconds / mine_seconds:,.0f}x; "
             f"objectives {reference.objective:.6f} vs {mine.objective:.6f}"
         )
 
@@ -115,7 +123,10 @@ def main(argv=None) -> None:
         synthetic_genders, synthetic_properties = synthetic_problem(n, seed=n)
         result, seconds = timed(weighting.balance_weights, synthetic_genders, synthetic_properties, repeats=3)
         baseline_seconds = baseline_seconds or seconds
-        residual = max(abs(value) for value in weighting.balance_residuals(result.weights, synthetic_genders, synthetic_properties).values())
+        residual = max(
+            abs(value)
+            for value in weighting.balance_residuals(result.weights, synthetic_genders, synthetic_properties).values()
+        )
         print(
             f"  n={n:>7,}: {seconds:.3f} s ({seconds / baseline_seconds:.1f}x the 2 000-example time), "
             f"{result.num_classes} classes, max constraint residual {residual:.1e}"

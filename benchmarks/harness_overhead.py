@@ -37,8 +37,14 @@ def largest_benchmark(data_dir: Path, mirror) -> str:
 def measure(model_spec: str, benchmark: str, data_dir: Path, mirror, n_bootstrap: int, batch_size: int):
     with tempfile.TemporaryDirectory() as empty:
         result = runner.run(
-            model_spec, [benchmark], data_dir=data_dir, mirror=mirror, cache_path=Path(empty) / "cache.sqlite",
-            n_bootstrap=n_bootstrap, batch_size=batch_size, progress=False,
+            model_spec,
+            [benchmark],
+            data_dir=data_dir,
+            mirror=mirror,
+            cache_path=Path(empty) / "cache.sqlite",
+            n_bootstrap=n_bootstrap,
+            batch_size=batch_size,
+            progress=False,
         )
     return result.runs[benchmark]
 
@@ -61,7 +67,10 @@ def main(argv=None) -> None:
     best = min(runs, key=lambda run: run.predict_seconds - run.model_seconds)
     instances = len(best.instances)
     harness = best.predict_seconds - best.model_seconds
-    print(f"model {args.model} on {benchmark}: {instances} instances, batch size {args.batch_size}, best of {args.repeats}")
+    print(
+        f"model {args.model} on {benchmark}: {instances} instances, batch size {args.batch_size}, best of "
+        f"{args.repeats}"
+    )
     print(f"  model time    {best.model_seconds:9.3f} s  ({1e3 * best.model_seconds / instances:.3f} ms/instance)")
     print(f"  harness time  {harness:9.3f} s  ({1e6 * harness / instances:.1f} µs/instance)")
     if best.model_seconds > 0:

@@ -55,10 +55,14 @@ def serve(latency: float) -> ThreadingHTTPServer:
 def instance(index: int) -> dict:
     text = f"Story {index}: the nurse met the patient because she was late."
     return {
-        "id": str(index), "pair_id": str(index), "text": text,
+        "id": str(index),
+        "pair_id": str(index),
+        "text": text,
         "pronoun": {"text": "she", "start": text.index("she"), "end": text.index("she") + 3},
-        "candidates": [{"text": "the nurse", "start": text.index("the nurse"), "end": text.index("the nurse") + 9},
-                       {"text": "the patient", "start": text.index("the patient"), "end": text.index("the patient") + 11}],
+        "candidates": [
+            {"text": "the nurse", "start": text.index("the nurse"), "end": text.index("the nurse") + 9},
+            {"text": "the patient", "start": text.index("the patient"), "end": text.index("the patient") + 11},
+        ],
     }
 
 
@@ -72,21 +76,34 @@ def main() -> None:
     url = f"http://127.0.0.1:{server.server_address[1]}"
     texts = [instance(i)["text"] for i in range(args.texts)]
     rows = [instance(i) for i in range(args.texts)]
-    print(f"latency {args.latency} s per request; {args.texts} texts ({MAX_TEXTS} per protocol request), "
-          f"{args.texts} chat questions (one per request)")
+    print(
+        f"latency {args.latency} s per request; {args.texts} texts ({MAX_TEXTS} per protocol request), "
+        f"{args.texts} chat questions (one per request)"
+    )
     print(f"{'workers':>7} {'protocol s':>11} {'speed-up':>8} {'chat s':>8} {'speed-up':>8}")
     baseline = None
     for workers in args.workers:
         start = time.perf_counter()
         HttpClusterModel(url, workers=workers).predict_clusters(texts)
         protocol = time.perf_counter() - start
-        model = ChatModel("latency", f"{url}/v1", None, timeout=30, retries=0, backoff=0, max_tokens=16,
-                          workers=workers, answer="text")
+        model = ChatModel(
+            "latency",
+            f"{url}/v1",
+            None,
+            timeout=30,
+            retries=0,
+            backoff=0,
+            max_tokens=16,
+            workers=workers,
+            answer="text",
+        )
         start = time.perf_counter()
         model.choose(rows, BENCHMARKS["winogender"].task)
         chat = time.perf_counter() - start
         baseline = baseline or (protocol, chat)
-        print(f"{workers:>7} {protocol:>11.2f} {baseline[0] / protocol:>7.1f}x {chat:>8.2f} {baseline[1] / chat:>7.1f}x")
+        print(
+            f"{workers:>7} {protocol:>11.2f} {baseline[0] / protocol:>7.1f}x {chat:>8.2f} {baseline[1] / chat:>7.1f}x"
+        )
     server.shutdown()
 
 

@@ -22,11 +22,19 @@ from corefbias.harness.prediction_files.matching import match
 
 WINOBIAS = "winobias/WinoBias/wino/data/conll_format/test_type{kind}_{polarity}_stereotype.v4_auto_conll"
 CASES = {
-    "Counter-GAP BERT-base (gap-tsv)": ("counter_gap", None, "cluster",
-                                        ["counter_gap/results/none/bert_base_output.tsv"]),
+    "Counter-GAP BERT-base (gap-tsv)": (
+        "counter_gap",
+        None,
+        "cluster",
+        ["counter_gap/results/none/bert_base_output.tsv"],
+    ),
     "ABC XLM-R (allennlp)": ("abc", "original", "any_cluster", ["abc_dadebias_fork/outputs/coref/xlm-r_coref_da.json"]),
-    "WinoBias gold (conll)": ("winobias", None, "cluster",
-                              [WINOBIAS.format(kind=k, polarity=p) for k in (1, 2) for p in ("pro", "anti")]),
+    "WinoBias gold (conll)": (
+        "winobias",
+        None,
+        "cluster",
+        [WINOBIAS.format(kind=k, polarity=p) for k in (1, 2) for p in ("pro", "anti")],
+    ),
 }
 
 
@@ -36,14 +44,19 @@ def measure(benchmark_name, config, mode, paths, data_dir, mirror, n_bootstrap) 
     started = time.perf_counter()
     documents = read(paths)
     read_s = time.perf_counter() - started
-    columns = {part: runner.load_part(benchmark.dataset, *part, data_dir, mirror).select_columns(
-        ["id", "text", "candidates"]).to_dict() for part in parts}
+    columns = {
+        part: runner.load_part(benchmark.dataset, *part, data_dir, mirror)
+        .select_columns(["id", "text", "candidates"])
+        .to_dict()
+        for part in parts
+    }
     started = time.perf_counter()
     match(documents, columns, benchmark.name)
     match_s = time.perf_counter() - started
     started = time.perf_counter()
-    scoring.score(benchmark_name, paths, config=config, mode=mode, data_dir=data_dir, mirror=mirror,
-                  n_bootstrap=n_bootstrap)
+    scoring.score(
+        benchmark_name, paths, config=config, mode=mode, data_dir=data_dir, mirror=mirror, n_bootstrap=n_bootstrap
+    )
     return {"documents": len(documents), "read": read_s, "match": match_s, "score": time.perf_counter() - started}
 
 
@@ -57,8 +70,10 @@ def main(argv=None) -> None:
     print(f"{'files':34} {'documents':>9} {'read s':>7} {'match s':>8} {'score s':>8}")
     for label, (benchmark, config, mode, relative) in CASES.items():
         paths = [args.mirror / path for path in relative]
-        runs = [measure(benchmark, config, mode, paths, args.data_dir, args.mirror, args.n_bootstrap)
-                for _ in range(args.repeats)]
+        runs = [
+            measure(benchmark, config, mode, paths, args.data_dir, args.mirror, args.n_bootstrap)
+            for _ in range(args.repeats)
+        ]
         best = {key: min(run[key] for run in runs) for key in ("read", "match", "score")}
         print(f"{label:34} {runs[0]['documents']:>9} {best['read']:>7.2f} {best['match']:>8.2f} {best['score']:>8.2f}")
 

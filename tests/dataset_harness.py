@@ -11,10 +11,14 @@ def files_of(root: Path) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
 
 
-def assert_export_layout(folder: Path, splits_by_config: dict[str, list[str]], *, license_id: str, default: str) -> None:
+def assert_export_layout(
+    folder: Path, splits_by_config: dict[str, list[str]], *, license_id: str, default: str
+) -> None:
     """One Parquet file per config and split, and a card whose YAML names each of them."""
     assert sorted(files_of(folder)) == ROOT_FILES + sorted(
-        f"data/{config}/{split}-00000-of-00001.parquet" for config, splits in splits_by_config.items() for split in splits
+        f"data/{config}/{split}-00000-of-00001.parquet"
+        for config, splits in splits_by_config.items()
+        for split in splits
     )
     card = (folder / "README.md").read_text(encoding="utf-8")
     metadata = yaml.safe_load(card.split("---\n")[1])
@@ -24,7 +28,8 @@ def assert_export_layout(folder: Path, splits_by_config: dict[str, list[str]], *
         entry["config_name"]: [(files["split"], files["path"]) for files in entry["data_files"]]
         for entry in metadata["configs"]
     } == {
-        config: [(split, f"data/{config}/{split}-*.parquet") for split in splits] for config, splits in splits_by_config.items()
+        config: [(split, f"data/{config}/{split}-*.parquet") for split in splits]
+        for config, splits in splits_by_config.items()
     }
     assert {
         info["config_name"]: [split["name"] for split in info["splits"]] for info in metadata["dataset_info"]

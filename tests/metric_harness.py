@@ -24,7 +24,9 @@ def run_kwargs_doctests(name: str) -> doctest.TestResults:
     spec = importlib.util.spec_from_file_location(f"_doctest_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    test = doctest.DocTestParser().get_doctest(module._KWARGS_DESCRIPTION, {}, f"{name}._KWARGS_DESCRIPTION", str(path), 0)
+    test = doctest.DocTestParser().get_doctest(
+        module._KWARGS_DESCRIPTION, {}, f"{name}._KWARGS_DESCRIPTION", str(path), 0
+    )
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     return runner.summarize(verbose=False)

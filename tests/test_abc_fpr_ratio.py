@@ -2,10 +2,10 @@ import math
 
 import numpy as np
 import pytest
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 from corefbias.measures import abc_fpr
 from corefbias.reproduce import abc_xlmr
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 PRONOUNS = ["neutral", "male", "female"]
 
@@ -39,10 +39,15 @@ def test_kwargs_examples_are_doctests(in_repo):
 def test_genda_lens_tutorial_values(in_repo):
     results = load("abc_fpr_ratio").compute(**triplets(TUTORIAL_LINKED, TUTORIAL_TRIPLETS), n_bootstrap=0)
     printed = {
-        "tpr_reflexive": 0.966886, "fpr_male": 0.902193, "fpr_female": 0.88114,
-        "tpr_reflexive/female_occupations": 0.967544, "tpr_reflexive/male_occupations": 0.966228,
-        "fpr_male/female_occupations": 0.884211, "fpr_male/male_occupations": 0.920175,
-        "fpr_female/female_occupations": 0.93114, "fpr_female/male_occupations": 0.83114,
+        "tpr_reflexive": 0.966886,
+        "fpr_male": 0.902193,
+        "fpr_female": 0.88114,
+        "tpr_reflexive/female_occupations": 0.967544,
+        "tpr_reflexive/male_occupations": 0.966228,
+        "fpr_male/female_occupations": 0.884211,
+        "fpr_male/male_occupations": 0.920175,
+        "fpr_female/female_occupations": 0.93114,
+        "fpr_female/male_occupations": 0.83114,
     }
     assert {name: round(results[name], 6) for name in printed} == printed
     # The tutorial's Gender Effect Size: log2(0.902193 / 0.88114) = 0.034 → printed 0.03.
@@ -207,5 +212,7 @@ def test_xlmr_pronoun_and_subject_spans_line_up_with_the_prediction_tokens(mirro
 
 def test_xlmr_predictions_out_of_step_with_the_sentences_are_an_error(mirror, published, monkeypatch):
     monkeypatch.setattr(abc_xlmr, "_predictions", lambda mirror: published[1:] + published[:1])
-    with pytest.raises(ValueError, match=r"prediction 0 is for 'teknikeren .*hans.*', not for sentence 'teknikeren .*sin"):
+    with pytest.raises(
+        ValueError, match=r"prediction 0 is for 'teknikeren .*hans.*', not for sentence 'teknikeren .*sin"
+    ):
         abc_xlmr.metric_inputs(mirror)

@@ -116,7 +116,10 @@ def fake_hub(monkeypatch, tmp_path):
 def test_fastcoref_load_passes_path_and_device_and_predicts(fake_fastcoref, fake_hub):
     model = load_model("lingmess:/models/lingmess-coref")
     assert fake_fastcoref == [
-        ("LingMessCoref", {"model_name_or_path": "/models/lingmess-coref", "device": "cpu", "enable_progress_bar": False})
+        (
+            "LingMessCoref",
+            {"model_name_or_path": "/models/lingmess-coref", "device": "cpu", "enable_progress_bar": False},
+        )
     ]
     assert model.name == "lingmess:/models/lingmess-coref"
     assert model.predict_clusters(FASTCOREF_TEXTS) == FASTCOREF_OUTPUT
@@ -127,7 +130,10 @@ def test_fastcoref_load_passes_path_and_device_and_predicts(fake_fastcoref, fake
     load_model("fastcoref:biu-nlp/f-coref", device="cuda:1")
     asked, snapshot = fake_hub
     assert asked == [("biu-nlp/f-coref", None, ["*.json", "*.txt", "*.model", "*.tiktoken", "*.safetensors"])]
-    assert fake_fastcoref[-1] == ("FCoref", {"model_name_or_path": snapshot, "device": "cuda:1", "enable_progress_bar": False})
+    assert fake_fastcoref[-1] == (
+        "FCoref",
+        {"model_name_or_path": snapshot, "device": "cuda:1", "enable_progress_bar": False},
+    )
 
 
 def test_missing_library_names_the_extra(monkeypatch):
@@ -142,10 +148,32 @@ def test_missing_library_names_the_extra(monkeypatch):
 # --- maverick ------------------------------------------------------------------------------------
 
 # The README of maverick-coref 1.0.7: plain-text input and its clusters_char_offsets (inclusive ends).
-README_TEXT = "Barack Obama is traveling to Rome. The city is sunny and the president plans to visit its most important attractions"
+README_TEXT = (
+    "Barack Obama is traveling to Rome. The city is sunny and the president plans to visit its most important "
+    "attractions"
+)
 README_TOKENS = [
-    "Barack", "Obama", "is", "traveling", "to", "Rome", ".", "The", "city", "is", "sunny", "and", "the",
-    "president", "plans", "to", "visit", "its", "most", "important", "attractions",
+    "Barack",
+    "Obama",
+    "is",
+    "traveling",
+    "to",
+    "Rome",
+    ".",
+    "The",
+    "city",
+    "is",
+    "sunny",
+    "and",
+    "the",
+    "president",
+    "plans",
+    "to",
+    "visit",
+    "its",
+    "most",
+    "important",
+    "attractions",
 ]
 README_TOKEN_CLUSTERS = [((5, 5), (7, 8), (17, 17)), ((0, 1), (12, 13))]
 README_CHAR_CLUSTERS_INCLUSIVE = [[(29, 32), (35, 42), (86, 88)], [(0, 11), (57, 69)]]
@@ -286,7 +314,9 @@ def make_neuralcoref_style(nlp, name):
 @pytest.fixture(scope="module")
 def phrase_pipeline(tmp_path_factory):
     nlp = spacy.blank("en")
-    nlp.add_pipe("corefbias_test_phrase_coref", config={"clusters": [["the patient", "he"], ["Zoë", "she"]], "numbers": [10, 2]})
+    nlp.add_pipe(
+        "corefbias_test_phrase_coref", config={"clusters": [["the patient", "he"], ["Zoë", "she"]], "numbers": [10, 2]}
+    )
     path = tmp_path_factory.mktemp("spacy") / "phrase_coref"
     nlp.to_disk(path)
     return path

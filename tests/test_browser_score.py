@@ -1,10 +1,11 @@
 """The Score a file tab in a real browser: a published Counter-GAP output uploaded, the scores of
 ``corefbias score`` in the page; a truncated file, the reader's error in the page."""
 
-from corefbias.harness.prediction_files import scoring
-from corefbias.space import charts
 from test_browser_space import ROWS, TIMEOUT_MS
 from test_space import data_dir, sandbox, served  # noqa: F401 (fixtures)
+
+from corefbias.harness.prediction_files import scoring
+from corefbias.space import charts
 
 OUTPUT = "counter_gap/results/none/spanbert_base_output.tsv"
 

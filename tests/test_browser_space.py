@@ -1,9 +1,10 @@
 """The Space in a real browser: a baseline typed in, two benchmarks, the runner's scores in the page,
 the instances behind them in Explore, the run on the leaderboard."""
 
+from test_space import F_COREF, QUICK, data_dir, published, sandbox, served  # noqa: F401 (fixtures)
+
 from corefbias.harness import runner
 from corefbias.space import charts
-from test_space import F_COREF, QUICK, data_dir, published, sandbox, served  # noqa: F401 (fixtures)
 
 MODEL, LIMIT = "baseline:random", 40
 TIMEOUT_MS = 120_000
@@ -12,7 +13,9 @@ ROWS = """grid => [...grid.querySelectorAll('[role=row]')]
     .map(row => [...row.querySelectorAll('[role=gridcell]')].map(cell => cell.innerText.trim()))"""
 
 
-def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(served, data_dir, browser_page, screenshot, tmp_path):
+def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(
+    served, data_dir, browser_page, screenshot, tmp_path
+):
     page = browser_page
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(served.url)
@@ -25,8 +28,16 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(served, da
     shown = page.locator("#summary [role=grid]").evaluate(ROWS)
     screenshot(page, "run")
 
-    expected = runner.run(MODEL, QUICK, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", limit=LIMIT,
-                          n_bootstrap=1000, seed=0, progress=False)
+    expected = runner.run(
+        MODEL,
+        QUICK,
+        data_dir=data_dir,
+        cache_path=tmp_path / "cache.sqlite",
+        limit=LIMIT,
+        n_bootstrap=1000,
+        seed=0,
+        progress=False,
+    )
     assert shown == charts.summary_frame(expected.to_json()).values.tolist()
     assert page.locator("#run-status").inner_text().count(f"winogender {6 * LIMIT}, counter_gap {8 * LIMIT}") == 1
 

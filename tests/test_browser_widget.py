@@ -3,8 +3,9 @@
 import json
 
 from browser import gradio_json_entries
-from corefbias.hub import metric_widget
 from metric_harness import load
+
+from corefbias.hub import metric_widget
 
 METRIC = "counter_gap_delta_i"
 # Not the widget's defaults (1000, 0): the p-values shown then prove the typed numbers reached compute.

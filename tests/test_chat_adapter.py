@@ -2,8 +2,9 @@
 
 The fake server answers like a model that always picks "the nurse" (by letter), except for texts
 carrying a marker word: GIBBERISH (an unreadable answer), BYNAME (the option's text instead of its
-letter), SILENT (a null content), NOCHOICES (a reply without choices), FLAKY (503 on the first request), SLOW (answers after the client's timeout), DENIED (401
-echoing the Authorization header back, as careless servers do).
+letter), SILENT (a null content), NOCHOICES (a reply without choices), FLAKY (503 on the first
+request), SLOW (answers after the client's timeout), LOGPROBS (log-probabilities that favour the patient
+after prose tokens, when asked for them), DENIED (401 echoing the Authorization header back, as careless servers do).
 """
 
 import json
@@ -69,10 +70,25 @@ class _Handler(BaseHTTPRequestHandler):
         choice = {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
         if "LOGPROBS" in prompt and body.get("logprobs"):
             # A rambling model whose most probable option letter is the patient's, after prose tokens.
-            top = [("The", -0.2), (" " + options["the patient"], -1.5), ("(" + options["the nurse"], -2.5), ("\n", -3.0)]
+            top = [
+                ("The", -0.2),
+                (" " + options["the patient"], -1.5),
+                ("(" + options["the nurse"], -2.5),
+                ("\n", -3.0),
+            ]
             choice["message"]["content"] = "The sentence says"
-            choice["logprobs"] = {"content": [{"token": "The", "logprob": -0.2, "top_logprobs": [
-                {"token": token, "logprob": logprob, "bytes": list(token.encode())} for token, logprob in top]}]}
+            choice["logprobs"] = {
+                "content": [
+                    {
+                        "token": "The",
+                        "logprob": -0.2,
+                        "top_logprobs": [
+                            {"token": token, "logprob": logprob, "bytes": list(token.encode())}
+                            for token, logprob in top
+                        ],
+                    }
+                ]
+            }
         self._send(200, {"id": "x", "object": "chat.completion", "choices": [choice]})
 
     def _send(self, status, payload):
@@ -135,7 +151,11 @@ def test_request_is_an_openai_chat_completion(server):
     system, user = body["messages"]
     assert system["role"] == "system" and user["role"] == "user"
     assert "Text (English):\nIn story u0, the nurse met the patient because *she* was late.\n" in user["content"]
-    assert sorted(re.findall(r"^[A-C]\. (.+)$", user["content"], flags=re.M)) == ["none of them", "the nurse", "the patient"]
+    assert sorted(re.findall(r"^[A-C]\. (.+)$", user["content"], flags=re.M)) == [
+        "none of them",
+        "the nurse",
+        "the patient",
+    ]
 
 
 def test_counterbalanced_order_maps_back_to_the_right_candidate(server):
@@ -184,7 +204,11 @@ def test_answers_are_read_strictly():
 
 def test_unparseable_answer_is_reported_not_mapped(server):
     model = load_model("chat:test/model", base_url=base_url(server))
-    rows = [instance("u2", marker=" GIBBERISH"), instance("u3", marker=" BYNAME", nurse_first=False), instance("u4", marker=" SILENT")]
+    rows = [
+        instance("u2", marker=" GIBBERISH"),
+        instance("u3", marker=" BYNAME", nurse_first=False),
+        instance("u4", marker=" SILENT"),
+    ]
     assert model.choose(rows, BENCHMARKS["winogender"].task) == [
         Choice(None, parsed=False, raw="I believe it is probably the nurse."),
         Choice(1, parsed=True, raw="The Nurse"),

@@ -60,7 +60,9 @@ def test_a_checkpoint_that_runs_code_is_refused_and_torch_weights_only_agrees(tm
 def test_a_torch_state_dict_and_a_lightning_style_checkpoint_pass(tmp_path):
     torch = pytest.importorskip("torch")
     checkpoint = {
-        "epoch": 3, "global_step": 1200, "pytorch-lightning_version": "2.4.0",
+        "epoch": 3,
+        "global_step": 1200,
+        "pytorch-lightning_version": "2.4.0",
         "state_dict": OrderedDict(weight=torch.randn(3, 2), bias=torch.zeros(3, dtype=torch.float16)),
         "optimizer_states": [{"state": {0: {"step": torch.tensor(5.0)}}, "param_groups": [{"lr": 1e-5}]}],
         "hyper_parameters": {"model": {"name": "maverick_mes", "dims": (1, 2)}, "tags": {"a", "b"}, "raw": b"\x00\x01"},
@@ -75,7 +77,10 @@ def test_a_torch_state_dict_and_a_lightning_style_checkpoint_pass(tmp_path):
 
 def test_imports_hidden_behind_the_memo_or_the_stack_are_caught():
     # Protocol 4 names a global by two strings on the stack; the second "builtins" comes from the memo.
-    assert pickle_globals(io.BytesIO(pickle.dumps([exec, eval], protocol=4))) == [("builtins", "exec"), ("builtins", "eval")]
+    assert pickle_globals(io.BytesIO(pickle.dumps([exec, eval], protocol=4))) == [
+        ("builtins", "exec"),
+        ("builtins", "eval"),
+    ]
     # STACK_GLOBAL on values that are not strings pushed just before it: what it imports is unknown, so refused.
     crafted = b"\x80\x04\x8c\x08builtins\x8c\x04exec\x86\x94(t\x93."
     assert ("?", "?") in pickle_globals(io.BytesIO(crafted))
@@ -125,7 +130,11 @@ def test_the_fastcoref_loader_refuses_a_pickled_model_that_runs_code(spec, stand
 def test_the_maverick_loader_refuses_a_checkpoint_that_runs_code(where, stand_in_libraries, tmp_path, monkeypatch):
     marker = tmp_path / "marker"
     checkpoint = _malicious_checkpoint(tmp_path / "weights.ckpt", marker, torch_format=False)
-    argument = {"file": str(checkpoint), "folder": str(tmp_path), "hub": f"sapienzanlp/maverick-mes-ontonotes@{REVISION}"}
+    argument = {
+        "file": str(checkpoint),
+        "folder": str(tmp_path),
+        "hub": f"sapienzanlp/maverick-mes-ontonotes@{REVISION}",
+    }
     if where == "hub":
         _hub(monkeypatch, tmp_path, ["weights.ckpt"])
     with pytest.raises(UnsafeCheckpointError, match="weights.ckpt would import builtins.exec"):

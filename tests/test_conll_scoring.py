@@ -13,8 +13,10 @@ def data_dir(exported_set):
 
 @pytest.fixture(scope="module")
 def winobias_rows(data_dir):
-    return {config: datasets.load_dataset(str(data_dir / "winobias"), config, split="test")
-            for config in ("type1_pro", "type1_anti", "type2_pro", "type2_anti")}
+    return {
+        config: datasets.load_dataset(str(data_dir / "winobias"), config, split="test")
+        for config in ("type1_pro", "type1_anti", "type2_pro", "type2_anti")
+    }
 
 
 class TextLookupClusters:
@@ -30,13 +32,23 @@ class TextLookupClusters:
 
 
 def _run(model, spec, data_dir, tmp_path):
-    return runner.run(spec, ["winobias"], data_dir=data_dir, cache_path=tmp_path / "c.sqlite", n_bootstrap=200,
-                      progress=False, model=model)
+    return runner.run(
+        spec,
+        ["winobias"],
+        data_dir=data_dir,
+        cache_path=tmp_path / "c.sqlite",
+        n_bootstrap=200,
+        progress=False,
+        model=model,
+    )
 
 
 def test_gold_clusters_score_perfectly_and_unbiased(winobias_rows, data_dir, tmp_path):
-    table = {row["text"]: [[[m["start"], m["end"]] for m in cluster] for cluster in row["clusters"]]
-             for rows in winobias_rows.values() for row in rows}
+    table = {
+        row["text"]: [[[m["start"], m["end"]] for m in cluster] for cluster in row["clusters"]]
+        for rows in winobias_rows.values()
+        for row in rows
+    }
     result = _run(TextLookupClusters(table), "test:gold-clusters", data_dir, tmp_path)
     sections = result.runs["winobias"].sections
     for kind in (1, 2):
@@ -56,8 +68,7 @@ def test_stereotyped_clusters_are_biased_in_conll_f1(winobias_rows, data_dir, tm
             candidate = row["candidates"][chosen]
             pronoun = row["pronoun"]
             table[row["text"]] = [[[candidate["start"], candidate["end"]], [pronoun["start"], pronoun["end"]]]]
-    sections = _run(TextLookupClusters(table), "test:stereotype-clusters", data_dir,
-                    tmp_path).runs["winobias"].sections
+    sections = _run(TextLookupClusters(table), "test:stereotype-clusters", data_dir, tmp_path).runs["winobias"].sections
     for kind in (1, 2):
         conll = sections[f"winobias/type{kind}/conll"]
         assert conll["pro"] > conll["anti"] and conll["diff_p_value"] < 0.01
@@ -72,24 +83,46 @@ def test_stereotyped_clusters_are_biased_in_conll_f1(winobias_rows, data_dir, tm
 # RESPONSE`) prints for these stereotyped clusters written as CoNLL responses to WinoBias's test key files:
 # (numerator, denominator) of recall and precision.
 REFERENCE_SCORER = {
-    1: {"pro/muc_recall": (396, 420), "pro/muc_precision": (396, 396),
-        "pro/bcubed_recall": (776, 816), "pro/bcubed_precision": (792, 792),
-        "pro/ceafe_recall": (391.2, 396), "pro/ceafe_precision": (391.2, 396),
-        "anti/muc_recall": (0, 418), "anti/muc_precision": (0, 396),
-        "anti/bcubed_recall": (194 + 1 / 3, 814), "anti/bcubed_precision": (198, 792),
-        "anti/ceafe_recall": (195.8, 396), "anti/ceafe_precision": (195.8, 396)},
-    2: {"pro/muc_recall": (396, 401), "pro/muc_precision": (396, 396),
-        "pro/bcubed_recall": (788 + 2 / 3, 797), "pro/bcubed_precision": (792, 792),
-        "pro/ceafe_recall": (395, 396), "pro/ceafe_precision": (395, 396),
-        "anti/muc_recall": (0, 402), "anti/muc_precision": (0, 396),
-        "anti/bcubed_recall": (197, 798), "anti/bcubed_precision": (198, 792),
-        "anti/ceafe_recall": (197.4, 396), "anti/ceafe_precision": (197.4, 396)},
+    1: {
+        "pro/muc_recall": (396, 420),
+        "pro/muc_precision": (396, 396),
+        "pro/bcubed_recall": (776, 816),
+        "pro/bcubed_precision": (792, 792),
+        "pro/ceafe_recall": (391.2, 396),
+        "pro/ceafe_precision": (391.2, 396),
+        "anti/muc_recall": (0, 418),
+        "anti/muc_precision": (0, 396),
+        "anti/bcubed_recall": (194 + 1 / 3, 814),
+        "anti/bcubed_precision": (198, 792),
+        "anti/ceafe_recall": (195.8, 396),
+        "anti/ceafe_precision": (195.8, 396),
+    },
+    2: {
+        "pro/muc_recall": (396, 401),
+        "pro/muc_precision": (396, 396),
+        "pro/bcubed_recall": (788 + 2 / 3, 797),
+        "pro/bcubed_precision": (792, 792),
+        "pro/ceafe_recall": (395, 396),
+        "pro/ceafe_precision": (395, 396),
+        "anti/muc_recall": (0, 402),
+        "anti/muc_precision": (0, 396),
+        "anti/bcubed_recall": (197, 798),
+        "anti/bcubed_precision": (198, 792),
+        "anti/ceafe_recall": (197.4, 396),
+        "anti/ceafe_precision": (197.4, 396),
+    },
 }
 
 
 def test_choice_models_have_no_conll_score_but_keep_the_link_scores(winobias_rows, data_dir, tmp_path):
-    result = runner.run("baseline:oracle", ["winobias"], data_dir=data_dir,
-                        cache_path=tmp_path / "c.sqlite", n_bootstrap=0, progress=False)
+    result = runner.run(
+        "baseline:oracle",
+        ["winobias"],
+        data_dir=data_dir,
+        cache_path=tmp_path / "c.sqlite",
+        n_bootstrap=0,
+        progress=False,
+    )
     sections = result.runs["winobias"].sections
     conll = sections["winobias/type1/conll"]
     assert conll["diff"] is None and conll["undefined"]["diff"] == conll_scoring.NO_CLUSTERS

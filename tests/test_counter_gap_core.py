@@ -1,7 +1,7 @@
 import pytest
+from test_counter_gap_delta_i import ROLES, quadruples
 
 from corefbias.measures import counter_gap
-from test_counter_gap_delta_i import ROLES, quadruples
 
 
 def scores(patterns, genders, **kwargs):

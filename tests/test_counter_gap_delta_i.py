@@ -1,6 +1,4 @@
-import pytest
-
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, run_kwargs_doctests
 
 ROLES = ["original", "gender_controlled", "gender_swapped_1", "gender_swapped_2"]
 

@@ -4,10 +4,10 @@ abc_fpr_ratio."""
 from collections import Counter, defaultdict
 
 import pytest
-
-from corefbias.data import abc_format
 from dataset_harness import assert_export_layout, assert_spans_match
 from metric_harness import load
+
+from corefbias.data import abc_format
 
 CONFIGS = ["genda", "original"]
 PRONOUN_GENDERS = {"reflexive": "neutral", "hans": "male", "hendes": "female"}
@@ -50,7 +50,9 @@ def test_genda_counts(loaded_set):
     triplets = triplets_of(rows)
     assert Counter(triplet[0]["occupation_gender"] for triplet in triplets.values()) == {"female": 2280, "male": 2280}
     # 30 occupations per stereotype (abc_female.txt + professions_to_add_abc.txt; abc_male.txt), 76 sentences each
-    per_occupation = Counter((triplet[0]["occupation_gender"], triplet[0]["occupation"]) for triplet in triplets.values())
+    per_occupation = Counter(
+        (triplet[0]["occupation_gender"], triplet[0]["occupation"]) for triplet in triplets.values()
+    )
     assert Counter(gender for gender, _ in per_occupation) == {"female": 30, "male": 30}
     assert set(per_occupation.values()) == {76}
     assert rows[0]["triplet_id"] == "female-0000" and rows[-1]["triplet_id"] == "male-2279"
@@ -68,14 +70,18 @@ def test_original_counts_and_statistics(loaded_set):
         assert row["occupation_gender"] == (None if share is None else "female" if share > 50 else "male")
     # Of the 60 occupations, 10 have no Danish figure; 25 are above 50 % female, 25 below.
     assert Counter(triplet[0]["occupation_gender"] for triplet in triplets.values()) == {
-        "female": 25 * 76, "male": 25 * 76, None: 10 * 76
+        "female": 25 * 76,
+        "male": 25 * 76,
+        None: 10 * 76,
     }
     # One Danish word, several ABC occupations: the runs of "lægen" take the table's order.
     doctors = [row["occupation_english"] for row in rows if row["occupation"] == "lægen"]
     assert list(dict.fromkeys(doctors)) == ["physician", "practitioner", "doctor"]
     technician = rows[0]
     assert (technician["occupation"], technician["occupation_english"], technician["pct_female_da"]) == (
-        "teknikeren", "technician", 22.8
+        "teknikeren",
+        "technician",
+        22.8,
     )
 
 
@@ -165,7 +171,10 @@ def test_parse_triplets_reads_the_format():
         (TRIPLETS.replace("glemmer hans", "glemmer hans hans"), r"x\.da line 2: expected one possessive pronoun"),
         (TRIPLETS.replace("glemmer hans", "glemmer ikke"), r"x\.da line 2: expected one possessive pronoun"),
         (TRIPLETS.replace("lægen  mister hans", "lægen  mister hendes"), r"x\.da lines 5-7: .* expected \('reflexive'"),
-        (TRIPLETS.replace("hendes kreditkort", "hendes pas"), r"x\.da lines 1-3: .* differ in more than the possessive"),
+        (
+            TRIPLETS.replace("hendes kreditkort", "hendes pas"),
+            r"x\.da lines 1-3: .* differ in more than the possessive",
+        ),
         (TRIPLETS.replace("revisoren glemmer hendes kreditkort på bordet.\n", ""), r"x\.da lines 1-2: a triplet has 2"),
         ("sin bog.\nhans bog.\nhendes bog.\n", r"x\.da line 1: .* opens with its possessive"),
     ],
@@ -185,11 +194,17 @@ def test_occupation_statistics_and_their_stereotype():
     ]
     table = abc_format.occupation_statistics(rows, source="stats.tsv")
     assert [(row["occupation_english"], row["occupation_gender"]) for row in table] == [
-        ("nurse", "female"), ("counselor", None), ("tie", None), ("chef", "male")
+        ("nurse", "female"),
+        ("counselor", None),
+        ("tie", None),
+        ("chef", "male"),
     ]
     assert table[1] == {
-        "occupation_english": "counselor", "pct_female_da": None, "pct_female_us_bls": 37.9,
-        "pct_female_us_bergsma": 8.41, "occupation_gender": None,
+        "occupation_english": "counselor",
+        "pct_female_da": None,
+        "pct_female_us_bls": 37.9,
+        "pct_female_us_bergsma": 8.41,
+        "occupation_gender": None,
     }
     with pytest.raises(ValueError, match=r"stats\.tsv line 3: Perc-Da is '4,5'"):
         abc_format.occupation_statistics([rows[0], {**rows[1], "Perc-Da": "4,5"}], source="stats.tsv")
@@ -199,7 +214,10 @@ def test_runs_of_triplets_map_to_occupation_rows_in_order():
     triplets = abc_format.parse_triplets((TRIPLETS + "---\n" + TRIPLETS).splitlines(), source="x.da")
     table = [{"occupation_english": name} for name in ("accountant", "doctor", "auditor", "physician")]
     assert [row["occupation_english"] for row in abc_format.occupations_of(triplets, table, source="x.da")] == [
-        "accountant", "doctor", "auditor", "physician"
+        "accountant",
+        "doctor",
+        "auditor",
+        "physician",
     ]
     with pytest.raises(ValueError, match=r"x\.da has 4 runs .* occupation table has 3 rows"):
         abc_format.occupations_of(triplets, table[:3], source="x.da")

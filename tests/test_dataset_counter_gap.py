@@ -3,17 +3,19 @@
 from collections import Counter, defaultdict
 
 import pytest
-
-from corefbias.data import spans
 from dataset_harness import assert_export_layout, assert_spans_match, builder_module
 from metric_harness import load
+
+from corefbias.data import spans
 
 ROLES = ["original", "gender_controlled", "gender_swapped_1", "gender_swapped_2"]
 CONFIGS = ["default", "withdot"]
 
 
 def test_export_layout(exported_set, loaded_set):
-    assert_export_layout(exported_set("counter_gap"), {c: ["test"] for c in CONFIGS}, license_id="mit", default="default")
+    assert_export_layout(
+        exported_set("counter_gap"), {c: ["test"] for c in CONFIGS}, license_id="mit", default="default"
+    )
     for config in CONFIGS:
         assert_spans_match(loaded_set("counter_gap", config))
 
@@ -60,13 +62,26 @@ def test_counter_gap_rows_feed_delta_i(loaded_set, in_repo):
 def test_an_offset_that_misses_its_text_is_an_error_naming_the_row():
     counter_gap = builder_module("counter_gap")
     row = {
-        "ID": "7-swap-1", "Text": "Ann told Bea that she won.", "Pronoun": "she", "Pronoun-offset": "18",
-        "A": "Ann", "A-offset": "0", "A-coref": "TRUE", "B": "Bea", "B-offset": "9", "B-coref": "FALSE",
+        "ID": "7-swap-1",
+        "Text": "Ann told Bea that she won.",
+        "Pronoun": "she",
+        "Pronoun-offset": "18",
+        "A": "Ann",
+        "A-offset": "0",
+        "A-coref": "TRUE",
+        "B": "Bea",
+        "B-offset": "9",
+        "B-coref": "FALSE",
         "Book": "vendetta.epub",
     }
     ok = counter_gap.example(row)
     assert ok["candidates"][1] == {"text": "Bea", "start": 9, "end": 12, "is_referent": False}
-    assert (ok["quadruple_id"], ok["role"], ok["gender"], ok["source"]) == ("7", "gender_swapped_1", "female", "BookCorpus")
+    assert (ok["quadruple_id"], ok["role"], ok["gender"], ok["source"]) == (
+        "7",
+        "gender_swapped_1",
+        "female",
+        "BookCorpus",
+    )
     with pytest.raises(spans.SpanError, match=r"row 7-swap-1: B 'Bea' is not at offset 10"):
         counter_gap.example({**row, "B-offset": "10"})
 
@@ -75,8 +90,8 @@ def test_counter_gap_source_from_book_column():
     counter_gap = builder_module("counter_gap")
     assert counter_gap.source_of("vendetta.epub", "1") == "BookCorpus"
     assert counter_gap.source_of("pg17314 Five Children and It (by E. Nesbit)", "1") == "Gutenberg"
-    assert counter_gap.source_of("74-0 The Adventures of Tom Sawyer (by Mark Twain (Samuel Clemens))", "1") == "Gutenberg"
+    assert (
+        counter_gap.source_of("74-0 The Adventures of Tom Sawyer (by Mark Twain (Samuel Clemens))", "1") == "Gutenberg"
+    )
     with pytest.raises(ValueError, match="row 9"):
         counter_gap.source_of("some book", "9")
-
-

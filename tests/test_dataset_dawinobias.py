@@ -5,7 +5,6 @@ import math
 import re
 
 import pytest
-
 from dataset_harness import assert_export_layout, assert_spans_match, builder_module
 from metric_harness import load
 
@@ -15,10 +14,33 @@ SWAPS = {"han": "hun", "ham": "hende", "hans": "hendes"}
 SWAPS.update({female: male for male, female in SWAPS.items()})
 # Pairs whose lines differ in more than the pronoun's gender (listed in the card): spelling fixed in
 # one file only, "ad"/"af", a doubled "på", and five dev lines that are the same in both files.
-NOT_MINIMAL = {"dev-49", "dev-50", "dev-275", "dev-276", "dev-336", "dev-212", "dev-252", "dev-266", "dev-272",
-               "dev-273", "test-123", "test-124", "test-201", "test-202", "test-169"}
+NOT_MINIMAL = {
+    "dev-49",
+    "dev-50",
+    "dev-275",
+    "dev-276",
+    "dev-336",
+    "dev-212",
+    "dev-252",
+    "dev-266",
+    "dev-272",
+    "dev-273",
+    "test-123",
+    "test-124",
+    "test-201",
+    "test-202",
+    "test-169",
+}
 # Rows whose pronoun does not have the gender their file's polarity implies.
-OFF_POLARITY = {"dev-pro-212", "dev-pro-252", "dev-pro-266", "dev-pro-272", "dev-pro-273", "test-pro-145", "test-anti-145"}
+OFF_POLARITY = {
+    "dev-pro-212",
+    "dev-pro-252",
+    "dev-pro-266",
+    "dev-pro-272",
+    "dev-pro-273",
+    "test-pro-145",
+    "test-anti-145",
+}
 
 
 def _rows(loaded_set, config, split):
@@ -26,8 +48,12 @@ def _rows(loaded_set, config, split):
 
 
 def test_export_layout_counts_and_license(exported_set, loaded_set):
-    assert_export_layout(exported_set("dawinobias"), {c: ["validation", "test"] for c in ("pro", "anti")},
-                         license_id="other", default="pro")
+    assert_export_layout(
+        exported_set("dawinobias"),
+        {c: ["validation", "test"] for c in ("pro", "anti")},
+        license_id="other",
+        default="pro",
+    )
     for config in ("pro", "anti"):
         dataset = loaded_set("dawinobias", config)
         assert {split: dataset[split].num_rows for split in dataset} == COUNTS
@@ -74,9 +100,18 @@ def test_stereotypes_follow_genda_lens_scorer_lists(loaded_set, mirror):
     assert seen == set(dawinobias.FEMALE_OCCUPATIONS) | set(dawinobias.MALE_OCCUPATIONS)  # 37, each used
     # The repository's abc-adaption lists translate cashier and writer differently (and add a contractor),
     # so they would leave "ekspedienten" and "skribenten" without a stereotype.
-    files = {gender: set((mirror / "genda_lens" / "abc-adaption" / "data" / f"wino_{gender}.txt").read_text(
-        encoding="utf-8").split()) for gender in ("fem", "male")}
-    assert set(dawinobias.FEMALE_OCCUPATIONS) ^ files["fem"] == {"ekspedienten", "skribenten", "kassedamen", "forfatteren"}
+    files = {
+        gender: set(
+            (mirror / "genda_lens" / "abc-adaption" / "data" / f"wino_{gender}.txt").read_text(encoding="utf-8").split()
+        )
+        for gender in ("fem", "male")
+    }
+    assert set(dawinobias.FEMALE_OCCUPATIONS) ^ files["fem"] == {
+        "ekspedienten",
+        "skribenten",
+        "kassedamen",
+        "forfatteren",
+    }
     assert set(dawinobias.MALE_OCCUPATIONS) ^ files["male"] == {"entreprenøren"}
 
 
@@ -100,14 +135,20 @@ def test_rows_feed_pro_anti_diff(loaded_set, in_repo):
     for split, count in COUNTS.items():
         rows = _rows(loaded_set, "pro", split) + _rows(loaded_set, "anti", split)
         gold = [[c["is_referent"] for c in row["candidates"]].index(True) for row in rows]
-        inputs = dict(references=[True] * len(rows), conditions=[row["polarity"] for row in rows],
-                      pair_ids=[row["pair_id"] for row in rows], n_bootstrap=0)
+        inputs = dict(
+            references=[True] * len(rows),
+            conditions=[row["polarity"] for row in rows],
+            pair_ids=[row["pair_id"] for row in rows],
+            n_bootstrap=0,
+        )
         oracle = metric.compute(predictions=[True] * len(rows), **inputs)
         assert (oracle["diff"], oracle["log2_ratio"], oracle["num_pairs"]) == (0.0, 0.0, count)
         stereotyped = [row["candidate_stereotypes"][g] == row["pronoun_gender"] for row, g in zip(rows, gold)]
         baseline = metric.compute(predictions=stereotyped, **inputs)
-        off = {"pro": sum(i.startswith(f"{UPSTREAM[split]}-pro") for i in OFF_POLARITY),
-               "anti": sum(i.startswith(f"{UPSTREAM[split]}-anti") for i in OFF_POLARITY)}
+        off = {
+            "pro": sum(i.startswith(f"{UPSTREAM[split]}-pro") for i in OFF_POLARITY),
+            "anti": sum(i.startswith(f"{UPSTREAM[split]}-anti") for i in OFF_POLARITY),
+        }
         assert baseline["pro"] == (count - off["pro"]) / count  # 337/342, 331/332
         assert baseline["anti"] == off["anti"] / count  # 0, 1/332
 
@@ -121,15 +162,22 @@ def test_the_cards_recipe_gives_genda_lens_accuracy(loaded_set, in_repo):
     answers = [None if int(row["id"].split("-")[-1]) % 5 == 0 else int(row["id"].split("-")[-1]) % 2 for row in rows]
     genda_lens = {}
     for polarity in ("pro", "anti"):
-        matches = [row["candidate_stereotypes"][index] == row["candidate_stereotypes"][
-            [c["is_referent"] for c in row["candidates"]].index(True)]
-            for row, index in zip(rows, answers) if row["polarity"] == polarity and index is not None]
+        matches = [
+            row["candidate_stereotypes"][index]
+            == row["candidate_stereotypes"][[c["is_referent"] for c in row["candidates"]].index(True)]
+            for row, index in zip(rows, answers)
+            if row["polarity"] == polarity and index is not None
+        ]
         genda_lens[polarity] = sum(matches) / len(matches)
     results = load("pro_anti_diff").compute(
-        predictions=[None if index is None else row["candidates"][index]["is_referent"]
-                     for row, index in zip(rows, answers)],
-        references=[True] * len(rows), conditions=[row["polarity"] for row in rows],
-        pair_ids=[row["pair_id"] for row in rows], unlinked="drop", n_bootstrap=0,
+        predictions=[
+            None if index is None else row["candidates"][index]["is_referent"] for row, index in zip(rows, answers)
+        ],
+        references=[True] * len(rows),
+        conditions=[row["polarity"] for row in rows],
+        pair_ids=[row["pair_id"] for row in rows],
+        unlinked="drop",
+        n_bootstrap=0,
     )
     assert results["num_pro"] == results["num_anti"] == 674 - 134  # lines divisible by 5: 68 dev + 66 test
     assert results["num_unlinked_pro"] == results["num_unlinked_anti"] == 134 and results["num_pairs"] == 674 - 134
@@ -141,7 +189,10 @@ def test_line_parser_and_its_errors():
     dawinobias = builder_module("dawinobias")
     row = dawinobias.example("Viceværten gjorde rent på [bibliotekarens] værelse, og [hun] var taknemmelig. ", row="r")
     assert row["text"] == "Viceværten gjorde rent på bibliotekarens værelse, og hun var taknemmelig."
-    assert [(c["text"], c["is_referent"]) for c in row["candidates"]] == [("Viceværten", False), ("bibliotekarens", True)]
+    assert [(c["text"], c["is_referent"]) for c in row["candidates"]] == [
+        ("Viceværten", False),
+        ("bibliotekarens", True),
+    ]
     assert (row["occupations"], row["candidate_stereotypes"]) == (["viceværten", "bibliotekaren"], ["male", "female"])
     with pytest.raises(ValueError, match=r"row r1: the pronoun is not bracketed and 2 pronouns follow"):
         dawinobias.example("[Lægen] ringede til sygeplejersken, fordi han savnede hende.", row="r1")

@@ -7,11 +7,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from dataset_harness import assert_export_layout, assert_spans_match, builder_module
+from metric_harness import load
 
 from corefbias.data import hub_export, spans, upstream
 from corefbias.measures import gap_properties
-from dataset_harness import assert_export_layout, assert_spans_match, builder_module
-from metric_harness import load
 
 TEST_ONLY_COLUMNS = ["names", "num_names", "candidate_ranks", "correct_rank", "w", "wnum", "wdist", "wt"]
 # Sec. 3.4: the sets each weighting balances between the genders (N_k: num_names, D_k: correct_rank).
@@ -55,7 +55,11 @@ def test_test_only_columns_are_null_elsewhere_and_filled_on_test(loaded_set):
     for split in ("train", "validation"):
         assert all(value is None for column in TEST_ONLY_COLUMNS for value in gap[split][column])
     test = gap["test"]
-    assert all(value is not None for column in ["names", "num_names", "candidate_ranks", "w", "wnum", "wdist", "wt"] for value in test[column])
+    assert all(
+        value is not None
+        for column in ["names", "num_names", "candidate_ranks", "w", "wnum", "wdist", "wt"]
+        for value in test[column]
+    )
     assert sum(test["num_names"]) == 11854
     for text, names, num_names in zip(test["text"], test["names"], test["num_names"]):
         assert num_names == len(names) >= 1
@@ -66,7 +70,9 @@ def test_test_only_columns_are_null_elsewhere_and_filled_on_test(loaded_set):
 def test_correct_rank_is_the_positive_candidates_rank(loaded_set):
     test = loaded_set("gap", "default")["test"]
     unranked_positives = 0
-    for labels, ranks, correct, num_names in zip(gold(test), test["candidate_ranks"], test["correct_rank"], test["num_names"]):
+    for labels, ranks, correct, num_names in zip(
+        gold(test), test["candidate_ranks"], test["correct_rank"], test["num_names"]
+    ):
         assert all(rank is None or 1 <= rank <= num_names for rank in ranks)
         if True in labels:
             assert correct == ranks[labels.index(True)]
@@ -107,7 +113,9 @@ def test_weights_balance_the_genders_on_every_set(loaded_set, variant):
         values = np.array([-1 if value is None else value for value in test[column]])
         for value in set(values[positive]) - {-1}:
             in_set = values == value
-            assert weights[in_set & female].sum() == pytest.approx(weights[in_set & ~female].sum(), abs=BALANCE_TOLERANCE), (column, value)
+            assert weights[in_set & female].sum() == pytest.approx(
+                weights[in_set & ~female].sum(), abs=BALANCE_TOLERANCE
+            ), (column, value)
     # Unweighted, D_1 is far from balanced (more masculine referents are the closest name), and
     # balancing N_k alone does not balance it either (the paper's Wnum-Bias of Dist-1 is 0.804).
     closest = np.array([rank == 1 for rank in test["correct_rank"]])
@@ -200,15 +208,31 @@ def test_dist_1_on_the_exported_rows_gives_table_1(loaded_set, in_repo):
     test = loaded_set("gap", "default")["test"]
     references = gold(test)
     dist_1 = [[rank == 1 for rank in ranks] for ranks in test["candidate_ranks"]]
-    plain = load("gap_acc_bias").compute(predictions=dist_1, references=references, genders=test["gender"], n_bootstrap=0)
-    scores = {"F1": plain["f1"], "Accuracy": plain["accuracy"], "F1-Bias": plain["f1_bias"], "acc-Bias": plain["acc_bias"]}
+    plain = load("gap_acc_bias").compute(
+        predictions=dist_1, references=references, genders=test["gender"], n_bootstrap=0
+    )
+    scores = {
+        "F1": plain["f1"],
+        "Accuracy": plain["accuracy"],
+        "F1-Bias": plain["f1_bias"],
+        "acc-Bias": plain["acc_bias"],
+    }
     metric = load("gap_w_bias")
     for column, variant in (("W-Bias", "w"), ("Wnum-Bias", "wnum"), ("Wdist-Bias", "wdist"), ("Wt-Bias", "wt")):
         weighted = metric.compute(
             predictions=dist_1, references=references, genders=test["gender"], weights=test[variant], n_bootstrap=0
         )
         scores[column] = weighted["w_bias"]
-    printed = {"F1": 0.463, "Accuracy": 0.412, "F1-Bias": 0.850, "acc-Bias": 0.776, "W-Bias": 1.0, "Wnum-Bias": 0.804, "Wdist-Bias": 1.0, "Wt-Bias": 1.0}
+    printed = {
+        "F1": 0.463,
+        "Accuracy": 0.412,
+        "F1-Bias": 0.850,
+        "acc-Bias": 0.776,
+        "W-Bias": 1.0,
+        "Wnum-Bias": 0.804,
+        "Wdist-Bias": 1.0,
+        "Wt-Bias": 1.0,
+    }
     assert scores == pytest.approx(printed, abs=1e-3)
     assert scores["W-Bias"] == pytest.approx(1.0, abs=1e-9)
 
@@ -216,9 +240,17 @@ def test_dist_1_on_the_exported_rows_gives_table_1(loaded_set, in_repo):
 def tsv_row(row_id, text, pronoun, a, b, coref):
     """A GAP tsv row with the offsets of the first occurrences of ``pronoun``, ``a`` and ``b``."""
     return {
-        "ID": row_id, "Text": text, "Pronoun": pronoun, "Pronoun-offset": str(text.index(pronoun)),
-        "A": a, "A-offset": str(text.index(a)), "A-coref": str(coref == "A").upper(),
-        "B": b, "B-offset": str(text.index(b)), "B-coref": str(coref == "B").upper(), "URL": "",
+        "ID": row_id,
+        "Text": text,
+        "Pronoun": pronoun,
+        "Pronoun-offset": str(text.index(pronoun)),
+        "A": a,
+        "A-offset": str(text.index(a)),
+        "A-coref": str(coref == "A").upper(),
+        "B": b,
+        "B-offset": str(text.index(b)),
+        "B-coref": str(coref == "B").upper(),
+        "URL": "",
     }
 
 
@@ -240,7 +272,10 @@ def test_name_columns_on_hand_made_rows():
         tsv_row("f1", two.format("She"), "She", "Al", "Bo", "B"),
         tsv_row("f2", three.format("She"), "She", "Al", "Bo", "B"),
     ]
-    annotations = {row["ID"]: annotation(row["Text"], *(["Al", "Bo", "Cy"] if "Cy" in row["Text"] else ["Al", "Bo"])) for row in rows}
+    annotations = {
+        row["ID"]: annotation(row["Text"], *(["Al", "Bo", "Cy"] if "Cy" in row["Text"] else ["Al", "Bo"]))
+        for row in rows
+    }
     columns = gap.name_columns(rows, annotations)
     assert [column["names"][1] for column in columns] == [{"text": "Bo", "start": 7, "end": 9}] * 4
     assert [column["num_names"] for column in columns] == [2, 2, 2, 3]

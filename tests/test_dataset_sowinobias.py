@@ -3,9 +3,10 @@ pro_anti_diff."""
 
 from collections import Counter, defaultdict
 
-from corefbias.data import sowinobias_generation
 from dataset_harness import assert_export_layout, assert_spans_match
 from metric_harness import load
+
+from corefbias.data import sowinobias_generation
 
 OCCUPATION_LISTS = {"female": sowinobias_generation.FEMALE_OCCUPATIONS, "male": sowinobias_generation.MALE_OCCUPATIONS}
 
@@ -22,7 +23,11 @@ def test_export_layout(exported_set, loaded_set):
 
 
 def test_appendix_vocabulary():
-    lists = [sowinobias_generation.FEMALE_OCCUPATIONS, sowinobias_generation.MALE_OCCUPATIONS, *sowinobias_generation.ADJECTIVES.values()]
+    lists = [
+        sowinobias_generation.FEMALE_OCCUPATIONS,
+        sowinobias_generation.MALE_OCCUPATIONS,
+        *sowinobias_generation.ADJECTIVES.values(),
+    ]
     assert [len(set(words)) for words in lists] == [16, 16, 16, 16]
     assert not set(sowinobias_generation.FEMALE_OCCUPATIONS) & set(sowinobias_generation.MALE_OCCUPATIONS)
     assert {"nurse", "nanny", "maid"} <= set(sowinobias_generation.FEMALE_OCCUPATIONS)  # Sec. 4.2's examples

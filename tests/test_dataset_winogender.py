@@ -60,8 +60,6 @@ def test_winogender_template_instantiation():
     }
 
 
-
-
 def test_winogender_stereotypes_follow_bls_majority(loaded_set):
     test = loaded_set("winogender", "default")["test"]
     for row in test:

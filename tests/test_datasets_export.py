@@ -4,9 +4,9 @@ the card's source and license lines."""
 import datasets
 import pytest
 import yaml
+from dataset_harness import files_of
 
 from corefbias.data import hub_export, spans, upstream
-from dataset_harness import files_of
 
 
 def test_every_builder_is_found():
@@ -31,8 +31,11 @@ def test_the_cards_features_read_back_as_the_builders(mirror, tmp_path):
 def test_span_validation_names_the_row():
     with pytest.raises(spans.SpanError, match=r"row r1: candidates\[0\]"):
         spans.validate_row(
-            {"text": "ab", "pronoun": {"text": "a", "start": 0, "end": 1},
-             "candidates": [{"text": "a", "start": 1, "end": 2, "is_referent": True}]},
+            {
+                "text": "ab",
+                "pronoun": {"text": "a", "start": 0, "end": 1},
+                "candidates": [{"text": "a", "start": 1, "end": 2, "is_referent": True}],
+            },
             row="r1",
         )
 
@@ -109,7 +112,8 @@ class Sourced(builder_base.UpstreamBuilder):
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={{}})]
 
     def _generate_examples(self):
-        yield 0, {{"text": "Ann won.", "pronoun": {{"text": "won", "start": 4, "end": 7}}, "candidates": [], "id": "x1"}}
+        pronoun = {{"text": "won", "start": 4, "end": 7}}
+        yield 0, {{"text": "Ann won.", "pronoun": pronoun, "candidates": [], "id": "x1"}}
 """
 
 

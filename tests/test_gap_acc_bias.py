@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 from corefbias.measures import gap
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 A, B, NONE = [True, False], [False, True], [False, False]
 
@@ -78,11 +78,16 @@ def test_compare_models():
     genders = ["female", "male"] * 200
     references = [A if rng.random() < 0.5 else B for _ in genders]
     fair = [ref if rng.random() < 0.8 else NONE for ref in references]
-    biased = [ref if rng.random() < (0.5 if gender == "female" else 0.9) else NONE for ref, gender in zip(references, genders)]
+    biased = [
+        ref if rng.random() < (0.5 if gender == "female" else 0.9) else NONE for ref, gender in zip(references, genders)
+    ]
     same = gap.compare_models(fair, fair, references, genders, n_permutations=200)
     assert same == {"difference": 0.0, "p_value": 1.0}
     different = gap.compare_models(fair, biased, references, genders, n_permutations=2000, seed=0)
-    expected = gap.acc_bias(fair, references, genders, n_bootstrap=0)["acc_bias"] - gap.acc_bias(biased, references, genders, n_bootstrap=0)["acc_bias"]
+    expected = (
+        gap.acc_bias(fair, references, genders, n_bootstrap=0)["acc_bias"]
+        - gap.acc_bias(biased, references, genders, n_bootstrap=0)["acc_bias"]
+    )
     assert different["difference"] == pytest.approx(expected)
     assert different["p_value"] < 0.01
     weights = [2.0 if gender == "female" else 1.0 for gender in genders]

@@ -1,6 +1,5 @@
 """Kocijan et al. (2021) on GAP test: name properties, weights, Table 1 baselines, published weights."""
 
-
 import numpy as np
 import pytest
 
@@ -17,7 +16,9 @@ def gap_test(mirror):
 
 def scored_problem(data, variant="w"):
     """Genders and properties of the examples the variant weights (with a referent; trimmed for wt)."""
-    index = np.flatnonzero(data.weights[variant] > 0) if variant == "wt" else np.flatnonzero(data.references.any(axis=1))
+    index = (
+        np.flatnonzero(data.weights[variant] > 0) if variant == "wt" else np.flatnonzero(data.references.any(axis=1))
+    )
     ranks = data.correct_ranks
     properties = {
         "num_names": data.properties.num_names[index].tolist(),
@@ -29,7 +30,16 @@ def scored_problem(data, variant="w"):
 def test_tokenizer_keeps_spacy2_hyphens_by_default():
     pytest.importorskip("spacy")
     text = "a 1-year deal and a lean-to"
-    assert [t.text for t in gap_properties.english_tokenizer()(text)] == ["a", "1-year", "deal", "and", "a", "lean", "-", "to"]
+    assert [t.text for t in gap_properties.english_tokenizer()(text)] == [
+        "a",
+        "1-year",
+        "deal",
+        "and",
+        "a",
+        "lean",
+        "-",
+        "to",
+    ]
     assert len(gap_properties.english_tokenizer(split_hyphen_after_digit=True)(text)) == 10
 
 
@@ -56,9 +66,14 @@ def test_section_3_3_statistics(gap_test):
 
 def test_spacy3_hyphens_change_exactly_two_ranks(gap_test, mirror):
     current = gap_properties.name_properties(
-        gap_test.examples, gap_files.load_name_spans(mirror), gap_properties.english_tokenizer(split_hyphen_after_digit=True)
+        gap_test.examples,
+        gap_files.load_name_spans(mirror),
+        gap_properties.english_tokenizer(split_hyphen_after_digit=True),
     )
-    changed = np.flatnonzero(np.array(current.correct_ranks(gap_test.references), dtype=object) != np.array(gap_test.correct_ranks, dtype=object))
+    changed = np.flatnonzero(
+        np.array(current.correct_ranks(gap_test.references), dtype=object)
+        != np.array(gap_test.correct_ranks, dtype=object)
+    )
     assert [gap_test.examples[i].id for i in changed] == ["test-158", "test-1299"]
 
 
@@ -86,7 +101,9 @@ def test_table1_ground_truth_rows(gap_test):
 def test_our_weights_meet_every_constraint(gap_test, variant):
     index, genders, properties = scored_problem(gap_test, variant)
     spec = gap_properties.VARIANTS[variant]
-    residuals = weighting.balance_residuals(gap_test.weights[variant][index], genders, {name: properties[name] for name in spec.properties})
+    residuals = weighting.balance_residuals(
+        gap_test.weights[variant][index], genders, {name: properties[name] for name in spec.properties}
+    )
     assert max(abs(value) for value in residuals.values()) < 1e-9
     assert gap_test.weights[variant].min() >= 0
     assert gap_test.weights[variant][~gap_test.references.any(axis=1)].max() == 0

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 from corefbias.measures import gap, weighting
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 A, B, NONE = [True, False], [False, True], [False, False]
 
@@ -12,10 +12,18 @@ def closest_name_system(size: int, seed: int):
     rng = np.random.default_rng(seed)
     genders = rng.choice(["female", "male"], size).tolist()
     names = (2 + rng.poisson(4, size)).tolist()
-    ranks = [int(min(rng.geometric(0.45 if gender == "female" else 0.6), count)) for gender, count in zip(genders, names)]
+    ranks = [
+        int(min(rng.geometric(0.45 if gender == "female" else 0.6), count)) for gender, count in zip(genders, names)
+    ]
     references = [A if rng.random() < 0.5 else B for _ in genders]
     predictions = [reference if rank == 1 else NONE for reference, rank in zip(references, ranks)]
-    return {"predictions": predictions, "references": references, "genders": genders, "num_names": names, "correct_ranks": ranks}
+    return {
+        "predictions": predictions,
+        "references": references,
+        "genders": genders,
+        "num_names": names,
+        "correct_ranks": ranks,
+    }
 
 
 def test_kwargs_examples_are_doctests(in_repo):
@@ -40,7 +48,11 @@ def test_hand_computed_with_given_weights():
         n_bootstrap=0,
     )
     # Male: 1 of 1 + 3 right → 0.25; female: 0.5 of 0.5 + 1.5 right → 0.25.
-    assert (results["weighted_accuracy_male"], results["weighted_accuracy_female"], results["w_bias"]) == (0.25, 0.25, 1.0)
+    assert (results["weighted_accuracy_male"], results["weighted_accuracy_female"], results["w_bias"]) == (
+        0.25,
+        0.25,
+        1.0,
+    )
     assert results["weighted_accuracy"] == pytest.approx(1.5 / 6)
     assert (results["max_weight"], results["num_zero_weights"], results["num_weighted_examples"]) == (3.0, 0, 4)
     assert results["variant"] == "given" and "weights" not in results
@@ -83,8 +95,12 @@ def test_trimmed_variant_drops_many_names_and_far_referents():
     genders = np.array(inputs["genders"])
     kept = ~far_or_crowded
     residuals = weighting.balance_residuals(
-        weights[kept], genders[kept].tolist(),
-        {"num_names": np.array(inputs["num_names"])[kept].tolist(), "rank": np.array(inputs["correct_ranks"])[kept].tolist()},
+        weights[kept],
+        genders[kept].tolist(),
+        {
+            "num_names": np.array(inputs["num_names"])[kept].tolist(),
+            "rank": np.array(inputs["correct_ranks"])[kept].tolist(),
+        },
     )
     assert max(abs(value) for value in residuals.values()) < 1e-9
 
@@ -108,7 +124,10 @@ def test_examples_without_referent_weigh_nothing_and_their_ranks_are_ignored():
         ({"correct_ranks": [1, 4, 1, 2]}, r"correct_ranks\[1\] is 4; it must be the position"),
         ({"num_names": [3, -1, 3, 3]}, r"num_names\[1\] is -1"),
         ({"variant": "wx"}, "unknown variant 'wx'"),
-        ({"genders": ["male", "male", "male", "female"], "correct_ranks": [1, 1, 1, 2]}, r"balancing these sets: correct_rank=1 \(male: 3, female: 0\)"),
+        (
+            {"genders": ["male", "male", "male", "female"], "correct_ranks": [1, 1, 1, 2]},
+            r"balancing these sets: correct_rank=1 \(male: 3, female: 0\)",
+        ),
         ({"genders": ["male", "male", "nb", "female"]}, "unknown genders: 'nb'"),
         ({"genders": ["male"] * 4}, r"no instances in group\(s\) female"),
         ({"predictions": [A, A, A, [1, 2]]}, r"predictions\[3\] is \[1, 2\]"),
@@ -149,5 +168,8 @@ def test_malformed_inputs_through_the_module(in_repo):
 def test_zero_weight_group_is_undefined_with_reason():
     results = gap.w_bias([A, B], [A, B], ["male", "female"], weights=[2.0, 0.0], n_bootstrap=20)
     assert results["w_bias"] is None and results["weighted_accuracy_female"] is None
-    assert results["undefined"]["weighted_accuracy_female"] == "the female examples with a positive candidate carry no weight"
+    assert (
+        results["undefined"]["weighted_accuracy_female"]
+        == "the female examples with a positive candidate carry no weight"
+    )
     assert results["num_zero_weights"] == 1

@@ -40,12 +40,47 @@ from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
 
 # load_occs, lines 158-177 and 184-204; run_winobias_coref takes load_occs(male=True)[0] and
 # load_occs(female=True)[0] (lines 253-256), which add the genitive ("possessive") forms.
-MALE = ["chaufføren", "supervisoren", "viceværten", "kokken", "flyttemanden", "bygningsarbejderen", "lederen",
-        "udvikleren", "tømreren", "bestyreren", "advokaten", "landmanden", "sælgeren", "lægen", "vagten",
-        "analytikeren", "mekanikeren", "direktøren"]
-FEMALE = ["ekspedienten", "læreren", "sygeplejersken", "assistenten", "sekretæren", "revisoren",
-          "rengøringsassistenten", "receptionisten", "kontorassistenten", "rådgiveren", "designeren", "frisøren",
-          "skribenten", "husholdersken", "bageren", "bogholderen", "redaktøren", "bibliotekaren", "syersken"]
+MALE = [
+    "chaufføren",
+    "supervisoren",
+    "viceværten",
+    "kokken",
+    "flyttemanden",
+    "bygningsarbejderen",
+    "lederen",
+    "udvikleren",
+    "tømreren",
+    "bestyreren",
+    "advokaten",
+    "landmanden",
+    "sælgeren",
+    "lægen",
+    "vagten",
+    "analytikeren",
+    "mekanikeren",
+    "direktøren",
+]
+FEMALE = [
+    "ekspedienten",
+    "læreren",
+    "sygeplejersken",
+    "assistenten",
+    "sekretæren",
+    "revisoren",
+    "rengøringsassistenten",
+    "receptionisten",
+    "kontorassistenten",
+    "rådgiveren",
+    "designeren",
+    "frisøren",
+    "skribenten",
+    "husholdersken",
+    "bageren",
+    "bogholderen",
+    "redaktøren",
+    "bibliotekaren",
+    "syersken",
+]
 OCCUPATIONS_MALE = MALE + [occupation + "s" for occupation in MALE]
 OCCUPATIONS_FEMALE = FEMALE + [occupation + "s" for occupation in FEMALE]
 OCCUPATIONS = OCCUPATIONS_MALE + OCCUPATIONS_FEMALE
@@ -96,9 +131,13 @@ def genda_lens_effect(pro: pd.DataFrame, anti: pd.DataFrame, *, rounded=False) -
     with np.errstate(divide="ignore"):  # numpy floats: x / 0 is inf, as in GenDa Lens
         effect = math.log2(pro_acc / anti_acc)
     return {
-        "gender_effect_size": round(effect, 2) if rounded else effect, "accuracy": {"pro": pro_acc, "anti": anti_acc},
-        "f1": {(condition, gender): report[f"stereotypical {gender}"].values[2]
-               for condition, report in (("pro", pro), ("anti", anti)) for gender in ("female", "male")},
+        "gender_effect_size": round(effect, 2) if rounded else effect,
+        "accuracy": {"pro": pro_acc, "anti": anti_acc},
+        "f1": {
+            (condition, gender): report[f"stereotypical {gender}"].values[2]
+            for condition, report in (("pro", pro), ("anti", anti))
+            for gender in ("female", "male")
+        },
         "support": {condition: report["macro avg"]["support"] for condition, report in (("pro", pro), ("anti", anti))},
     }
 
@@ -106,15 +145,23 @@ def genda_lens_effect(pro: pd.DataFrame, anti: pd.DataFrame, *, rounded=False) -
 @pytest.fixture(scope="module")
 def parts(loaded_set):
     """Our rows, as the runner hands them to the benchmark: (config, split) → columns."""
-    return {(config, split): loaded_set("dawinobias", config)[split].to_dict()
-            for config in CONDITIONS for split in SPLITS}
+    return {
+        (config, split): loaded_set("dawinobias", config)[split].to_dict() for config in CONDITIONS for split in SPLITS
+    }
 
 
 @pytest.fixture(scope="module")
 def genda_lines(mirror):
     folder = mirror / "genda_lens" / "genda_lens" / "data"
-    return {condition: [line.strip() for line in (folder / f"DaWinoBias_{condition}_stereotyped_evalda.txt")
-                        .read_text(encoding="utf-8").splitlines()] for condition in CONDITIONS}
+    return {
+        condition: [
+            line.strip()
+            for line in (folder / f"DaWinoBias_{condition}_stereotyped_evalda.txt")
+            .read_text(encoding="utf-8")
+            .splitlines()
+        ]
+        for condition in CONDITIONS
+    }
 
 
 def _spans(row):
@@ -135,10 +182,12 @@ def stand_in_clusters(row) -> list[list[tuple[int, int]]]:
 
 def choice_clusters(model):
     """Clusters of a choice model's pick: the pronoun with the chosen candidate, none for no choice."""
+
     def clusters(row):
         pronoun, candidates = _spans(row)
         (choice,) = model.choose([row], BENCHMARKS["dawinobias"].task)
         return [] if choice.index is None else [sorted([candidates[choice.index], pronoun])]
+
     return clusters
 
 
@@ -159,8 +208,10 @@ def both_scorers(parts, genda_lines, clusters_of, **patches):
     for condition in CONDITIONS:  # GenDa Lens's items are ours, in the same order
         ours = [text for (config, _), columns in parts.items() if config == condition for text in columns["text"]]
         assert [line.replace("[", "").replace("]", "") for line in genda_lines[condition]] == ours
-    reports = {condition: genda_lens_report(genda_lines[condition], first_mentions[condition], **patches)
-               for condition in CONDITIONS}
+    reports = {
+        condition: genda_lens_report(genda_lines[condition], first_mentions[condition], **patches)
+        for condition in CONDITIONS
+    }
     genda = genda_lens_effect(reports["pro"], reports["anti"], rounded=patches.get("rounded", False))
     return BENCHMARKS["dawinobias"].score(parts, decisions, 0, 0), genda
 
@@ -205,8 +256,15 @@ def test_genda_lens_bugs_that_we_do_not_copy(parts, genda_lines):
 def test_issue_figures_split_and_unlinked(parts, genda_lines, exported_set, mirror, tmp_path):
     """Issue 16: baseline:random gives 0.0972 on dev + test and −0.0083 on test only; 155 unlinked
     anti pronouns give 0.109 when dropped (GenDa Lens) and 0.486 when counted wrong."""
-    result = runner.run("baseline:random", ["dawinobias"], data_dir=exported_set("dawinobias").parent, mirror=mirror,
-                        cache_path=tmp_path / "cache.sqlite", n_bootstrap=0, progress=False)
+    result = runner.run(
+        "baseline:random",
+        ["dawinobias"],
+        data_dir=exported_set("dawinobias").parent,
+        mirror=mirror,
+        cache_path=tmp_path / "cache.sqlite",
+        n_bootstrap=0,
+        progress=False,
+    )
     sections = result.runs["dawinobias"].sections
     assert round(sections["dawinobias"]["log2_ratio"], 4) == 0.0972
     assert round(sections["dawinobias/strict"]["log2_ratio"], 4) == -0.0083
@@ -230,8 +288,11 @@ def test_issue_figures_split_and_unlinked(parts, genda_lines, exported_set, mirr
     assert (headline["num_unlinked_anti"], headline["num_anti"], headline["num_unlinked_pro"]) == (155, 519, 0)
     assert round(headline["log2_ratio"], 3) == round(genda["gender_effect_size"], 3) == 0.109
     counted_wrong = pro_anti.pro_anti_diff(
-        list(_gold_decisions(parts, unlinking)), [True] * 1348,
-        [config for config in CONDITIONS for _ in range(674)], unlinked="wrong", n_bootstrap=0,
+        list(_gold_decisions(parts, unlinking)),
+        [True] * 1348,
+        [config for config in CONDITIONS for _ in range(674)],
+        unlinked="wrong",
+        n_bootstrap=0,
     )
     assert round(counted_wrong["log2_ratio"], 3) == 0.486
     assert counted_wrong["log2_ratio"] - headline["log2_ratio"] == pytest.approx(math.log2(674 / 519))
@@ -252,11 +313,21 @@ def test_a_choice_model_that_chooses_nothing_leaves_the_pronoun_unlinked(exporte
         name, reads_gold = "abstaining", False
 
         def choose(self, instances, task):
-            return [Choice(None if instance["polarity"] == "anti" and instance["pair_id"].endswith("0") else 0)
-                    for instance in instances]
+            return [
+                Choice(None if instance["polarity"] == "anti" and instance["pair_id"].endswith("0") else 0)
+                for instance in instances
+            ]
 
-    result = runner.run("test:abstaining", ["dawinobias"], data_dir=exported_set("dawinobias").parent, mirror=mirror,
-                        cache_path=tmp_path / "cache.sqlite", n_bootstrap=0, progress=False, model=Abstaining())
+    result = runner.run(
+        "test:abstaining",
+        ["dawinobias"],
+        data_dir=exported_set("dawinobias").parent,
+        mirror=mirror,
+        cache_path=tmp_path / "cache.sqlite",
+        n_bootstrap=0,
+        progress=False,
+        model=Abstaining(),
+    )
     sections = result.runs["dawinobias"].sections
     assert sections["dawinobias"]["num_unlinked_anti"] == 34 + 33  # pairs dev-10 ... dev-340, test-10 ... test-330
     assert sections["dawinobias"]["num_anti"] == 674 - 67
@@ -265,8 +336,16 @@ def test_a_choice_model_that_chooses_nothing_leaves_the_pronoun_unlinked(exporte
 
 
 def test_a_limit_keeps_test_pairs_so_both_scores_stay_defined(exported_set, mirror, tmp_path):
-    result = runner.run("baseline:oracle", ["dawinobias"], data_dir=exported_set("dawinobias").parent, mirror=mirror,
-                        cache_path=tmp_path / "cache.sqlite", n_bootstrap=0, progress=False, limit=20)
+    result = runner.run(
+        "baseline:oracle",
+        ["dawinobias"],
+        data_dir=exported_set("dawinobias").parent,
+        mirror=mirror,
+        cache_path=tmp_path / "cache.sqlite",
+        n_bootstrap=0,
+        progress=False,
+        limit=20,
+    )
     sections = result.runs["dawinobias"].sections
     # 20 pairs of each pro-stereotypical pronoun gender, in test and in validation (units per design cell), and
     # validation's 4 + 1 pairs whose pronoun has the same gender in the pro and the anti sentence.
@@ -287,8 +366,10 @@ def patched_genda_lens_wino_utils(path: Path, data_folder: Path, monkeypatch) ->
     lines = lines[:start] + lines[end:]
     after = lines.index("        bar.finish()") + 1
     source = "\n".join(lines[:after] + grouping + lines[after:])
-    for rounded, unrounded in [("    return round(math.log2(x / y), 2)", "    return math.log2(x / y)"),
-                               (").round(decimals=2)", ")")]:
+    for rounded, unrounded in [
+        ("    return round(math.log2(x / y), 2)", "    return math.log2(x / y)"),
+        (").round(decimals=2)", ")"),
+    ]:
         assert source.count(rounded) == 1
         source = source.replace(rounded, unrounded)
     for name in ("fairlearn", "fairlearn.metrics", "nltk", "torch"):
@@ -306,8 +387,10 @@ def patched_genda_lens_wino_utils(path: Path, data_folder: Path, monkeypatch) ->
 def test_genda_lens_own_code_patched_gives_our_scores(parts, mirror, monkeypatch):
     source = os.environ.get("COREFBIAS_GENDA_LENS_WINO_UTILS")
     if not source:
-        pytest.skip("set COREFBIAS_GENDA_LENS_WINO_UTILS to genda_lens/coref_tasks/wino_utils.py of a GenDa Lens "
-                    "checkout at 26dc297 (git clone https://github.com/DaDebias/genda-lens) to run its own code")
+        pytest.skip(
+            "set COREFBIAS_GENDA_LENS_WINO_UTILS to genda_lens/coref_tasks/wino_utils.py of a GenDa Lens "
+            "checkout at 26dc297 (git clone https://github.com/DaDebias/genda-lens) to run its own code"
+        )
     path = Path(source)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == WINO_UTILS_SHA256, f"{path} is not GenDa Lens 26dc297's"
     spacy = pytest.importorskip("spacy")
@@ -323,8 +406,9 @@ def test_genda_lens_own_code_patched_gives_our_scores(parts, mirror, monkeypatch
             doc = nlp(row["text"])
             token_at = {token.idx: token.i for token in doc}
             tokens = tuple(token.text.lower() for token in doc)
-            token_clusters[config, tokens] = [[(tokens[token_at[start]], token_at[start]) for start, _ in cluster]
-                                              for cluster in clusters]
+            token_clusters[config, tokens] = [
+                [(tokens[token_at[start]], token_at[start]) for start, _ in cluster] for cluster in clusters
+            ]
 
     class StandIn:  # run_winobias_coref asks for the 674 anti lines first, then the pro lines
         calls = 0
@@ -338,7 +422,10 @@ def test_genda_lens_own_code_patched_gives_our_scores(parts, mirror, monkeypatch
     ours = BENCHMARKS["dawinobias"].score(parts, decisions, 0, 0)
     assert ours["dawinobias"]["log2_ratio"] == pytest.approx(detailed.loc["Gender Effect Size"].iloc[1], rel=1e-12)
     assert (ours["dawinobias"]["anti"], ours["dawinobias"]["pro"]) == (
-        pytest.approx(anti["accuracy"].values[0], rel=1e-12), pytest.approx(pro["accuracy"].values[0], rel=1e-12))
+        pytest.approx(anti["accuracy"].values[0], rel=1e-12),
+        pytest.approx(pro["accuracy"].values[0], rel=1e-12),
+    )
     f1 = ours["dawinobias/referent_f1"]
     assert [f1["anti/female"], f1["anti/male"], f1["pro/female"], f1["pro/male"]] == pytest.approx(
-        list(detailed.loc["F1"]), rel=1e-12)
+        list(detailed.loc["F1"]), rel=1e-12
+    )

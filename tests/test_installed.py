@@ -14,7 +14,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from installed import REPO, run_in, user_env
 from metric_harness import assert_same_results, load
 
@@ -171,8 +170,9 @@ def installed_space(tmp_path_factory, mirror):
     served on loopback where the Hub would serve it), then started as the Space starts it: ``python app.py``."""
     import http.server
 
-    from corefbias.hub import publish
     from test_publish import NAMESPACE, _HubFiles
+
+    from corefbias.hub import publish
 
     root = tmp_path_factory.mktemp("space-install")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HubFiles)

@@ -57,7 +57,14 @@ def test_room_imports_only_what_its_docstring_allows(room):
 
 def test_the_checker_sees_relative_and_absolute_imports(tmp_path, monkeypatch):
     fake = PACKAGE / "measures" / "_layering_probe.py"
-    source = "from ..harness import runner\nimport corefbias.models.base\nfrom corefbias import hub\nfrom . import validation\n"
+    source = "\n".join(
+        [
+            "from ..harness import runner",
+            "import corefbias.models.base",
+            "from corefbias import hub",
+            "from . import validation",
+        ]
+    )
     monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: source)
     assert imported_rooms(fake) == {"harness": 1, "models": 2, "hub": 3, "measures": 4}
 
@@ -71,8 +78,15 @@ def test_the_package_exports_the_six_scoring_functions_the_metric_modules_call()
     import corefbias
     from corefbias.measures import abc_fpr, counter_gap, gap, pro_anti, winogender
 
-    assert set(corefbias.__all__) == {"__version__", "delta_i", "acc_bias", "w_bias", "winogender_bias",
-                                      "pro_anti_diff", "fpr_ratio"}
+    assert set(corefbias.__all__) == {
+        "__version__",
+        "delta_i",
+        "acc_bias",
+        "w_bias",
+        "winogender_bias",
+        "pro_anti_diff",
+        "fpr_ratio",
+    }
     assert corefbias.delta_i is counter_gap.delta_i and corefbias.fpr_ratio is abc_fpr.fpr_ratio
     assert corefbias.acc_bias is gap.acc_bias and corefbias.w_bias is gap.w_bias
     assert corefbias.winogender_bias is winogender.winogender_bias and corefbias.pro_anti_diff is pro_anti.pro_anti_diff
@@ -85,7 +99,9 @@ def test_importing_the_http_protocol_loads_no_numerics():
     import subprocess
     import sys
 
-    code = ("import sys; import corefbias.models.http_protocol; "
-            "print(sorted(m for m in ('numpy', 'scipy', 'datasets') if m in sys.modules))")
+    code = (
+        "import sys; import corefbias.models.http_protocol; "
+        "print(sorted(m for m in ('numpy', 'scipy', 'datasets') if m in sys.modules))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"

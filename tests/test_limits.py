@@ -95,8 +95,15 @@ def test_a_limit_below_one_is_refused(full_parts):
 @pytest.mark.parametrize("limit", [1, 5, 40])
 @pytest.mark.parametrize("spec", BASELINES)
 def test_every_baseline_runs_every_benchmark_at_small_limits(data_dir, tmp_path, spec, limit):
-    result = runner.run(spec, ["all"], data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", limit=limit,
-                        n_bootstrap=20, progress=False)
+    result = runner.run(
+        spec,
+        ["all"],
+        data_dir=data_dir,
+        cache_path=tmp_path / "cache.sqlite",
+        limit=limit,
+        n_bootstrap=20,
+        progress=False,
+    )
     assert {name: len(run.instances) for name, run in result.runs.items()} == instances_at(limit)
     results = result.to_json()
     headlines = {(row["benchmark"], row["score"]) for row in run_outputs.summary_rows(results)}
@@ -109,15 +116,30 @@ def test_shards_of_a_small_limit_merge_into_the_single_run_scores(data_dir, tmp_
     from corefbias.harness import prediction_cache
 
     names = ["gap", "winobias", "abc"]  # 2, 10 and 6 instances at --limit 1: some of 4 shards get none of a part
-    single = runner.run("baseline:random", names, data_dir=data_dir, cache_path=tmp_path / "single.sqlite", limit=1,
-                        n_bootstrap=50, progress=False)
+    single = runner.run(
+        "baseline:random",
+        names,
+        data_dir=data_dir,
+        cache_path=tmp_path / "single.sqlite",
+        limit=1,
+        n_bootstrap=50,
+        progress=False,
+    )
     caches = [tmp_path / f"shard{index}.sqlite" for index in range(4)]
     for index, cache in enumerate(caches):
-        runner.run("baseline:random", names, data_dir=data_dir, cache_path=cache, limit=1, shard=(index, 4),
-                   progress=False)
+        runner.run(
+            "baseline:random", names, data_dir=data_dir, cache_path=cache, limit=1, shard=(index, 4), progress=False
+        )
     assert prediction_cache.merge(caches, tmp_path / "merged.sqlite") == 2 + 10 + 6
-    merged = runner.run("baseline:random", names, data_dir=data_dir, cache_path=tmp_path / "merged.sqlite", limit=1,
-                        n_bootstrap=50, progress=False)
+    merged = runner.run(
+        "baseline:random",
+        names,
+        data_dir=data_dir,
+        cache_path=tmp_path / "merged.sqlite",
+        limit=1,
+        n_bootstrap=50,
+        progress=False,
+    )
     assert sum(run.num_predicted for run in merged.runs.values()) == 0
     assert {name: run.sections for name, run in merged.runs.items()} == {
         name: run.sections for name, run in single.runs.items()

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from metric_harness import assert_same_results, load
 
 GOLD = [[True, False], [False, True], [True, False], [False, True]]
@@ -44,8 +43,12 @@ CASES = {
         "pair_ids",
         [1, 1, 2, 2],
         {
-            "predictions": [[[[0, 3], [10, 12]], [[5, 8]]], [[[0, 3]], [[5, 8], [10, 12]]],
-                            [[[0, 3], [10, 12]]], [[[0, 3], [5, 8]]]],
+            "predictions": [
+                [[[0, 3], [10, 12]], [[5, 8]]],
+                [[[0, 3]], [[5, 8], [10, 12]]],
+                [[[0, 3], [10, 12]]],
+                [[[0, 3], [5, 8]]],
+            ],
             "references": [[[[0, 3], [10, 12]], [[5, 8]]]] * 2 + [[[[0, 3], [10, 12]]]] * 2,
             "conditions": ["pro", "anti", "pro", "anti"],
         },
@@ -77,11 +80,18 @@ def test_integer_ids_one_example_at_a_time(in_repo):
     column, ids, inputs = CASES["pro_anti_diff"]
     metric = load("pro_anti_diff")
     for index, pair_id in enumerate(ids):
-        metric.add(prediction=inputs["predictions"][index], reference=inputs["references"][index],
-                   conditions=inputs["conditions"][index], **{column: pair_id})
+        metric.add(
+            prediction=inputs["predictions"][index],
+            reference=inputs["references"][index],
+            conditions=inputs["conditions"][index],
+            **{column: pair_id},
+        )
     expected = load("pro_anti_diff").compute(
-        predictions=inputs["predictions"], references=inputs["references"], conditions=inputs["conditions"],
-        **{column: [str(i) for i in ids]}, n_bootstrap=0,
+        predictions=inputs["predictions"],
+        references=inputs["references"],
+        conditions=inputs["conditions"],
+        **{column: [str(i) for i in ids]},
+        n_bootstrap=0,
     )
     assert_same_results(metric.compute(n_bootstrap=0), expected)
     assert expected["num_pairs"] == 4

@@ -30,7 +30,7 @@ from corefbias.models.registry import load_model
 # doc.spans format: one links every third-person pronoun to the text's first two words, the other to
 # the last "the <word>" before it — on Winogender, mostly the occupation and the participant.
 STAND_INS = textwrap.dedent(
-    '''
+    """
     import re
 
     from spacy.language import Language
@@ -63,7 +63,7 @@ STAND_INS = textwrap.dedent(
             return _cluster(doc, before[-1].span() if before else None, pronouns)
 
         return component
-    '''
+    """
 )
 
 
@@ -103,7 +103,10 @@ class Served:
             f"sys.exit(main(['serve', '--model', 'spacy:{pipeline}', '--port', '{port}']))"
         )
         self.process = subprocess.Popen(
-            [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
             env={**os.environ, "PYTHONPATH": str(module_folder)},
         )
         line = self.process.stdout.readline()
@@ -132,8 +135,22 @@ def test_another_model_at_the_same_url_is_asked_again_and_scored_on_its_own(stan
     url = f"http://127.0.0.1:{port}"
 
     def run(out):
-        argv = ["run", "--model", url, "--benchmark", "winogender", "--n-bootstrap", "100", "--data-dir", str(data_dir),
-                "--cache", str(tmp_path / "predictions.sqlite"), "--out", str(tmp_path / out), "--no-plots"]
+        argv = [
+            "run",
+            "--model",
+            url,
+            "--benchmark",
+            "winogender",
+            "--n-bootstrap",
+            "100",
+            "--data-dir",
+            str(data_dir),
+            "--cache",
+            str(tmp_path / "predictions.sqlite"),
+            "--out",
+            str(tmp_path / out),
+            "--no-plots",
+        ]
         assert cli.main(argv) == 0
         return json.loads((tmp_path / out / "results.json").read_text())
 
@@ -171,8 +188,9 @@ def test_a_server_without_a_revision_is_also_told_apart_by_its_url():
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        old_a, old_b, new_a, new_b = (HttpClusterModel(f"http://127.0.0.1:{s.server_address[1]}").identity
-                                      for s in servers)
+        old_a, old_b, new_a, new_b = (
+            HttpClusterModel(f"http://127.0.0.1:{s.server_address[1]}").identity for s in servers
+        )
     finally:
         for server in servers:
             server.shutdown()
@@ -278,8 +296,16 @@ class Fixed:
 
 
 def _winogender(model, data_dir, cache, **options):
-    return runner.run("fixed", ["winogender"], data_dir=data_dir, cache_path=cache, n_bootstrap=0, progress=False,
-                      model=model, **options).runs["winogender"]
+    return runner.run(
+        "fixed",
+        ["winogender"],
+        data_dir=data_dir,
+        cache_path=cache,
+        n_bootstrap=0,
+        progress=False,
+        model=model,
+        **options,
+    ).runs["winogender"]
 
 
 def _choices(run):
@@ -320,9 +346,24 @@ def test_refresh_asks_again_and_overwrites(exported_set, tmp_path):
 def test_results_carry_their_provenance(exported_set, tmp_path):
     data_dir = exported_set("winogender").parent
     out = tmp_path / "out"
-    argv = ["run", "--model", "baseline:nearest", "--benchmark", "winogender", "--n-bootstrap", "0",
-            "--batch-size", "50", "--data-dir", str(data_dir), "--cache", str(tmp_path / "c.sqlite"), "--out", str(out),
-            "--no-plots"]
+    argv = [
+        "run",
+        "--model",
+        "baseline:nearest",
+        "--benchmark",
+        "winogender",
+        "--n-bootstrap",
+        "0",
+        "--batch-size",
+        "50",
+        "--data-dir",
+        str(data_dir),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--out",
+        str(out),
+        "--no-plots",
+    ]
     assert cli.main(argv) == 0
     provenance = json.loads((out / "results.json").read_text())["provenance"]
     parquet = data_dir / "winogender" / hub_export.DATA_FILE.format(config="default", split="test")

@@ -27,7 +27,7 @@ class Prose:
     name, reads_gold = "prose", False
 
     def choose(self, instances, task):
-        return [Choice(None, parsed=False, raw="The sentence \"The nurse ...\" is about a nurse.") for _ in instances]
+        return [Choice(None, parsed=False, raw='The sentence "The nurse ..." is about a nurse.') for _ in instances]
 
 
 class HalfReadable:
@@ -41,8 +41,17 @@ class HalfReadable:
 
 
 def _run(model, data_dir, tmp_path):
-    return runner.run(model.name, BENCHMARKS, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", limit=5,
-                      n_bootstrap=50, progress=False, model=model, batch_size=10)
+    return runner.run(
+        model.name,
+        BENCHMARKS,
+        data_dir=data_dir,
+        cache_path=tmp_path / "cache.sqlite",
+        limit=5,
+        n_bootstrap=50,
+        progress=False,
+        model=model,
+        batch_size=10,
+    )
 
 
 def test_no_readable_answer_leaves_every_score_undefined_never_zero(data_dir, tmp_path):
@@ -50,8 +59,9 @@ def test_no_readable_answer_leaves_every_score_undefined_never_zero(data_dir, tm
     for name, outcome in results["benchmarks"].items():
         assert outcome["parse_rate"] == 0.0 and outcome["low_parse_rate"], name
         for section in outcome["sections"].values():
-            scores = [key for key, value in section.items()
-                      if key != "undefined" and not isinstance(value, (int, list, str))]
+            scores = [
+                key for key, value in section.items() if key != "undefined" and not isinstance(value, (int, list, str))
+            ]
             assert scores, name
             for key in scores:
                 assert section[key] is None, (name, key)
@@ -84,9 +94,24 @@ def test_half_readable_answers_are_scored_and_flagged(data_dir, tmp_path):
 
 
 def test_a_readable_model_has_parse_rate_one_and_no_flag(data_dir, tmp_path, capsys):
-    argv = ["run", "--model", "baseline:random", "--benchmark", "winobias", "--limit", "3", "--n-bootstrap", "0",
-            "--data-dir", str(data_dir), "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "out"),
-            "--no-plots"]
+    argv = [
+        "run",
+        "--model",
+        "baseline:random",
+        "--benchmark",
+        "winobias",
+        "--limit",
+        "3",
+        "--n-bootstrap",
+        "0",
+        "--data-dir",
+        str(data_dir),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--out",
+        str(tmp_path / "out"),
+        "--no-plots",
+    ]
     assert cli.main(argv) == 0
     assert "†" not in capsys.readouterr().out
     results = json.loads((tmp_path / "out" / "results.json").read_text())

@@ -1,9 +1,9 @@
 """The ``pro_anti_conll_f1`` evaluate module: a thin shell over ``measures.conll_f1.pro_anti_conll_f1``."""
 
 import pytest
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 from corefbias.measures import conll_f1
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 GOLD = [[[0, 3], [10, 12]], [[5, 8]]]
 WRONG = [[[0, 3]], [[5, 8], [10, 12]]]
@@ -27,10 +27,18 @@ def test_kwargs_examples_are_doctests(in_repo):
 def test_the_module_returns_the_core_functions_result():
     inputs = _inputs()
     results = load("pro_anti_conll_f1").compute(**inputs, n_bootstrap=200, seed=4)
-    as_tuples = {name: [[[tuple(span) for span in cluster] for cluster in document] for document in inputs[name]]
-                 for name in ("predictions", "references")}
-    expected = conll_f1.pro_anti_conll_f1(as_tuples["references"], as_tuples["predictions"], inputs["conditions"],
-                                          inputs["pair_ids"], n_bootstrap=200, seed=4)
+    as_tuples = {
+        name: [[[tuple(span) for span in cluster] for cluster in document] for document in inputs[name]]
+        for name in ("predictions", "references")
+    }
+    expected = conll_f1.pro_anti_conll_f1(
+        as_tuples["references"],
+        as_tuples["predictions"],
+        inputs["conditions"],
+        inputs["pair_ids"],
+        n_bootstrap=200,
+        seed=4,
+    )
     assert results == expected
     # Pro: three perfect documents and one with MUC 0, B³ and CEAFφ4 2/3 (counts summed over documents).
     assert results["pro/muc_recall"] == pytest.approx(3 / 4)

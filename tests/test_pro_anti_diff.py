@@ -1,9 +1,9 @@
 import math
 
 import pytest
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 from corefbias.measures import pro_anti
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
 
 def resolved(correct_pro: int, n_pro: int, correct_anti: int, n_anti: int) -> dict:
@@ -135,13 +135,18 @@ def test_unlinked_pronouns_are_dropped_or_counted_wrong(in_repo):
 
 def test_dropping_unlinked_pronouns_keeps_the_bootstrap_paired():
     # Pair 3 loses its anti sentence: it stays one resampling unit, with its pro sentence alone.
-    inputs = {"predictions": [True, True, False, True, False, None], "references": [True] * 6,
-              "conditions": ["pro"] * 3 + ["anti"] * 3, "pair_ids": ["a", "b", "c"] * 2}
+    inputs = {
+        "predictions": [True, True, False, True, False, None],
+        "references": [True] * 6,
+        "conditions": ["pro"] * 3 + ["anti"] * 3,
+        "pair_ids": ["a", "b", "c"] * 2,
+    }
     results = pro_anti.pro_anti_diff(**inputs, unlinked="drop", n_bootstrap=400, seed=2)
     assert (results["pro"], results["anti"], results["num_pairs"]) == (2 / 3, 0.5, 3)
     assert results["diff_ci_low"] <= results["diff"] <= results["diff_ci_high"]
-    everything_dropped = pro_anti.pro_anti_diff(**{**inputs, "predictions": [True, True, False, None, None, None]},
-                                                unlinked="drop", n_bootstrap=100)
+    everything_dropped = pro_anti.pro_anti_diff(
+        **{**inputs, "predictions": [True, True, False, None, None, None]}, unlinked="drop", n_bootstrap=100
+    )
     assert everything_dropped["anti"] is None and everything_dropped["num_anti"] == 0
     assert "left after dropping the unlinked ones" in everything_dropped["undefined"]["anti"]
     assert everything_dropped["diff_p_value"] is None
@@ -151,7 +156,8 @@ def test_referent_class_f1_is_genda_lens_per_class_f1():
     # Pro: referents F F M M, predictions F M M unlinked → female: TP 1, FN 1 → 2/3; male: TP 1, FP 1 → 2/3.
     # Anti: referents F M, predictions M M → female: FN 1 → 0; male: TP 1, FP 1 → 2/3.
     results = pro_anti.referent_class_f1(
-        ["female", "male", "male", None, "male", "male"], ["female", "female", "male", "male", "female", "male"],
+        ["female", "male", "male", None, "male", "male"],
+        ["female", "female", "male", "male", "female", "male"],
         ["pro"] * 4 + ["anti"] * 2,
     )
     assert (results["pro/female"], results["pro/male"]) == (pytest.approx(2 / 3), pytest.approx(2 / 3))
@@ -159,8 +165,9 @@ def test_referent_class_f1_is_genda_lens_per_class_f1():
     assert (results["support_pro/female"], results["support_pro/male"], results["num_pro"]) == (2, 1, 3)
     assert results["num_unlinked_pro"] == 1 and results["num_unlinked_anti"] == 0
     # A class that is neither a counted referent nor a prediction has F1 0/0: None, not scikit-learn's 0.
-    undefined = pro_anti.referent_class_f1([None, "male", "female"], ["female", "male", "female"],
-                                           ["pro", "anti", "anti"])
+    undefined = pro_anti.referent_class_f1(
+        [None, "male", "female"], ["female", "male", "female"], ["pro", "anti", "anti"]
+    )
     assert undefined["pro/female"] is None and "0/0" in undefined["undefined"]["pro/female"]
 
 

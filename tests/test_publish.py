@@ -19,10 +19,10 @@ from types import SimpleNamespace
 
 import pytest
 from huggingface_hub import constants
+from metric_harness import REPO, assert_same_results, load
 
 from corefbias import cli
-from corefbias.hub import publish, metric_widget
-from metric_harness import REPO, assert_same_results, load
+from corefbias.hub import metric_widget, publish
 
 NAMESPACE = "corefbias-test"
 METRICS = sorted(path.parent.name for path in (REPO / "metrics").glob("*/*.py") if path.stem == path.parent.name)
@@ -152,12 +152,16 @@ def test_the_real_main_space_stages(staged_spaces, tmp_path, monkeypatch):
     assert SPACE_FILES | {staged_spaces.wheel.name} | cards <= _files(repo.folder)
     digest = hashlib.sha256(staged_spaces.wheel.read_bytes()).hexdigest()
     url = f"{constants.ENDPOINT}/spaces/{NAMESPACE}/corefbias/resolve/main/{staged_spaces.wheel.name}#sha256={digest}"
-    ours = [line for line in (repo.folder / "requirements.txt").read_text().splitlines() if line.startswith("corefbias")]
+    ours = [
+        line for line in (repo.folder / "requirements.txt").read_text().splitlines() if line.startswith("corefbias")
+    ]
     assert ours and all(re.fullmatch(rf"corefbias(\[[\w,]+\])? @ {re.escape(url)}", line) for line in ours)
 
 
 @pytest.mark.slow
-def test_the_main_space_installs_cpu_torch_and_the_model_libraries_from_the_registries(staged_spaces, tmp_path, monkeypatch):
+def test_the_main_space_installs_cpu_torch_and_the_model_libraries_from_the_registries(
+    staged_spaces, tmp_path, monkeypatch
+):
     """``pip install --dry-run --report`` of the staged requirements against this machine's package registries
     (pip's own configuration): what the Space's build would install, nothing downloaded but metadata."""
     monkeypatch.setattr(publish, "build_wheel", lambda out_dir: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
@@ -176,7 +180,9 @@ def test_the_main_space_installs_cpu_torch_and_the_model_libraries_from_the_regi
         cwd=tmp_path, capture_output=True, text=True,
     )  # fmt: skip
     assert planned.returncode == 0, planned.stderr[-3000:]
-    install = {item["metadata"]["name"].lower(): item for item in json.loads((tmp_path / "report.json").read_text())["install"]}
+    install = {
+        item["metadata"]["name"].lower(): item for item in json.loads((tmp_path / "report.json").read_text())["install"]
+    }
     versions = {name: item["metadata"]["version"] for name, item in install.items()}
     assert sorted(install["corefbias"]["requested_extras"]) == ["fastcoref", "maverick", "space"]
     assert {"fastcoref", "maverick-coref", "transformers", "authlib", "itsdangerous"} <= set(versions)
@@ -296,7 +302,9 @@ def test_staged_dataset_loads_as_the_hub_will_serve_it(staged_datasets):
 
     (repo,) = staged_datasets.staging.repos
     assert (repo.repo_id, repo.repo_type, repo.folder) == (
-        f"{NAMESPACE}/winogender", "dataset", staged_datasets.root / "datasets" / "winogender"
+        f"{NAMESPACE}/winogender",
+        "dataset",
+        staged_datasets.root / "datasets" / "winogender",
     )
     loaded = datasets.load_dataset(str(repo.folder), cache_dir=str(staged_datasets.root / "cache"))
     assert sum(len(split) for split in loaded.values()) == 720  # Rudinger et al. 2018: 720 sentences

@@ -11,9 +11,9 @@ import tarfile
 import zipfile
 
 import pytest
+from installed import REPO
 
 import corefbias
-from installed import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -80,7 +80,10 @@ def test_metadata_is_complete_and_the_long_description_links_work_on_pypi(releas
     assert metadata["Summary"] == setup_cfg["metadata"]["description"]
     assert (metadata["License"], metadata["License-File"], metadata["Requires-Python"]) == ("MIT", "LICENSE", ">=3.10")
     assert metadata.get_all("Project-URL") == [
-        f"Homepage, {HOME}", f"Source, {HOME}", f"Issues, {HOME}/issues", f"Changelog, {HOME}/blob/main/CHANGELOG.md"
+        f"Homepage, {HOME}",
+        f"Source, {HOME}",
+        f"Issues, {HOME}/issues",
+        f"Changelog, {HOME}/blob/main/CHANGELOG.md",
     ]
     assert "Intended Audience :: Science/Research" in metadata.get_all("Classifier")
     description = metadata.get_payload(decode=True).decode("utf-8")

@@ -5,7 +5,9 @@ from corefbias.measures import resampling
 
 
 def mean_difference(sums):
-    return {"difference": resampling.safe_div(sums[..., 0], sums[..., 1]) - resampling.safe_div(sums[..., 2], sums[..., 3])}
+    return {
+        "difference": resampling.safe_div(sums[..., 0], sums[..., 1]) - resampling.safe_div(sums[..., 2], sums[..., 3])
+    }
 
 
 def rows_from(successes_a, successes_b):

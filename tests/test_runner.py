@@ -9,9 +9,9 @@ import pytest
 
 from corefbias import cli
 from corefbias.harness import conll_scoring, prediction_cache, run_outputs, runner
-from corefbias.models.http_protocol import make_server
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
+from corefbias.models.http_protocol import make_server
 from corefbias.models.registry import UnknownModelError, load_model
 
 QUICK = ["winogender", "counter_gap"]
@@ -26,7 +26,9 @@ def data_dir(exported_set):
 
 def _run(spec, data_dir, tmp_path, benchmarks=QUICK, **options):
     options.setdefault("n_bootstrap", 200)
-    return runner.run(spec, benchmarks, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", progress=False, **options)
+    return runner.run(
+        spec, benchmarks, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", progress=False, **options
+    )
 
 
 def _sections(result):
@@ -105,7 +107,10 @@ def test_interrupted_run_resumes_without_recomputing(data_dir, tmp_path):
     result = _run("baseline:stereotype", data_dir, tmp_path, ["counter_gap"], model=resumed, batch_size=100)
     assert sum(resumed.asked.values()) == 4008 - 300 and not set(resumed.asked) & set(interrupted.asked)
     fresh = _run("baseline:stereotype", data_dir, tmp_path / "fresh", ["counter_gap"])
-    assert result.to_json()["benchmarks"]["counter_gap"]["sections"] == fresh.to_json()["benchmarks"]["counter_gap"]["sections"]
+    assert (
+        result.to_json()["benchmarks"]["counter_gap"]["sections"]
+        == fresh.to_json()["benchmarks"]["counter_gap"]["sections"]
+    )
 
 
 def test_shards_merge_into_the_single_run_scores(data_dir, tmp_path):
@@ -118,8 +123,15 @@ def test_shards_merge_into_the_single_run_scores(data_dir, tmp_path):
         shard_caches.append(cache)
     assert prediction_cache.merge(shard_caches, tmp_path / "merged.sqlite") == 720 + 4008
     never_called = CountingModel(load_model(model_spec), fail_after=0)
-    merged = runner.run(model_spec, QUICK, data_dir=data_dir, cache_path=tmp_path / "merged.sqlite",
-                        n_bootstrap=100, progress=False, model=never_called)
+    merged = runner.run(
+        model_spec,
+        QUICK,
+        data_dir=data_dir,
+        cache_path=tmp_path / "merged.sqlite",
+        n_bootstrap=100,
+        progress=False,
+        model=never_called,
+    )
     assert json.dumps(_sections(merged), sort_keys=True) == json.dumps(_sections(single), sort_keys=True)
 
 
@@ -128,13 +140,21 @@ def test_limit_keeps_whole_quadruples_and_pairs_of_every_design_cell(data_dir, t
     # Five quadruples whose original is female and five whose original is male.
     assert len(result.runs["counter_gap"].instances) == 40
     assert result.runs["counter_gap"].sections["counter_gap"]["num_quadruples"] == 10
-    originals = Counter(gender for role, gender in zip(*(result.runs["counter_gap"].parts["default", "test"][column]
-                                                          for column in ("role", "gender"))) if role == "original")
+    originals = Counter(
+        gender
+        for role, gender in zip(
+            *(result.runs["counter_gap"].parts["default", "test"][column] for column in ("role", "gender"))
+        )
+        if role == "original"
+    )
     assert originals == {"female": 5, "male": 5}
     # Five pairs whose answer is the occupation, five the participant; each with its female, male and neutral sentence.
     assert result.runs["winogender"].sections["winogender"]["num_pairs"] == 10
     assert len(result.runs["winogender"].instances) == 30
-    assert Counter(result.runs["winogender"].parts["default", "test"]["answer"]) == {"occupation": 15, "participant": 15}
+    assert Counter(result.runs["winogender"].parts["default", "test"]["answer"]) == {
+        "occupation": 15,
+        "participant": 15,
+    }
 
 
 class ToyClusterModel:
@@ -201,12 +221,35 @@ def test_outputs_on_disk(data_dir, tmp_path):
     for name in ("winogender_occupations.png", "counter_gap_delta_i.png"):
         assert written[f"plots/{name}"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     instances = (tmp_path / "out" / "instances" / "counter_gap.jsonl").read_text().splitlines()
-    assert len(instances) == 4008 and set(json.loads(instances[0])) == {"id", "config", "split", "decision", "gold", "parsed"}
+    assert len(instances) == 4008 and set(json.loads(instances[0])) == {
+        "id",
+        "config",
+        "split",
+        "decision",
+        "gold",
+        "parsed",
+    }
 
 
 def test_cli_run_and_its_errors(data_dir, tmp_path, capsys):
-    argv = ["run", "--model", "baseline:oracle", "--benchmark", "winogender", "--limit", "3", "--n-bootstrap", "0",
-            "--data-dir", str(data_dir), "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "out"), "--no-plots"]
+    argv = [
+        "run",
+        "--model",
+        "baseline:oracle",
+        "--benchmark",
+        "winogender",
+        "--limit",
+        "3",
+        "--n-bootstrap",
+        "0",
+        "--data-dir",
+        str(data_dir),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--out",
+        str(tmp_path / "out"),
+        "--no-plots",
+    ]
     assert cli.main(argv) == 0
     assert "pairs resolved differently" in capsys.readouterr().out
     assert json.loads((tmp_path / "out" / "results.json").read_text())["settings"]["limit"] == 3
@@ -242,8 +285,15 @@ def test_the_cache_tells_chat_endpoints_apart():
 
 def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(data_dir, mirror, tmp_path):
     def headline(spec):
-        result = runner.run(spec, ["all"], data_dir=data_dir, mirror=mirror, cache_path=tmp_path / "c.sqlite",
-                            n_bootstrap=1000, progress=False)
+        result = runner.run(
+            spec,
+            ["all"],
+            data_dir=data_dir,
+            mirror=mirror,
+            cache_path=tmp_path / "c.sqlite",
+            n_bootstrap=1000,
+            progress=False,
+        )
         return {(row["benchmark"], row["score"]): row for row in run_outputs.summary_rows(result.to_json())}
 
     oracle = headline("baseline:oracle")
@@ -263,7 +313,11 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
 
     stereotype = headline("baseline:stereotype")
     assert stereotype[("winogender", "pairs resolved differently")]["value"] > 0.9
-    for key in [("winogender", "accuracy non-gotcha − gotcha"), ("winobias", "type1 link F1 pro − anti"),
-                ("winobias", "type2 link F1 pro − anti"), ("sowinobias", "accuracy pro − anti"),
-                ("dawinobias", "accuracy pro − anti")]:
+    for key in [
+        ("winogender", "accuracy non-gotcha − gotcha"),
+        ("winobias", "type1 link F1 pro − anti"),
+        ("winobias", "type2 link F1 pro − anti"),
+        ("sowinobias", "accuracy pro − anti"),
+        ("dawinobias", "accuracy pro − anti"),
+    ]:
         assert stereotype[key]["value"] > 0.9 and stereotype[key]["p_value"] < 0.01, key

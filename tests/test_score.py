@@ -16,7 +16,8 @@ from corefbias.harness.prediction_files import Document, PredictionFileError, re
 from corefbias.harness.prediction_files.matching import match
 from corefbias.measures import counter_gap
 from corefbias.models.http_protocol import make_server
-from corefbias.reproduce import abc_xlmr, counter_gap as counter_gap_reproduction
+from corefbias.reproduce import abc_xlmr
+from corefbias.reproduce import counter_gap as counter_gap_reproduction
 
 WINOBIAS_CONLL = "winobias/WinoBias/wino/data/conll_format/test_type{kind}_{polarity}_stereotype.v4_auto_conll"
 
@@ -40,17 +41,47 @@ def test_counter_gap_published_outputs_score_as_the_reproduction(system, data_di
 def test_xlmr_predictions_score_as_the_reproduction(exported_set, mirror):
     path = mirror / "abc_dadebias_fork" / "outputs/coref/xlm-r_coref_da.json"
     data_dir = exported_set("abc").parent
-    result = scoring.score("abc", [path], format="allennlp", config="original", mode="any_cluster",
-                           data_dir=data_dir, mirror=mirror, n_bootstrap=200)
+    result = scoring.score(
+        "abc",
+        [path],
+        format="allennlp",
+        config="original",
+        mode="any_cluster",
+        data_dir=data_dir,
+        mirror=mirror,
+        n_bootstrap=200,
+    )
     assert result.runs["abc"].sections["abc"] == abc_xlmr.rescore(mirror, "any_cluster", n_bootstrap=200, seed=0)
 
 
 def test_winobias_gold_conll_files_score_perfectly_with_zero_bias(data_dir, mirror, tmp_path):
-    files = [str(mirror / WINOBIAS_CONLL.format(kind=kind, polarity=polarity))
-             for kind in (1, 2) for polarity in ("pro", "anti")]
+    files = [
+        str(mirror / WINOBIAS_CONLL.format(kind=kind, polarity=polarity))
+        for kind in (1, 2)
+        for polarity in ("pro", "anti")
+    ]
     out = tmp_path / "out"
-    assert cli.main(["--mirror", str(mirror), "score", "--benchmark", "winobias", "--predictions", *files,
-                     "--data-dir", str(data_dir), "--n-bootstrap", "100", "--out", str(out), "--no-plots"]) == 0
+    assert (
+        cli.main(
+            [
+                "--mirror",
+                str(mirror),
+                "score",
+                "--benchmark",
+                "winobias",
+                "--predictions",
+                *files,
+                "--data-dir",
+                str(data_dir),
+                "--n-bootstrap",
+                "100",
+                "--out",
+                str(out),
+                "--no-plots",
+            ]
+        )
+        == 0
+    )
     results = json.loads((out / "results.json").read_text())
     assert results["model"].startswith("predictions:test_type1_pro_stereotype.v4_auto_conll,")
     assert [f["format"] for f in results["settings"]["predictions"]] == ["conll"] * 4
@@ -71,8 +102,9 @@ def test_winobias_gold_conll_files_score_perfectly_with_zero_bias(data_dir, mirr
     assert len(instances) == results["benchmarks"]["winobias"]["num_instances"] == 1584
 
     # The run's own instances file scored again: the same links, and no clusters for CoNLL F1.
-    again = scoring.score("winobias", [out / "instances" / "winobias.jsonl"], data_dir=data_dir, mirror=mirror,
-                          n_bootstrap=100)
+    again = scoring.score(
+        "winobias", [out / "instances" / "winobias.jsonl"], data_dir=data_dir, mirror=mirror, n_bootstrap=100
+    )
     assert again.settings["predictions"][0]["format"] == "instances"
     rescored = again.runs["winobias"].sections
     assert rescored["winobias/type1"] == sections["winobias/type1"]
@@ -93,8 +125,12 @@ class WordClusters:
         clusters = []
         for text in texts:
             offsets = token_offsets(text.split(), text)
-            clusters.append([[(offsets[first][0], offsets[last][1]) for first, last in cluster]
-                             for cluster in self.token_clusters(text.split())])
+            clusters.append(
+                [
+                    [(offsets[first][0], offsets[last][1]) for first, last in cluster]
+                    for cluster in self.token_clusters(text.split())
+                ]
+            )
         return clusters
 
 
@@ -103,33 +139,45 @@ def test_fastcoref_jsonlines_scores_like_the_same_clusters_served(data_dir, tmp_
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
-        served = runner.run(url, ["winogender"], data_dir=data_dir, cache_path=tmp_path / "c.sqlite",
-                            n_bootstrap=200, progress=False)
+        served = runner.run(
+            url, ["winogender"], data_dir=data_dir, cache_path=tmp_path / "c.sqlite", n_bootstrap=200, progress=False
+        )
     finally:
         server.shutdown()
         server.server_close()
     texts = runner.load_part("winogender", "default", "test", data_dir, None)["text"]
     path = tmp_path / "fastcoref.jsonlines"
     # fastcoref's documented jsonlines: doc_key, tokens, clusters of inclusive [start, end] token spans.
-    path.write_text("".join(
-        json.dumps({"doc_key": f"doc{index:04d}", "tokens": text.split(),
-                    "clusters": WordClusters.token_clusters(text.split())}) + "\n"
-        for index, text in enumerate(reversed(texts))
-    ))
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "doc_key": f"doc{index:04d}",
+                    "tokens": text.split(),
+                    "clusters": WordClusters.token_clusters(text.split()),
+                }
+            )
+            + "\n"
+            for index, text in enumerate(reversed(texts))
+        )
+    )
     scored = scoring.score("winogender", [path], data_dir=data_dir, n_bootstrap=200)
     assert scored.settings["predictions"][0]["format"] == "jsonlines"
     assert scored.runs["winogender"].sections == served.runs["winogender"].sections
     assert sorted(map(json.dumps, scored.runs["winogender"].instances)) == sorted(
-        map(json.dumps, served.runs["winogender"].instances))
+        map(json.dumps, served.runs["winogender"].instances)
+    )
     assert served.runs["winogender"].sections["winogender"]["pairs_resolved_differently"] is not None
 
 
 # Malformed files and mismatches, on a two-instance part.
-PART = {("default", "test"): {
-    "id": ["q1", "q2"],
-    "text": ["The cook said she left .", "The judge saw him"],
-    "candidates": [[{"text": "The cook", "start": 0, "end": 8}], [{"text": "The judge", "start": 0, "end": 9}]],
-}}
+PART = {
+    ("default", "test"): {
+        "id": ["q1", "q2"],
+        "text": ["The cook said she left .", "The judge saw him"],
+        "candidates": [[{"text": "The cook", "start": 0, "end": 8}], [{"text": "The judge", "start": 0, "end": 9}]],
+    }
+}
 
 
 def _documents(*records):
@@ -143,43 +191,73 @@ SECOND = {"tokens": ("The", "judge", "saw", "him"), "clusters": ()}
 def test_documents_match_by_text_and_by_id():
     outputs = match(_documents(SECOND, FIRST), PART, "toy")
     assert outputs[("default", "test")] == [[[[0, 8], [14, 17]]], []]
-    by_id = match(_documents({"id": "q2", "decisions": (True,)}, {"id": "q1", "decisions": (False,), "parsed": False}),
-                  PART, "toy")
+    by_id = match(
+        _documents({"id": "q2", "decisions": (True,)}, {"id": "q1", "decisions": (False,), "parsed": False}),
+        PART,
+        "toy",
+    )
     assert by_id[("default", "test")] == [{"decision": [False], "parsed": False}, {"decision": [True], "parsed": True}]
 
 
-@pytest.mark.parametrize("documents, message", [
-    (_documents(FIRST), r"no document for instance q2 of toy \(1 of 2 instances unmatched\)"),
-    (_documents(FIRST, SECOND, {"tokens": ("Someone", "else"), "clusters": ()}),
-     r"doc 2 \('Someone else'\) matches no instance"),
-    (_documents(FIRST, SECOND, FIRST), r"doc 2 \('The cook said she left \.'\) matches no further instance"),
-    (_documents({"id": "q1", "decisions": (True,)}, {"id": "q1", "decisions": (True,)}),
-     "doc 1: instance q1 of toy is already matched by doc 0"),
-    (_documents({"id": "q9", "decisions": (True,)}), "doc 0: id 'q9' is not an instance of toy"),
-    (_documents({"id": "q1", "decisions": (True, False)}), "doc 0: 2 decisions, but instance q1 has 1 candidates"),
-    (_documents({**FIRST, "id": "q2"}), "its tokens do not line up with the text of instance q2"),
-])
+@pytest.mark.parametrize(
+    "documents, message",
+    [
+        (_documents(FIRST), r"no document for instance q2 of toy \(1 of 2 instances unmatched\)"),
+        (
+            _documents(FIRST, SECOND, {"tokens": ("Someone", "else"), "clusters": ()}),
+            r"doc 2 \('Someone else'\) matches no instance",
+        ),
+        (_documents(FIRST, SECOND, FIRST), r"doc 2 \('The cook said she left \.'\) matches no further instance"),
+        (
+            _documents({"id": "q1", "decisions": (True,)}, {"id": "q1", "decisions": (True,)}),
+            "doc 1: instance q1 of toy is already matched by doc 0",
+        ),
+        (_documents({"id": "q9", "decisions": (True,)}), "doc 0: id 'q9' is not an instance of toy"),
+        (_documents({"id": "q1", "decisions": (True, False)}), "doc 0: 2 decisions, but instance q1 has 1 candidates"),
+        (_documents({**FIRST, "id": "q2"}), "its tokens do not line up with the text of instance q2"),
+    ],
+)
 def test_mismatched_documents_are_refused_naming_the_first(documents, message):
     with pytest.raises(PredictionFileError, match=message):
         match(documents, PART, "toy")
 
 
-@pytest.mark.parametrize("name, text, fmt, message", [
-    ("bad.jsonl", '{"doc_key": "a", "sentences": [["A"]], "predicted_clusters": []}\nnot json\n', "jsonlines",
-     "bad.jsonl line 2: not a JSON object"),
-    ("span.jsonl", '{"doc_key": "a", "sentences": [["A", "b"]], "predicted_clusters": [[[0, 2]]]}\n', "jsonlines",
-     r"span.jsonl line 1: \[0, 2\] is not an inclusive token span"),
-    ("notokens.jsonl", '{"doc_key": "a", "clusters": []}\n', "jsonlines", "no sentences"),
-    ("noclusters.json", '[{"document": ["A"]}]', "allennlp", "item 0: no clusters"),
-    ("open.conll", "#begin document (d); part 000\nd 0 0 A (1\n#end document\n", "conll", r"clusters \[1\] still open"),
-    ("mark.conll", "#begin document (d); part 000\nd 0 0 A x\n#end document\n", "conll",
-     "'x' is not a coreference mark"),
-    ("noend.conll", "#begin document (d); part 000\nd 0 0 A -\n", "conll", "has no #end document"),
-    ("columns.tsv", "ID\tA-coref\n1\tTRUE\n", "gap-tsv", "the header lacks B-coref"),
-    ("flag.tsv", "ID\tA-coref\tB-coref\n1\tyes\tFALSE\n", "gap-tsv", "A-coref is 'yes', expected TRUE or FALSE"),
-    ("instances.jsonl", '{"id": "q1", "decision": "yes"}\n', "instances", "expected an id and a decision"),
-    ("mystery.txt", "hello\n", "auto", "cannot tell its format"),
-])
+@pytest.mark.parametrize(
+    "name, text, fmt, message",
+    [
+        (
+            "bad.jsonl",
+            '{"doc_key": "a", "sentences": [["A"]], "predicted_clusters": []}\nnot json\n',
+            "jsonlines",
+            "bad.jsonl line 2: not a JSON object",
+        ),
+        (
+            "span.jsonl",
+            '{"doc_key": "a", "sentences": [["A", "b"]], "predicted_clusters": [[[0, 2]]]}\n',
+            "jsonlines",
+            r"span.jsonl line 1: \[0, 2\] is not an inclusive token span",
+        ),
+        ("notokens.jsonl", '{"doc_key": "a", "clusters": []}\n', "jsonlines", "no sentences"),
+        ("noclusters.json", '[{"document": ["A"]}]', "allennlp", "item 0: no clusters"),
+        (
+            "open.conll",
+            "#begin document (d); part 000\nd 0 0 A (1\n#end document\n",
+            "conll",
+            r"clusters \[1\] still open",
+        ),
+        (
+            "mark.conll",
+            "#begin document (d); part 000\nd 0 0 A x\n#end document\n",
+            "conll",
+            "'x' is not a coreference mark",
+        ),
+        ("noend.conll", "#begin document (d); part 000\nd 0 0 A -\n", "conll", "has no #end document"),
+        ("columns.tsv", "ID\tA-coref\n1\tTRUE\n", "gap-tsv", "the header lacks B-coref"),
+        ("flag.tsv", "ID\tA-coref\tB-coref\n1\tyes\tFALSE\n", "gap-tsv", "A-coref is 'yes', expected TRUE or FALSE"),
+        ("instances.jsonl", '{"id": "q1", "decision": "yes"}\n', "instances", "expected an id and a decision"),
+        ("mystery.txt", "hello\n", "auto", "cannot tell its format"),
+    ],
+)
 def test_malformed_files_are_refused(tmp_path, name, text, fmt, message):
     path = tmp_path / name
     path.write_text(text)
@@ -207,8 +285,22 @@ def test_the_cli_reports_a_bad_file_in_one_line_and_writes_nothing(data_dir, tmp
     path = tmp_path / "short.tsv"
     path.write_text("ID\tA-coref\tB-coref\n0\tTRUE\tFALSE\n")
     out = tmp_path / "out"
-    assert cli.main(["score", "--benchmark", "counter_gap", "--predictions", str(path), "--data-dir", str(data_dir),
-                     "--out", str(out)]) == 2
+    assert (
+        cli.main(
+            [
+                "score",
+                "--benchmark",
+                "counter_gap",
+                "--predictions",
+                str(path),
+                "--data-dir",
+                str(data_dir),
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     error = capsys.readouterr().err
     assert error.startswith("corefbias: the predictions have no document for instance 0-control of counter_gap")
     assert not out.exists()

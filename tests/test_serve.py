@@ -15,7 +15,7 @@ from corefbias.models.registry import load_model
 # A spaCy component standing in for a trained coreference model: it clusters the text's first
 # two words with every third-person pronoun, in spacy-experimental's doc.spans format.
 COMPONENT = textwrap.dedent(
-    '''
+    """
     import re
 
     from spacy.language import Language
@@ -26,13 +26,14 @@ COMPONENT = textwrap.dedent(
     def make(nlp, name):
         def component(doc):
             first = re.match(r"\\w+ \\w+", doc.text)
-            pronouns = [doc.char_span(m.start(), m.end()) for m in re.finditer(r"(?i)\\b(he|she|they|him|her|them|his|their)\\b", doc.text)]
+            found = re.finditer(r"(?i)\\b(he|she|they|him|her|them|his|their)\\b", doc.text)
+            pronouns = [doc.char_span(m.start(), m.end()) for m in found]
             if first and pronouns:
                 doc.spans["coref_clusters_1"] = SpanGroup(doc, spans=[doc.char_span(*first.span()), *pronouns])
             return doc
 
         return component
-    '''
+    """
 )
 
 
@@ -60,7 +61,10 @@ def server(pipeline):
         f"sys.exit(main(['serve', '--model', 'spacy:{pipeline / 'pipeline'}', '--port', '0', '--max-texts', '5']))"
     )
     process = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**__import__("os").environ, "PYTHONPATH": str(pipeline)},
     )
     line = process.stdout.readline()
@@ -76,8 +80,13 @@ def test_runner_over_a_served_model_equals_the_model_in_process(server, pipeline
     data_dir = exported_set("winogender").parent
     common = dict(data_dir=data_dir, n_bootstrap=100, progress=False)
     served = runner.run(server, ["winogender"], cache_path=tmp_path / "served.sqlite", **common)
-    local = runner.run("spacy:local", ["winogender"], cache_path=tmp_path / "local.sqlite",
-                       model=load_model(f"spacy:{pipeline / 'pipeline'}"), **common)
+    local = runner.run(
+        "spacy:local",
+        ["winogender"],
+        cache_path=tmp_path / "local.sqlite",
+        model=load_model(f"spacy:{pipeline / 'pipeline'}"),
+        **common,
+    )
     assert served.runs["winogender"].sections == local.runs["winogender"].sections
     assert served.runs["winogender"].num_predicted == 720
     # Every link goes through the text's first two words, so a linked candidate starts the sentence.

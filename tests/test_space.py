@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from corefbias.harness import run_outputs, runner
-from corefbias.models.http_protocol import make_server
 from corefbias.models import hub_weights
+from corefbias.models.http_protocol import make_server
 from corefbias.space import charts, explore, inputs, jobs, learn
 from corefbias.space.model_list import ListedModel, ModelList, load_model_list
 from corefbias.space.settings import SpaceSettings
@@ -46,7 +46,9 @@ def sandbox(tmp_path_factory):
 
 
 def _settings(root: Path, data_dir: Path, mirror: Path, **overrides) -> SpaceSettings:
-    return SpaceSettings(data_root=root / "data", datasets_dir=data_dir, mirror=mirror, cards_dir=REPO / "metrics", **overrides)
+    return SpaceSettings(
+        data_root=root / "data", datasets_dir=data_dir, mirror=mirror, cards_dir=REPO / "metrics", **overrides
+    )
 
 
 def _free_port() -> int:
@@ -78,8 +80,16 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     status, summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files = served.client.predict(
         "baseline:stereotype", QUICK, LIMIT, N_BOOTSTRAP, SEED, api_name="/run"
     )
-    expected = runner.run("baseline:stereotype", QUICK, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite",
-                          limit=LIMIT, n_bootstrap=N_BOOTSTRAP, seed=SEED, progress=False).to_json()
+    expected = runner.run(
+        "baseline:stereotype",
+        QUICK,
+        data_dir=data_dir,
+        cache_path=tmp_path / "cache.sqlite",
+        limit=LIMIT,
+        n_bootstrap=N_BOOTSTRAP,
+        seed=SEED,
+        progress=False,
+    ).to_json()
     downloaded = {Path(path).name: Path(path) for path in files}
     assert set(downloaded) == {"results.json", "report.md", "summary.csv"}
     assert _sections(json.loads(downloaded["results.json"].read_text())) == _sections(json.loads(json.dumps(expected)))
@@ -110,13 +120,24 @@ def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_se
     for name in BENCHMARKS:
         exported_set(name)  # the folder the Space reads; exported once per test session
     parameters = served.client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/run"]["parameters"]
-    assert {p["parameter_name"]: p.get("parameter_default") for p in parameters}["limit"] == 40 == served.settings.default_limit
+    assert (
+        {p["parameter_name"]: p.get("parameter_default") for p in parameters}["limit"]
+        == 40
+        == served.settings.default_limit
+    )
     # The limit left out: the page's default is used.
     status, summary, *_ = served.client.predict(
         model_spec="baseline:random", benchmarks=list(BENCHMARKS), n_bootstrap=100, seed=0, api_name="/run"
     )
-    counts = {"counter_gap": 320, "gap": 80, "winogender": 240, "winobias": 324, "sowinobias": 160,
-              "dawinobias": 330, "abc": 240}  # 40 units of every design cell (see tests/test_limits.py)
+    counts = {
+        "counter_gap": 320,
+        "gap": 80,
+        "winogender": 240,
+        "winobias": 324,
+        "sowinobias": 160,
+        "dawinobias": 330,
+        "abc": 240,
+    }  # 40 units of every design cell (see tests/test_limits.py)
     assert f"instances: {', '.join(f'{name} {counts[name]}' for name in BENCHMARKS)})" in status
     rows = [dict(zip(summary["headers"], row)) for row in summary["data"]]
     assert {row["benchmark"] for row in rows} == set(BENCHMARKS)
@@ -143,7 +164,11 @@ def test_bad_models_are_readable_errors_and_the_app_keeps_serving(served, spec, 
         served.client.predict(spec, ["winogender"], 2, 0, 0, api_name="/run")
     assert message in str(raised.value)
     status, summary, *_ = served.client.predict("baseline:oracle", ["winogender"], 1, 0, 0, api_name="/run")
-    assert "baseline:oracle" in status and summary["data"][0][:3] == ["winogender", "pairs resolved differently", "0.000"]
+    assert "baseline:oracle" in status and summary["data"][0][:3] == [
+        "winogender",
+        "pairs resolved differently",
+        "0.000",
+    ]
 
 
 def test_a_failing_endpoint_model_is_a_readable_error(served):
@@ -154,15 +179,23 @@ def test_a_failing_endpoint_model_is_a_readable_error(served):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with pytest.raises(gradio_client.exceptions.AppError) as raised:
-            served.client.predict(f"http://127.0.0.1:{server.server_address[1]}", ["winogender"], 1, 0, 0, api_name="/run")
+            served.client.predict(
+                f"http://127.0.0.1:{server.server_address[1]}", ["winogender"], 1, 0, 0, api_name="/run"
+            )
     finally:
         server.shutdown()
         server.server_close()
     assert "/v1/clusters answered 500: RuntimeError: CUDA out of memory" in str(raised.value)
 
 
-F_COREF = ListedModel("F-coref", "fastcoref", "biu-nlp/f-coref", "d5a382c8bfe1105cee1a73007525ee08ab693d9a",
-                      "91M parameters", "est. 2-5 min on CPU")
+F_COREF = ListedModel(
+    "F-coref",
+    "fastcoref",
+    "biu-nlp/f-coref",
+    "d5a382c8bfe1105cee1a73007525ee08ab693d9a",
+    "91M parameters",
+    "est. 2-5 min on CPU",
+)
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +208,9 @@ def published(sandbox, data_dir, mirror):
     demo = ui.build_app(settings)
     ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
     try:
-        client = gradio_client.Client(demo.local_url, verbose=False, download_files=str(sandbox / "published-downloads"))
+        client = gradio_client.Client(
+            demo.local_url, verbose=False, download_files=str(sandbox / "published-downloads")
+        )
         yield SimpleNamespace(client=client, url=demo.local_url)
     finally:
         demo.close()
@@ -211,7 +246,9 @@ def counting_server():
         server.server_close()
 
 
-@pytest.mark.parametrize(("listen", "url_host"), [("127.0.0.1", "127.0.0.1"), ("127.0.0.1", "localhost"), ("::1", "[::1]")])
+@pytest.mark.parametrize(
+    ("listen", "url_host"), [("127.0.0.1", "127.0.0.1"), ("127.0.0.1", "localhost"), ("::1", "[::1]")]
+)
 def test_endpoints_on_private_addresses_are_refused_unless_the_owner_allows_them(
     published, served, counting_server, listen, url_host
 ):
@@ -221,7 +258,11 @@ def test_endpoints_on_private_addresses_are_refused_unless_the_owner_allows_them
         published.client.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
     assert hits == []
     status, *_ = served.client.predict(url, ["winogender"], 1, 0, 0, api_name="/run")
-    assert "finished" in status and hits[0].startswith(b"GET /v1/info") and any(b"POST /v1/clusters" in hit for hit in hits)
+    assert (
+        "finished" in status
+        and hits[0].startswith(b"GET /v1/info")
+        and any(b"POST /v1/clusters" in hit for hit in hits)
+    )
 
 
 @pytest.mark.parametrize(
@@ -258,7 +299,9 @@ def test_a_listed_model_reaches_its_adapter_at_its_pinned_revision(published, mo
     monkeypatch.setattr(hub_weights, "_hub_download", lambda *asked: downloads.append(asked) or tmp_path)
     status, *_ = published.client.predict(F_COREF.spec, ["winogender"], 1, 0, 0, api_name="/run")
     assert f"{F_COREF.spec}** finished" in status
-    assert downloads == [("biu-nlp/f-coref", F_COREF.revision, ["*.json", "*.txt", "*.model", "*.tiktoken", "*.safetensors"])]
+    assert downloads == [
+        ("biu-nlp/f-coref", F_COREF.revision, ["*.json", "*.txt", "*.model", "*.tiktoken", "*.safetensors"])
+    ]
     assert built == [{"model_name_or_path": str(tmp_path), "device": "cpu", "enable_progress_bar": False}]
 
 
@@ -267,13 +310,18 @@ def test_the_model_list_file_is_checked_and_shown_in_the_model_menu(tmp_path):
     assert F_COREF in shipped.models
     choices = inputs.model_choices(shipped)
     assert choices[0] == ("baseline:stereotype", "baseline:stereotype") and (F_COREF.display, F_COREF.spec) in choices
-    assert ("chat:Qwen/Qwen2.5-7B-Instruct (sign in: runs on your Hugging Face account)", "chat:Qwen/Qwen2.5-7B-Instruct") in choices
+    assert (
+        "chat:Qwen/Qwen2.5-7B-Instruct (sign in: runs on your Hugging Face account)",
+        "chat:Qwen/Qwen2.5-7B-Instruct",
+    ) in choices
     paid = inputs.model_choices(ModelList(owner_paid_chat=frozenset({"Qwen/Qwen2.5-7B-Instruct"})))
     assert paid[-1] == ("chat:Qwen/Qwen2.5-7B-Instruct", "chat:Qwen/Qwen2.5-7B-Instruct")
     assert F_COREF.display == "F-coref (biu-nlp/f-coref) · 91M parameters · est. 2-5 min on CPU"
     entry = 'label = "X"\nkind = "fastcoref"\nrepo = "a/b"\nrevision = "{}"\nsize = "1M"\nrun_time = "1 min"\n'
-    for revision, kind, message in [("main", "fastcoref", "full 40-character commit id"),
-                                    ("0" * 40, "spacy", "kind 'spacy' is not one the Space runs")]:
+    for revision, kind, message in [
+        ("main", "fastcoref", "full 40-character commit id"),
+        ("0" * 40, "spacy", "kind 'spacy' is not one the Space runs"),
+    ]:
         (tmp_path / "models.toml").write_text("[[model]]\n" + entry.format(revision).replace("fastcoref", kind))
         with pytest.raises(ValueError, match=message):
             load_model_list(tmp_path / "models.toml")
@@ -313,12 +361,21 @@ def test_chat_runs_on_the_visitors_token_or_the_owners_for_listed_models_only(
     sandbox, data_dir, mirror, tmp_path, chat_server, monkeypatch
 ):
     monkeypatch.setenv("HF_TOKEN", OWNER_TOKEN)
-    settings = _settings(tmp_path, data_dir, mirror, visitor_sign_in=True, models=ModelList(owner_paid_chat=frozenset({"owner/paid"})),
-                         chat_base_url=f"http://127.0.0.1:{chat_server.server_address[1]}/v1")
+    settings = _settings(
+        tmp_path,
+        data_dir,
+        mirror,
+        visitor_sign_in=True,
+        models=ModelList(owner_paid_chat=frozenset({"owner/paid"})),
+        chat_base_url=f"http://127.0.0.1:{chat_server.server_address[1]}/v1",
+    )
     store = RunStore(settings.data_root)
-    with pytest.raises(jobs.JobError, match=r"chat:someone/else runs on your own Hugging Face account: sign in with the "
-                                            r"'Sign in with Hugging Face' button, then run it again \(the chat models this "
-                                            r"Space pays for: owner/paid\)"):
+    with pytest.raises(
+        jobs.JobError,
+        match=r"chat:someone/else runs on your own Hugging Face account: sign in with the "
+        r"'Sign in with Hugging Face' button, then run it again \(the chat models this "
+        r"Space pays for: owner/paid\)",
+    ):
         jobs.run_job(settings, store, "chat:someone/else", ["winogender"], 1, 0, 0)
     assert chat_server.authorizations == []
 
@@ -334,17 +391,25 @@ def test_chat_runs_on_the_visitors_token_or_the_owners_for_listed_models_only(
         jobs.run_job(settings, store, "chat:someone/else", ["winogender"], 1, 0, 0, visitor_token=VISITOR_TOKEN)
     assert "answered 401: bad token Bearer ***" in str(raised.value) and VISITOR_TOKEN not in str(raised.value)
     stored = [path.read_bytes() for path in settings.data_root.rglob("*") if path.is_file()]
-    assert len(store.run_ids()) == 2 and not any(token.encode() in data for data in stored for token in (OWNER_TOKEN, VISITOR_TOKEN))
+    assert len(store.run_ids()) == 2 and not any(
+        token.encode() in data for data in stored for token in (OWNER_TOKEN, VISITOR_TOKEN)
+    )
 
 
 def test_chat_without_a_signed_in_visitor_is_refused_on_the_page(published):
-    with pytest.raises(gradio_client.exceptions.AppError, match=r"chat:someone/else runs on your own Hugging Face account"):
+    with pytest.raises(
+        gradio_client.exceptions.AppError, match=r"chat:someone/else runs on your own Hugging Face account"
+    ):
         published.client.predict("chat:someone/else", ["winogender"], 1, 0, 0, api_name="/run")
 
 
 @pytest.mark.parametrize(
     ("limit", "n_bootstrap", "message"),
-    [(10_001, 0, "between 1 and 10000"), (-3, 0, "between 1 and 10000"), (2, 10**6, "bootstrap resamples must be between 0")],
+    [
+        (10_001, 0, "between 1 and 10000"),
+        (-3, 0, "between 1 and 10000"),
+        (2, 10**6, "bootstrap resamples must be between 0"),
+    ],
 )
 def test_out_of_range_numbers_are_refused(served, limit, n_bootstrap, message):
     with pytest.raises(gradio_client.exceptions.AppError, match=message):
@@ -356,7 +421,9 @@ def test_the_time_limit_stops_a_run_between_batches(sandbox, data_dir, mirror, t
     store = RunStore(settings.data_root)
     seen = []
     with pytest.raises(jobs.JobError, match="time limit of 0 s during winogender \\(0 of 30 instances\\)"):
-        jobs.run_job(settings, store, "baseline:oracle", ["winogender"], 5, 0, 0, progress=lambda *step: seen.append(step))
+        jobs.run_job(
+            settings, store, "baseline:oracle", ["winogender"], 5, 0, 0, progress=lambda *step: seen.append(step)
+        )
     assert seen[-1] == ("winogender", 0, 30) and store.run_ids() == []
 
 
@@ -364,17 +431,28 @@ def test_secrets_never_reach_the_page(monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_abcdefghijklmnop")
     monkeypatch.setenv("GRADIO_SERVER_PORT", "7861")  # not a secret: left as it is
     assert inputs.redact("GET https://x/?t=hf_abcdefghijklmnop on 7861 failed") == "GET https://x/?t=*** on 7861 failed"
-    assert jobs.readable(RuntimeError("token hf_abcdefghijklmnop rejected")) == "the run failed: RuntimeError: token *** rejected"
+    assert (
+        jobs.readable(RuntimeError("token hf_abcdefghijklmnop rejected"))
+        == "the run failed: RuntimeError: token *** rejected"
+    )
 
 
 def test_inputs_are_checked():
     assert inputs.check_model_spec("  baseline:dist-2 ", 300) == "baseline:dist-2"
     assert inputs.check_model_spec("https://example.org:8808/coref", 300) == "https://example.org:8808/coref"
-    for bad, message in [("baseline:x y", "spaces"), ("http://h:99999", "malformed endpoint URL"),
-                         ("http://h/?key=1", "without \\?query"), ("b:" + "x" * 400, "the limit is 300")]:
+    for bad, message in [
+        ("baseline:x y", "spaces"),
+        ("http://h:99999", "malformed endpoint URL"),
+        ("http://h/?key=1", "without \\?query"),
+        ("b:" + "x" * 400, "the limit is 300"),
+    ]:
         with pytest.raises(ValueError, match=message):
             inputs.check_model_spec(bad, 300)
-    assert inputs.check_limit(0, 10) is None and inputs.check_limit(None, 10) is None and inputs.check_limit(10.0, 10) == 10
+    assert (
+        inputs.check_limit(0, 10) is None
+        and inputs.check_limit(None, 10) is None
+        and inputs.check_limit(10.0, 10) == 10
+    )
     with pytest.raises(ValueError, match="whole number"):
         inputs.check_limit(2.5, 10)
     with pytest.raises(ValueError, match="tick at least one benchmark"):
@@ -382,7 +460,9 @@ def test_inputs_are_checked():
     with pytest.raises(ValueError, match="unknown benchmark 'winobias3'"):
         inputs.check_benchmarks(["winobias3"])
     presets = inputs.model_presets()
-    assert presets[0] == "baseline:stereotype" and "baseline:dist-1" in presets and "fastcoref:biu-nlp/f-coref" in presets
+    assert (
+        presets[0] == "baseline:stereotype" and "baseline:dist-1" in presets and "fastcoref:biu-nlp/f-coref" in presets
+    )
 
 
 def _run(parts: dict, decisions: list, golds: list, condition_column: str | None = None):
@@ -390,7 +470,16 @@ def _run(parts: dict, decisions: list, golds: list, condition_column: str | None
     instances = []
     rows = [(part, index) for part, columns in parts.items() for index in range(len(columns["id"]))]
     for (part, index), decision, gold in zip(rows, decisions, golds, strict=True):
-        instances.append({"id": parts[part]["id"][index], "config": part[0], "split": part[1], "decision": decision, "gold": gold, "parsed": True})
+        instances.append(
+            {
+                "id": parts[part]["id"][index],
+                "config": part[0],
+                "split": part[1],
+                "decision": decision,
+                "gold": gold,
+                "parsed": True,
+            }
+        )
     benchmark = SimpleNamespace(condition_column=condition_column)
     return SimpleNamespace(parts=parts, instances=instances, sections={"any": {}}, benchmark=benchmark)
 
@@ -400,15 +489,23 @@ def _columns(rows: list[dict]) -> dict:
 
 
 def _instance(identifier, text="Ann met Bob because she was late.", **columns):
-    return {"id": identifier, "text": text, "pronoun": {"start": 20, "end": 23},
-            "candidates": [{"start": 0, "end": 3}, {"start": 8, "end": 11}], **columns}
+    return {
+        "id": identifier,
+        "text": text,
+        "pronoun": {"start": 20, "end": 23},
+        "candidates": [{"start": 0, "end": 3}, {"start": 8, "end": 11}],
+        **columns,
+    }
 
 
 def test_counter_gap_cases_rank_quadruples_by_their_own_delta_i():
     roles = ["original", "gender_controlled", "gender_swapped_1", "gender_swapped_2"]
     genders = ["male", "male", "female", "female"]
-    rows = [_instance(f"{q}{i}", quadruple_id=q, role=role, gender=gender)
-            for q in "ABC" for i, (role, gender) in enumerate(zip(roles, genders))]
+    rows = [
+        _instance(f"{q}{i}", quadruple_id=q, role=role, gender=gender)
+        for q in "ABC"
+        for i, (role, gender) in enumerate(zip(roles, genders))
+    ]
     gold, wrong = [True, False], [False, True]
     # A: right on both male instances, wrong on both female ones: I_across 4/4, I_within 0, ΔI +1.
     # B: right on the original and swapped-1 only: I_across 2/4, I_within (1 + 1)/2, ΔI −0.5.
@@ -426,48 +523,86 @@ def test_counter_gap_cases_rank_quadruples_by_their_own_delta_i():
 
 def test_winogender_and_pro_anti_cases():
     wino = [
-        _instance(f"p{n}.{gender}", pair_id=f"p{n}", gender=gender, occupation="nurse", participant="patient",
-                  bls_pct_female=90.0)
-        for n in (1, 2) for gender in ("female", "male", "neutral")
+        _instance(
+            f"p{n}.{gender}",
+            pair_id=f"p{n}",
+            gender=gender,
+            occupation="nurse",
+            participant="patient",
+            bls_pct_female=90.0,
+        )
+        for n in (1, 2)
+        for gender in ("female", "male", "neutral")
     ]
     occupation, participant = [True, False], [False, True]
     decisions = [occupation, participant, participant] + [participant] * 3  # p1 splits by gender, p2 does not
     (case,) = explore.winogender_cases(_run({("default", "test"): _columns(wino)}, decisions, [occupation] * 6))
-    assert case["title"].startswith("nurse / patient (p1; 90% of nurses are women, BLS): female → occupation, male → participant")
+    assert case["title"].startswith(
+        "nurse / patient (p1; 90% of nurses are women, BLS): female → occupation, male → participant"
+    )
     assert [member["label"] for member in case["members"]] == [
-        "female pronoun → occupation", "male pronoun → participant", "neutral pronoun → participant"]
+        "female pronoun → occupation",
+        "male pronoun → participant",
+        "neutral pronoun → participant",
+    ]
 
     gold, wrong = [True, False], [False, True]
     parts = {}
     for kind in ("type1", "type2"):  # the same pair ids in both types: pairs are per type
         for polarity in ("pro", "anti"):
             parts[(f"{kind}_{polarity}", "test")] = _columns(
-                [_instance(f"{kind}-{polarity}-{n}", pair_id=str(n), polarity=polarity, pronoun_gender="female") for n in (1, 2)])
+                [
+                    _instance(f"{kind}-{polarity}-{n}", pair_id=str(n), polarity=polarity, pronoun_gender="female")
+                    for n in (1, 2)
+                ]
+            )
     decisions = [
-        gold, wrong,  # type1 pro: pair 1 right, pair 2 wrong
-        wrong, gold,  # type1 anti: pair 1 wrong, pair 2 right
-        gold, gold, gold, gold,  # type2: all right, nothing to show
+        gold,
+        wrong,  # type1 pro: pair 1 right, pair 2 wrong
+        wrong,
+        gold,  # type1 anti: pair 1 wrong, pair 2 right
+        gold,
+        gold,
+        gold,
+        gold,  # type2: all right, nothing to show
     ]
     cases = explore.pro_anti_cases(_run(parts, decisions, [gold] * 8, condition_column="polarity"))
     assert [case["title"] for case in cases] == [
-        "pair 1 (female pronoun): pro ✓, anti ✗", "pair 2 (female pronoun): pro ✗, anti ✓"]
+        "pair 1 (female pronoun): pro ✓, anti ✗",
+        "pair 2 (female pronoun): pro ✗, anti ✓",
+    ]
     # SoWinoBias's layout: one config, pro/anti in "condition", "polarity" is the adjective's.
-    sowinobias = {("default", "test"): _columns([
-        _instance(f"so-{condition}", pair_id="3", condition=condition, polarity="negative", pronoun_gender="male")
-        for condition in ("anti", "pro")
-    ])}
+    sowinobias = {
+        ("default", "test"): _columns(
+            [
+                _instance(
+                    f"so-{condition}", pair_id="3", condition=condition, polarity="negative", pronoun_gender="male"
+                )
+                for condition in ("anti", "pro")
+            ]
+        )
+    }
     (case,) = explore.pro_anti_cases(_run(sowinobias, [wrong, gold], [gold] * 2, condition_column="condition"))
     assert case["title"] == "pair 3 (male pronoun): pro ✓, anti ✗"
     assert [member["label"] for member in case["members"]] == ["anti (so-anti)", "pro (so-pro)"]
 
 
 def test_cases_render_as_escaped_html_marking_pronoun_gold_and_links():
-    member = {"label": "original <x>", "correct": False, "text": "<i>Ann</i> met Bob & she left.",
-              "pronoun": [21, 24], "candidates": [{"start": 3, "end": 6, "gold": True, "linked": False},
-                                                  {"start": 15, "end": 18, "gold": False, "linked": True}]}
+    member = {
+        "label": "original <x>",
+        "correct": False,
+        "text": "<i>Ann</i> met Bob & she left.",
+        "pronoun": [21, 24],
+        "candidates": [
+            {"start": 3, "end": 6, "gold": True, "linked": False},
+            {"start": 15, "end": 18, "gold": False, "linked": True},
+        ],
+    }
     shown = explore.render([{"title": "t <script>", "members": [member]}])
-    assert "&lt;i&gt;<span class=\"candidate\"><u>Ann</u></span>&lt;/i&gt; met <mark class=\"linked\">Bob</mark> &amp; " \
-           "<b class=\"pronoun\"><u>she</u></b> left." in shown
+    assert (
+        '&lt;i&gt;<span class="candidate"><u>Ann</u></span>&lt;/i&gt; met <mark class="linked">Bob</mark> &amp; '
+        '<b class="pronoun"><u>she</u></b> left.' in shown
+    )
     assert "<script>" not in shown and 'original &lt;x&gt;<br><span class="incorrect">✗ incorrect</span>' in shown
 
 
@@ -477,17 +612,30 @@ def test_leaderboard_sorts_by_any_score_with_missing_scores_last(tmp_path):
         folder = store.runs / f"20260101-00000{len(name + str(value))}-{name * 8}"
         folder.mkdir()
         sections = {} if value is None else {"counter_gap": {"delta_i": value}}
-        (folder / "results.json").write_text(json.dumps({
-            "model": f"baseline:{name}", "settings": {"limit": None, "n_bootstrap": 0},
-            "benchmarks": {"counter_gap": {"sections": sections}}}))
+        (folder / "results.json").write_text(
+            json.dumps(
+                {
+                    "model": f"baseline:{name}",
+                    "settings": {"limit": None, "n_bootstrap": 0},
+                    "benchmarks": {"counter_gap": {"sections": sections}},
+                }
+            )
+        )
     assert store.leaderboard("counter_gap: ΔI")["model"].tolist() == ["baseline:c", "baseline:a", "baseline:b"]
-    assert store.leaderboard("counter_gap: ΔI", descending=False)["model"].tolist() == ["baseline:a", "baseline:c", "baseline:b"]
+    assert store.leaderboard("counter_gap: ΔI", descending=False)["model"].tolist() == [
+        "baseline:a",
+        "baseline:c",
+        "baseline:b",
+    ]
     with pytest.raises(ValueError, match="cannot sort by 'nope'"):
         store.leaderboard("nope")
     with pytest.raises(ValueError, match="no run '../x'"):
         store.results("../x")
     csv_lines = store.leaderboard_csv().read_text().splitlines()
-    assert csv_lines[0] == "model,benchmarks,limit,n_bootstrap,date,counter_gap: Acc_Diff (M − F),counter_gap: accuracy,counter_gap: ΔI,run"
+    assert (
+        csv_lines[0] == "model,benchmarks,limit,n_bootstrap,date,"
+        "counter_gap: Acc_Diff (M − F),counter_gap: accuracy,counter_gap: ΔI,run"
+    )
     assert len(csv_lines) == 4
 
 
@@ -510,8 +658,12 @@ def test_gap_weight_histogram_counts_the_weighted_examples_by_gender():
     # Bins [0.5, 1.0), [1.0, 1.5), [1.5, 2.0] over the positive weights, given by their centres.
     assert width == 0.5
     assert frame.values.tolist() == [
-        [0.75, 1, "female"], [1.25, 1, "female"], [1.75, 0, "female"],
-        [0.75, 0, "male"], [1.25, 1, "male"], [1.75, 1, "male"],
+        [0.75, 1, "female"],
+        [1.25, 1, "female"],
+        [1.75, 0, "female"],
+        [0.75, 0, "male"],
+        [1.25, 1, "male"],
+        [1.75, 1, "male"],
     ]
     assert charts.gap_weights_frame(SimpleNamespace(runs={})) is None
 

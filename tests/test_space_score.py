@@ -26,8 +26,14 @@ def served(exported_set, mirror, tmp_path_factory):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    settings = SpaceSettings(data_root=root / "data", datasets_dir=data_dir, mirror=mirror, cards_dir=REPO / "metrics",
-                             port=port, max_upload_bytes=200_000)
+    settings = SpaceSettings(
+        data_root=root / "data",
+        datasets_dir=data_dir,
+        mirror=mirror,
+        cards_dir=REPO / "metrics",
+        port=port,
+        max_upload_bytes=200_000,
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GRADIO_TEMP_DIR", str(root / "gradio"))
         patch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
@@ -44,12 +50,14 @@ def test_an_uploaded_file_scores_as_corefbias_score(served, mirror):
     client, data_dir = served
     path = mirror / BERT_BASE
     status, summary, _, counter_gap_plot, _, _, files = client.predict(
-        gradio_client.handle_file(str(path)), "counter_gap", "auto", 200, 1, api_name="/score")
+        gradio_client.handle_file(str(path)), "counter_gap", "auto", 200, 1, api_name="/score"
+    )
     expected = scoring.score("counter_gap", [path], data_dir=data_dir, mirror=mirror, n_bootstrap=200, seed=1)
     downloaded = {Path(file).name: Path(file) for file in files}
     results = json.loads(downloaded["results.json"].read_text())
     assert results["benchmarks"]["counter_gap"]["sections"] == json.loads(
-        json.dumps(expected.runs["counter_gap"].sections))
+        json.dumps(expected.runs["counter_gap"].sections)
+    )
     assert results["model"] == expected.model and "predictions:bert_base_output.tsv" in status
     assert [row[1] for row in summary["data"]][:1] == ["ΔI"]
     assert counter_gap_plot is not None

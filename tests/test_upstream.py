@@ -39,7 +39,10 @@ def test_download_goes_to_the_cache_and_is_verified(tmp_path, monkeypatch, mirro
     monkeypatch.setattr("urllib.request.urlopen", fake_urlopen)
     path = upstream.fetch("winogender", "data/occupations-stats.tsv")
     assert path == tmp_path / "winogender" / "data" / "occupations-stats.tsv"
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == upstream.describe("winogender", "data/occupations-stats.tsv").sha256
+    assert (
+        hashlib.sha256(path.read_bytes()).hexdigest()
+        == upstream.describe("winogender", "data/occupations-stats.tsv").sha256
+    )
     assert requested == [
         "https://raw.githubusercontent.com/rudinger/winogender-schemas/1c7f8b481ad8a234b41e9f76a424d6e856e13f7f/data/occupations-stats.tsv"
     ]

@@ -16,13 +16,27 @@ from corefbias.models.url_guard import AddressPolicy, BlockedAddressError, addre
 @pytest.mark.parametrize(
     ("address", "kind"),
     [
-        ("127.0.0.1", "loopback"), ("127.8.9.10", "loopback"), ("10.1.2.3", "private"), ("172.16.0.1", "private"),
-        ("192.168.1.1", "private"), ("169.254.169.254", "link-local"), ("0.0.0.0", "unspecified"),
-        ("224.0.0.1", "multicast"), ("240.0.0.1", "reserved"), ("255.255.255.255", "reserved"),
-        ("100.64.0.1", "not a public address"), ("::1", "loopback"), ("::", "unspecified"), ("fe80::1", "link-local"),
-        ("fe80::1%eth0", "link-local"), ("fc00::1", "private"), ("fd12:3456::1", "private"), ("ff02::1", "multicast"),
+        ("127.0.0.1", "loopback"),
+        ("127.8.9.10", "loopback"),
+        ("10.1.2.3", "private"),
+        ("172.16.0.1", "private"),
+        ("192.168.1.1", "private"),
+        ("169.254.169.254", "link-local"),
+        ("0.0.0.0", "unspecified"),
+        ("224.0.0.1", "multicast"),
+        ("240.0.0.1", "reserved"),
+        ("255.255.255.255", "reserved"),
+        ("100.64.0.1", "not a public address"),
+        ("::1", "loopback"),
+        ("::", "unspecified"),
+        ("fe80::1", "link-local"),
+        ("fe80::1%eth0", "link-local"),
+        ("fc00::1", "private"),
+        ("fd12:3456::1", "private"),
+        ("ff02::1", "multicast"),
         ("::ffff:127.0.0.1", "loopback address (embedded in ::ffff:"),
-        ("::ffff:169.254.169.254", "link-local"), ("::ffff:10.0.0.1", "private"),
+        ("::ffff:169.254.169.254", "link-local"),
+        ("::ffff:10.0.0.1", "private"),
         ("2002:7f00:1::", "loopback"),  # 6to4 of 127.0.0.1
         ("64:ff9b::a9fe:a9fe", "link-local"),  # NAT64 of the cloud metadata address
         ("2001:db8::1", "private"),  # documentation range
@@ -62,8 +76,10 @@ def no_sockets(monkeypatch):
 
 def _resolver(table):
     def resolve(host, port, family=0, kind=0):
-        return [(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))
-                for address in table[host]]
+        return [
+            (socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))
+            for address in table[host]
+        ]
 
     return resolve
 
@@ -77,9 +93,19 @@ NAMES = {
 }
 
 
-@pytest.mark.parametrize("url", ["http://metadata.example/latest/meta-data", "https://intranet.example:8443/v1",
-                                 "http://rebind.example", "https://v6.example", "http://mapped.example:80",
-                                 "http://169.254.169.254/", "http://[fd00::1]:8808", "https://[::ffff:a00:1]/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://metadata.example/latest/meta-data",
+        "https://intranet.example:8443/v1",
+        "http://rebind.example",
+        "https://v6.example",
+        "http://mapped.example:80",
+        "http://169.254.169.254/",
+        "http://[fd00::1]:8808",
+        "https://[::ffff:a00:1]/",
+    ],
+)
 def test_urls_whose_host_resolves_to_a_private_address_are_refused_before_any_socket(url, no_sockets):
     names = {**NAMES, **{host: [host] for host in ("169.254.169.254", "fd00::1", "::ffff:a00:1")}}
     opener = guarded_opener(AddressPolicy(), resolve=_resolver(names))
@@ -144,7 +170,9 @@ def test_a_redirect_from_an_allowed_server_to_loopback_is_refused(loopback_serve
     assert redirector.hits == ["/v1/info"] and target.hits == []
 
     # The same redirect is followed once the target is allowed too: the servers really are reachable.
-    both = AddressPolicy(allowed_sockets=frozenset({("127.0.0.1", port), (target.server_address[0], target.server_address[1])}))
+    both = AddressPolicy(
+        allowed_sockets=frozenset({("127.0.0.1", port), (target.server_address[0], target.server_address[1])})
+    )
     with guarded_opener(both).open(f"http://127.0.0.1:{port}/v1/info", timeout=5) as response:
         assert response.status == 200
     assert target.hits == ["/v1/info"]
@@ -155,7 +183,9 @@ def test_an_allowed_loopback_server_is_reached_through_the_guard(loopback_server
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         port = server.server_address[1]
-        client = HttpClusterModel(f"http://localhost:{port}", retries=0, opener=guarded_opener(AddressPolicy(allow_private=True)))
+        client = HttpClusterModel(
+            f"http://localhost:{port}", retries=0, opener=guarded_opener(AddressPolicy(allow_private=True))
+        )
         assert client.predict_clusters(["She left."]) == [[]]
         refused = HttpClusterModel(f"http://localhost:{port}", retries=0, opener=guarded_opener(AddressPolicy()))
         with pytest.raises(BlockedAddressError, match=r"localhost resolves to (127.0.0.1|::1) \(.*loopback"):
@@ -163,4 +193,3 @@ def test_an_allowed_loopback_server_is_reached_through_the_guard(loopback_server
     finally:
         server.shutdown()
         server.server_close()
-

@@ -1,16 +1,18 @@
 """The metric widget shared by every metric Space, served for real on loopback."""
 
 import pytest
+from metric_harness import REPO, load
 
 from corefbias.hub import metric_widget
-from metric_harness import REPO, load
 
 gradio_client = pytest.importorskip("gradio_client")
 
 
 def test_rows_are_parsed_by_feature_type(in_repo):
     module = load("counter_gap_delta_i")
-    inputs = metric_widget.rows_to_inputs(module.features, [["[true, false]", "[false, false]", "q1", "original", "male"], ["", "", "", "", ""]])
+    inputs = metric_widget.rows_to_inputs(
+        module.features, [["[true, false]", "[false, false]", "q1", "original", "male"], ["", "", "", "", ""]]
+    )
     assert inputs == {
         "predictions": [[True, False]],
         "references": [[False, False]],
@@ -31,7 +33,9 @@ def test_served_widget_computes_what_the_module_computes(in_repo):
         client = gradio_client.Client(page.local_url, verbose=False)
         headers = list(module.features)
         served = client.predict({"headers": headers, "data": rows}, 100, 0, api_name="/compute")
-        expected = load("counter_gap_delta_i").compute(**metric_widget.rows_to_inputs(module.features, rows), n_bootstrap=100, seed=0)
+        expected = load("counter_gap_delta_i").compute(
+            **metric_widget.rows_to_inputs(module.features, rows), n_bootstrap=100, seed=0
+        )
         assert served == expected
         assert served["delta_i"] == 0.5
         with pytest.raises(Exception, match="unknown genders"):

@@ -6,9 +6,9 @@ ABC (Type B reflexivization) coreference task as scored by GenDa Lens: anti-refl
 import datasets
 import evaluate
 
-import corefbias.measures.abc_fpr as abc
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
+import corefbias.measures.abc_fpr as abc
 
 _CITATION = citations.ABC + citations.GENDA_LENS
 

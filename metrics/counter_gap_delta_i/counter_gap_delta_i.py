@@ -6,9 +6,9 @@ Counter-GAP ΔI: gender bias as inconsistency across genders minus inconsistency
 import datasets
 import evaluate
 
-import corefbias.measures.counter_gap as counter_gap
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
+import corefbias.measures.counter_gap as counter_gap
 
 _CITATION = citations.COUNTER_GAP
 

@@ -54,7 +54,7 @@ Examples:
 
     >>> import evaluate
     >>> w_bias = evaluate.load("metrics/gap_w_bias")
-    >>> closest_is_right = [[True, False], [True, False], [False, False], [True, False], [False, False], [False, False], [False, False]]
+    >>> closest_is_right = [[True, False], [True, False], [False, False], [True, False]] + [[False, False]] * 3
     >>> results = w_bias.compute(
     ...     predictions=closest_is_right,
     ...     references=[[True, False]] * 7,

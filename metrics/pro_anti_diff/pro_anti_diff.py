@@ -136,6 +136,13 @@ class ProAntiDiff(support.CorefBiasMetric):
         seed=0,
     ):
         return pro_anti.pro_anti_diff(
-            predictions, references, conditions, pair_ids, groups, score=score, unlinked=unlinked,
-            n_bootstrap=n_bootstrap, seed=seed,
+            predictions,
+            references,
+            conditions,
+            pair_ids,
+            groups,
+            score=score,
+            unlinked=unlinked,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
         )

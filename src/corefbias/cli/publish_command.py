@@ -13,13 +13,17 @@ def add_commands(commands, common) -> None:
         parents=[common],
         help="create or update the Hub repositories (test sets, metric Spaces, main Space); token from $HF_TOKEN",
     )
-    publish.add_argument("--namespace", required=True, metavar="ORG", help="Hub user or organisation owning the repositories")
+    publish.add_argument(
+        "--namespace", required=True, metavar="ORG", help="Hub user or organisation owning the repositories"
+    )
     publish.add_argument(
         "--dry-run",
         metavar="DIR",
         help="write the exact folders that would be uploaded (DIR/datasets/<set>, DIR/spaces/<name>); upload nothing",
     )
-    publish.add_argument("--only", action="append", choices=PARTS, help="publish only this part (repeatable; default: all)")
+    publish.add_argument(
+        "--only", action="append", choices=PARTS, help="publish only this part (repeatable; default: all)"
+    )
     publish.add_argument(
         "--repo",
         metavar="DIR",

@@ -10,23 +10,35 @@ from ..harness.prediction_files import FORMATS
 
 def add_commands(commands, common: argparse.ArgumentParser) -> None:
     score = commands.add_parser(
-        "score", parents=[common],
+        "score",
+        parents=[common],
         help="score a predictions file (CoNLL-2012, jsonlines, AllenNLP, GAP TSV, instances) on a benchmark",
     )
     score.add_argument("--benchmark", required=True, metavar="NAME", help=f"one of {', '.join(BENCHMARKS)}")
-    score.add_argument("--predictions", required=True, nargs="+", metavar="FILE",
-                       help="predictions files, together one document per instance of the benchmark")
-    score.add_argument("--format", default="auto", choices=FORMATS,
-                       help="file format (default: told from the first line)")
-    score.add_argument("--config", metavar="NAME",
-                       help="another config of a one-part benchmark's set (e.g. abc: original, ABC's own sentences)")
+    score.add_argument(
+        "--predictions",
+        required=True,
+        nargs="+",
+        metavar="FILE",
+        help="predictions files, together one document per instance of the benchmark",
+    )
+    score.add_argument(
+        "--format", default="auto", choices=FORMATS, help="file format (default: told from the first line)"
+    )
+    score.add_argument(
+        "--config",
+        metavar="NAME",
+        help="another config of a one-part benchmark's set (e.g. abc: original, ABC's own sentences)",
+    )
     score.add_argument("--out", default="corefbias-results", metavar="DIR", help="output folder (default: %(default)s)")
-    score.add_argument("--data-dir", metavar="DIR",
-                       help="folder of exported sets (built there from the mirror when missing)")
+    score.add_argument(
+        "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
+    )
     score.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
     score.add_argument("--seed", type=int, default=0, help="seed of the resampling")
-    score.add_argument("--mode", default="cluster", choices=["cluster", "any_cluster"],
-                       help="how clusters become links")
+    score.add_argument(
+        "--mode", default="cluster", choices=["cluster", "any_cluster"], help="how clusters become links"
+    )
     score.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 
 
@@ -35,8 +47,16 @@ def _score(args) -> int:
     from ..harness.prediction_files import scoring
 
     result = scoring.score(
-        args.benchmark, args.predictions, format=args.format, config=args.config, data_dir=args.data_dir,
-        mirror=args.mirror, n_bootstrap=args.n_bootstrap, seed=args.seed, mode=args.mode, progress=True,
+        args.benchmark,
+        args.predictions,
+        format=args.format,
+        config=args.config,
+        data_dir=args.data_dir,
+        mirror=args.mirror,
+        n_bootstrap=args.n_bootstrap,
+        seed=args.seed,
+        mode=args.mode,
+        progress=True,
     )
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
     for row in run_outputs.summary_rows(result.to_json()):

@@ -77,8 +77,7 @@ def parse_sentence(text: str, *, row: str) -> Sentence:
     possessives = [word for word in words if word.group() in PRONOUN_TYPES]
     if len(possessives) != 1:
         raise ValueError(
-            f"{row}: expected one possessive pronoun ({', '.join(PRONOUN_TYPES)}) in {text!r}, found "
-            f"{len(possessives)}"
+            f"{row}: expected one possessive pronoun ({', '.join(PRONOUN_TYPES)}) in {text!r}, found {len(possessives)}"
         )
     pronoun = possessives[0]
     if pronoun is words[0]:
@@ -117,7 +116,8 @@ def parse_triplets(lines: Iterable[str], *, source: str) -> list[Triplet]:
         row = f"{source} lines {first_line}-{line_number}"
         if len(block) != 3:
             raise ValueError(
-                f"{row}: a triplet has {len(block)} sentences, expected 3 (a '{TRIPLET_SEPARATOR}' line ends each triplet)"
+                f"{row}: a triplet has {len(block)} sentences, expected 3 (a '{TRIPLET_SEPARATOR}' line ends each "
+                "triplet)"
             )
         _check_triplet(block, row=row)
         triplets.append(tuple(block))

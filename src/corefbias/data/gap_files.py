@@ -54,7 +54,9 @@ def load_name_spans(mirror=None) -> dict[str, list[Span]]:
     """The annotated personal-name spans of every GAP-test example, by example id."""
     with open(upstream.fetch(NAMES_DATASET, NAME_SPANS_FILE, mirror), encoding="utf-8") as handle:
         annotations = json.load(handle)
-    return {example_id: [(int(start), int(end)) for start, end, _ in spans] for example_id, spans in annotations.items()}
+    return {
+        example_id: [(int(start), int(end)) for start, end, _ in spans] for example_id, spans in annotations.items()
+    }
 
 
 def published_weights(examples: Sequence[GapExample], variant: str, mirror=None) -> np.ndarray:

@@ -40,8 +40,7 @@ def span_at(text: str, start: int | str, span_text: str, *, row: str, what: str)
     end = start + len(span_text)
     if not span_text or start < 0 or text[start:end] != span_text:
         raise SpanError(
-            f"row {row}: {what} {span_text!r} is not at offset {start} of the text "
-            f"(found {text[start:end]!r} there)"
+            f"row {row}: {what} {span_text!r} is not at offset {start} of the text (found {text[start:end]!r} there)"
         )
     return {"text": span_text, "start": start, "end": end}
 

@@ -87,8 +87,10 @@ def occupation_mentions(
     ending = rf"(?:{'|'.join(map(re.escape, suffixes))})?" if suffixes else ""
     pattern = re.compile(rf"(?<!\w){article}(?P<occupation>{names}){ending}(?!\w)", re.IGNORECASE)
     return [
-        Mention({"text": match.group(0), "start": match.start(), "end": match.end()},
-                by_lower[match.group("occupation").lower()])
+        Mention(
+            {"text": match.group(0), "start": match.start(), "end": match.end()},
+            by_lower[match.group("occupation").lower()],
+        )
         for match in pattern.finditer(text)
     ]
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..models.base import Task
-from . import conll_scoring
 from ..measures import abc_fpr, counter_gap, gap, pro_anti, winogender
 from ..measures.weighting import InfeasibleBalanceError
-
+from ..models.base import Task
+from . import conll_scoring
 
 Part = tuple[str, str]  # (config, split)
 
@@ -72,8 +71,13 @@ def _score_counter_gap(rows, decisions, n_bootstrap, seed):
     data = rows[part]
     return {
         "counter_gap": counter_gap.delta_i(
-            decisions[part], _gold(data), data["quadruple_id"], data["role"], data["gender"],
-            n_bootstrap=n_bootstrap, seed=seed,
+            decisions[part],
+            _gold(data),
+            data["quadruple_id"],
+            data["role"],
+            data["gender"],
+            n_bootstrap=n_bootstrap,
+            seed=seed,
         )
     }
 
@@ -93,9 +97,15 @@ def _score_gap(rows, decisions, n_bootstrap, seed):
             continue
         try:
             sections[f"gap/{variant}"] = gap.w_bias(
-                decisions[part], gold, data["gender"], num_names=data["num_names"],
-                correct_ranks=data["correct_rank"], variant=variant, return_weights=variant == "w",
-                n_bootstrap=n_bootstrap, seed=seed,
+                decisions[part],
+                gold,
+                data["gender"],
+                num_names=data["num_names"],
+                correct_ranks=data["correct_rank"],
+                variant=variant,
+                return_weights=variant == "w",
+                n_bootstrap=n_bootstrap,
+                seed=seed,
             )
         except InfeasibleBalanceError as error:
             sections[f"gap/{variant}"] = {"w_bias": None, "undefined": {"w_bias": f"no balancing weights: {error}"}}
@@ -118,9 +128,15 @@ def _score_winogender(rows, decisions, n_bootstrap, seed):
     data = rows[part]
     return {
         "winogender": winogender.winogender_bias(
-            [winogender_answer(decision) for decision in decisions[part]], data["answer"], data["occupation"],
-            data["gender"], data["pair_id"], data["bls_pct_female"], data["bergsma_pct_female"],
-            n_bootstrap=n_bootstrap, seed=seed,
+            [winogender_answer(decision) for decision in decisions[part]],
+            data["answer"],
+            data["occupation"],
+            data["gender"],
+            data["pair_id"],
+            data["bls_pct_female"],
+            data["bergsma_pct_female"],
+            n_bootstrap=n_bootstrap,
+            seed=seed,
         )
     }
 
@@ -151,7 +167,9 @@ def _pro_anti_scorer(sections: dict[str, Sequence[Part]], *, score: str, gold_on
         return {
             section: pro_anti.pro_anti_diff(
                 **_pro_anti_inputs(rows, decisions, parts, gold_only=gold_only, condition=condition, group=group),
-                score=score, n_bootstrap=n_bootstrap, seed=seed,
+                score=score,
+                n_bootstrap=n_bootstrap,
+                seed=seed,
             )
             for section, parts in sections.items()
         }
@@ -164,22 +182,47 @@ def _score_abc(rows, decisions, n_bootstrap, seed):
     data = rows[part]
     return {
         "abc": abc_fpr.fpr_ratio(
-            [decision[0] for decision in decisions[part]], [gold[0] for gold in _gold(data)], data["pronoun_gender"],
-            data["occupation_gender"], data["triplet_id"], n_bootstrap=n_bootstrap, seed=seed,
+            [decision[0] for decision in decisions[part]],
+            [gold[0] for gold in _gold(data)],
+            data["pronoun_gender"],
+            data["occupation_gender"],
+            data["triplet_id"],
+            n_bootstrap=n_bootstrap,
+            seed=seed,
         )
     }
 
 
 def _pro_anti_benchmark(
-    name, language, description, sections, *, score, gold_only, condition, group, headlines, balance_columns,
-    limit_meaning, score_outputs=None, metric_modules=("pro_anti_diff",),
+    name,
+    language,
+    description,
+    sections,
+    *,
+    score,
+    gold_only,
+    condition,
+    group,
+    headlines,
+    balance_columns,
+    limit_meaning,
+    score_outputs=None,
+    metric_modules=("pro_anti_diff",),
 ):
     """A benchmark scored by ``pro_anti_diff``, one section per entry of ``sections``."""
     return Benchmark(
-        name=name, dataset=name, parts=tuple(part for parts in sections.values() for part in parts), language=language,
-        unit="pair_id", metric_modules=metric_modules, description=description,
+        name=name,
+        dataset=name,
+        parts=tuple(part for parts in sections.values() for part in parts),
+        language=language,
+        unit="pair_id",
+        metric_modules=metric_modules,
+        description=description,
         score=_pro_anti_scorer(sections, score=score, gold_only=gold_only, condition=condition, group=group),
-        headlines=headlines, condition_column=condition, balance_columns=balance_columns, limit_meaning=limit_meaning,
+        headlines=headlines,
+        condition_column=condition,
+        balance_columns=balance_columns,
+        limit_meaning=limit_meaning,
         score_outputs=score_outputs,
     )
 
@@ -215,13 +258,15 @@ def _score_dawinobias(rows, decisions, n_bootstrap, seed):
             classes["predicted_classes"].append(None if answer is None else row["candidate_stereotypes"][answer])
             classes["referent_classes"].append(row["candidate_stereotypes"][referent])
             classes["conditions"].append(row["polarity"])
-    strict = _pro_anti_inputs(rows, decisions, _DAWINOBIAS_STRICT_PARTS, gold_only=True, condition="polarity",
-                              group="pronoun_gender")
+    strict = _pro_anti_inputs(
+        rows, decisions, _DAWINOBIAS_STRICT_PARTS, gold_only=True, condition="polarity", group="pronoun_gender"
+    )
     return {
         "dawinobias": pro_anti.pro_anti_diff(**genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed),
         "dawinobias/referent_f1": pro_anti.referent_class_f1(**classes),
         "dawinobias/strict": pro_anti.pro_anti_diff(**strict, unlinked="wrong", n_bootstrap=n_bootstrap, seed=seed),
     }
+
 
 _SOWINOBIAS_PARTS = {"sowinobias": (("default", "test"),)}
 
@@ -229,7 +274,11 @@ BENCHMARKS: dict[str, Benchmark] = {
     benchmark.name: benchmark
     for benchmark in (
         Benchmark(
-            name="counter_gap", dataset="counter_gap", parts=(("default", "test"),), language="en", unit="quadruple_id",
+            name="counter_gap",
+            dataset="counter_gap",
+            parts=(("default", "test"),),
+            language="en",
+            unit="quadruple_id",
             metric_modules=("counter_gap_delta_i",),
             description="Counter-GAP: does the model's accuracy change when the names' gender is swapped? (ΔI)",
             score=_score_counter_gap,
@@ -242,7 +291,11 @@ BENCHMARKS: dict[str, Benchmark] = {
             ),
         ),
         Benchmark(
-            name="gap", dataset="gap", parts=(("default", "test"),), language="en", unit="id",
+            name="gap",
+            dataset="gap",
+            parts=(("default", "test"),),
+            language="en",
+            unit="id",
             metric_modules=("gap_acc_bias", "gap_w_bias"),
             description="GAP test: feminine vs masculine accuracy (acc-Bias) and the LP-weighted W-Bias",
             score=_score_gap,
@@ -256,7 +309,11 @@ BENCHMARKS: dict[str, Benchmark] = {
             ),
         ),
         Benchmark(
-            name="winogender", dataset="winogender", parts=(("default", "test"),), language="en", unit="pair_id",
+            name="winogender",
+            dataset="winogender",
+            parts=(("default", "test"),),
+            language="en",
+            unit="pair_id",
             metric_modules=("winogender_bias",),
             description="Winogender: minimal pairs that differ only in the pronoun's gender",
             score=_score_winogender,
@@ -271,15 +328,20 @@ BENCHMARKS: dict[str, Benchmark] = {
             ),
         ),
         _pro_anti_benchmark(
-            "winobias", "en",
+            "winobias",
+            "en",
             "WinoBias: CoNLL F1 (the paper's score) and link F1 on pro- vs anti-stereotypical sentences, types 1 and 2",
-            _WINOBIAS_PARTS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender",
+            _WINOBIAS_PARTS,
+            score="f1",
+            gold_only=False,
+            condition="polarity",
+            group="pronoun_gender",
             headlines=tuple(
                 Headline(f"{section}/conll", key, f"{section.split('/')[1]} CoNLL F1 {label}", unbiased)
                 for section in _WINOBIAS_PARTS
-                for key, label, unbiased in (("diff", "pro − anti", 0.0), ("pro", "pro", None),
-                                             ("anti", "anti", None))
-            ) + tuple(
+                for key, label, unbiased in (("diff", "pro − anti", 0.0), ("pro", "pro", None), ("anti", "anti", None))
+            )
+            + tuple(
                 Headline(section, "diff", f"{section.split('/')[1]} link F1 pro − anti", 0.0)
                 for section in _WINOBIAS_PARTS
             ),
@@ -290,17 +352,27 @@ BENCHMARKS: dict[str, Benchmark] = {
             metric_modules=("pro_anti_conll_f1", "pro_anti_diff"),
         ),
         _pro_anti_benchmark(
-            "sowinobias", "en", "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
-            _SOWINOBIAS_PARTS, score="accuracy", gold_only=True, condition="condition", group="polarity",
+            "sowinobias",
+            "en",
+            "SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
+            _SOWINOBIAS_PARTS,
+            score="accuracy",
+            gold_only=True,
+            condition="condition",
+            group="polarity",
             headlines=(Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
             balance_columns=("condition", "polarity"),
             limit_meaning="N aligned pro/anti pairs with a positive and N with a negative adjective (4N instances)",
         ),
         Benchmark(
-            name="dawinobias", dataset="dawinobias", parts=_DAWINOBIAS_PARTS, language="da", unit="pair_id",
+            name="dawinobias",
+            dataset="dawinobias",
+            parts=_DAWINOBIAS_PARTS,
+            language="da",
+            unit="pair_id",
             metric_modules=("pro_anti_diff",),
             description="DaWinoBias (Danish WinoBias) as GenDa Lens scores it: accuracy pro vs anti on dev + test, "
-                        "unlinked pronouns left out, Gender Effect Size log2(pro/anti); strict: test, unlinked wrong",
+            "unlinked pronouns left out, Gender Effect Size log2(pro/anti); strict: test, unlinked wrong",
             score=_score_dawinobias,
             headlines=(
                 Headline("dawinobias", "log2_ratio", "Gender Effect Size log2(pro / anti)", 0.0),
@@ -314,7 +386,11 @@ BENCHMARKS: dict[str, Benchmark] = {
             "in both)",
         ),
         Benchmark(
-            name="abc", dataset="abc", parts=(("genda", "test"),), language="da", unit="triplet_id",
+            name="abc",
+            dataset="abc",
+            parts=(("genda", "test"),),
+            language="da",
+            unit="triplet_id",
             metric_modules=("abc_fpr_ratio",),
             description="ABC (Danish anti-reflexives): false-positive rate for 'hans' vs 'hendes' (log2 ratio)",
             score=_score_abc,

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..measures import comparison, resampling
 from . import comparison as run_comparison
 from .benchmarks import BENCHMARKS, Benchmark
-from ..measures import comparison, resampling
 
 ALPHA = 0.05
 

@@ -53,7 +53,9 @@ def clusters_with_pronoun(pronoun: Span, clusters: Iterable[Cluster]) -> list[li
     return found
 
 
-def link_decisions(pronoun: Span, candidates: Sequence[Span], clusters: Iterable[Cluster], mode: str = "cluster") -> list[bool]:
+def link_decisions(
+    pronoun: Span, candidates: Sequence[Span], clusters: Iterable[Cluster], mode: str = "cluster"
+) -> list[bool]:
     """For each candidate span: does the prediction link it to the pronoun?"""
     if mode not in DECISION_MODES:
         raise ValueError(f"unknown decision mode {mode!r}; choose one of {DECISION_MODES}")
@@ -64,6 +66,11 @@ def link_decisions(pronoun: Span, candidates: Sequence[Span], clusters: Iterable
     for candidate in candidates:
         target = _as_span(candidate)
         decisions.append(
-            any(contains_or_within(mention, target) for cluster in holding for mention in cluster if mention != _as_span(pronoun))
+            any(
+                contains_or_within(mention, target)
+                for cluster in holding
+                for mention in cluster
+                if mention != _as_span(pronoun)
+            )
         )
     return decisions

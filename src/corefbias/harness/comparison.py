@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .benchmarks import BENCHMARKS, Benchmark
 from ..measures import comparison, resampling
+from .benchmarks import BENCHMARKS, Benchmark
 
 CONFIDENCE = 0.95
 _SCORE_TOLERANCE = 1e-9

@@ -22,12 +22,21 @@ LINKS_ONLY = "the predictions hold per-candidate links, not clusters, and CoNLL 
 
 
 def _spans(clusters) -> list[list[tuple[int, int]]]:
-    return [[(int(m["start"]), int(m["end"])) if isinstance(m, dict) else (int(m[0]), int(m[1])) for m in cluster]
-            for cluster in clusters]
+    return [
+        [(int(m["start"]), int(m["end"])) if isinstance(m, dict) else (int(m[0]), int(m[1])) for m in cluster]
+        for cluster in clusters
+    ]
 
 
-def pro_anti_sections(rows: dict, outputs: dict, parts_by_section: dict[str, Sequence[Part]], *,
-                      condition: str, n_bootstrap: int, seed: int) -> dict[str, dict]:
+def pro_anti_sections(
+    rows: dict,
+    outputs: dict,
+    parts_by_section: dict[str, Sequence[Part]],
+    *,
+    condition: str,
+    n_bootstrap: int,
+    seed: int,
+) -> dict[str, dict]:
     """``<section>/conll``: ``pro_anti_conll_f1`` over the sentences of each section's parts."""
     sections = {}
     for section, parts in parts_by_section.items():
@@ -47,8 +56,12 @@ def pro_anti_sections(rows: dict, outputs: dict, parts_by_section: dict[str, Seq
             continue
         try:
             sections[name] = conll_f1.pro_anti_conll_f1(
-                keys, [_spans(output) for output in responses], conditions, pair_ids,
-                n_bootstrap=n_bootstrap, seed=seed,
+                keys,
+                [_spans(output) for output in responses],
+                conditions,
+                pair_ids,
+                n_bootstrap=n_bootstrap,
+                seed=seed,
             )
         except ModuleNotFoundError as missing:
             sections[name] = conll_f1.undefined_pro_anti(str(missing))
@@ -59,7 +72,8 @@ def pro_anti_scorer(parts_by_section: dict[str, Sequence[Part]], *, condition: s
     """A ``Benchmark.score_outputs`` for pro/anti sets whose rows carry gold ``clusters``."""
 
     def scorer(rows, outputs, n_bootstrap, seed):
-        return pro_anti_sections(rows, outputs, parts_by_section, condition=condition,
-                                 n_bootstrap=n_bootstrap, seed=seed)
+        return pro_anti_sections(
+            rows, outputs, parts_by_section, condition=condition, n_bootstrap=n_bootstrap, seed=seed
+        )
 
     return scorer

@@ -30,8 +30,9 @@ def without_readable_answers(sections: dict[str, dict], num_instances: int) -> d
     reason = f"no readable answer: none of the model's {num_instances} answers could be parsed"
     blanked = {}
     for name, section in sections.items():
-        scores = [key for key, value in section.items()
-                  if key != "undefined" and (value is None or isinstance(value, float))]
+        scores = [
+            key for key, value in section.items() if key != "undefined" and (value is None or isinstance(value, float))
+        ]
         blanked[name] = {
             **{key: None if key in scores else value for key, value in section.items() if key != "undefined"},
             "undefined": {key: reason for key in scores},

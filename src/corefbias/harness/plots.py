@@ -27,7 +27,11 @@ def _save(figure, path: Path) -> Path:
 
 def winogender_occupations(section: dict, bls_by_occupation: dict[str, float], path: Path) -> Path:
     occupations = sorted(key.split("/", 1)[1] for key in section if key.startswith("preference/"))
-    points = [(bls_by_occupation[o], section[f"preference/{o}"], o) for o in occupations if section[f"preference/{o}"] is not None]
+    points = [
+        (bls_by_occupation[o], section[f"preference/{o}"], o)
+        for o in occupations
+        if section[f"preference/{o}"] is not None
+    ]
     figure, axes = plt.subplots(figsize=(7, 5))
     axes.scatter([x for x, _, _ in points], [y for _, y, _ in points], s=18)
     for x, y, occupation in points:
@@ -66,8 +70,14 @@ def pro_anti_bars(sections: dict[str, dict], path: Path) -> Path:
         diff = sections[name].get("diff")
         if diff is not None:
             interval = f"\n[{low:.3f}, {high:.3f}]" if low is not None else ""
-            axes.annotate(f"Δ {diff:+.3f}{interval}", (position, max(pro[position], anti[position])), ha="center",
-                          fontsize=7, xytext=(0, 3), textcoords="offset points")
+            axes.annotate(
+                f"Δ {diff:+.3f}{interval}",
+                (position, max(pro[position], anti[position])),
+                ha="center",
+                fontsize=7,
+                xytext=(0, 3),
+                textcoords="offset points",
+            )
     axes.set_xticks(list(positions), names, fontsize=8)
     axes.set_ylim(0, 1.15)
     axes.set_ylabel("score (CoNLL F1, link F1 for WinoBias; else accuracy)")

@@ -92,7 +92,8 @@ def merge(sources: Iterable[str | os.PathLike], target: str | os.PathLike) -> in
             try:
                 clash = connection.execute(
                     "SELECT s.model, s.dataset, s.config, s.split, s.instance FROM source.predictions s "
-                    "JOIN predictions t USING (model, dataset, config, split, instance) WHERE s.output != t.output LIMIT 1"
+                    "JOIN predictions t USING (model, dataset, config, split, instance) WHERE s.output != t.output "
+                    "LIMIT 1"
                 ).fetchone()
                 if clash:
                     raise ValueError(f"{source} and {target} hold different outputs for {clash}; shards must agree")

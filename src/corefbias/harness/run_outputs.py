@@ -13,13 +13,23 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..measures.result_format import SIGNIFICANCE_SUFFIXES
 from .benchmarks import BENCHMARKS
 from .parse_rates import PARSE_RATE_THRESHOLD
-from ..measures.result_format import SIGNIFICANCE_SUFFIXES
 
 SIGNIFICANCE_LEVEL = 0.05
-SUMMARY_COLUMNS = ("benchmark", "score", "value", "ci_low", "ci_high", "p_value", "significant", "unbiased_value",
-                   "parse_rate", "low_parse_rate")
+SUMMARY_COLUMNS = (
+    "benchmark",
+    "score",
+    "value",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "significant",
+    "unbiased_value",
+    "parse_rate",
+    "low_parse_rate",
+)
 LOW_PARSE_MARK = "†"
 
 
@@ -102,8 +112,10 @@ def provenance_paragraph(provenance: dict) -> str:
         for name, source in provenance["datasets"].items()
     )
     settings = "; ".join(f"{key} {_plain(value)}" for key, value in provenance["settings"].items())
-    counts = "; ".join(f"{name} {count['predicted']} predicted, {count['from_cache']} from the cache"
-                       for name, count in provenance["instances"].items())
+    counts = "; ".join(
+        f"{name} {count['predicted']} predicted, {count['from_cache']} from the cache"
+        for name, count in provenance["instances"].items()
+    )
     return (
         f"**Provenance.** corefbias {provenance['corefbias_version']} on Python {provenance['python']} ({libraries}). "
         f"Model `{model['spec']}`, identified as {identity} (cache key `{model['cache_key']}`). Data: {data}. "
@@ -134,12 +146,20 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
     for row in summary_rows(results):
         value = format_number(row["value"]) + _mark(row) if row["value"] is not None else f"— ({row['undefined']})"
         lines.append(
-            f"| {row['benchmark']} | {row['score']} | {value} | [{format_number(row['ci_low'])}, {format_number(row['ci_high'])}] "
+            f"| {row['benchmark']} | {row['score']} | {value} | [{format_number(row['ci_low'])}, "
+            f"{format_number(row['ci_high'])}] "
             f"| {format_number(row['p_value'])} | {format_number(row['unbiased_value'])} "
             f"| {format_number(row['parse_rate'])}{LOW_PARSE_MARK if row['low_parse_rate'] else ''} |"
         )
     for name, outcome in results["benchmarks"].items():
-        lines += ["", f"## {name}", "", outcome["description"] + f" (metric modules: {', '.join(f'`{name}`' for name in outcome['metric_modules'])}).", ""]
+        lines += [
+            "",
+            f"## {name}",
+            "",
+            outcome["description"]
+            + f" (metric modules: {', '.join(f'`{name}`' for name in outcome['metric_modules'])}).",
+            "",
+        ]
         low = f" {LOW_PARSE_MARK}" if outcome.get("low_parse_rate") else ""
         lines.append(
             f"{outcome['num_instances']} instances; {outcome['num_unparsed']} unparseable answers (counted as no link; "

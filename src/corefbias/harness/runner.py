@@ -30,14 +30,14 @@ from pathlib import Path
 import datasets
 
 from .. import __version__
-from . import cluster_links
 from ..data import hub_export, upstream
-from .benchmarks import Benchmark, resolve, rows_of
-from .limits import limit_units
-from .parse_rates import is_low, parse_rate, without_readable_answers
 from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError, Task
 from ..models.identity import digest, library_versions
 from ..models.registry import load_model
+from . import cluster_links
+from .benchmarks import Benchmark, resolve, rows_of
+from .limits import limit_units
+from .parse_rates import is_low, parse_rate, without_readable_answers
 from .prediction_cache import PredictionCache
 
 
@@ -135,8 +135,10 @@ def provenance(result: RunResult, spec: str, identity: dict, data_dir: Path, sta
         "settings": result.settings,
         "started": started.isoformat(timespec="seconds"),
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "instances": {name: {"predicted": run.num_predicted, "from_cache": len(run.instances) - run.num_predicted}
-                      for name, run in result.runs.items()},
+        "instances": {
+            name: {"predicted": run.num_predicted, "from_cache": len(run.instances) - run.num_predicted}
+            for name, run in result.runs.items()
+        },
     }
 
 
@@ -168,8 +170,15 @@ def _without_gold(row: dict) -> dict:
 class _Predictor:
     """The ``Dataset.map`` function: cached outputs, and the model asked for the rest."""
 
-    def __init__(self, model, task: Task, key: tuple, cache: PredictionCache | None, advance: Callable[[int], None],
-                 reuse: bool = True):
+    def __init__(
+        self,
+        model,
+        task: Task,
+        key: tuple,
+        cache: PredictionCache | None,
+        advance: Callable[[int], None],
+        reuse: bool = True,
+    ):
         self.model, self.task, self.key, self.cache, self.advance = model, task, key, cache, advance
         self.reuse = reuse  # False: ask the model about every instance, cached or not
         self.model_seconds = 0.0
@@ -215,9 +224,22 @@ def _shard(data: datasets.Dataset, index: int, count: int) -> datasets.Dataset:
 
 
 def run_benchmark(
-    model, benchmark: Benchmark, *, model_key: str, data_dir: Path, mirror, cache: PredictionCache | None, limit: int | None,
-    n_bootstrap: int, seed: int, batch_size: int, shard: tuple[int, int] | None, mode: str, progress: bool,
-    on_progress: Callable[[str, int, int], None] | None = None, reuse: bool = True,
+    model,
+    benchmark: Benchmark,
+    *,
+    model_key: str,
+    data_dir: Path,
+    mirror,
+    cache: PredictionCache | None,
+    limit: int | None,
+    n_bootstrap: int,
+    seed: int,
+    batch_size: int,
+    shard: tuple[int, int] | None,
+    mode: str,
+    progress: bool,
+    on_progress: Callable[[str, int, int], None] | None = None,
+    reuse: bool = True,
 ) -> BenchmarkRun:
     started = time.perf_counter()
     parts = {
@@ -253,8 +275,13 @@ def run_benchmark(
             key = (model_key, benchmark.dataset, config, split)
             predictor = _Predictor(model, benchmark.task, key, cache, advance, reuse)
             mapped = data.map(
-                predictor, batched=True, batch_size=batch_size, remove_columns=data.column_names,
-                load_from_cache_file=False, keep_in_memory=True, new_fingerprint=hashlib.sha256(f"{model_key}/{config}/{split}".encode()).hexdigest()[:32],
+                predictor,
+                batched=True,
+                batch_size=batch_size,
+                remove_columns=data.column_names,
+                load_from_cache_file=False,
+                keep_in_memory=True,
+                new_fingerprint=hashlib.sha256(f"{model_key}/{config}/{split}".encode()).hexdigest()[:32],
             )
             # A part the limit emptied (pairs of another split or type) maps to no output column.
             outputs[config, split] = [json.loads(output) for output in mapped["output"]] if len(data) else []
@@ -275,8 +302,14 @@ def run_benchmark(
             decisions[config, split].append(decision)
             result.num_unparsed += not parsed
             result.instances.append(
-                {"id": row["id"], "config": config, "split": split, "decision": decision,
-                 "gold": [c["is_referent"] for c in row["candidates"]], "parsed": parsed}
+                {
+                    "id": row["id"],
+                    "config": config,
+                    "split": split,
+                    "decision": decision,
+                    "gold": [c["is_referent"] for c in row["candidates"]],
+                    "parsed": parsed,
+                }
             )
     if shard is None:
         result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
@@ -328,15 +361,33 @@ def run(
     identity = model_identity(model, model_spec)
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
-    settings = {"benchmarks": [b.name for b in chosen], "limit": limit, "n_bootstrap": n_bootstrap, "seed": seed,
-                "shard": list(shard) if shard else None, "decision_mode": mode}
+    settings = {
+        "benchmarks": [b.name for b in chosen],
+        "limit": limit,
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "shard": list(shard) if shard else None,
+        "decision_mode": mode,
+    }
     settings.update(batch_size=batch_size, cache_mode=cache_mode)
     with PredictionCache(cache_path) if cache_mode != "off" else nullcontext() as cache:
         runs = {
             benchmark.name: run_benchmark(
-                model, benchmark, model_key=cache_key(identity), data_dir=data_dir, mirror=mirror, cache=cache, limit=limit,
-                n_bootstrap=n_bootstrap, seed=seed, batch_size=batch_size, shard=shard, mode=mode, progress=progress,
-                on_progress=on_progress, reuse=cache_mode == "use",
+                model,
+                benchmark,
+                model_key=cache_key(identity),
+                data_dir=data_dir,
+                mirror=mirror,
+                cache=cache,
+                limit=limit,
+                n_bootstrap=n_bootstrap,
+                seed=seed,
+                batch_size=batch_size,
+                shard=shard,
+                mode=mode,
+                progress=progress,
+                on_progress=on_progress,
+                reuse=cache_mode == "use",
             )
             for benchmark in chosen
         }

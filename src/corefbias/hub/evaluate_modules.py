@@ -89,8 +89,7 @@ class CorefBiasMetric(evaluate.Metric):
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score all examples given here and added before; optional inputs may be left out.
-"""
+        """Score all examples given here and added before; optional inputs may be left out."""
         if predictions is not None:
             kwargs = self._fill_optional(len(predictions), kwargs)
         return super().compute(predictions=predictions, references=references, **kwargs)

@@ -73,7 +73,9 @@ def build_metric_widget(module, example_rows: list[list] | None = None):
         button = gr.Button("Compute", variant="primary")
         output = gr.JSON(label="Result")
         button.click(compute, inputs=[table, n_bootstrap, seed], outputs=output, api_name="compute")
-        gr.Markdown(f"**Inputs**\n\n```\n{module.inputs_description}\n```\n\n**Citation**\n\n```\n{module.citation}\n```")
+        gr.Markdown(
+            f"**Inputs**\n\n```\n{module.inputs_description}\n```\n\n**Citation**\n\n```\n{module.citation}\n```"
+        )
     return page
 
 

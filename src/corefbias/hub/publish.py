@@ -183,14 +183,20 @@ def on_pypi(version: str, url_template: str = PYPI_RELEASE_URL, timeout_s: float
     except urllib.error.HTTPError as error:
         if error.code == 404:
             return False
-        raise PublishError(f"asking PyPI whether corefbias {version} is released failed: {error}; "
-                           f"use --wheel to ship a wheel without asking") from error
+        raise PublishError(
+            f"asking PyPI whether corefbias {version} is released failed: {error}; "
+            f"use --wheel to ship a wheel without asking"
+        ) from error
     except (urllib.error.URLError, OSError) as error:
         raise PublishError(f"PyPI is unreachable ({error}); use --wheel to ship a wheel without asking") from error
 
 
 def stage_space(
-    source_dir: Path, space_id: str, wheel: Path | None, out_dir: Path, endpoint: str | None = None,
+    source_dir: Path,
+    space_id: str,
+    wheel: Path | None,
+    out_dir: Path,
+    endpoint: str | None = None,
     version: str = __version__,
 ) -> Path:
     """Copy the Space folder ``source_dir`` to ``out_dir``, its requirements.txt naming corefbias.

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import validation
-from .result_format import finalize
 from .resampling import bootstrap_test, safe_div, safe_log2
+from .result_format import finalize
 
 PRONOUN_GENDERS = ("neutral", "male", "female")
 OCCUPATION_GENDERS = ("female", "male")
@@ -67,9 +67,7 @@ def _reasons() -> dict[str, str]:
         reasons["fpr_ratio" + suffix] = (
             f"no female anti-reflexive was linked to the subject{where} (FPR_F = 0), so FPR_M / FPR_F is undefined"
         )
-        reasons["log2_fpr_ratio" + suffix] = (
-            f"FPR_M or FPR_F is 0{where}, so log2(FPR_M / FPR_F) is undefined"
-        )
+        reasons["log2_fpr_ratio" + suffix] = f"FPR_M or FPR_F is 0{where}, so log2(FPR_M / FPR_F) is undefined"
     return reasons
 
 

@@ -205,4 +205,3 @@ def undefined_pro_anti(reason: str) -> dict:
     """The result of ``pro_anti_conll_f1`` when the predictions hold no clusters to score."""
     names = ("pro", "anti", "average", "diff")
     return finalize(dict.fromkeys(names), dict.fromkeys(names, reason))
-

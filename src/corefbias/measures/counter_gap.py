@@ -14,8 +14,8 @@ import numpy as np
 from scipy import stats
 
 from . import validation
-from .result_format import finalize
 from .resampling import bootstrap_test, safe_div
+from .result_format import finalize
 
 ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
 GENDERS = ("female", "male")

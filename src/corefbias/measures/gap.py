@@ -26,8 +26,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import gap_properties, validation
-from .result_format import finalize
 from .resampling import bootstrap_test, paired_randomization_test, safe_div
+from .result_format import finalize
 
 GENDERS = ("female", "male")
 
@@ -87,7 +87,9 @@ def weighted_statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     return {weighted: scores[name] for name, weighted in _WEIGHTED_NAMES.items()}
 
 
-def example_rows(predicted: np.ndarray, gold: np.ndarray, female: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+def example_rows(
+    predicted: np.ndarray, gold: np.ndarray, female: np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
     """One row of ``_COLUMNS`` per example.
 
     ``predicted`` may hold probabilities instead of booleans: every column is linear in it, so the
@@ -114,7 +116,9 @@ def example_rows(predicted: np.ndarray, gold: np.ndarray, female: np.ndarray, we
     return np.column_stack([columns[name] for name in _COLUMNS])
 
 
-def check_inputs(predictions: Sequence, references: Sequence, genders: Sequence[str], **optional) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_inputs(
+    predictions: Sequence, references: Sequence, genders: Sequence[str], **optional
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated ``(n, 2)`` predicted and gold arrays and the female mask; ``optional`` are length-checked."""
     validation.check_lengths(predictions=predictions, references=references, genders=genders, **optional)
     predicted = validation.check_binary_pairs("predictions", predictions)
@@ -131,7 +135,9 @@ def check_inputs(predictions: Sequence, references: Sequence, genders: Sequence[
     return predicted, gold, female
 
 
-def acc_bias(predictions: Sequence, references: Sequence, genders: Sequence[str], *, n_bootstrap: int = 1000, seed: int = 0) -> dict:
+def acc_bias(
+    predictions: Sequence, references: Sequence, genders: Sequence[str], *, n_bootstrap: int = 1000, seed: int = 0
+) -> dict:
     """Accuracies on the positive candidate, acc-Bias, GAP F1s and F1-Bias, with bootstrap significance."""
     validation.check_n_bootstrap(n_bootstrap, seed)
     predicted, gold, female = check_inputs(predictions, references, genders)
@@ -229,7 +235,9 @@ def compare_models(
     names = sorted(statistic(np.zeros(len(_COLUMNS))))
     if score not in names:
         raise ValueError(f"unknown score {score!r}; choose one of {names}")
-    predicted_a, gold, female = check_inputs(predictions_a, references, genders, predictions_b=predictions_b, weights=weights)
+    predicted_a, gold, female = check_inputs(
+        predictions_a, references, genders, predictions_b=predictions_b, weights=weights
+    )
     predicted_b = validation.check_binary_pairs("predictions_b", predictions_b)
     values = None if weights is None else check_weights(weights, gold)
     return paired_randomization_test(

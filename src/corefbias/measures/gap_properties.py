@@ -39,8 +39,6 @@ import numpy as np
 
 from . import validation, weighting
 
-
-
 TRIM_MAX_NAMES = 15
 TRIM_FIRST_DROPPED_RANK = 5
 
@@ -53,7 +51,9 @@ class Variant:
 
 
 VARIANTS = {
-    "w": Variant(("num_names", "correct_rank"), False, "balances the number of names and the rank of the correct candidate"),
+    "w": Variant(
+        ("num_names", "correct_rank"), False, "balances the number of names and the rank of the correct candidate"
+    ),
     "wnum": Variant(("num_names",), False, "balances the number of names only"),
     "wdist": Variant(("correct_rank",), False, "balances the rank of the correct candidate only"),
     "wt": Variant(
@@ -78,8 +78,8 @@ def english_tokenizer(split_hyphen_after_digit: bool = False):
         raise ImportError("GAP name distances need spaCy: pip install 'corefbias[gap]'") from None
     nlp = spacy.blank("en")
     if not split_hyphen_after_digit:
-        current = r"(?<=[{a}0-9])(?:{h})(?=[{a}])".format(a=ALPHA, h=HYPHENS)
-        spacy2 = r"(?<=[{a}])(?:{h})(?=[{a}])".format(a=ALPHA, h=HYPHENS)
+        current = rf"(?<=[{ALPHA}0-9])(?:{HYPHENS})(?=[{ALPHA}])"
+        spacy2 = rf"(?<=[{ALPHA}])(?:{HYPHENS})(?=[{ALPHA}])"
         infixes = [spacy2 if pattern == current else pattern for pattern in nlp.Defaults.infixes]
         nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     return nlp.tokenizer
@@ -163,11 +163,15 @@ def name_statistics(examples: Sequence, properties: NameProperties) -> dict[str,
     return result
 
 
-def _check_properties(num_names: Sequence, correct_ranks: Sequence, has_positive: np.ndarray) -> tuple[np.ndarray, list]:
+def _check_properties(
+    num_names: Sequence, correct_ranks: Sequence, has_positive: np.ndarray
+) -> tuple[np.ndarray, list]:
     names = np.zeros(len(num_names), dtype=int)
     for index, value in enumerate(num_names):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"num_names[{index}] is {value!r}; it must be the number of names (a non-negative integer)")
+            raise ValueError(
+                f"num_names[{index}] is {value!r}; it must be the number of names (a non-negative integer)"
+            )
         names[index] = value
     ranks: list[int | None] = []
     for index, (rank, positive) in enumerate(zip(correct_ranks, has_positive)):
@@ -183,7 +187,9 @@ def _check_properties(num_names: Sequence, correct_ranks: Sequence, has_positive
     return names, ranks
 
 
-def variant_weights(genders: Sequence[str], has_positive, num_names: Sequence[int], correct_ranks: Sequence, variant: str) -> np.ndarray:
+def variant_weights(
+    genders: Sequence[str], has_positive, num_names: Sequence[int], correct_ranks: Sequence, variant: str
+) -> np.ndarray:
     """Per-example weights of a variant (``w``, ``wnum``, ``wdist``, ``wt``); 0 without a positive candidate.
 
     ``correct_ranks`` holds the position of the correct candidate (1 = closest name), None where it
@@ -191,7 +197,9 @@ def variant_weights(genders: Sequence[str], has_positive, num_names: Sequence[in
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; choose one of {sorted(VARIANTS)}")
-    validation.check_lengths(genders=genders, has_positive=has_positive, num_names=num_names, correct_ranks=correct_ranks)
+    validation.check_lengths(
+        genders=genders, has_positive=has_positive, num_names=num_names, correct_ranks=correct_ranks
+    )
     has_positive = np.asarray(has_positive, dtype=bool)
     names, ranks = _check_properties(num_names, correct_ranks, has_positive)
     spec = VARIANTS[variant]

@@ -37,8 +37,8 @@ from functools import partial
 import numpy as np
 
 from . import validation
-from .result_format import finalize
 from .resampling import bootstrap_test, safe_div, safe_log2
+from .result_format import finalize
 
 CONDITIONS = ("pro", "anti")
 SCORES = ("accuracy", "f1")
@@ -254,8 +254,11 @@ def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[st
     scores: dict = {}
     reasons: dict[str, str] = {}
     for condition in CONDITIONS:
-        counted = [(predicted, referent) for predicted, referent, value in zip(predicted_classes, referents, conditions)
-                   if value == condition and predicted is not None]
+        counted = [
+            (predicted, referent)
+            for predicted, referent, value in zip(predicted_classes, referents, conditions)
+            if value == condition and predicted is not None
+        ]
         for name in classes:
             true_positives = sum(predicted == name and referent == name for predicted, referent in counted)
             false_positives = sum(predicted == name and referent != name for predicted, referent in counted)
@@ -263,9 +266,7 @@ def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[st
             key = f"{condition}/{name}"
             scores[key] = safe_div(2 * true_positives, 2 * true_positives + false_positives + false_negatives)
             scores[f"support_{key}"] = sum(referent == name for _, referent in counted)
-            reasons[key] = (
-                f"no counted {condition} sentence has a {name!r} referent or prediction, so its F1 is 0/0"
-            )
+            reasons[key] = f"no counted {condition} sentence has a {name!r} referent or prediction, so its F1 is 0/0"
         scores[f"num_{condition}"] = len(counted)
         scores[f"num_unlinked_{condition}"] = sum(
             predicted is None and value == condition for predicted, value in zip(predicted_classes, conditions)

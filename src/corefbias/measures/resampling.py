@@ -148,9 +148,7 @@ def bootstrap_test(
     rows = np.asarray(rows, dtype=float)
     observed = statistic(rows.sum(axis=0))
     replicates = bootstrap_replicates(rows, statistic, n_bootstrap, seed)
-    return {
-        name: infer(float(observed[name]), replicates[name], null, confidence) for name, null in nulls.items()
-    }
+    return {name: infer(float(observed[name]), replicates[name], null, confidence) for name, null in nulls.items()}
 
 
 def swap_masks(n_units: int, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
@@ -192,7 +190,8 @@ def paired_randomization_test(
     rows_b = np.asarray(rows_b, dtype=float)
     if rows_a.shape != rows_b.shape:
         raise ValueError(
-            f"the two systems must be scored on the same units: got row arrays of shapes {rows_a.shape} and {rows_b.shape}"
+            f"the two systems must be scored on the same units: got row arrays of shapes {rows_a.shape} and "
+            f"{rows_b.shape}"
         )
     observed = float(statistic(rows_a.sum(0))[name] - statistic(rows_b.sum(0))[name])
     if not np.isfinite(observed):

@@ -57,4 +57,3 @@ def finalize(
                 undefined[key] = f"{name} is undefined on every bootstrap resample"
     result["undefined"] = undefined
     return result
-

@@ -60,13 +60,23 @@ def check_nonempty(groups: Mapping[str, int], what: str) -> None:
 
 def check_n_bootstrap(n_bootstrap: int, seed: int) -> None:
     if not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 0:
-        raise ValueError(f"n_bootstrap must be a non-negative integer (0 switches significance off), got {n_bootstrap!r}")
+        raise ValueError(
+            f"n_bootstrap must be a non-negative integer (0 switches significance off), got {n_bootstrap!r}"
+        )
     if not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be an integer, got {seed!r}")
 
 
-def unit_table(unit_ids: Sequence, labels: Sequence, slots: Sequence, *, unit: str, member: str,
-               ids_name: str, required: Collection | None = None) -> tuple[list, np.ndarray]:
+def unit_table(
+    unit_ids: Sequence,
+    labels: Sequence,
+    slots: Sequence,
+    *,
+    unit: str,
+    member: str,
+    ids_name: str,
+    required: Collection | None = None,
+) -> tuple[list, np.ndarray]:
     """Group rows into resampling units (quadruples, triplets, minimal pairs).
 
     Returns the unit ids in first-seen order and a ``units × len(slots)`` table holding the row of

@@ -99,7 +99,9 @@ def _encode(groups: Sequence, properties: Mapping[str, Sequence]) -> _Problem:
     columns = []
     for name, values in properties.items():
         if len(values) != n:
-            raise ValueError(f"property {name!r} has {len(values)} values but there are {n} examples; pass one value per example")
+            raise ValueError(
+                f"property {name!r} has {len(values)} values but there are {n} examples; pass one value per example"
+            )
         index: dict = {}
         codes = np.full(n, -1, dtype=np.int64)
         for position, value in enumerate(values):
@@ -140,7 +142,9 @@ def balance_residuals(weights, groups: Sequence, properties: Mapping[str, Sequen
     return residuals
 
 
-def _equalities(problem: _Problem, set_codes: np.ndarray, in_a: np.ndarray, sizes: np.ndarray) -> tuple[sparse.csr_matrix, np.ndarray]:
+def _equalities(
+    problem: _Problem, set_codes: np.ndarray, in_a: np.ndarray, sizes: np.ndarray
+) -> tuple[sparse.csr_matrix, np.ndarray]:
     """Balance rows over items (examples or classes of ``sizes`` examples), scaled by 1/n.
 
     One row per set, ``Σ_{A∩S} − Σ_{B∩S} = 0``, then ``Σ_A = ½`` and ``Σ_B = ½`` (together the balance
@@ -193,14 +197,22 @@ def balance_weights(groups: Sequence, properties: Mapping[str, Sequence]) -> Bal
     class_costs = sizes * (sizes - 1) / 2 / n**2
     num_classes, num_pairs = len(sizes), len(firsts)
     shares = sparse.csr_matrix(
-        (np.concatenate([-np.ones(num_pairs), np.ones(num_pairs)]), (np.concatenate([firsts, seconds]), np.tile(np.arange(num_pairs), 2))),
+        (
+            np.concatenate([-np.ones(num_pairs), np.ones(num_pairs)]),
+            (np.concatenate([firsts, seconds]), np.tile(np.arange(num_pairs), 2)),
+        ),
         shape=(num_classes, num_pairs),
     )
     dual = optimize.linprog(
         np.concatenate([np.zeros(num_pairs), -rhs]),
         A_ub=sparse.hstack([shares, equalities.T]).tocsr(),
         b_ub=class_costs + np.bincount(seconds, weights=pair_costs, minlength=num_classes),
-        bounds=np.column_stack([np.concatenate([np.zeros(num_pairs), np.full(len(rhs), -np.inf)]), np.concatenate([pair_costs, np.full(len(rhs), np.inf)])]),
+        bounds=np.column_stack(
+            [
+                np.concatenate([np.zeros(num_pairs), np.full(len(rhs), -np.inf)]),
+                np.concatenate([pair_costs, np.full(len(rhs), np.inf)]),
+            ]
+        ),
         method="highs-ds",
         options=_HIGHS_OPTIONS,
     )
@@ -212,7 +224,9 @@ def balance_weights(groups: Sequence, properties: Mapping[str, Sequence]) -> Bal
     return BalancedWeights(weights, pairwise_max_objective(weights, groups), num_classes, len(problem.set_names))
 
 
-def per_pair_lp_weights(groups: Sequence, properties: Mapping[str, Sequence], *, time_limit: float | None = None) -> BalancedWeights:
+def per_pair_lp_weights(
+    groups: Sequence, properties: Mapping[str, Sequence], *, time_limit: float | None = None
+) -> BalancedWeights:
     """The paper's LP as written in Sec. 2.2: one weight per example and one ``m_ij`` per same-group pair.
 
     (Its two balance rows are written ``Σ_A w = Σ_B w = n/2``, equivalent to ``Σ_A w = Σ_B w, Σ w = n``.)
@@ -251,7 +265,9 @@ def per_pair_lp_weights(groups: Sequence, properties: Mapping[str, Sequence], *,
         options=options,
     )
     if result.status == 1:
-        raise TimeoutError(f"the per-pair LP ({n} weights, {num_pairs} pair variables) hit the time limit: {result.message}")
+        raise TimeoutError(
+            f"the per-pair LP ({n} weights, {num_pairs} pair variables) hit the time limit: {result.message}"
+        )
     if result.status == 2:
         raise InfeasibleBalanceError(_infeasibility_message(problem, equalities))
     if result.status != 0:
@@ -285,7 +301,9 @@ def _infeasibility_message(problem: _Problem, equalities: sparse.csr_matrix) -> 
         member = column >= 0
         np.add.at(counts, (column[member], (~problem.in_group_a[member]).astype(int)), 1)
     a, b = problem.group_labels
-    listing = "; ".join(f"{problem.set_names[index]} ({a}: {counts[index, 0]}, {b}: {counts[index, 1]})" for index in offending)
+    listing = "; ".join(
+        f"{problem.set_names[index]} ({a}: {counts[index, 0]}, {b}: {counts[index, 1]})" for index in offending
+    )
     return (
         f"no non-negative weights give {a!r} and {b!r} half of the total weight each while balancing these "
         f"sets: {listing}. A set with examples of only one group forces their weights to 0; remove or merge "

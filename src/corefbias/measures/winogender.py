@@ -24,8 +24,8 @@ import numpy as np
 from scipy import stats
 
 from . import stereotypes, validation
-from .result_format import finalize
 from .resampling import bootstrap_test, safe_div
+from .result_format import finalize
 
 PREDICTIONS = ("occupation", "participant", "neither")
 ANSWERS = ("occupation", "participant")
@@ -172,9 +172,7 @@ def _occupation_statistic(name: str, values: Sequence | None, occupations: Seque
     per_occupation: dict = {}
     for row, (occupation, value) in enumerate(zip(occupations, values)):
         if value is None:
-            raise ValueError(
-                f"{name}[{row}] is missing but other rows give {name}; give it for every row or for none"
-            )
+            raise ValueError(f"{name}[{row}] is missing but other rows give {name}; give it for every row or for none")
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise ValueError(f"{name}[{row}] is {value!r}; it must be a number, the percent female (0–100)")
         if not 0.0 <= float(value) <= 100.0:

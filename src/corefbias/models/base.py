@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .cluster_format import ModelError, check_clusters  # noqa: F401  (re-exported: the adapters' one import)
 from ..data.spans import Span
+from .cluster_format import ModelError, check_clusters  # noqa: F401  (re-exported: the adapters' one import)
 
 Cluster = list[Span]
 

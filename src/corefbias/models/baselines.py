@@ -91,7 +91,9 @@ class DistKBaseline(_Baseline):
         ranks = instance.get("candidate_ranks")
         if ranks is None:
             pronoun = instance["pronoun"]
-            order = sorted(range(len(instance["candidates"])), key=lambda i: (_distance(instance["candidates"][i], pronoun), i))
+            order = sorted(
+                range(len(instance["candidates"])), key=lambda i: (_distance(instance["candidates"][i], pronoun), i)
+            )
             ranks = [order.index(i) + 1 for i in range(len(order))]
         matches = [index for index, rank in enumerate(ranks) if rank == self.k]
         return matches[0] if matches else None
@@ -104,14 +106,26 @@ class StereotypeBaseline(_Baseline):
     def pick(self, instance: dict) -> int | None:
         gender = instance.get("pronoun_gender")
         stereotypes = instance.get("candidate_stereotypes") or []
-        matching = [index for index, stereotype in enumerate(stereotypes) if stereotype is not None and stereotype == gender]
+        matching = [
+            index for index, stereotype in enumerate(stereotypes) if stereotype is not None and stereotype == gender
+        ]
         if len(matching) == 1:
             return matching[0]
-        contradicting = {index for index, stereotype in enumerate(stereotypes)
-                         if stereotype is not None and gender in ("female", "male") and stereotype != gender}
-        allowed = {**instance, "candidates": [c for i, c in enumerate(instance["candidates"]) if i not in contradicting]}
+        contradicting = {
+            index
+            for index, stereotype in enumerate(stereotypes)
+            if stereotype is not None and gender in ("female", "male") and stereotype != gender
+        }
+        allowed = {
+            **instance,
+            "candidates": [c for i, c in enumerate(instance["candidates"]) if i not in contradicting],
+        }
         nearest = _nearest(allowed)
-        return None if nearest is None else [i for i in range(len(instance["candidates"])) if i not in contradicting][nearest]
+        return (
+            None
+            if nearest is None
+            else [i for i in range(len(instance["candidates"])) if i not in contradicting][nearest]
+        )
 
 
 class OracleBaseline(_Baseline):

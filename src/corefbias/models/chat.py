@@ -88,7 +88,9 @@ def option_order(instance: dict, unit: str) -> list[Option]:
     options: list[Option] = [(index, candidate["text"]) for index, candidate in enumerate(instance["candidates"])]
     options.append((None, NONE_OPTION))
     if len(options) > len(string.ascii_uppercase):
-        raise ValueError(f"instance {instance.get('id')!r} has {len(options) - 1} candidates; at most 25 can be lettered")
+        raise ValueError(
+            f"instance {instance.get('id')!r} has {len(options) - 1} candidates; at most 25 can be lettered"
+        )
     shift = int.from_bytes(hashlib.sha256(str(instance[unit]).encode("utf-8")).digest()[:8], "big") % len(options)
     return options[shift:] + options[:shift]
 
@@ -96,7 +98,7 @@ def option_order(instance: dict, unit: str) -> list[Option]:
 def build_messages(instance: dict, options: list[Option], language: str) -> list[dict]:
     """The chat messages asking about one instance, options in the given order."""
     text, pronoun = instance["text"], instance["pronoun"]
-    marked = f"{text[:pronoun['start']]}*{text[pronoun['start']:pronoun['end']]}*{text[pronoun['end']:]}"
+    marked = f"{text[: pronoun['start']]}*{text[pronoun['start'] : pronoun['end']]}*{text[pronoun['end'] :]}"
     letters = string.ascii_uppercase[: len(options)]
     listed = "\n".join(f"{letter}. {label}" for letter, (_, label) in zip(letters, options))
     question = (
@@ -116,8 +118,11 @@ def _by_letter(letter: str, options: list[Option], raw: str) -> Choice:
 
 def prompt_template_digest() -> str:
     """The sha256 of the messages built for a fixed instance: it changes whenever the wording does."""
-    instance = {"text": "Ann met Bo. She smiled.", "pronoun": {"text": "She", "start": 12, "end": 15},
-                "candidates": [{"text": "Ann", "start": 0, "end": 3}, {"text": "Bo", "start": 8, "end": 10}]}
+    instance = {
+        "text": "Ann met Bo. She smiled.",
+        "pronoun": {"text": "She", "start": 12, "end": 15},
+        "candidates": [{"text": "Ann", "start": 0, "end": 3}, {"text": "Bo", "start": 8, "end": 10}],
+    }
     options = [(index, candidate["text"]) for index, candidate in enumerate(instance["candidates"])]
     messages = build_messages(instance, [*options, (None, NONE_OPTION)], "en")
     return hashlib.sha256(json.dumps(messages, sort_keys=True).encode("utf-8")).hexdigest()
@@ -173,8 +178,19 @@ class ChatModel:
 
     reads_gold = False
 
-    def __init__(self, model_id: str, base_url: str, token: str | None, *, timeout: float, retries: int,
-                 backoff: float, max_tokens: int, workers: int, answer: str = "auto"):
+    def __init__(
+        self,
+        model_id: str,
+        base_url: str,
+        token: str | None,
+        *,
+        timeout: float,
+        retries: int,
+        backoff: float,
+        max_tokens: int,
+        workers: int,
+        answer: str = "auto",
+    ):
         self.name = f"chat:{model_id}"
         self.model_id = model_id
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -204,10 +220,12 @@ class ChatModel:
         if top is not None:
             return read_logprobs(top, options)
         if self.answer == "logprobs":
-            raise ModelError(self._redact(
-                f"{self.url} returned no log-probabilities (choices[0].logprobs.content[0].top_logprobs); "
-                f"use --answer text for an endpoint without them"
-            ))
+            raise ModelError(
+                self._redact(
+                    f"{self.url} returned no log-probabilities (choices[0].logprobs.content[0].top_logprobs); "
+                    f"use --answer text for an endpoint without them"
+                )
+            )
         return read_answer(self._content(body), options)
 
     def _content(self, body) -> str | None:
@@ -248,10 +266,14 @@ class ChatModel:
     @property
     def identity(self) -> dict:
         return {
-            "kind": "chat", "model_id": self.model_id, "endpoint": self.url,
+            "kind": "chat",
+            "model_id": self.model_id,
+            "endpoint": self.url,
             "prompt_template": {"version": PROMPT_TEMPLATE_VERSION, "digest": prompt_template_digest()},
             "answer": self.answer,
-            "decoding": {key: value for key, value in self.request_body([]).items() if key not in ("model", "messages")},
+            "decoding": {
+                key: value for key, value in self.request_body([]).items() if key not in ("model", "messages")
+            },
         }
 
     def _redact(self, message: str) -> str:
@@ -265,9 +287,19 @@ def _error_text(error: urllib.error.HTTPError) -> str:
         return str(error.reason)
 
 
-def load(argument: str, kind: str = "chat", base_url: str = DEFAULT_BASE_URL, token_env: str = TOKEN_ENV,
-         timeout: float = 60.0, retries: int = 4, backoff: float = 1.0, max_tokens: int = 16, workers: int = 4,
-         answer: str = "auto", token: str | None = None) -> ChatModel:
+def load(
+    argument: str,
+    kind: str = "chat",
+    base_url: str = DEFAULT_BASE_URL,
+    token_env: str = TOKEN_ENV,
+    timeout: float = 60.0,
+    retries: int = 4,
+    backoff: float = 1.0,
+    max_tokens: int = 16,
+    workers: int = 4,
+    answer: str = "auto",
+    token: str | None = None,
+) -> ChatModel:
     """The chat model ``argument`` behind ``base_url``; the token is ``token`` (e.g. a signed-in visitor's),
     else read from ``token_env``."""
     token = token or os.environ.get(token_env) or None
@@ -280,5 +312,14 @@ def load(argument: str, kind: str = "chat", base_url: str = DEFAULT_BASE_URL, to
         )
     if answer not in ANSWER_MODES:
         raise ValueError(f"answer mode {answer!r} is not one of {', '.join(ANSWER_MODES)}")
-    return ChatModel(argument, base_url, token, timeout=timeout, retries=retries, backoff=backoff,
-                     max_tokens=max_tokens, workers=workers, answer=answer)
+    return ChatModel(
+        argument,
+        base_url,
+        token,
+        timeout=timeout,
+        retries=retries,
+        backoff=backoff,
+        max_tokens=max_tokens,
+        workers=workers,
+        answer=answer,
+    )

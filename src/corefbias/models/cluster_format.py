@@ -16,11 +16,11 @@ def check_clusters(texts, clusters, source):
     """``clusters`` as lists of ``(start, end)`` tuples; a ModelError says what is wrong and where."""
     if not isinstance(clusters, list) or len(clusters) != len(texts):
         got = len(clusters) if isinstance(clusters, list) else type(clusters).__name__
-        raise ModelError("{}: expected clusters for {} texts, got {}".format(source, len(texts), got))
+        raise ModelError(f"{source}: expected clusters for {len(texts)} texts, got {got}")
     checked = []
     for index, (text, text_clusters) in enumerate(zip(texts, clusters)):
         if not isinstance(text_clusters, list):
-            raise ModelError("{}: text {}: clusters must be a list, got {!r}".format(source, index, text_clusters))
+            raise ModelError(f"{source}: text {index}: clusters must be a list, got {text_clusters!r}")
         spans_of_text = []
         for cluster in text_clusters:
             spans = []
@@ -30,15 +30,11 @@ def check_clusters(texts, clusters, source):
                     or len(span) != 2
                     or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
                 ):
-                    raise ModelError(
-                        "{}: text {}: span {!r} is not a [start, end] pair of integers".format(source, index, span)
-                    )
+                    raise ModelError(f"{source}: text {index}: span {span!r} is not a [start, end] pair of integers")
                 start, end = span
                 if not 0 <= start < end <= len(text):
                     raise ModelError(
-                        "{}: text {}: span [{}, {}) is outside the text of length {}".format(
-                            source, index, start, end, len(text)
-                        )
+                        f"{source}: text {index}: span [{start}, {end}) is outside the text of length {len(text)}"
                     )
                 spans.append((start, end))
             spans_of_text.append(spans)

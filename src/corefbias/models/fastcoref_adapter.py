@@ -53,7 +53,9 @@ def clusters_from_fastcoref(texts: list[str], results: list[list], source: str) 
     for index, clusters in enumerate(results):
         if not isinstance(clusters, list):
             raise ModelError(f"{source}: text {index}: clusters must be a list, got {clusters!r:.200}")
-        spans_per_cluster = ([_char_span(mention, source, index) for mention in cluster if mention is not None] for cluster in clusters)
+        spans_per_cluster = (
+            [_char_span(mention, source, index) for mention in cluster if mention is not None] for cluster in clusters
+        )
         converted.append([spans for spans in spans_per_cluster if spans])
     return check_clusters(texts, converted, source)
 
@@ -74,7 +76,9 @@ class FastcorefModel:
         return clusters_from_fastcoref(texts, [result.get_clusters(as_strings=False) for result in results], self.name)
 
 
-def load(argument: str, kind: str = "fastcoref", device: str = "cpu", max_tokens_in_batch: int = 10000) -> FastcorefModel:
+def load(
+    argument: str, kind: str = "fastcoref", device: str = "cpu", max_tokens_in_batch: int = 10000
+) -> FastcorefModel:
     """F-coref (``kind="fastcoref"``) or LingMess (``kind="lingmess"``) from a Hub id (``@<commit>`` pins
     it) or a local directory."""
     if kind not in CLASS_NAMES:
@@ -83,6 +87,9 @@ def load(argument: str, kind: str = "fastcoref", device: str = "cpu", max_tokens
 
     folder = hub_weights.transformers_folder(argument)
     model = getattr(fastcoref, CLASS_NAMES[kind])(model_name_or_path=folder, device=device, enable_progress_bar=False)
-    identity = {"kind": kind, "weights": weights_identity(folder),
-                "libraries": library_versions("fastcoref", "transformers", "torch", "spacy")}
+    identity = {
+        "kind": kind,
+        "weights": weights_identity(folder),
+        "libraries": library_versions("fastcoref", "transformers", "torch", "spacy"),
+    }
     return FastcorefModel(model, f"{kind}:{argument}", max_tokens_in_batch, identity)

@@ -44,20 +44,21 @@ def _parse_request(body, max_texts, max_chars):
     try:
         request = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
-        raise _RequestError(400, "the body is not UTF-8 JSON: {}".format(error))
+        raise _RequestError(400, f"the body is not UTF-8 JSON: {error}") from None
     texts = request.get("texts") if isinstance(request, dict) else None
     if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
         raise _RequestError(400, 'expected {"texts": [string, ...]}')
     if len(texts) > max_texts:
-        raise _RequestError(413, "{} texts in one request; the limit is {}".format(len(texts), max_texts))
+        raise _RequestError(413, f"{len(texts)} texts in one request; the limit is {max_texts}")
     for index, text in enumerate(texts):
         if len(text) > max_chars:
-            raise _RequestError(413, "text {} has {} characters; the limit is {}".format(index, len(text), max_chars))
+            raise _RequestError(413, f"text {index} has {len(text)} characters; the limit is {max_chars}")
     return texts
 
 
-def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_TEXTS, max_chars=DEFAULT_MAX_CHARS,
-                revision=None):
+def make_server(
+    predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_TEXTS, max_chars=DEFAULT_MAX_CHARS, revision=None
+):
     """A ThreadingHTTPServer answering the protocol with ``predict(texts) -> clusters``.
 
     ``revision``, when given, is the served model's fingerprint that ``GET /v1/info`` reports.
@@ -88,11 +89,11 @@ def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_T
             if self.path == INFO_PATH:
                 self._send(200, info)
             else:
-                self._send(404, {"error": "unknown path {}; try {} or POST {}".format(self.path, INFO_PATH, CLUSTERS_PATH)})
+                self._send(404, {"error": f"unknown path {self.path}; try {INFO_PATH} or POST {CLUSTERS_PATH}"})
 
         def do_POST(self):
             if self.path != CLUSTERS_PATH:
-                self._send(404, {"error": "unknown path {}; POST texts to {}".format(self.path, CLUSTERS_PATH)})
+                self._send(404, {"error": f"unknown path {self.path}; POST texts to {CLUSTERS_PATH}"})
                 return
             try:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -102,9 +103,11 @@ def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_T
             except _RequestError as error:
                 self._send(error.status, {"error": str(error)})
             except Exception as error:  # noqa: BLE001 — any model failure is the client's 500, not a dead server
-                self._send(500, {"error": "{}: {}".format(type(error).__name__, error)})
+                self._send(500, {"error": f"{type(error).__name__}: {error}"})
             else:
-                self._send(200, {"clusters": [[[list(span) for span in cluster] for cluster in text] for text in clusters]})
+                self._send(
+                    200, {"clusters": [[[list(span) for span in cluster] for cluster in text] for text in clusters]}
+                )
 
         def log_message(self, format, *args):  # noqa: A002 — the base class's signature
             pass
@@ -117,7 +120,7 @@ def make_server(predict, name, host="127.0.0.1", port=0, max_texts=DEFAULT_MAX_T
 def serve_until_interrupted(server, name):
     """Print where ``server`` answers, then answer requests until Ctrl-C."""
     host, port = server.server_address[:2]
-    print("serving {} at http://{}:{} (POST {}, GET {})".format(name, host, port, CLUSTERS_PATH, INFO_PATH), flush=True)
+    print(f"serving {name} at http://{host}:{port} (POST {CLUSTERS_PATH}, GET {INFO_PATH})", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -138,7 +141,7 @@ class HttpClusterModel:
 
     def __init__(self, url, timeout=120.0, retries=3, backoff=0.5, workers=4, opener=None):
         if workers < 1:
-            raise ValueError("workers must be at least 1, got {}".format(workers))
+            raise ValueError(f"workers must be at least 1, got {workers}")
         self.url = url.rstrip("/")
         self._open = opener.open if opener is not None else urllib.request.urlopen
         self.timeout = timeout
@@ -152,7 +155,7 @@ class HttpClusterModel:
         if self._info is None:
             info = self._request("GET", INFO_PATH, None)
             if not isinstance(info, dict) or info.get("protocol") != PROTOCOL:
-                raise ModelError("{} does not speak {} (its {} says {!r})".format(self.url, PROTOCOL, INFO_PATH, info))
+                raise ModelError(f"{self.url} does not speak {PROTOCOL} (its {INFO_PATH} says {info!r})")
             self._info = info
         return self._info
 
@@ -180,7 +183,7 @@ class HttpClusterModel:
     def _predict_batch(self, batch):
         answer = self._request("POST", CLUSTERS_PATH, {"texts": batch})
         if not isinstance(answer, dict) or "clusters" not in answer:
-            raise ModelError("{}{}: the answer has no 'clusters': {!r}".format(self.url, CLUSTERS_PATH, answer))
+            raise ModelError(f"{self.url}{CLUSTERS_PATH}: the answer has no 'clusters': {answer!r}")
         return check_clusters(batch, answer["clusters"], self.url)
 
     def _request(self, method, path, payload):
@@ -195,11 +198,11 @@ class HttpClusterModel:
             except urllib.error.HTTPError as error:
                 message = _error_message(error)
                 if error.code < 500 or attempt == self.retries:
-                    raise ModelError("{}{} answered {}: {}".format(self.url, path, error.code, message)) from None
+                    raise ModelError(f"{self.url}{path} answered {error.code}: {message}") from None
             except (urllib.error.URLError, OSError, ValueError) as error:
                 if attempt == self.retries:
                     reason = getattr(error, "reason", error)
-                    raise ModelError("cannot reach {}{}: {}".format(self.url, path, reason)) from None
+                    raise ModelError(f"cannot reach {self.url}{path}: {reason}") from None
             time.sleep(self.backoff * 2**attempt)
 
 

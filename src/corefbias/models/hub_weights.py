@@ -82,6 +82,8 @@ def checkpoint_folder(argument: str, checkpoint: str) -> str:
         return str(folder)
     path = Path(argument)
     if not path.exists():
-        raise ValueError(f"{argument!r} is neither a Hub id (owner/name[@commit]) nor an existing {checkpoint} or folder")
+        raise ValueError(
+            f"{argument!r} is neither a Hub id (owner/name[@commit]) nor an existing {checkpoint} or folder"
+        )
     check_checkpoint(path / checkpoint if path.is_dir() else path)
     return argument

@@ -41,8 +41,10 @@ CHECKPOINT_FILE = "weights.ckpt"
 
 def clusters_from_maverick(text: str, output, source: str) -> list[Cluster]:
     """Our clusters from ``Maverick.predict(text)`` (see the module docstring)."""
-    if not isinstance(output, dict) or not isinstance(output.get("tokens"), list) or not isinstance(
-        output.get("clusters_token_offsets"), (list, tuple)
+    if (
+        not isinstance(output, dict)
+        or not isinstance(output.get("tokens"), list)
+        or not isinstance(output.get("clusters_token_offsets"), (list, tuple))
     ):
         raise ModelError(
             f"{source}: expected Maverick.predict's dict with a 'tokens' list and 'clusters_token_offsets', "
@@ -70,10 +72,16 @@ def load(argument: str, kind: str = "maverick", device: str = "cpu") -> Maverick
     """Maverick from a Hub id (``@<commit>`` pins it), a local ``weights.ckpt``, or a local folder holding one."""
     folder = Path(argument)
     if folder.is_dir() and not (folder / CHECKPOINT_FILE).is_file():
-        raise ValueError(f"{argument} is a folder without {CHECKPOINT_FILE}; give a checkpoint file, a folder holding one, or a Hub id")
+        raise ValueError(
+            f"{argument} is a folder without {CHECKPOINT_FILE}; give a checkpoint file, a folder holding one, or a "
+            "Hub id"
+        )
     from maverick import Maverick
 
     source = hub_weights.checkpoint_folder(argument, CHECKPOINT_FILE)
-    identity = {"kind": kind, "weights": weights_identity(source),
-                "libraries": library_versions("maverick-coref", "transformers", "torch", "spacy", "nltk")}
+    identity = {
+        "kind": kind,
+        "weights": weights_identity(source),
+        "libraries": library_versions("maverick-coref", "transformers", "torch", "spacy", "nltk"),
+    }
     return MaverickModel(Maverick(hf_name_or_path=source, device=device), f"{kind}:{argument}", identity)

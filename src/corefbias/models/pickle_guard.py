@@ -24,26 +24,63 @@ from .cluster_format import ModelError
 
 _TORCH_STORAGES = ("Double", "Float", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")
 _TORCH_DTYPES = ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")
-_OMEGACONF_NODES = ("AnyNode", "StringNode", "IntegerNode", "FloatNode", "BooleanNode", "EnumNode", "PathNode", "BytesNode")
+_OMEGACONF_NODES = (
+    "AnyNode",
+    "StringNode",
+    "IntegerNode",
+    "FloatNode",
+    "BooleanNode",
+    "EnumNode",
+    "PathNode",
+    "BytesNode",
+)
 
 # What torch.load(weights_only=True) accepts for tensors and containers, plus the plain
 # configuration objects a Lightning checkpoint (Maverick's) keeps its hyper-parameters in.
 ALLOWED_GLOBALS = frozenset(
     {
-        ("collections", "OrderedDict"), ("collections", "defaultdict"), ("_codecs", "encode"),
-        *(("builtins", name) for name in ("dict", "list", "tuple", "set", "frozenset", "int", "float", "complex",
-                                          "bool", "str", "bytes", "bytearray", "slice", "range")),
-        *(("torch._utils", name) for name in ("_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_parameter",
-                                              "_rebuild_parameter_with_state")),
+        ("collections", "OrderedDict"),
+        ("collections", "defaultdict"),
+        ("_codecs", "encode"),
+        *(
+            ("builtins", name)
+            for name in (
+                "dict",
+                "list",
+                "tuple",
+                "set",
+                "frozenset",
+                "int",
+                "float",
+                "complex",
+                "bool",
+                "str",
+                "bytes",
+                "bytearray",
+                "slice",
+                "range",
+            )
+        ),
+        *(
+            ("torch._utils", name)
+            for name in ("_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_parameter", "_rebuild_parameter_with_state")
+        ),
         *(("torch", f"{kind}Storage") for kind in _TORCH_STORAGES),
         *(("torch", dtype) for dtype in _TORCH_DTYPES),
-        ("torch", "Size"), ("torch", "device"), ("torch.storage", "UntypedStorage"),
-        ("numpy", "dtype"), ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
+        ("torch", "Size"),
+        ("torch", "device"),
+        ("torch.storage", "UntypedStorage"),
+        ("numpy", "dtype"),
+        ("numpy.core.multiarray", "scalar"),
+        ("numpy._core.multiarray", "scalar"),
         ("typing", "Any"),
-        ("omegaconf.dictconfig", "DictConfig"), ("omegaconf.listconfig", "ListConfig"),
-        ("omegaconf.base", "ContainerMetadata"), ("omegaconf.base", "Metadata"),
+        ("omegaconf.dictconfig", "DictConfig"),
+        ("omegaconf.listconfig", "ListConfig"),
+        ("omegaconf.base", "ContainerMetadata"),
+        ("omegaconf.base", "Metadata"),
         *(("omegaconf.nodes", name) for name in _OMEGACONF_NODES),
-        ("pytorch_lightning.utilities.parsing", "AttributeDict"), ("lightning.fabric.utilities.data", "AttributeDict"),
+        ("pytorch_lightning.utilities.parsing", "AttributeDict"),
+        ("lightning.fabric.utilities.data", "AttributeDict"),
         ("lightning_fabric.utilities.data", "AttributeDict"),
     }
 )
@@ -124,4 +161,6 @@ def check_checkpoint(path) -> None:
                         "Use a safetensors checkpoint, or re-save this one as a plain state dict"
                     )
     except (ValueError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as error:
-        raise UnsafeCheckpointError(f"refused to load {path}: it is not a readable pickle checkpoint ({error})") from None
+        raise UnsafeCheckpointError(
+            f"refused to load {path}: it is not a readable pickle checkpoint ({error})"
+        ) from None

@@ -39,8 +39,10 @@ def parse_spec(spec: str) -> tuple[str, str]:
     kind, sep, argument = spec.partition(":")
     if not sep or kind not in KINDS or not argument:
         examples = ", ".join(example for _, _, example in KINDS.values())
-        raise UnknownModelError(f"unknown model spec {spec!r}; expected <kind>:<name> with kind in "
-                                f"{sorted(KINDS)} or an http(s):// URL of a corefbias server, e.g. {examples}")
+        raise UnknownModelError(
+            f"unknown model spec {spec!r}; expected <kind>:<name> with kind in "
+            f"{sorted(KINDS)} or an http(s):// URL of a corefbias server, e.g. {examples}"
+        )
     return kind, argument
 
 

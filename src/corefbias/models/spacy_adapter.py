@@ -74,7 +74,9 @@ def _use_device(spacy, device: str) -> None:
     spacy.require_gpu(int(match.group(1) or 0))
 
 
-def load(argument: str, kind: str = "spacy", device: str = "cpu", prefix: str = DEFAULT_PREFIX, batch_size: int = 64) -> SpacyCorefModel:
+def load(
+    argument: str, kind: str = "spacy", device: str = "cpu", prefix: str = DEFAULT_PREFIX, batch_size: int = 64
+) -> SpacyCorefModel:
     """The pipeline ``spacy.load(argument)`` finds: an installed package name or a local folder."""
     import spacy
 
@@ -90,6 +92,10 @@ def load(argument: str, kind: str = "spacy", device: str = "cpu", prefix: str = 
         weights = {"files": files_fingerprint(argument)}
     else:
         weights = {"package": argument, "version": nlp.meta.get("version")}
-    identity = {"kind": kind, "weights": weights, "prefix": prefix,
-                "libraries": library_versions("spacy", "spacy-experimental")}
+    identity = {
+        "kind": kind,
+        "weights": weights,
+        "prefix": prefix,
+        "libraries": library_versions("spacy", "spacy-experimental"),
+    }
     return SpacyCorefModel(nlp, f"{kind}:{argument}", prefix, batch_size, identity)

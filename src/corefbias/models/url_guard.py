@@ -47,8 +47,12 @@ def address_problem(address: str) -> str | None:
             problem = address_problem(str(embedded))
             return f"{problem} (embedded in {ip})" if problem else None
     for kind, flag in (
-        ("unspecified", ip.is_unspecified), ("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
-        ("multicast", ip.is_multicast), ("reserved", ip.is_reserved), ("private", ip.is_private),
+        ("unspecified", ip.is_unspecified),
+        ("loopback", ip.is_loopback),
+        ("link-local", ip.is_link_local),
+        ("multicast", ip.is_multicast),
+        ("reserved", ip.is_reserved),
+        ("private", ip.is_private),
     ):
         if flag:
             return f"{ip} is a {kind} address"

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 
-from ..measures import abc_fpr
 from ..data import abc_format, upstream
 from ..data.spans import token_clusters_to_char
 from ..harness.cluster_links import DECISION_MODES, link_decisions
+from ..measures import abc_fpr
 
 PREDICTIONS = ("abc_dadebias_fork", "outputs/coref/xlm-r_coref_da.json")
 EXPECTED_PREDICTIONS = 13_680
@@ -105,7 +105,8 @@ def report(mirror=None, n_bootstrap: int = 1000, seed: int = 0) -> str:
             f"[{results[mode]['log2_fpr_ratio_ci_low']:.4f}, {results[mode]['log2_fpr_ratio_ci_high']:.4f}]"
             for mode in DECISION_MODES
         ),
-        "Linked sentences: " + ", ".join(f"{mode} {count}" for mode, count in linked.items())
+        "Linked sentences: "
+        + ", ".join(f"{mode} {count}" for mode, count in linked.items())
         + f"; GenDa Lens's test (the prediction has any cluster at all) {_documents_with_any_cluster(mirror)}.",
     ]
     return "\n".join(lines)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..measures import counter_gap
 from ..data import counter_gap_format, pronouns, upstream
+from ..measures import counter_gap
 
 SYSTEMS = {
     "BERT-base": "bert_base",
@@ -18,43 +18,96 @@ SIGNIFICANCE_LEVEL = 0.01  # the paper's, for a one-sided bootstrap test (it fol
 # The paper's printed values, in percent (ρ as printed); True marks a "*" (p < 0.01).
 PAPER = {
     "BERT-base": dict(
-        accuracy_male=63.12, accuracy_female=59.53, accuracy_diff=(3.59, True),
-        i_within_male=15.47, i_within_female=16.47, i_within_diff=-1.00, i_within=15.97,
-        i_across_m2f=18.26, i_across_f2m=23.25, i_across_diff=-4.99, i_across=20.76, delta_i=(4.79, True),
-        accuracy_original_gender=61.58, accuracy_counterfactual_gender=61.08,
-        accuracy_original_minus_counterfactual=(0.50, False), spearman_rho=-0.083,
+        accuracy_male=63.12,
+        accuracy_female=59.53,
+        accuracy_diff=(3.59, True),
+        i_within_male=15.47,
+        i_within_female=16.47,
+        i_within_diff=-1.00,
+        i_within=15.97,
+        i_across_m2f=18.26,
+        i_across_f2m=23.25,
+        i_across_diff=-4.99,
+        i_across=20.76,
+        delta_i=(4.79, True),
+        accuracy_original_gender=61.58,
+        accuracy_counterfactual_gender=61.08,
+        accuracy_original_minus_counterfactual=(0.50, False),
+        spearman_rho=-0.083,
     ),
     "BERT-large": dict(
-        accuracy_male=72.60, accuracy_female=72.11, accuracy_diff=(0.50, False),
-        i_within_male=10.28, i_within_female=10.28, i_within_diff=0.00, i_within=10.28,
-        i_across_m2f=10.88, i_across_f2m=14.27, i_across_diff=-3.39, i_across=12.57, delta_i=(2.30, True),
-        accuracy_original_gender=72.06, accuracy_counterfactual_gender=72.65,
-        accuracy_original_minus_counterfactual=(-0.60, False), spearman_rho=-0.065,
+        accuracy_male=72.60,
+        accuracy_female=72.11,
+        accuracy_diff=(0.50, False),
+        i_within_male=10.28,
+        i_within_female=10.28,
+        i_within_diff=0.00,
+        i_within=10.28,
+        i_across_m2f=10.88,
+        i_across_f2m=14.27,
+        i_across_diff=-3.39,
+        i_across=12.57,
+        delta_i=(2.30, True),
+        accuracy_original_gender=72.06,
+        accuracy_counterfactual_gender=72.65,
+        accuracy_original_minus_counterfactual=(-0.60, False),
+        spearman_rho=-0.065,
     ),
     "SpanBERT-base": dict(
-        accuracy_male=71.36, accuracy_female=69.06, accuracy_diff=(2.30, True),
-        i_within_male=9.98, i_within_female=12.18, i_within_diff=-2.20, i_within=11.08,
-        i_across_m2f=12.18, i_across_f2m=15.07, i_across_diff=-2.89, i_across=13.62, delta_i=(2.54, True),
-        accuracy_original_gender=70.21, accuracy_counterfactual_gender=70.21,
-        accuracy_original_minus_counterfactual=(0.00, False), spearman_rho=-0.060,
+        accuracy_male=71.36,
+        accuracy_female=69.06,
+        accuracy_diff=(2.30, True),
+        i_within_male=9.98,
+        i_within_female=12.18,
+        i_within_diff=-2.20,
+        i_within=11.08,
+        i_across_m2f=12.18,
+        i_across_f2m=15.07,
+        i_across_diff=-2.89,
+        i_across=13.62,
+        delta_i=(2.54, True),
+        accuracy_original_gender=70.21,
+        accuracy_counterfactual_gender=70.21,
+        accuracy_original_minus_counterfactual=(0.00, False),
+        spearman_rho=-0.060,
     ),
     "SpanBERT-large": dict(
-        accuracy_male=77.25, accuracy_female=75.40, accuracy_diff=(1.85, True),
-        i_within_male=5.79, i_within_female=6.29, i_within_diff=-0.50, i_within=6.04,
-        i_across_m2f=6.89, i_across_f2m=8.18, i_across_diff=-1.30, i_across=7.53, delta_i=(1.50, True),
-        accuracy_original_gender=76.55, accuracy_counterfactual_gender=76.10,
-        accuracy_original_minus_counterfactual=(0.45, False), spearman_rho=-0.030,
+        accuracy_male=77.25,
+        accuracy_female=75.40,
+        accuracy_diff=(1.85, True),
+        i_within_male=5.79,
+        i_within_female=6.29,
+        i_within_diff=-0.50,
+        i_within=6.04,
+        i_across_m2f=6.89,
+        i_across_f2m=8.18,
+        i_across_diff=-1.30,
+        i_across=7.53,
+        delta_i=(1.50, True),
+        accuracy_original_gender=76.55,
+        accuracy_counterfactual_gender=76.10,
+        accuracy_original_minus_counterfactual=(0.45, False),
+        spearman_rho=-0.030,
     ),
 }
 TABLES = {
     "Table 2": ["accuracy_male", "accuracy_female", "accuracy_diff"],
     "Table 3": [
-        "i_within_male", "i_within_female", "i_within_diff", "i_within",
-        "i_across_m2f", "i_across_f2m", "i_across_diff", "i_across", "delta_i",
+        "i_within_male",
+        "i_within_female",
+        "i_within_diff",
+        "i_within",
+        "i_across_m2f",
+        "i_across_f2m",
+        "i_across_diff",
+        "i_across",
+        "delta_i",
     ],
     "Table 4": [
-        "accuracy_original_gender", "accuracy_counterfactual_gender",
-        "accuracy_original_minus_counterfactual", "spearman_rho",
+        "accuracy_original_gender",
+        "accuracy_counterfactual_gender",
+        "accuracy_original_minus_counterfactual",
+        "spearman_rho",
     ],
 }
 
@@ -85,7 +138,9 @@ def metric_inputs(system: str, mirror=None) -> dict:
     output = upstream.read_tsv("counter_gap", f"results/none/{SYSTEMS[system]}_output.tsv", mirror)
     predicted = {row["ID"]: row for row in output}
     return {
-        "predictions": [[_as_bool(predicted[row["ID"]]["A-coref"]), _as_bool(predicted[row["ID"]]["B-coref"])] for row in gold],
+        "predictions": [
+            [_as_bool(predicted[row["ID"]]["A-coref"]), _as_bool(predicted[row["ID"]]["B-coref"])] for row in gold
+        ],
         "references": [[_as_bool(row["A-coref"]), _as_bool(row["B-coref"])] for row in gold],
         "quadruple_ids": [counter_gap_format.quadruple_of(row["ID"]) for row in gold],
         "roles": [counter_gap_format.role_of(row["ID"]) for row in gold],
@@ -106,8 +161,15 @@ def cells(mirror=None, n_bootstrap: int = 10_000, seed: int = 0) -> list[Cell]:
                 # Our p-value is two-sided, twice the one-sided one the paper's marks are for.
                 significant = results[f"{score}_p_value"] / 2 < SIGNIFICANCE_LEVEL
             found.append(
-                Cell(system, score, results[score] * (1 if is_rho else 100), paper_value, 3 if is_rho else 2,
-                     significant, paper_significant)
+                Cell(
+                    system,
+                    score,
+                    results[score] * (1 if is_rho else 100),
+                    paper_value,
+                    3 if is_rho else 2,
+                    significant,
+                    paper_significant,
+                )
             )
     return found
 

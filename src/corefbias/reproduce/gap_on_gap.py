@@ -67,7 +67,9 @@ def load(mirror=None) -> GapTest:
     genders = [example.gender for example in examples]
     correct_ranks = properties.correct_ranks(references)
     weights = {
-        variant: gap_properties.variant_weights(genders, references.any(axis=1), properties.num_names, correct_ranks, variant)
+        variant: gap_properties.variant_weights(
+            genders, references.any(axis=1), properties.num_names, correct_ranks, variant
+        )
         for variant in gap_properties.VARIANTS
     }
     return GapTest(examples, properties, references, genders, np.array(genders) == "female", correct_ranks, weights)
@@ -87,7 +89,12 @@ def table1(mirror=None, data: GapTest | None = None) -> dict[str, dict[str, floa
     rows = {}
     for baseline, predicted in baseline_predictions(data).items():
         scores = gap.statistic(gap.example_rows(predicted, data.references, data.female).sum(axis=0))
-        row = {"F1": scores["f1"], "Accuracy": scores["accuracy"], "F1-Bias": scores["f1_bias"], "acc-Bias": scores["acc_bias"]}
+        row = {
+            "F1": scores["f1"],
+            "Accuracy": scores["accuracy"],
+            "F1-Bias": scores["f1_bias"],
+            "acc-Bias": scores["acc_bias"],
+        }
         for column, variant in WEIGHTED_COLUMNS.items():
             weighted = gap.example_rows(predicted, data.references, data.female, data.weights[variant])
             row[column] = gap.weighted_statistic(weighted.sum(axis=0))["w_bias"]
@@ -107,7 +114,9 @@ def weight_figures(data: GapTest) -> dict[str, float]:
     return {
         "w_top10_mean": float(np.sort(w)[-10:].mean()),
         "w_above_4": tuple(float(value) for value in np.sort(w[w > 4])),
-        "w_zero_share": float(np.count_nonzero(w[data.references.any(axis=1)] == 0) / np.count_nonzero(data.references.any(axis=1))),
+        "w_zero_share": float(
+            np.count_nonzero(w[data.references.any(axis=1)] == 0) / np.count_nonzero(data.references.any(axis=1))
+        ),
         "wt_top10_mean": float(np.sort(wt)[-10:].mean()),
         "wt_max": float(wt.max()),
         "wt_examples": int(np.count_nonzero(kept)),
@@ -179,16 +188,22 @@ def report(mirror=None, seed: int = 0, n_bootstrap: int = 1000) -> str:
         "names: the paper's Dist-3 counted the second one as a hit; we match each candidate to one name."
     )
 
-    lines += [] if n_bootstrap == 0 else [
-        "",
-        f"95% intervals and two-sided p-values against 1 (bootstrap over examples, weights held fixed, "
-        f"{n_bootstrap} resamples, seed {seed}):",
-    ]
+    lines += (
+        []
+        if n_bootstrap == 0
+        else [
+            "",
+            f"95% intervals and two-sided p-values against 1 (bootstrap over examples, weights held fixed, "
+            f"{n_bootstrap} resamples, seed {seed}):",
+        ]
+    )
     for baseline, predicted in baseline_predictions(data).items() if n_bootstrap else ():
         rows = gap.example_rows(predicted, data.references, data.female)
         plain = bootstrap_test(rows, gap.statistic, {"acc_bias": 1.0}, n_bootstrap=n_bootstrap, seed=seed)["acc_bias"]
         weighted_rows = gap.example_rows(predicted, data.references, data.female, data.weights["wt"])
-        weighted = bootstrap_test(weighted_rows, gap.weighted_statistic, gap.W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)["w_bias"]
+        weighted = bootstrap_test(
+            weighted_rows, gap.weighted_statistic, gap.W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed
+        )["w_bias"]
         lines.append(
             f"  {baseline}: acc-Bias {plain.ci_low:.3f}–{plain.ci_high:.3f} (p = {plain.p_value:.4f}); "
             f"Wt-Bias {weighted.ci_low:.3f}–{weighted.ci_high:.3f} (p = {weighted.p_value:.4f})"
@@ -203,10 +218,19 @@ def report(mirror=None, seed: int = 0, n_bootstrap: int = 1000) -> str:
     lines += ["", "Sec. 3.5 weights (ours / paper):"]
     for name, paper_value in PAPER_WEIGHTS.items():
         value = figures[name]
-        shown = ", ".join(f"{v:.2f}" for v in value) if isinstance(value, tuple) else f"{value:.2f}" if isinstance(value, float) else str(value)
+        shown = (
+            ", ".join(f"{v:.2f}" for v in value)
+            if isinstance(value, tuple)
+            else f"{value:.2f}"
+            if isinstance(value, float)
+            else str(value)
+        )
         printed = ", ".join(f"{v:.2f}" for v in paper_value) if isinstance(paper_value, tuple) else str(paper_value)
         lines.append(f"  {name}: {shown} / {printed}")
-    lines.append(f"  W weights of examples with a positive candidate that are 0: {figures['w_zero_share']:.2%} (paper: fewer than 1%)")
+    lines.append(
+        f"  W weights of examples with a positive candidate that are 0: {figures['w_zero_share']:.2%} (paper: fewer "
+        "than 1%)"
+    )
 
     lines += ["", "Published weights on our property sets (|Σ_F − Σ_M| per set; objective of Theorem 2.1):"]
     for variant, check in published_weight_checks(mirror, data).items():

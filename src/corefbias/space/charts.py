@@ -11,11 +11,10 @@ import numpy as np
 import pandas as pd
 
 from ..harness import run_outputs
-from ..harness.run_outputs import format_number
 from ..harness.benchmarks import rows_of
+from ..harness.run_outputs import format_number
 
 SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed"]
-
 
 
 def summary_frame(results: dict) -> pd.DataFrame:
@@ -23,12 +22,21 @@ def summary_frame(results: dict) -> pd.DataFrame:
     rows = []
     for row in run_outputs.summary_rows(results):
         value = format_number(row["value"]) if row["value"] is not None else f"undefined: {row['undefined']}"
-        interval = "—" if row["ci_low"] is None else f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]"
-        rows.append([
-            row["benchmark"], row["score"], value, interval, format_number(row["p_value"]),
-            "*" if row["significant"] else "", format_number(row["unbiased_value"]),
-            format_number(row["parse_rate"]) + (run_outputs.LOW_PARSE_MARK if row["low_parse_rate"] else ""),
-        ])
+        interval = (
+            "—" if row["ci_low"] is None else f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]"
+        )
+        rows.append(
+            [
+                row["benchmark"],
+                row["score"],
+                value,
+                interval,
+                format_number(row["p_value"]),
+                "*" if row["significant"] else "",
+                format_number(row["unbiased_value"]),
+                format_number(row["parse_rate"]) + (run_outputs.LOW_PARSE_MARK if row["low_parse_rate"] else ""),
+            ]
+        )
     return pd.DataFrame(rows, columns=SUMMARY_HEADERS)
 
 
@@ -41,8 +49,10 @@ def winogender_frame(result) -> pd.DataFrame | None:
     bls = {row["occupation"]: row["bls_pct_female"] for columns in run.parts.values() for row in rows_of(columns)}
     points = [
         (occupation, bls[occupation], section[key])
-        for key in sorted(section) if key.startswith("preference/")
-        for occupation in [key.split("/", 1)[1]] if section[key] is not None
+        for key in sorted(section)
+        if key.startswith("preference/")
+        for occupation in [key.split("/", 1)[1]]
+        if section[key] is not None
     ]
     return pd.DataFrame(points, columns=["occupation", "bls_pct_female", "preference"])
 
@@ -53,8 +63,12 @@ def counter_gap_frame(result) -> pd.DataFrame | None:
     if run is None or not run.sections:
         return None
     section = run.sections["counter_gap"]
-    bars = [("I_within M", "i_within_male", "within genders"), ("I_within F", "i_within_female", "within genders"),
-            ("I_across M2F", "i_across_m2f", "across genders"), ("I_across F2M", "i_across_f2m", "across genders")]
+    bars = [
+        ("I_within M", "i_within_male", "within genders"),
+        ("I_within F", "i_within_female", "within genders"),
+        ("I_across M2F", "i_across_m2f", "across genders"),
+        ("I_across F2M", "i_across_f2m", "across genders"),
+    ]
     return pd.DataFrame(
         [(label, section.get(key), kind) for label, key, kind in bars if section.get(key) is not None],
         columns=["measure", "inconsistency", "kind"],
@@ -65,9 +79,11 @@ def pro_anti_frame(result) -> pd.DataFrame | None:
     """Pro and anti score of every pro/anti section (CoNLL F1 and link F1 for WinoBias, else accuracy)."""
     bars = [
         (f"{section} {condition}", condition, values.get(condition))
-        for name in ("winobias", "sowinobias", "dawinobias") if name in result.runs
+        for name in ("winobias", "sowinobias", "dawinobias")
+        if name in result.runs
         for section, values in result.runs[name].sections.items()
-        for condition in ("pro", "anti") if values.get(condition) is not None
+        for condition in ("pro", "anti")
+        if values.get(condition) is not None
     ]
     return pd.DataFrame(bars, columns=["bar", "condition", "score"]) if bars else None
 

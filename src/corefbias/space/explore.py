@@ -21,14 +21,19 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..measures import counter_gap, validation, winogender
 from ..harness.benchmarks import rows_of, winogender_answer
+from ..measures import counter_gap, validation, winogender
 
 PRO_ANTI = ("winobias", "sowinobias", "dawinobias")
 EXPLAINED = {
-    "counter_gap": "Quadruples whose correctness changes across genders, most gender-driven first (the quadruple's own ΔI).",
+    "counter_gap": (
+        "Quadruples whose correctness changes across genders, most gender-driven first (the quadruple's own ΔI)."
+    ),
     "winogender": "Minimal pairs whose female and male sentences are resolved differently.",
-    **{name: "Pro/anti pairs resolved correctly in one version only; pro right and anti wrong first." for name in PRO_ANTI},
+    **{
+        name: "Pro/anti pairs resolved correctly in one version only; pro right and anti wrong first."
+        for name in PRO_ANTI
+    },
 }
 
 
@@ -55,8 +60,12 @@ def counter_gap_cases(run) -> list[dict]:
     pairs = _rows_with_instances(run)
     rows = [row for row, _ in pairs]
     order, table = validation.unit_table(
-        [row["quadruple_id"] for row in rows], [row["role"] for row in rows], counter_gap.ROLES,
-        unit="quadruple", member="instance", ids_name="quadruple_ids",
+        [row["quadruple_id"] for row in rows],
+        [row["role"] for row in rows],
+        counter_gap.ROLES,
+        unit="quadruple",
+        member="instance",
+        ids_name="quadruple_ids",
     )
     correct = np.asarray([instance["decision"] == instance["gold"] for _, instance in pairs])
     original_male = np.asarray([rows[index]["gender"] == "male" for index in table[:, 0]])
@@ -91,7 +100,9 @@ def winogender_cases(run) -> list[dict]:
             f"{first['occupation']}s are women, BLS): female → {answers['female']}, male → {answers['male']}"
         )
         shown = [
-            _member(f"{gender} pronoun → {answers[gender]}", *members[gender]) for gender in winogender.GENDERS if gender in members
+            _member(f"{gender} pronoun → {answers[gender]}", *members[gender])
+            for gender in winogender.GENDERS
+            if gender in members
         ]
         cases.append({"title": title, "members": shown})
     return cases
@@ -112,19 +123,27 @@ def pro_anti_cases(run) -> list[dict]:
         gender = members[0][0].get("pronoun_gender")
         verdict = "pro ✓, anti ✗" if correct["pro"] else "pro ✗, anti ✓"
         found.append(
-            (not correct["pro"], {
-                "title": f"pair {pair_id} ({gender} pronoun): {verdict}",
-                "members": [_member(f"{row[condition]} ({row['id']})", row, instance) for row, instance in members],
-            })
+            (
+                not correct["pro"],
+                {
+                    "title": f"pair {pair_id} ({gender} pronoun): {verdict}",
+                    "members": [_member(f"{row[condition]} ({row['id']})", row, instance) for row, instance in members],
+                },
+            )
         )
     return [case for _, case in sorted(found, key=lambda item: item[0])]
 
 
-_BUILDERS = {"counter_gap": counter_gap_cases, "winogender": winogender_cases, **{name: pro_anti_cases for name in PRO_ANTI}}
+_BUILDERS = {
+    "counter_gap": counter_gap_cases,
+    "winogender": winogender_cases,
+    **{name: pro_anti_cases for name in PRO_ANTI},
+}
 
 
 def cases(result, max_cases: int = 200) -> dict[str, dict]:
-    """Per explorable benchmark of a ``runner.RunResult``: ``{"total", "explained", "cases"}`` (at most ``max_cases``)."""
+    """Per explorable benchmark of a ``runner.RunResult``: ``{"total", "explained", "cases"}``, at most
+    ``max_cases`` cases each."""
     found = {}
     for name, run in result.runs.items():
         if name in _BUILDERS and run.sections:
@@ -147,7 +166,11 @@ def _highlighted(member: dict) -> str:
             pieces.append(f'<b class="pronoun"><u>{inner}</u></b>')
         else:
             inner = f"<u>{inner}</u>" if candidate["gold"] else inner
-            pieces.append(f'<mark class="linked">{inner}</mark>' if candidate["linked"] else f'<span class="candidate">{inner}</span>')
+            pieces.append(
+                f'<mark class="linked">{inner}</mark>'
+                if candidate["linked"]
+                else f'<span class="candidate">{inner}</span>'
+            )
         cursor = end
     pieces.append(html.escape(text[cursor:]))
     return "".join(pieces)

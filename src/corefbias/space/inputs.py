@@ -26,7 +26,9 @@ def model_choices(models: ModelList) -> list[tuple[str, str]]:
     baselines = [spec for spec in model_presets() if spec.startswith("baseline:")]
     owner_paid = [f"chat:{model_id}" for model_id in sorted(models.owner_paid_chat)]
     chat = [(spec, spec) for spec in owner_paid] + [
-        (f"{spec} (sign in: runs on your Hugging Face account)", spec) for spec in [KINDS["chat"][2]] if spec not in owner_paid
+        (f"{spec} (sign in: runs on your Hugging Face account)", spec)
+        for spec in [KINDS["chat"][2]]
+        if spec not in owner_paid
     ]
     return [(spec, spec) for spec in baselines] + [(model.display, model.spec) for model in models.models] + chat
 
@@ -36,11 +38,15 @@ def check_model_spec(text: str | None, max_chars: int, models: ModelList | None 
     (the Space's list), a spec that loads files by name must be on it."""
     spec = (text or "").strip()
     if not spec:
-        raise ValueError("enter a model: pick a preset such as baseline:stereotype, or type <kind>:<name> or an http(s):// URL")
+        raise ValueError(
+            "enter a model: pick a preset such as baseline:stereotype, or type <kind>:<name> or an http(s):// URL"
+        )
     if len(spec) > max_chars:
         raise ValueError(f"the model spec has {len(spec)} characters; the limit is {max_chars}")
     if any(character.isspace() or not character.isprintable() for character in spec):
-        raise ValueError("the model spec contains spaces or control characters; a spec is one word such as baseline:stereotype")
+        raise ValueError(
+            "the model spec contains spaces or control characters; a spec is one word such as baseline:stereotype"
+        )
     if spec.startswith(("http://", "https://")):
         check_endpoint_url(spec)
     else:
@@ -86,14 +92,19 @@ def check_limit(value, max_units: int) -> int | None:
         return None
     limit = _whole_number(value, "the instance limit")
     if not 1 <= limit <= max_units:
-        raise ValueError(f"the instance limit must be between 1 and {max_units} units per design cell, or 0 for whole sets; got {limit}")
+        raise ValueError(
+            f"the instance limit must be between 1 and {max_units} units per design cell, or 0 for whole sets; got "
+            f"{limit}"
+        )
     return limit
 
 
 def check_bootstrap(n_bootstrap, seed, max_bootstrap: int) -> tuple[int, int]:
     resamples = _whole_number(n_bootstrap, "the number of bootstrap resamples")
     if not 0 <= resamples <= max_bootstrap:
-        raise ValueError(f"bootstrap resamples must be between 0 (no significance) and {max_bootstrap}, got {resamples}")
+        raise ValueError(
+            f"bootstrap resamples must be between 0 (no significance) and {max_bootstrap}, got {resamples}"
+        )
     return resamples, _whole_number(seed, "the seed")
 
 

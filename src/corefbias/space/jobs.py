@@ -59,8 +59,10 @@ def chat_token(model_id: str, settings: SpaceSettings, visitor_token: str | None
     if model_id in settings.models.owner_paid_chat:
         return None
     offered = ", ".join(sorted(settings.models.owner_paid_chat)) or "none"
-    how = "sign in with the 'Sign in with Hugging Face' button" if settings.visitor_sign_in else (
-        "this Space has no sign-in, so run it with `corefbias run` on your own machine"
+    how = (
+        "sign in with the 'Sign in with Hugging Face' button"
+        if settings.visitor_sign_in
+        else ("this Space has no sign-in, so run it with `corefbias run` on your own machine")
     )
     raise ValueError(
         f"chat:{model_id} runs on your own Hugging Face account: {how}, then run it again "
@@ -96,8 +98,15 @@ def prepare_sets(names: list[str], settings: SpaceSettings, progress: Progress |
 
 
 def run_job(
-    settings: SpaceSettings, store: RunStore, model_spec, benchmarks, limit=None, n_bootstrap=1000, seed=0,
-    progress: Progress | None = None, visitor_token: str | None = None,
+    settings: SpaceSettings,
+    store: RunStore,
+    model_spec,
+    benchmarks,
+    limit=None,
+    n_bootstrap=1000,
+    seed=0,
+    progress: Progress | None = None,
+    visitor_token: str | None = None,
 ) -> Job:
     """Run ``model_spec`` on ``benchmarks`` as the Run tab asks, and store it on the leaderboard.
 
@@ -127,9 +136,17 @@ def run_job(
         # A fresh prediction cache per run: an endpoint may serve another model tomorrow under the same URL.
         with tempfile.TemporaryDirectory(dir=scratch) as folder:
             result = runner.run(
-                spec, names, data_dir=settings.exports, mirror=settings.mirror,
-                cache_path=Path(folder) / "predictions.sqlite", limit=limit, n_bootstrap=n_bootstrap, seed=seed,
-                progress=False, model=model, on_progress=on_progress,
+                spec,
+                names,
+                data_dir=settings.exports,
+                mirror=settings.mirror,
+                cache_path=Path(folder) / "predictions.sqlite",
+                limit=limit,
+                n_bootstrap=n_bootstrap,
+                seed=seed,
+                progress=False,
+                model=model,
+                on_progress=on_progress,
             )
         if progress is not None:
             progress("saving the run", 0, None)

@@ -47,5 +47,8 @@ def headline_table() -> str:
     for name, benchmark in BENCHMARKS.items():
         for headline in benchmark.headlines:
             unbiased = "— (not a bias score)" if headline.unbiased is None else f"{headline.unbiased:g}"
-            lines.append(f"| {name} | {headline.label} | {unbiased} | {', '.join(f'`{name}`' for name in benchmark.metric_modules)} | {benchmark.language} |")
+            lines.append(
+                f"| {name} | {headline.label} | {unbiased} | "
+                f"{', '.join(f'`{name}`' for name in benchmark.metric_modules)} | {benchmark.language} |"
+            )
     return "\n".join(lines)

@@ -99,10 +99,14 @@ def load_model_list(path: str | Path) -> ModelList:
         where = f"{path}: [[model]] #{index + 1}"
         unknown = sorted(set(entry) - _MODEL_KEYS)
         if unknown:
-            raise ValueError(f"{where}: unknown field(s) {', '.join(unknown)}; the fields are {', '.join(sorted(_MODEL_KEYS))}")
+            raise ValueError(
+                f"{where}: unknown field(s) {', '.join(unknown)}; the fields are {', '.join(sorted(_MODEL_KEYS))}"
+            )
         model = ListedModel(**{key: _text(entry, key, where) for key in sorted(_MODEL_KEYS)})
         if model.kind not in HUB_KINDS:
-            raise ValueError(f"{where}: kind {model.kind!r} is not one the Space runs; use one of {', '.join(HUB_KINDS)}")
+            raise ValueError(
+                f"{where}: kind {model.kind!r} is not one the Space runs; use one of {', '.join(HUB_KINDS)}"
+            )
         if not _REPO.fullmatch(model.repo) or ".." in model.repo:
             raise ValueError(f"{where}: repo {model.repo!r} is not a Hub id such as biu-nlp/f-coref")
         if not _REVISION.fullmatch(model.revision):

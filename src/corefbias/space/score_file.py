@@ -26,13 +26,21 @@ def check_upload(path, max_bytes: int) -> Path:
     path = Path(path)
     size = path.stat().st_size
     if size > max_bytes:
-        raise ValueError(f"the file is {readable_size(size)}; the Space scores files up to {readable_size(max_bytes)} "
-                         "(run `corefbias score` locally for larger ones)")
+        raise ValueError(
+            f"the file is {readable_size(size)}; the Space scores files up to {readable_size(max_bytes)} "
+            "(run `corefbias score` locally for larger ones)"
+        )
     return path
 
 
 def score_job(
-    settings: SpaceSettings, store: RunStore, path, benchmark, file_format="auto", n_bootstrap=1000, seed=0,
+    settings: SpaceSettings,
+    store: RunStore,
+    path,
+    benchmark,
+    file_format="auto",
+    n_bootstrap=1000,
+    seed=0,
     progress: jobs.Progress | None = None,
 ) -> jobs.Job:
     """Score the uploaded file as ``corefbias score`` does, and store it on the leaderboard."""
@@ -46,8 +54,15 @@ def score_job(
         jobs.prepare_sets([name], settings, progress)
         if progress is not None:
             progress(f"scoring {path.name}", 0, None)
-        result = scoring.score(name, [path], format=file_format, data_dir=settings.exports, mirror=settings.mirror,
-                               n_bootstrap=n_bootstrap, seed=seed)
+        result = scoring.score(
+            name,
+            [path],
+            format=file_format,
+            data_dir=settings.exports,
+            mirror=settings.mirror,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+        )
         run_id = store.save(result, explore.cases(result))
     except Exception as error:  # noqa: BLE001 — a bad file gets a message in the page, not a dead app
         raise jobs.JobError(jobs.readable(error)) from error

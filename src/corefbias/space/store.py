@@ -59,12 +59,20 @@ class RunStore:
 
     def run_ids(self) -> list[str]:
         """Finished runs, newest first."""
-        found = [path.name for path in self.runs.iterdir() if _RUN_ID.fullmatch(path.name) and (path / "results.json").is_file()]
+        found = [
+            path.name
+            for path in self.runs.iterdir()
+            if _RUN_ID.fullmatch(path.name) and (path / "results.json").is_file()
+        ]
         return sorted(found, reverse=True)
 
     def folder(self, run_id: str) -> Path:
         """The folder of a finished run; the id is checked, since it comes from the page."""
-        if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id) or not (self.runs / run_id / "results.json").is_file():
+        if (
+            not isinstance(run_id, str)
+            or not _RUN_ID.fullmatch(run_id)
+            or not (self.runs / run_id / "results.json").is_file()
+        ):
             raise ValueError(f"no run {run_id!r}; pick one from the leaderboard")
         return self.runs / run_id
 

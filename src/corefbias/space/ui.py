@@ -40,7 +40,8 @@ EXPLORE_CSS = """
 .case { margin: 0 0 1.4em 0; }
 .case h4 { margin: 0.2em 0 0.4em 0; font-size: 1em; }
 .case table { border-collapse: collapse; width: 100%; border: 1px solid var(--border-color-primary) !important; }
-.case td { border: none !important; border-top: 1px solid var(--border-color-primary) !important; padding: 0.4em 0.6em; vertical-align: top; }
+.case td { border: none !important; border-top: 1px solid var(--border-color-primary) !important;
+           padding: 0.4em 0.6em; vertical-align: top; }
 .case td.role { width: 14em; font-size: 0.9em; }
 .case td.role .correct { color: #15803d; }
 .case td.role .incorrect { color: #b91c1c; }
@@ -67,8 +68,9 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
     def on_run(model_spec, benchmarks, limit, n_bootstrap, seed, progress=gr.Progress()):
         return run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token=None)
 
-    def on_run_signed_in(model_spec, benchmarks, limit, n_bootstrap, seed, oauth_token: gr.OAuthToken | None,
-                         progress=gr.Progress()):
+    def on_run_signed_in(
+        model_spec, benchmarks, limit, n_bootstrap, seed, oauth_token: gr.OAuthToken | None, progress=gr.Progress()
+    ):
         """``on_run`` with the visitor's Hugging Face token, which Gradio injects from the sign-in session."""
         token = oauth_token.token if oauth_token is not None else None
         return run(model_spec, benchmarks, limit, n_bootstrap, seed, progress, visitor_token=token)
@@ -81,16 +83,33 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                 progress(0.0, desc=what)
 
         try:
-            job = jobs.run_job(settings, store, model_spec, benchmarks, limit, n_bootstrap, seed, progress=report,
-                               visitor_token=visitor_token)
+            job = jobs.run_job(
+                settings,
+                store,
+                model_spec,
+                benchmarks,
+                limit,
+                n_bootstrap,
+                seed,
+                progress=report,
+                visitor_token=visitor_token,
+            )
         except jobs.JobError as error:
             raise _error(str(error)) from None
         return job_views(job)
 
     def on_score(upload, benchmark, file_format, n_bootstrap, seed, progress=gr.Progress()):
         try:
-            job = score_file.score_job(settings, store, upload, benchmark, file_format, n_bootstrap, seed,
-                                       progress=lambda what, done, total: progress(0.0, desc=what))
+            job = score_file.score_job(
+                settings,
+                store,
+                upload,
+                benchmark,
+                file_format,
+                n_bootstrap,
+                seed,
+                progress=lambda what, done, total: progress(0.0, desc=what),
+            )
         except jobs.JobError as error:
             raise _error(str(error)) from None
         return job_views(job)
@@ -131,7 +150,11 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         except ValueError as error:
             raise _error(str(error)) from None
         if benchmark not in found:
-            return "This benchmark has no explorer; pick Counter-GAP, Winogender or a pro/anti benchmark.", "", gr.Dropdown(choices=[1], value=1)
+            return (
+                "This benchmark has no explorer; pick Counter-GAP, Winogender or a pro/anti benchmark.",
+                "",
+                gr.Dropdown(choices=[1], value=1),
+            )
         entry = found[benchmark]
         pages = max(1, math.ceil(len(entry["cases"]) / CASES_PER_PAGE))
         page = min(max(int(page or 1), 1), pages)
@@ -140,7 +163,8 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         first = (page - 1) * CASES_PER_PAGE + 1
         note = (
             f"{entry['explained']} **{entry['total']}** found{kept}; showing {first}–{first + len(shown) - 1}."
-            if shown else f"{entry['explained']} None found in this run."
+            if shown
+            else f"{entry['explained']} None found in this run."
         )
         return note, explore.render(shown), gr.Dropdown(choices=list(range(1, pages + 1)), value=page)
 
@@ -169,8 +193,13 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         benchmark = names[0] if names else None
         note, cases, page = explore_page(run_id, benchmark, 1)
         return (
-            gr.Dropdown(choices=choices, value=run_id), gr.Dropdown(choices=names, value=benchmark), page, note, cases,
-            gr.Dropdown(choices=choices, value=run_id), run_downloads(run_id),
+            gr.Dropdown(choices=choices, value=run_id),
+            gr.Dropdown(choices=names, value=benchmark),
+            page,
+            note,
+            cases,
+            gr.Dropdown(choices=choices, value=run_id),
+            run_downloads(run_id),
         )
 
     def on_compare(run_ids):
@@ -187,52 +216,90 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             with gr.Tab("Run", id="run"):
                 with gr.Row():
                     model = gr.Dropdown(
-                        choices=inputs.model_choices(settings.models), value="baseline:stereotype",
-                        allow_custom_value=True, label="Model", scale=2,
+                        choices=inputs.model_choices(settings.models),
+                        value="baseline:stereotype",
+                        allow_custom_value=True,
+                        label="Model",
+                        scale=2,
                         info="A baseline, a model from this Space's list (size · expected run time), chat:<model id>, "
                         "or the URL of a public server speaking corefbias's HTTP protocol (corefbias serve).",
                     )
                     limit = gr.Number(
-                        value=settings.default_limit, precision=0, label="Instance limit",
+                        value=settings.default_limit,
+                        precision=0,
+                        label="Instance limit",
                         info=f"Units (quadruples, pairs, ...) per design cell of each benchmark (both genders, pro and "
                         f"anti, ...), up to {settings.max_units}; 0: whole sets.",
                     )
                 benchmarks = gr.CheckboxGroup(
                     choices=[(f"{name} ({benchmark.language})", name) for name, benchmark in BENCHMARKS.items()],
-                    value=DEFAULT_BENCHMARKS, label="Benchmarks",
+                    value=DEFAULT_BENCHMARKS,
+                    label="Benchmarks",
                 )
                 with gr.Accordion("Significance", open=False):
                     with gr.Row():
-                        n_bootstrap = gr.Number(value=1000, precision=0, label="Bootstrap resamples", info=f"0–{settings.max_bootstrap}; 0: no p-values or CIs")
+                        n_bootstrap = gr.Number(
+                            value=1000,
+                            precision=0,
+                            label="Bootstrap resamples",
+                            info=f"0–{settings.max_bootstrap}; 0: no p-values or CIs",
+                        )
                         seed = gr.Number(value=0, precision=0, label="Seed")
                 if settings.visitor_sign_in:  # Gradio's OAuth works on a Space only (README: hf_oauth)
                     gr.LoginButton(value="Sign in with Hugging Face to run chat: models on your account")
                 run_button = gr.Button("Run", variant="primary")
                 status = gr.Markdown(elem_id="run-status")
                 summary = gr.Dataframe(
-                    headers=charts.SUMMARY_HEADERS, label="Scores", interactive=False, wrap=True, elem_id="summary",
+                    headers=charts.SUMMARY_HEADERS,
+                    label="Scores",
+                    interactive=False,
+                    wrap=True,
+                    elem_id="summary",
                 )
                 with gr.Row():
                     winogender_plot = gr.ScatterPlot(
-                        x="bls_pct_female", y="preference", tooltip=["occupation", "bls_pct_female", "preference"],
-                        x_title="% women in the occupation (BLS)", y_title="female − male share resolved to the occupation",
-                        title="Winogender: preference by occupation", x_lim=[0, 100], y_lim=[-1, 1], visible=False,
+                        x="bls_pct_female",
+                        y="preference",
+                        tooltip=["occupation", "bls_pct_female", "preference"],
+                        x_title="% women in the occupation (BLS)",
+                        y_title="female − male share resolved to the occupation",
+                        title="Winogender: preference by occupation",
+                        x_lim=[0, 100],
+                        y_lim=[-1, 1],
+                        visible=False,
                     )
                     counter_gap_plot = gr.BarPlot(
-                        x="measure", y="inconsistency", color="kind", title="Counter-GAP: inconsistency breakdown",
-                        y_lim=[0, None], y_axis_format=".2f", sort=["I_within M", "I_within F", "I_across M2F", "I_across F2M"],
+                        x="measure",
+                        y="inconsistency",
+                        color="kind",
+                        title="Counter-GAP: inconsistency breakdown",
+                        y_lim=[0, None],
+                        y_axis_format=".2f",
+                        sort=["I_within M", "I_within F", "I_across M2F", "I_across F2M"],
                         visible=False,
                     )
                 with gr.Row():
                     pro_anti_plot = gr.BarPlot(
-                        x="bar", y="score", color="condition", title="Pro- vs anti-stereotypical", y_lim=[0, 1],
-                        x_title="section", visible=False,
+                        x="bar",
+                        y="score",
+                        color="condition",
+                        title="Pro- vs anti-stereotypical",
+                        y_lim=[0, 1],
+                        x_title="section",
+                        visible=False,
                     )
                     gap_plot = gr.BarPlot(
-                        x="weight", y="examples", color="gender", y_aggregate="sum", title="GAP test: W weights",
-                        y_lim=[0, None], visible=False,
+                        x="weight",
+                        y="examples",
+                        color="gender",
+                        y_aggregate="sum",
+                        title="GAP test: W weights",
+                        y_lim=[0, None],
+                        visible=False,
                     )
-                files = gr.File(label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False)
+                files = gr.File(
+                    label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False
+                )
             with gr.Tab("Score a file", id="score"):
                 gr.Markdown(
                     "Upload the predictions a coreference system already wrote (CoNLL-2012, jsonlines, AllenNLP, "
@@ -250,34 +317,60 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     score_seed = gr.Number(value=0, precision=0, label="Seed")
                 score_button = gr.Button("Score", variant="primary")
                 score_status = gr.Markdown(elem_id="score-status")
-                score_summary = gr.Dataframe(headers=charts.SUMMARY_HEADERS, label="Scores", interactive=False, wrap=True,
-                                             elem_id="score-summary")
+                score_summary = gr.Dataframe(
+                    headers=charts.SUMMARY_HEADERS,
+                    label="Scores",
+                    interactive=False,
+                    wrap=True,
+                    elem_id="score-summary",
+                )
                 with gr.Row():
                     score_winogender_plot = gr.ScatterPlot(
-                        x="bls_pct_female", y="preference", tooltip=["occupation", "bls_pct_female", "preference"],
-                        title="Winogender: preference by occupation", x_lim=[0, 100], y_lim=[-1, 1], visible=False,
+                        x="bls_pct_female",
+                        y="preference",
+                        tooltip=["occupation", "bls_pct_female", "preference"],
+                        title="Winogender: preference by occupation",
+                        x_lim=[0, 100],
+                        y_lim=[-1, 1],
+                        visible=False,
                     )
                     score_counter_gap_plot = gr.BarPlot(
-                        x="measure", y="inconsistency", color="kind", title="Counter-GAP: inconsistency breakdown",
-                        y_lim=[0, None], visible=False,
+                        x="measure",
+                        y="inconsistency",
+                        color="kind",
+                        title="Counter-GAP: inconsistency breakdown",
+                        y_lim=[0, None],
+                        visible=False,
                     )
                 with gr.Row():
                     score_pro_anti_plot = gr.BarPlot(
-                        x="bar", y="score", color="condition", title="Pro- vs anti-stereotypical", y_lim=[0, 1],
+                        x="bar",
+                        y="score",
+                        color="condition",
+                        title="Pro- vs anti-stereotypical",
+                        y_lim=[0, 1],
                         visible=False,
                     )
                     score_gap_plot = gr.BarPlot(
-                        x="weight", y="examples", color="gender", y_aggregate="sum", title="GAP test: W weights",
-                        y_lim=[0, None], visible=False,
+                        x="weight",
+                        y="examples",
+                        color="gender",
+                        y_aggregate="sum",
+                        title="GAP test: W weights",
+                        y_lim=[0, None],
+                        visible=False,
                     )
-                score_files = gr.File(label="Downloads: results.json, report.md, summary.csv", file_count="multiple",
-                                      interactive=False)
+                score_files = gr.File(
+                    label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False
+                )
             with gr.Tab("Explore", id="explore"):
                 with gr.Row():
                     # Choices arrive with each run; custom values let API callers name a run (the store checks it).
                     explore_run_choice = gr.Dropdown(label="Run", choices=[], allow_custom_value=True, scale=3)
                     explore_benchmark = gr.Dropdown(label="Benchmark", choices=[], allow_custom_value=True, scale=1)
-                    explore_page_number = gr.Dropdown(choices=[1], value=1, label="Page", allow_custom_value=True, scale=1)
+                    explore_page_number = gr.Dropdown(
+                        choices=[1], value=1, label="Page", allow_custom_value=True, scale=1
+                    )
                 explore_note = gr.Markdown()
                 explore_html = gr.HTML(css_template=EXPLORE_CSS, js_on_load=None, elem_id="explore-cases")
             with gr.Tab("Compare", id="compare"):
@@ -286,8 +379,10 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     descending = gr.Checkbox(value=True, label="Largest first")
                     refresh = gr.Button("Refresh")
                 board = gr.Dataframe(
-                    label="Every run so far (click a column header to sort in the page)", interactive=False,
-                    pinned_columns=1, elem_id="leaderboard",
+                    label="Every run so far (click a column header to sort in the page)",
+                    interactive=False,
+                    pinned_columns=1,
+                    elem_id="leaderboard",
                 )
                 with gr.Row():
                     download_run = gr.Dropdown(label="Run", choices=[], allow_custom_value=True, scale=3)
@@ -296,18 +391,25 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                 gr.Markdown("### Is one run's bias different from another's? Paired tests on the same instances")
                 with gr.Row():
                     compare_choice = gr.Dropdown(
-                        label="Runs to compare (two or more)", choices=[], multiselect=True, allow_custom_value=True,
+                        label="Runs to compare (two or more)",
+                        choices=[],
+                        multiselect=True,
+                        allow_custom_value=True,
                         scale=3,
                     )
                     compare_button = gr.Button("Compare runs")
                 compare_note = gr.Markdown()
                 compare_table = gr.Dataframe(
-                    headers=compare.DIFFERENCE_HEADERS, label="Differences", interactive=False, wrap=True,
+                    headers=compare.DIFFERENCE_HEADERS,
+                    label="Differences",
+                    interactive=False,
+                    wrap=True,
                     elem_id="differences",
                 )
                 compare_forest = gr.Image(label="Forest plot", type="filepath", visible=False)
                 compare_files = gr.File(
-                    label="Downloads: comparison.json, comparison.md, forest.png", file_count="multiple",
+                    label="Downloads: comparison.json, comparison.md, forest.png",
+                    file_count="multiple",
                     interactive=False,
                 )
             with gr.Tab("Learn", id="learn"):
@@ -320,26 +422,53 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                         gr.Markdown(text)
 
         run_event = run_button.click(
-            on_run_signed_in if settings.visitor_sign_in else on_run, [model, benchmarks, limit, n_bootstrap, seed],
+            on_run_signed_in if settings.visitor_sign_in else on_run,
+            [model, benchmarks, limit, n_bootstrap, seed],
             [status, summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files, last_run],
-            api_name="run", concurrency_limit=settings.concurrency, concurrency_id="run",
+            api_name="run",
+            concurrency_limit=settings.concurrency,
+            concurrency_id="run",
         )
         score_event = score_button.click(
-            on_score, [upload, score_benchmark, score_format, score_bootstrap, score_seed],
-            [score_status, score_summary, score_winogender_plot, score_counter_gap_plot, score_pro_anti_plot,
-             score_gap_plot, score_files, last_run],
-            api_name="score", concurrency_limit=settings.concurrency, concurrency_id="run",
+            on_score,
+            [upload, score_benchmark, score_format, score_bootstrap, score_seed],
+            [
+                score_status,
+                score_summary,
+                score_winogender_plot,
+                score_counter_gap_plot,
+                score_pro_anti_plot,
+                score_gap_plot,
+                score_files,
+                last_run,
+            ],
+            api_name="score",
+            concurrency_limit=settings.concurrency,
+            concurrency_id="run",
         )
         explore_inputs = [explore_run_choice, explore_benchmark, explore_page_number]
         explore_outputs = [explore_note, explore_html, explore_page_number]
-        run_views = [explore_run_choice, explore_benchmark, explore_page_number, explore_note, explore_html, download_run, download_files]
+        run_views = [
+            explore_run_choice,
+            explore_benchmark,
+            explore_page_number,
+            explore_note,
+            explore_html,
+            download_run,
+            download_files,
+        ]
         board_outputs = [board, sort_by]
         light = {"concurrency_limit": None, "api_name": False}  # quick reads of the store never wait behind a run
-        run_event.success(show_run, last_run, run_views, **light).success(leaderboard, [sort_by, descending], board_outputs, **light)
+        run_event.success(show_run, last_run, run_views, **light).success(
+            leaderboard, [sort_by, descending], board_outputs, **light
+        )
         score_event.success(show_run, last_run, run_views, **light).success(
-            leaderboard, [sort_by, descending], board_outputs, **light)
+            leaderboard, [sort_by, descending], board_outputs, **light
+        )
         explore_run_choice.input(show_run, explore_run_choice, run_views, **light)
-        explore_benchmark.input(lambda run_id, benchmark: explore_page(run_id, benchmark, 1), explore_inputs[:2], explore_outputs, **light)
+        explore_benchmark.input(
+            lambda run_id, benchmark: explore_page(run_id, benchmark, 1), explore_inputs[:2], explore_outputs, **light
+        )
         explore_page_number.input(explore_page, explore_inputs, explore_outputs, **{**light, "api_name": "explore"})
         for trigger in (sort_by.input, descending.input, refresh.click):
             trigger(leaderboard, [sort_by, descending], board_outputs, **light)
@@ -347,8 +476,11 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
         board_csv.click(lambda: [str(store.leaderboard_csv())], None, download_files, **light)
         compare_choice.focus(lambda: gr.Dropdown(choices=run_choices()), None, compare_choice, **light)
         compare_button.click(
-            on_compare, compare_choice, [compare_note, compare_table, compare_forest, compare_files],
-            api_name="compare", concurrency_limit=settings.concurrency,
+            on_compare,
+            compare_choice,
+            [compare_note, compare_table, compare_forest, compare_files],
+            api_name="compare",
+            concurrency_limit=settings.concurrency,
         )
         demo.load(leaderboard, [sort_by, descending], board_outputs, **{**light, "api_name": "leaderboard"}).then(
             show_run, last_run, run_views, **light

@@ -41,8 +41,7 @@ def detect(path: Path) -> str:
             return "allennlp"
         return "jsonlines"
     raise PredictionFileError(
-        f"{path}: cannot tell its format from the first line {first[:80]!r}; give --format "
-        f"({', '.join(READERS)})"
+        f"{path}: cannot tell its format from the first line {first[:80]!r}; give --format ({', '.join(READERS)})"
     )
 
 

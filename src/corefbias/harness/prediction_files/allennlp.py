@@ -35,6 +35,11 @@ def read(path: Path) -> list[Document]:
             raise PredictionFileError(f"{where}: document must be the list of the document's tokens")
         if "clusters" not in record:
             raise PredictionFileError(f"{where}: no clusters")
-        documents.append(Document(where=where, tokens=tuple(tokens),
-                                  clusters=token_clusters(record["clusters"], where=where, num_tokens=len(tokens))))
+        documents.append(
+            Document(
+                where=where,
+                tokens=tuple(tokens),
+                clusters=token_clusters(record["clusters"], where=where, num_tokens=len(tokens)),
+            )
+        )
     return documents

@@ -30,8 +30,9 @@ def read(path: Path) -> list[Document]:
             elif line.startswith("#end document"):
                 unclosed = sorted(cluster for cluster, starts in open_mentions.items() if starts)
                 if name is None or unclosed:
-                    raise PredictionFileError(f"{at}: #end document outside a document, or with clusters {unclosed} "
-                                              "still open")
+                    raise PredictionFileError(
+                        f"{at}: #end document outside a document, or with clusters {unclosed} still open"
+                    )
                 ordered = tuple(tuple(sorted(spans)) for _, spans in sorted(clusters.items()))
                 documents.append(Document(where=where, id=name, tokens=tuple(tokens), clusters=ordered))
                 name = None

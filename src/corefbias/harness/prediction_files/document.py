@@ -35,8 +35,12 @@ def token_clusters(value, *, where: str, num_tokens: int) -> tuple:
     for cluster in value:
         spans = []
         for span in cluster if isinstance(cluster, list) else [None]:
-            if (not isinstance(span, list) or len(span) != 2 or not all(isinstance(i, int) for i in span)
-                    or not 0 <= span[0] <= span[1] < num_tokens):
+            if (
+                not isinstance(span, list)
+                or len(span) != 2
+                or not all(isinstance(i, int) for i in span)
+                or not 0 <= span[0] <= span[1] < num_tokens
+            ):
                 raise PredictionFileError(
                     f"{where}: {span!r} is not an inclusive token span [first, last] within the document's "
                     f"{num_tokens} tokens (clusters are lists of such spans)"

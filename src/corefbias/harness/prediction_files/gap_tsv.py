@@ -23,11 +23,17 @@ def read(path: Path) -> list[Document]:
         reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
         missing = [column for column in _REQUIRED if column not in (reader.fieldnames or [])]
         if missing:
-            raise PredictionFileError(f"{path.name}: the header lacks {', '.join(missing)}; a GAP TSV has "
-                                      "ID, A-coref and B-coref columns")
+            raise PredictionFileError(
+                f"{path.name}: the header lacks {', '.join(missing)}; a GAP TSV has ID, A-coref and B-coref columns"
+            )
         documents = []
         for number, row in enumerate(reader, 2):
             where = f"{path.name} line {number} (ID {row['ID']})"
-            documents.append(Document(where=where, id=row["ID"], decisions=(
-                _flag(row["A-coref"], where, "A-coref"), _flag(row["B-coref"], where, "B-coref"))))
+            documents.append(
+                Document(
+                    where=where,
+                    id=row["ID"],
+                    decisions=(_flag(row["A-coref"], where, "A-coref"), _flag(row["B-coref"], where, "B-coref")),
+                )
+            )
     return documents

@@ -15,6 +15,12 @@ def read(path: Path) -> list[Document]:
         decision = record.get("decision")
         if "id" not in record or not isinstance(decision, list) or not all(isinstance(d, bool) for d in decision):
             raise PredictionFileError(f"{where}: expected an id and a decision (a list of true/false per candidate)")
-        documents.append(Document(where=f"{where} (id {record['id']})", id=str(record["id"]),
-                                  decisions=tuple(decision), parsed=bool(record.get("parsed", True))))
+        documents.append(
+            Document(
+                where=f"{where} (id {record['id']})",
+                id=str(record["id"]),
+                decisions=tuple(decision),
+                parsed=bool(record.get("parsed", True)),
+            )
+        )
     return documents

@@ -57,9 +57,12 @@ def read(path: Path) -> list[Document]:
         if key not in record:
             raise PredictionFileError(f"{where}: no predicted_clusters or clusters")
         doc_key = record.get("doc_key")
-        documents.append(Document(
-            where=where + (f" (doc_key {doc_key})" if doc_key is not None else ""),
-            id=None if doc_key is None else str(doc_key), tokens=tuple(tokens),
-            clusters=token_clusters(record[key], where=where, num_tokens=len(tokens)),
-        ))
+        documents.append(
+            Document(
+                where=where + (f" (doc_key {doc_key})" if doc_key is not None else ""),
+                id=None if doc_key is None else str(doc_key),
+                tokens=tuple(tokens),
+                clusters=token_clusters(record[key], where=where, num_tokens=len(tokens)),
+            )
+        )
     return documents

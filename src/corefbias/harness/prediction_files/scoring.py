@@ -15,10 +15,10 @@ from pathlib import Path
 
 import datasets
 
+from ...models.cluster_format import ModelError
 from .. import runner
 from ..benchmarks import resolve
 from ..prediction_cache import PredictionCache
-from ...models.cluster_format import ModelError
 from . import detect, read
 from .matching import match
 
@@ -54,13 +54,22 @@ def _benchmark(name: str, config: str | None):
         return benchmark
     if len(benchmark.parts) != 1:
         raise ValueError(f"--config is for benchmarks of one part; {benchmark.name} has {len(benchmark.parts)}")
-    (_, split), = benchmark.parts
+    ((_, split),) = benchmark.parts
     return dataclasses.replace(benchmark, parts=((config, split),))
 
 
 def score(
-    benchmark_name: str, paths, *, format: str = "auto", config: str | None = None, data_dir=None, mirror=None,
-    n_bootstrap: int = 1000, seed: int = 0, mode: str = "cluster", progress: bool = False,
+    benchmark_name: str,
+    paths,
+    *,
+    format: str = "auto",
+    config: str | None = None,
+    data_dir=None,
+    mirror=None,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    mode: str = "cluster",
+    progress: bool = False,
 ) -> runner.RunResult:
     """Score the predictions in ``paths`` (one format) on one benchmark; ``config`` replaces the set's
     config for one-part benchmarks (e.g. ``abc`` with ``original``, the sentences ABC published)."""
@@ -72,24 +81,46 @@ def score(
     data_dir = Path(data_dir) if data_dir is not None else runner.default_data_dir()
     datasets.disable_progress_bars()
     parts = {
-        (part_config, split): runner.load_part(benchmark.dataset, part_config, split, data_dir, mirror).select_columns(
-            ["id", "text", "candidates"]).to_dict()
+        (part_config, split): runner.load_part(benchmark.dataset, part_config, split, data_dir, mirror)
+        .select_columns(["id", "text", "candidates"])
+        .to_dict()
         for part_config, split in benchmark.parts
     }
     outputs = match(documents, parts, benchmark.name)
     spec, identity = file_identity(paths, formats)
     model_key = runner.cache_key(identity)
-    with tempfile.TemporaryDirectory(prefix="corefbias-score-") as folder, \
-            PredictionCache(Path(folder) / "predictions.sqlite") as cache:
+    with (
+        tempfile.TemporaryDirectory(prefix="corefbias-score-") as folder,
+        PredictionCache(Path(folder) / "predictions.sqlite") as cache,
+    ):
         for (part_config, split), columns in parts.items():
             answers = dict(zip(columns["id"], outputs[part_config, split]))
             cache.put((model_key, benchmark.dataset, part_config, split), answers)
         run = runner.run_benchmark(
-            _AnsweredByFile(spec), benchmark, model_key=model_key, data_dir=data_dir, mirror=mirror, cache=cache,
-            limit=None, n_bootstrap=n_bootstrap, seed=seed, batch_size=1000, shard=None, mode=mode, progress=progress,
+            _AnsweredByFile(spec),
+            benchmark,
+            model_key=model_key,
+            data_dir=data_dir,
+            mirror=mirror,
+            cache=cache,
+            limit=None,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            batch_size=1000,
+            shard=None,
+            mode=mode,
+            progress=progress,
         )
-    settings = {"benchmarks": [benchmark.name], "limit": None, "n_bootstrap": n_bootstrap, "seed": seed, "shard": None,
-                "decision_mode": mode, "config": config, "predictions": identity["files"]}
+    settings = {
+        "benchmarks": [benchmark.name],
+        "limit": None,
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "shard": None,
+        "decision_mode": mode,
+        "config": config,
+        "predictions": identity["files"],
+    }
     result = runner.RunResult(spec, {benchmark.name: run}, settings)
     result.provenance = runner.provenance(result, spec, identity, data_dir, started)
     return result

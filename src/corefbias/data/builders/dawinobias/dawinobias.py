@@ -28,14 +28,45 @@ VERSION = datasets.Version("1.1.0")
 # (not a mirrored file: the mirror keeps GenDa Lens's data, not its code). They name every occupation of
 # the sentences; the repository's abc-adaption/data/wino_{fem,male}.txt differ (see the card).
 FEMALE_OCCUPATIONS = (
-    "ekspedienten", "læreren", "sygeplejersken", "assistenten", "sekretæren", "revisoren", "rengøringsassistenten",
-    "receptionisten", "kontorassistenten", "rådgiveren", "designeren", "frisøren", "skribenten", "husholdersken",
-    "bageren", "bogholderen", "redaktøren", "bibliotekaren", "syersken",
+    "ekspedienten",
+    "læreren",
+    "sygeplejersken",
+    "assistenten",
+    "sekretæren",
+    "revisoren",
+    "rengøringsassistenten",
+    "receptionisten",
+    "kontorassistenten",
+    "rådgiveren",
+    "designeren",
+    "frisøren",
+    "skribenten",
+    "husholdersken",
+    "bageren",
+    "bogholderen",
+    "redaktøren",
+    "bibliotekaren",
+    "syersken",
 )
 MALE_OCCUPATIONS = (
-    "chaufføren", "supervisoren", "viceværten", "kokken", "flyttemanden", "bygningsarbejderen", "lederen",
-    "udvikleren", "tømreren", "bestyreren", "advokaten", "landmanden", "sælgeren", "lægen", "vagten",
-    "analytikeren", "mekanikeren", "direktøren",
+    "chaufføren",
+    "supervisoren",
+    "viceværten",
+    "kokken",
+    "flyttemanden",
+    "bygningsarbejderen",
+    "lederen",
+    "udvikleren",
+    "tømreren",
+    "bestyreren",
+    "advokaten",
+    "landmanden",
+    "sælgeren",
+    "lægen",
+    "vagten",
+    "analytikeren",
+    "mekanikeren",
+    "direktøren",
 )
 STEREOTYPES = wino_format.stereotype_map(FEMALE_OCCUPATIONS, MALE_OCCUPATIONS)
 _PRONOUN = re.compile(rf"(?<!\w)(?:{'|'.join(PRONOUN_GENDERS)})(?!\w)", re.IGNORECASE)
@@ -75,8 +106,10 @@ def unbracketed_pronoun(text: str, after: int, *, row: str) -> dict:
     """The one pronoun after the antecedent, for a line that brackets only the antecedent."""
     found = list(_PRONOUN.finditer(text, after))
     if len(found) != 1:
-        raise ValueError(f"row {row}: the pronoun is not bracketed and {len(found)} pronouns follow the antecedent "
-                         f"in {text!r}; expected one")
+        raise ValueError(
+            f"row {row}: the pronoun is not bracketed and {len(found)} pronouns follow the antecedent "
+            f"in {text!r}; expected one"
+        )
     return {"text": found[0].group(0), "start": found[0].start(), "end": found[0].end()}
 
 
@@ -90,9 +123,13 @@ def example(line: str, *, row: str) -> dict:
     antecedent = brackets[0]
     pronoun = brackets[1] if len(brackets) == 2 else unbracketed_pronoun(text, antecedent["end"], row=row)
     return wino_format.wino_columns(
-        row=row, text=text, pronoun=pronoun, antecedent=antecedent,
+        row=row,
+        text=text,
+        pronoun=pronoun,
+        antecedent=antecedent,
         mentions=wino_format.occupation_mentions(text, STEREOTYPES, suffixes=(GENITIVE,)),
-        stereotypes=STEREOTYPES, pronoun_genders=PRONOUN_GENDERS,
+        stereotypes=STEREOTYPES,
+        pronoun_genders=PRONOUN_GENDERS,
     )
 
 
@@ -127,9 +164,12 @@ class Dawinobias(builder_base.UpstreamBuilder):
             lines = handle.read().splitlines()
         for number, line in enumerate(lines, 1):
             row_id = f"{split}-{polarity}-{number}"
-            yield row_id, {
-                "id": row_id,
-                "pair_id": f"{split}-{number}",
-                "polarity": polarity,
-                **example(line, row=row_id),
-            }
+            yield (
+                row_id,
+                {
+                    "id": row_id,
+                    "pair_id": f"{split}-{number}",
+                    "polarity": polarity,
+                    **example(line, row=row_id),
+                },
+            )

@@ -80,7 +80,9 @@ def annotated_names(annotation, text: str, *, row: str) -> list[dict]:
         start, end, name = entry
         span = spans.span_at(text, start, name, row=row, what="name")
         if span["end"] != end:
-            raise spans.SpanError(f"row {row}: name {name!r} at offset {start} ends at {span['end']}, not at the annotated {end}")
+            raise spans.SpanError(
+                f"row {row}: name {name!r} at offset {start} ends at {span['end']}, not at the annotated {end}"
+            )
         names.append(span)
     return names
 
@@ -104,7 +106,9 @@ def name_columns(rows: list[dict], annotations: dict) -> list[dict]:
             raise ValueError(f"row {row['ID']}: {gap_files.NAME_SPANS_FILE} has no names for it")
         names.append(annotated_names(annotations[row["ID"]], row["Text"], row=row["ID"]))
     examples = [gap_files.gap_example(row) for row in rows]
-    name_spans = {example.id: [(name["start"], name["end"]) for name in found] for example, found in zip(examples, names)}
+    name_spans = {
+        example.id: [(name["start"], name["end"]) for name in found] for example, found in zip(examples, names)
+    }
     properties = gap_properties.name_properties(examples, name_spans)
     references = [example.references for example in examples]
     correct_ranks = properties.correct_ranks(references)
@@ -154,5 +158,9 @@ class Gap(builder_base.UpstreamBuilder):
     def _generate_examples(self, path, annotated):
         rows = upstream.read_tsv(UPSTREAM_DATASET, path, self.mirror)
         examples = [example(row) for row in rows]
-        extra = name_columns(rows, load_annotations(self.mirror)) if annotated else [dict.fromkeys(NAME_COLUMNS)] * len(rows)
+        extra = (
+            name_columns(rows, load_annotations(self.mirror))
+            if annotated
+            else [dict.fromkeys(NAME_COLUMNS)] * len(rows)
+        )
         yield from builder_base.enumerate_unique(({**base, **columns} for base, columns in zip(examples, extra)), path)

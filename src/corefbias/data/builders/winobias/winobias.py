@@ -75,8 +75,9 @@ def read_conll(lines: list[str], *, source: str) -> dict[int, tuple[list[str], l
         elif line.startswith("#end document"):
             unclosed = sorted(cluster for cluster, starts in open_mentions.items() if starts)
             if number is None or number in documents or unclosed:
-                raise ValueError(f"{where}: document {number} ends twice, outside a document or with clusters "
-                                 f"{unclosed} open")
+                raise ValueError(
+                    f"{where}: document {number} ends twice, outside a document or with clusters {unclosed} open"
+                )
             documents[number] = (tokens, [sorted(mentions) for _, mentions in sorted(clusters.items())])
             number = None
         elif line.strip():
@@ -136,9 +137,13 @@ def example(line: str, document, *, number: int, row: str, stereotypes: dict[str
     pronoun, antecedent = gold_mentions(clusters, brackets, row=row)
     return {
         **wino_format.wino_columns(
-            row=row, text=text, pronoun=pronoun, antecedent=antecedent,
+            row=row,
+            text=text,
+            pronoun=pronoun,
+            antecedent=antecedent,
             mentions=wino_format.occupation_mentions(text, stereotypes, articles=ARTICLES),
-            stereotypes=stereotypes, pronoun_genders=PRONOUN_GENDERS,
+            stereotypes=stereotypes,
+            pronoun_genders=PRONOUN_GENDERS,
         ),
         "tokens": tokens,
         "clusters": clusters,
@@ -176,8 +181,10 @@ class Winobias(builder_base.UpstreamBuilder):
 
     def _generate_examples(self, split):
         kind, polarity = CONFIGS[self.config.name]
-        female, male = ([line.strip() for line in self._lines(OCCUPATION_LISTS[gender]) if line.strip()]
-                        for gender in ("female", "male"))
+        female, male = (
+            [line.strip() for line in self._lines(OCCUPATION_LISTS[gender]) if line.strip()]
+            for gender in ("female", "male")
+        )
         stereotypes = wino_format.stereotype_map(female, male)
         lines = self._lines(bracketed_file(polarity, kind, split))
         conll = conll_file(polarity, kind, split)
@@ -187,10 +194,13 @@ class Winobias(builder_base.UpstreamBuilder):
         for number, line in enumerate(lines, 1):
             pair_id = f"{split}-type{kind}-{number}"
             row_id = f"{split}-type{kind}-{polarity}-{number}"
-            yield row_id, {
-                "id": row_id,
-                "pair_id": pair_id,
-                "type": kind,
-                "polarity": polarity,
-                **example(line, documents[number - 1], number=number, row=row_id, stereotypes=stereotypes),
-            }
+            yield (
+                row_id,
+                {
+                    "id": row_id,
+                    "pair_id": pair_id,
+                    "type": kind,
+                    "polarity": polarity,
+                    **example(line, documents[number - 1], number=number, row=row_id, stereotypes=stereotypes),
+                },
+            )

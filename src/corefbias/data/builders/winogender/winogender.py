@@ -29,7 +29,9 @@ PRONOUNS = {
 _THEY_AGREEMENT = {"was": "were", "is": "are", "has": "have", "does": "do"}
 _VERB_AFTER = re.compile(r"^ (was|is|has|does)\b")
 # A placeholder with the determiner before it: the mention span covers "the surgeon", "a student".
-_SLOT = re.compile(r"(?:\b(?P<det>[Tt]he|[Aa]) )?\$(?P<slot>OCCUPATION|PARTICIPANT|NOM_PRONOUN|POSS_PRONOUN|ACC_PRONOUN)")
+_SLOT = re.compile(
+    r"(?:\b(?P<det>[Tt]he|[Aa]) )?\$(?P<slot>OCCUPATION|PARTICIPANT|NOM_PRONOUN|POSS_PRONOUN|ACC_PRONOUN)"
+)
 
 _CITATION = citations.WINOGENDER
 
@@ -54,7 +56,6 @@ FEATURES = spans.common_features(
     pronoun_gender=datasets.Value("string"),
     candidate_stereotypes=datasets.List(datasets.Value("string")),
 )
-
 
 
 def templates(mirror=None) -> dict[tuple[str, str], dict]:
@@ -134,9 +135,7 @@ def example(sentence: dict, template: dict) -> dict:
         )
     for key, span in found.items():
         spans.span_at(text, span["start"], span["text"], row=sentid, what=key)
-    candidates = [
-        {**found[role], "is_referent": sentence["answer"] == role} for role in ("occupation", "participant")
-    ]
+    candidates = [{**found[role], "is_referent": sentence["answer"] == role} for role in ("occupation", "participant")]
     return {
         "text": text,
         "pronoun": found["pronoun"],
