@@ -39,11 +39,10 @@ def measure(model_spec: str, benchmark: str, data_dir: Path, mirror, n_bootstrap
         result = runner.run(
             model_spec,
             [benchmark],
+            settings=runner.RunSettings(n_bootstrap=n_bootstrap, batch_size=batch_size),
             data_dir=data_dir,
             mirror=mirror,
             cache_path=Path(empty) / "cache.sqlite",
-            n_bootstrap=n_bootstrap,
-            batch_size=batch_size,
             progress=False,
         )
     return result.runs[benchmark]

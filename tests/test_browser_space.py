@@ -31,11 +31,9 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(
     expected = runner.run(
         MODEL,
         QUICK,
+        settings=runner.RunSettings(limit=LIMIT, n_bootstrap=1000, seed=0),
         data_dir=data_dir,
         cache_path=tmp_path / "cache.sqlite",
-        limit=LIMIT,
-        n_bootstrap=1000,
-        seed=0,
         progress=False,
     )
     assert shown == charts.summary_frame(expected.to_json()).values.tolist()

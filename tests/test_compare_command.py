@@ -25,10 +25,9 @@ def runs(exported_set, tmp_path_factory):
         result = runner.run(
             spec,
             BENCHMARKS,
+            settings=runner.RunSettings(limit=limit, n_bootstrap=100),
             data_dir=data_dir,
             cache_path=root / "cache.sqlite",
-            limit=limit,
-            n_bootstrap=100,
             progress=False,
         )
         run_outputs.write_outputs(result, root / name, plots=False)

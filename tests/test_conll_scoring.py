@@ -35,9 +35,9 @@ def _run(model, spec, data_dir, tmp_path):
     return runner.run(
         spec,
         ["winobias"],
+        settings=runner.RunSettings(n_bootstrap=200),
         data_dir=data_dir,
         cache_path=tmp_path / "c.sqlite",
-        n_bootstrap=200,
         progress=False,
         model=model,
     )
@@ -118,9 +118,9 @@ def test_choice_models_have_no_conll_score_but_keep_the_link_scores(winobias_row
     result = runner.run(
         "baseline:oracle",
         ["winobias"],
+        settings=runner.RunSettings(n_bootstrap=0),
         data_dir=data_dir,
         cache_path=tmp_path / "c.sqlite",
-        n_bootstrap=0,
         progress=False,
     )
     sections = result.runs["winobias"].sections

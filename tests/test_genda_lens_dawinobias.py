@@ -259,10 +259,10 @@ def test_issue_figures_split_and_unlinked(parts, genda_lines, exported_set, mirr
     result = runner.run(
         "baseline:random",
         ["dawinobias"],
+        settings=runner.RunSettings(n_bootstrap=0),
         data_dir=exported_set("dawinobias").parent,
         mirror=mirror,
         cache_path=tmp_path / "cache.sqlite",
-        n_bootstrap=0,
         progress=False,
     )
     sections = result.runs["dawinobias"].sections
@@ -321,10 +321,10 @@ def test_a_choice_model_that_chooses_nothing_leaves_the_pronoun_unlinked(exporte
     result = runner.run(
         "test:abstaining",
         ["dawinobias"],
+        settings=runner.RunSettings(n_bootstrap=0),
         data_dir=exported_set("dawinobias").parent,
         mirror=mirror,
         cache_path=tmp_path / "cache.sqlite",
-        n_bootstrap=0,
         progress=False,
         model=Abstaining(),
     )
@@ -339,12 +339,11 @@ def test_a_limit_keeps_test_pairs_so_both_scores_stay_defined(exported_set, mirr
     result = runner.run(
         "baseline:oracle",
         ["dawinobias"],
+        settings=runner.RunSettings(n_bootstrap=0, limit=20),
         data_dir=exported_set("dawinobias").parent,
         mirror=mirror,
         cache_path=tmp_path / "cache.sqlite",
-        n_bootstrap=0,
         progress=False,
-        limit=20,
     )
     sections = result.runs["dawinobias"].sections
     # 20 pairs of each pro-stereotypical pronoun gender, in test and in validation (units per design cell), and

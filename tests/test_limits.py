@@ -98,10 +98,9 @@ def test_every_baseline_runs_every_benchmark_at_small_limits(data_dir, tmp_path,
     result = runner.run(
         spec,
         ["all"],
+        settings=runner.RunSettings(limit=limit, n_bootstrap=20),
         data_dir=data_dir,
         cache_path=tmp_path / "cache.sqlite",
-        limit=limit,
-        n_bootstrap=20,
         progress=False,
     )
     assert {name: len(run.instances) for name, run in result.runs.items()} == instances_at(limit)
@@ -119,25 +118,28 @@ def test_shards_of_a_small_limit_merge_into_the_single_run_scores(data_dir, tmp_
     single = runner.run(
         "baseline:random",
         names,
+        settings=runner.RunSettings(limit=1, n_bootstrap=50),
         data_dir=data_dir,
         cache_path=tmp_path / "single.sqlite",
-        limit=1,
-        n_bootstrap=50,
         progress=False,
     )
     caches = [tmp_path / f"shard{index}.sqlite" for index in range(4)]
     for index, cache in enumerate(caches):
         runner.run(
-            "baseline:random", names, data_dir=data_dir, cache_path=cache, limit=1, shard=(index, 4), progress=False
+            "baseline:random",
+            names,
+            settings=runner.RunSettings(limit=1, shard=(index, 4)),
+            data_dir=data_dir,
+            cache_path=cache,
+            progress=False,
         )
     assert prediction_cache.merge(caches, tmp_path / "merged.sqlite") == 2 + 10 + 6
     merged = runner.run(
         "baseline:random",
         names,
+        settings=runner.RunSettings(limit=1, n_bootstrap=50),
         data_dir=data_dir,
         cache_path=tmp_path / "merged.sqlite",
-        limit=1,
-        n_bootstrap=50,
         progress=False,
     )
     assert sum(run.num_predicted for run in merged.runs.values()) == 0

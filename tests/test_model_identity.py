@@ -295,16 +295,10 @@ class Fixed:
         return [Choice(self.index) for _ in instances]
 
 
-def _winogender(model, data_dir, cache, **options):
+def _winogender(model, data_dir, cache, **settings):
+    settings = runner.RunSettings(n_bootstrap=0, **settings)
     return runner.run(
-        "fixed",
-        ["winogender"],
-        data_dir=data_dir,
-        cache_path=cache,
-        n_bootstrap=0,
-        progress=False,
-        model=model,
-        **options,
+        "fixed", ["winogender"], settings, data_dir=data_dir, cache_path=cache, progress=False, model=model
     ).runs["winogender"]
 
 

@@ -44,13 +44,11 @@ def _run(model, data_dir, tmp_path):
     return runner.run(
         model.name,
         BENCHMARKS,
+        settings=runner.RunSettings(limit=5, n_bootstrap=50, batch_size=10),
         data_dir=data_dir,
         cache_path=tmp_path / "cache.sqlite",
-        limit=5,
-        n_bootstrap=50,
         progress=False,
         model=model,
-        batch_size=10,
     )
 
 

@@ -24,10 +24,16 @@ def data_dir(exported_set):
     return exported_set(QUICK[0]).parent
 
 
-def _run(spec, data_dir, tmp_path, benchmarks=QUICK, **options):
-    options.setdefault("n_bootstrap", 200)
+def _run(spec, data_dir, tmp_path, benchmarks=QUICK, model=None, **settings):
+    settings.setdefault("n_bootstrap", 200)
     return runner.run(
-        spec, benchmarks, data_dir=data_dir, cache_path=tmp_path / "cache.sqlite", progress=False, **options
+        spec,
+        benchmarks,
+        runner.RunSettings(**settings),
+        data_dir=data_dir,
+        cache_path=tmp_path / "cache.sqlite",
+        progress=False,
+        model=model,
     )
 
 
@@ -119,16 +125,23 @@ def test_shards_merge_into_the_single_run_scores(data_dir, tmp_path):
     shard_caches = []
     for index in range(3):
         cache = tmp_path / f"shard{index}.sqlite"
-        runner.run(model_spec, QUICK, data_dir=data_dir, cache_path=cache, shard=(index, 3), progress=False)
+        runner.run(
+            model_spec,
+            QUICK,
+            settings=runner.RunSettings(shard=(index, 3)),
+            data_dir=data_dir,
+            cache_path=cache,
+            progress=False,
+        )
         shard_caches.append(cache)
     assert prediction_cache.merge(shard_caches, tmp_path / "merged.sqlite") == 720 + 4008
     never_called = CountingModel(load_model(model_spec), fail_after=0)
     merged = runner.run(
         model_spec,
         QUICK,
+        settings=runner.RunSettings(n_bootstrap=100),
         data_dir=data_dir,
         cache_path=tmp_path / "merged.sqlite",
-        n_bootstrap=100,
         progress=False,
         model=never_called,
     )
@@ -288,10 +301,10 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
         result = runner.run(
             spec,
             ["all"],
+            settings=runner.RunSettings(n_bootstrap=1000),
             data_dir=data_dir,
             mirror=mirror,
             cache_path=tmp_path / "c.sqlite",
-            n_bootstrap=1000,
             progress=False,
         )
         return {(row["benchmark"], row["score"]): row for row in run_outputs.summary_rows(result.to_json())}

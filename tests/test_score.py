@@ -140,7 +140,12 @@ def test_fastcoref_jsonlines_scores_like_the_same_clusters_served(data_dir, tmp_
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         served = runner.run(
-            url, ["winogender"], data_dir=data_dir, cache_path=tmp_path / "c.sqlite", n_bootstrap=200, progress=False
+            url,
+            ["winogender"],
+            settings=runner.RunSettings(n_bootstrap=200),
+            data_dir=data_dir,
+            cache_path=tmp_path / "c.sqlite",
+            progress=False,
         )
     finally:
         server.shutdown()

@@ -78,7 +78,7 @@ def server(pipeline):
 
 def test_runner_over_a_served_model_equals_the_model_in_process(server, pipeline, exported_set, tmp_path):
     data_dir = exported_set("winogender").parent
-    common = dict(data_dir=data_dir, n_bootstrap=100, progress=False)
+    common = dict(data_dir=data_dir, settings=runner.RunSettings(n_bootstrap=100), progress=False)
     served = runner.run(server, ["winogender"], cache_path=tmp_path / "served.sqlite", **common)
     local = runner.run(
         "spacy:local",

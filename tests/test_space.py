@@ -83,11 +83,9 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     expected = runner.run(
         "baseline:stereotype",
         QUICK,
+        settings=runner.RunSettings(limit=LIMIT, n_bootstrap=N_BOOTSTRAP, seed=SEED),
         data_dir=data_dir,
         cache_path=tmp_path / "cache.sqlite",
-        limit=LIMIT,
-        n_bootstrap=N_BOOTSTRAP,
-        seed=SEED,
         progress=False,
     ).to_json()
     downloaded = {Path(path).name: Path(path) for path in files}

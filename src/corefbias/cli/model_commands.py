@@ -120,17 +120,19 @@ def _run(args) -> int:
     result = runner.run(
         args.model,
         args.benchmark or ["all"],
+        settings=runner.RunSettings(
+            limit=args.limit,
+            n_bootstrap=args.n_bootstrap,
+            seed=args.seed,
+            batch_size=args.batch_size,
+            shard=args.shard,
+            mode=args.mode,
+            cache_mode=args.cache_mode,
+        ),
         data_dir=args.data_dir,
         mirror=args.mirror,
         cache_path=args.cache,
-        limit=args.limit,
-        n_bootstrap=args.n_bootstrap,
-        seed=args.seed,
-        batch_size=args.batch_size,
-        shard=args.shard,
-        mode=args.mode,
         model_options=options,
-        cache_mode=args.cache_mode,
     )
     if args.shard is not None:
         predicted = sum(run.num_predicted for run in result.runs.values())

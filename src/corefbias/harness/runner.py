@@ -223,30 +223,64 @@ def _shard(data: datasets.Dataset, index: int, count: int) -> datasets.Dataset:
     return data.select(range(start, stop)) if stop > start else data.select([])
 
 
+@dataclass(frozen=True, kw_only=True)
+class RunSettings:
+    """How a run predicts and scores, the same for every benchmark of the run (``results.json["settings"]``).
+
+    ``limit``: N units per design cell (``harness.limits``; None: whole sets). ``mode``: how clusters become
+    links (``cluster_links.DECISION_MODES``). ``shard``: ``(index, count)`` to predict one shard only.
+    ``cache_mode``: ``"use"`` takes cached answers and stores new ones, ``"refresh"`` asks the model again and
+    overwrites them, ``"off"`` asks again and writes nothing.
+    """
+
+    limit: int | None = None
+    n_bootstrap: int = 1000
+    seed: int = 0
+    batch_size: int = 32
+    shard: tuple[int, int] | None = None
+    mode: str = "cluster"
+    cache_mode: str = "use"
+
+    def __post_init__(self):
+        if self.shard is not None and not 0 <= self.shard[0] < self.shard[1]:
+            raise ValueError(f"shard must be (index, count) with 0 <= index < count, got {self.shard}")
+        if self.mode not in cluster_links.DECISION_MODES:
+            raise ValueError(f"unknown decision mode {self.mode!r}; choose one of {cluster_links.DECISION_MODES}")
+        if self.cache_mode not in CACHE_MODES:
+            raise ValueError(f"unknown cache mode {self.cache_mode!r}; choose one of {CACHE_MODES}")
+
+    def to_json(self, benchmarks: Sequence[Benchmark]) -> dict:
+        return {
+            "benchmarks": [benchmark.name for benchmark in benchmarks],
+            "limit": self.limit,
+            "n_bootstrap": self.n_bootstrap,
+            "seed": self.seed,
+            "shard": list(self.shard) if self.shard else None,
+            "decision_mode": self.mode,
+            "batch_size": self.batch_size,
+            "cache_mode": self.cache_mode,
+        }
+
+
 def run_benchmark(
     model,
     benchmark: Benchmark,
+    settings: RunSettings,
     *,
     model_key: str,
     data_dir: Path,
     mirror,
     cache: PredictionCache | None,
-    limit: int | None,
-    n_bootstrap: int,
-    seed: int,
-    batch_size: int,
-    shard: tuple[int, int] | None,
-    mode: str,
     progress: bool,
     on_progress: Callable[[str, int, int], None] | None = None,
-    reuse: bool = True,
 ) -> BenchmarkRun:
     started = time.perf_counter()
+    shard, n_bootstrap, seed = settings.shard, settings.n_bootstrap, settings.seed
     parts = {
         (config, split): load_part(benchmark.dataset, config, split, data_dir, mirror)
         for config, split in benchmark.parts
     }
-    parts = limit_units(parts, benchmark, limit)
+    parts = limit_units(parts, benchmark, settings.limit)
     if shard is not None:
         index, count = shard
         parts = {part: _shard(data, index, count) for part, data in parts.items()}
@@ -273,11 +307,11 @@ def run_benchmark(
         advance(0)
         for (config, split), data in parts.items():
             key = (model_key, benchmark.dataset, config, split)
-            predictor = _Predictor(model, benchmark.task, key, cache, advance, reuse)
+            predictor = _Predictor(model, benchmark.task, key, cache, advance, settings.cache_mode == "use")
             mapped = data.map(
                 predictor,
                 batched=True,
-                batch_size=batch_size,
+                batch_size=settings.batch_size,
                 remove_columns=data.column_names,
                 load_from_cache_file=False,
                 keep_in_memory=True,
@@ -298,7 +332,7 @@ def run_benchmark(
     for (config, split), columns in result.parts.items():
         decisions[config, split] = []
         for row, output in zip(rows_of(columns), outputs[config, split]):
-            decision, parsed = _decision(output, row, mode)
+            decision, parsed = _decision(output, row, settings.mode)
             decisions[config, split].append(decision)
             result.num_unparsed += not parsed
             result.instances.append(
@@ -325,72 +359,44 @@ def run_benchmark(
 def run(
     model_spec: str,
     benchmarks: Sequence[str] = ("all",),
+    settings: RunSettings | None = None,
     *,
     data_dir: str | Path | None = None,
     mirror=None,
     cache_path: str | Path | None = None,
-    limit: int | None = None,
-    n_bootstrap: int = 1000,
-    seed: int = 0,
-    batch_size: int = 32,
-    shard: tuple[int, int] | None = None,
-    mode: str = "cluster",
     progress: bool = True,
     model=None,
     model_options: dict | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
-    cache_mode: str = "use",
 ) -> RunResult:
-    """Run one model on the named benchmarks; ``model`` may be given ready-made (its ``identity`` keys the cache).
-
-    ``cache_mode``: ``"use"`` takes cached answers and stores new ones, ``"refresh"`` asks the model
-    again and overwrites them, ``"off"`` asks the model again and writes nothing.
+    """Run one model on the named benchmarks under ``settings`` (default ``RunSettings()``); ``model`` may be
+    given ready-made (its ``identity`` keys the cache).
 
     ``on_progress(benchmark, done, total)`` is called before a benchmark's predictions and after each
     batch; an exception it raises stops the run (the batches answered so far stay cached).
     """
+    settings = settings if settings is not None else RunSettings()
     chosen = resolve(benchmarks)
-    if shard is not None and not 0 <= shard[0] < shard[1]:
-        raise ValueError(f"shard must be (index, count) with 0 <= index < count, got {shard}")
-    if mode not in cluster_links.DECISION_MODES:
-        raise ValueError(f"unknown decision mode {mode!r}; choose one of {cluster_links.DECISION_MODES}")
-    if cache_mode not in CACHE_MODES:
-        raise ValueError(f"unknown cache mode {cache_mode!r}; choose one of {CACHE_MODES}")
     started = datetime.now(timezone.utc)
     model = model if model is not None else load_model(model_spec, **(model_options or {}))
     identity = model_identity(model, model_spec)
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
-    settings = {
-        "benchmarks": [b.name for b in chosen],
-        "limit": limit,
-        "n_bootstrap": n_bootstrap,
-        "seed": seed,
-        "shard": list(shard) if shard else None,
-        "decision_mode": mode,
-    }
-    settings.update(batch_size=batch_size, cache_mode=cache_mode)
-    with PredictionCache(cache_path) if cache_mode != "off" else nullcontext() as cache:
+    with PredictionCache(cache_path) if settings.cache_mode != "off" else nullcontext() as cache:
         runs = {
             benchmark.name: run_benchmark(
                 model,
                 benchmark,
+                settings,
                 model_key=cache_key(identity),
                 data_dir=data_dir,
                 mirror=mirror,
                 cache=cache,
-                limit=limit,
-                n_bootstrap=n_bootstrap,
-                seed=seed,
-                batch_size=batch_size,
-                shard=shard,
-                mode=mode,
                 progress=progress,
                 on_progress=on_progress,
-                reuse=cache_mode == "use",
             )
             for benchmark in chosen
         }
-    result = RunResult(model_spec, runs, settings)
+    result = RunResult(model_spec, runs, settings.to_json(chosen))
     result.provenance = provenance(result, model_spec, identity, data_dir, started)
     return result

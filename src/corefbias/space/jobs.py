@@ -138,12 +138,10 @@ def run_job(
             result = runner.run(
                 spec,
                 names,
+                settings=runner.RunSettings(limit=limit, n_bootstrap=n_bootstrap, seed=seed),
                 data_dir=settings.exports,
                 mirror=settings.mirror,
                 cache_path=Path(folder) / "predictions.sqlite",
-                limit=limit,
-                n_bootstrap=n_bootstrap,
-                seed=seed,
                 progress=False,
                 model=model,
                 on_progress=on_progress,

@@ -99,16 +99,11 @@ def score(
         run = runner.run_benchmark(
             _AnsweredByFile(spec),
             benchmark,
+            runner.RunSettings(n_bootstrap=n_bootstrap, seed=seed, batch_size=1000, mode=mode),
             model_key=model_key,
             data_dir=data_dir,
             mirror=mirror,
             cache=cache,
-            limit=None,
-            n_bootstrap=n_bootstrap,
-            seed=seed,
-            batch_size=1000,
-            shard=None,
-            mode=mode,
             progress=progress,
         )
     settings = {
