@@ -152,6 +152,22 @@ def test_dropping_unlinked_pronouns_keeps_the_bootstrap_paired():
     assert everything_dropped["diff_p_value"] is None
 
 
+def test_every_pronoun_unlinked_and_dropped_leaves_every_score_undefined():
+    # What an English model gives on DaWinoBias (NeuralCoref links no Danish pronoun): no example is left.
+    results = pro_anti.pro_anti_diff(
+        predictions=[None] * 4,
+        references=[True] * 4,
+        conditions=["pro", "anti"] * 2,
+        pair_ids=["a", "a", "b", "b"],
+        groups=["female", "female", "male", "male"],
+        unlinked="drop",
+        n_bootstrap=50,
+    )
+    assert (results["num_pro"], results["num_anti"], results["num_pairs"], results["num_unlinked_pro"]) == (0, 0, 0, 2)
+    for score in ("pro", "anti", "diff", "log2_ratio", "diff/female", "diff_p_value", "log2_ratio_ci_low"):
+        assert results[score] is None and results["undefined"][score]
+
+
 def test_referent_class_f1_is_genda_lens_per_class_f1():
     # Pro: referents F F M M, predictions F M M unlinked → female: TP 1, FN 1 → 2/3; male: TP 1, FP 1 → 2/3.
     # Anti: referents F M, predictions M M → female: FN 1 → 0; male: TP 1, FP 1 → 2/3.

