@@ -113,15 +113,15 @@ def build_wheel(out_dir: str | os.PathLike, source: Path) -> Path:
         return Path(shutil.copy2(wheels[0], out_dir / wheels[0].name))
 
 
-def requirements_with_wheel(text: str, wheel: Path, url: str, source: str = "requirements.txt") -> str:
-    """``text`` with each line requiring corefbias replaced by ``corefbias[extras] @ url#sha256=...``.
+def _pin_corefbias(text: str, version: str, pinned: str, source: str, what: str) -> str:
+    """``text`` with each line requiring corefbias replaced by ``corefbias[extras]<pinned> ; marker``.
 
-    The line's extras and environment marker are kept; its version specifier must accept the wheel.
+    The line's extras and environment marker are kept; its version specifier must accept ``version``
+    (``what`` names it in the error).
     """
     from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name, parse_wheel_filename
+    from packaging.utils import canonicalize_name
 
-    version = parse_wheel_filename(wheel.name)[1]
     lines, replaced = [], 0
     for line in text.splitlines():
         specifier = line.split(" #", 1)[0].strip()
@@ -134,45 +134,29 @@ def requirements_with_wheel(text: str, wheel: Path, url: str, source: str = "req
             continue
         if not requirement.specifier.contains(version, prereleases=True):
             raise ValueError(
-                f"{source}: {line.strip()!r} does not accept the wheel's version {version}; "
+                f"{source}: {line.strip()!r} does not accept {what} {version}; "
                 f"relax the requirement or bump corefbias.__version__"
             )
         extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
         marker = f" ; {requirement.marker}" if requirement.marker else ""
-        lines.append(f"corefbias{extras} @ {url}#sha256={file_sha256(wheel)}{marker}")
+        lines.append(f"corefbias{extras}{pinned}{marker}")
         replaced += 1
     if not replaced:
         raise ValueError(f"{source} does not require corefbias; add a line such as 'corefbias[space]>=0.1'")
     return "\n".join(lines) + "\n"
+
+
+def requirements_with_wheel(text: str, wheel: Path, url: str, source: str = "requirements.txt") -> str:
+    """``text`` with each line requiring corefbias replaced by ``corefbias[extras] @ url#sha256=...``."""
+    from packaging.utils import parse_wheel_filename
+
+    version = str(parse_wheel_filename(wheel.name)[1])
+    return _pin_corefbias(text, version, f" @ {url}#sha256={file_sha256(wheel)}", source, "the wheel's version")
 
 
 def requirements_with_release(text: str, version: str, source: str = "requirements.txt") -> str:
-    """``text`` with each line requiring corefbias pinned to the released ``version`` (``corefbias[extras]==X.Y.Z``).
-
-    The line's extras and environment marker are kept; its version specifier must accept ``version``.
-    """
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
-    lines, replaced = [], 0
-    for line in text.splitlines():
-        specifier = line.split(" #", 1)[0].strip()
-        try:
-            requirement = Requirement(specifier) if specifier and not specifier.startswith(("#", "-")) else None
-        except InvalidRequirement:
-            requirement = None
-        if requirement is None or canonicalize_name(requirement.name) != "corefbias":
-            lines.append(line)
-            continue
-        if not requirement.specifier.contains(version, prereleases=True):
-            raise ValueError(f"{source}: {line.strip()!r} does not accept the released version {version}")
-        extras = f"[{','.join(sorted(requirement.extras))}]" if requirement.extras else ""
-        marker = f" ; {requirement.marker}" if requirement.marker else ""
-        lines.append(f"corefbias{extras}=={version}{marker}")
-        replaced += 1
-    if not replaced:
-        raise ValueError(f"{source} does not require corefbias; add a line such as 'corefbias[space]>=0.1'")
-    return "\n".join(lines) + "\n"
+    """``text`` with each line requiring corefbias pinned to the released ``version`` (``corefbias[extras]==X.Y.Z``)."""
+    return _pin_corefbias(text, version, f"=={version}", source, "the released version")
 
 
 def on_pypi(version: str, url_template: str = PYPI_RELEASE_URL, timeout_s: float = 10.0) -> bool:
