@@ -164,8 +164,8 @@ def test_the_main_space_installs_cpu_torch_and_the_model_libraries_from_the_regi
 ):
     """``pip install --dry-run --report`` of the staged requirements against this machine's package registries
     (pip's own configuration): what the Space's build would install, nothing downloaded but metadata."""
-    monkeypatch.setattr(publish, "build_wheel", lambda out_dir: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
-    (repo,) = publish.stage(NAMESPACE, tmp_path / "staged", parts=("space",)).repos
+    monkeypatch.setattr(publish, "build_wheel", lambda out_dir, _: Path(shutil.copy2(staged_spaces.wheel, out_dir)))
+    (repo,) = publish.stage(NAMESPACE, tmp_path / "staged", repo=REPO, parts=("space",)).repos
     lines = (repo.folder / "requirements.txt").read_text().splitlines()
     cpu_index = "--extra-index-url https://download.pytorch.org/whl/cpu"
     assert cpu_index in lines and any(re.fullmatch(r"torch==[\d.]+\+cpu", line) for line in lines)
