@@ -101,6 +101,24 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     merge.add_argument("--into", required=True, metavar="FILE")
 
 
+def print_written(result, written: dict, out) -> None:
+    """The summary of a written result on the terminal: each headline (``*`` significant, † low parse rate),
+    which benchmarks rest on few readable answers, and what was written where."""
+    from ..harness import run_outputs
+
+    results = result.to_json()
+    for row in run_outputs.summary_rows(results):
+        value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
+        print(f"{row['benchmark']:12} {row['score']:34} {value}{run_outputs.LOW_PARSE_MARK * row['low_parse_rate']}")
+    for name, outcome in results["benchmarks"].items():
+        if outcome["low_parse_rate"]:
+            print(
+                f"{run_outputs.LOW_PARSE_MARK} {name}: only {outcome['num_instances'] - outcome['num_unparsed']} of "
+                f"{outcome['num_instances']} answers could be read (parse rate {outcome['parse_rate']:.2f})"
+            )
+    print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {out}")
+
+
 def _run(args) -> int:
     from ..harness import run_outputs, runner
 
@@ -145,19 +163,7 @@ def _run(args) -> int:
     counts = result.provenance["instances"].values()
     predicted, cached = sum(c["predicted"] for c in counts), sum(c["from_cache"] for c in counts)
     print(f"{predicted} instances predicted, {cached} from the cache")
-    results = result.to_json()
-    for row in run_outputs.summary_rows(results):
-        value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
-        print(f"{row['benchmark']:12} {row['score']:34} {value}{run_outputs.LOW_PARSE_MARK * row['low_parse_rate']}")
-    for name, outcome in results["benchmarks"].items():
-        if outcome["low_parse_rate"]:
-            print(
-                f"{run_outputs.LOW_PARSE_MARK} {name}: only {outcome['num_instances'] - outcome['num_unparsed']} of "
-                f"{outcome['num_instances']} answers could be read (parse rate {outcome['parse_rate']:.2f})"
-            )
-    print(
-        f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {args.out}"
-    )
+    print_written(result, written, args.out)
     return 0
 
 

@@ -45,6 +45,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 def _score(args) -> int:
     from ..harness import run_outputs
     from ..harness.prediction_files import scoring
+    from .model_commands import print_written
 
     result = scoring.score(
         args.benchmark,
@@ -59,11 +60,7 @@ def _score(args) -> int:
         progress=True,
     )
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
-    for row in run_outputs.summary_rows(result.to_json()):
-        value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
-        print(f"{row['benchmark']:12} {row['score']:34} {value}")
-    names = ", ".join(sorted(name for name in written if "/" not in name))
-    print(f"wrote {names} and plots/, instances/ to {args.out}")
+    print_written(result, written, args.out)
     return 0
 
 
