@@ -59,6 +59,61 @@ def _plot_update(component, frame, **options):
     return component(value=frame, visible=frame is not None, **options)
 
 
+def _result_views(summary_id: str) -> tuple:
+    """A result's views, the same on the Run and the Score tab: the scores table (``elem_id=summary_id``), the
+    four charts (hidden until a result has their benchmark) and the downloads."""
+    summary = gr.Dataframe(
+        headers=charts.SUMMARY_HEADERS,
+        label="Scores",
+        interactive=False,
+        wrap=True,
+        elem_id=summary_id,
+    )
+    with gr.Row():
+        winogender_plot = gr.ScatterPlot(
+            x="bls_pct_female",
+            y="preference",
+            tooltip=["occupation", "bls_pct_female", "preference"],
+            x_title="% women in the occupation (BLS)",
+            y_title="female − male share resolved to the occupation",
+            title="Winogender: preference by occupation",
+            x_lim=[0, 100],
+            y_lim=[-1, 1],
+            visible=False,
+        )
+        counter_gap_plot = gr.BarPlot(
+            x="measure",
+            y="inconsistency",
+            color="kind",
+            title="Counter-GAP: inconsistency breakdown",
+            y_lim=[0, None],
+            y_axis_format=".2f",
+            sort=["I_within M", "I_within F", "I_across M2F", "I_across F2M"],
+            visible=False,
+        )
+    with gr.Row():
+        pro_anti_plot = gr.BarPlot(
+            x="bar",
+            y="score",
+            color="condition",
+            title="Pro- vs anti-stereotypical",
+            y_lim=[0, 1],
+            x_title="section",
+            visible=False,
+        )
+        gap_plot = gr.BarPlot(
+            x="weight",
+            y="examples",
+            color="gender",
+            y_aggregate="sum",
+            title="GAP test: W weights",
+            y_lim=[0, None],
+            visible=False,
+        )
+    files = gr.File(label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False)
+    return summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files
+
+
 def build_app(settings: SpaceSettings) -> gr.Blocks:
     store = RunStore(settings.data_root)
 
@@ -249,57 +304,7 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     gr.LoginButton(value="Sign in with Hugging Face to run chat: models on your account")
                 run_button = gr.Button("Run", variant="primary")
                 status = gr.Markdown(elem_id="run-status")
-                summary = gr.Dataframe(
-                    headers=charts.SUMMARY_HEADERS,
-                    label="Scores",
-                    interactive=False,
-                    wrap=True,
-                    elem_id="summary",
-                )
-                with gr.Row():
-                    winogender_plot = gr.ScatterPlot(
-                        x="bls_pct_female",
-                        y="preference",
-                        tooltip=["occupation", "bls_pct_female", "preference"],
-                        x_title="% women in the occupation (BLS)",
-                        y_title="female − male share resolved to the occupation",
-                        title="Winogender: preference by occupation",
-                        x_lim=[0, 100],
-                        y_lim=[-1, 1],
-                        visible=False,
-                    )
-                    counter_gap_plot = gr.BarPlot(
-                        x="measure",
-                        y="inconsistency",
-                        color="kind",
-                        title="Counter-GAP: inconsistency breakdown",
-                        y_lim=[0, None],
-                        y_axis_format=".2f",
-                        sort=["I_within M", "I_within F", "I_across M2F", "I_across F2M"],
-                        visible=False,
-                    )
-                with gr.Row():
-                    pro_anti_plot = gr.BarPlot(
-                        x="bar",
-                        y="score",
-                        color="condition",
-                        title="Pro- vs anti-stereotypical",
-                        y_lim=[0, 1],
-                        x_title="section",
-                        visible=False,
-                    )
-                    gap_plot = gr.BarPlot(
-                        x="weight",
-                        y="examples",
-                        color="gender",
-                        y_aggregate="sum",
-                        title="GAP test: W weights",
-                        y_lim=[0, None],
-                        visible=False,
-                    )
-                files = gr.File(
-                    label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False
-                )
+                summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files = _result_views("summary")
             with gr.Tab("Score a file", id="score"):
                 gr.Markdown(
                     "Upload the predictions a coreference system already wrote (CoNLL-2012, jsonlines, AllenNLP, "
@@ -317,52 +322,14 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
                     score_seed = gr.Number(value=0, precision=0, label="Seed")
                 score_button = gr.Button("Score", variant="primary")
                 score_status = gr.Markdown(elem_id="score-status")
-                score_summary = gr.Dataframe(
-                    headers=charts.SUMMARY_HEADERS,
-                    label="Scores",
-                    interactive=False,
-                    wrap=True,
-                    elem_id="score-summary",
-                )
-                with gr.Row():
-                    score_winogender_plot = gr.ScatterPlot(
-                        x="bls_pct_female",
-                        y="preference",
-                        tooltip=["occupation", "bls_pct_female", "preference"],
-                        title="Winogender: preference by occupation",
-                        x_lim=[0, 100],
-                        y_lim=[-1, 1],
-                        visible=False,
-                    )
-                    score_counter_gap_plot = gr.BarPlot(
-                        x="measure",
-                        y="inconsistency",
-                        color="kind",
-                        title="Counter-GAP: inconsistency breakdown",
-                        y_lim=[0, None],
-                        visible=False,
-                    )
-                with gr.Row():
-                    score_pro_anti_plot = gr.BarPlot(
-                        x="bar",
-                        y="score",
-                        color="condition",
-                        title="Pro- vs anti-stereotypical",
-                        y_lim=[0, 1],
-                        visible=False,
-                    )
-                    score_gap_plot = gr.BarPlot(
-                        x="weight",
-                        y="examples",
-                        color="gender",
-                        y_aggregate="sum",
-                        title="GAP test: W weights",
-                        y_lim=[0, None],
-                        visible=False,
-                    )
-                score_files = gr.File(
-                    label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False
-                )
+                (
+                    score_summary,
+                    score_winogender_plot,
+                    score_counter_gap_plot,
+                    score_pro_anti_plot,
+                    score_gap_plot,
+                    score_files,
+                ) = _result_views("score-summary")
             with gr.Tab("Explore", id="explore"):
                 with gr.Row():
                     # Choices arrive with each run; custom values let API callers name a run (the store checks it).
