@@ -425,6 +425,38 @@ def test_the_time_limit_stops_a_run_between_batches(sandbox, data_dir, mirror, t
     assert seen[-1] == ("winogender", 0, 30) and store.run_ids() == []
 
 
+def test_on_zerogpu_the_run_handler_holds_a_gpu_for_the_time_limit(sandbox, data_dir, mirror, tmp_path, monkeypatch):
+    """ZeroGPU attaches a GPU only inside a ``spaces.GPU``-decorated call: the Run handler must be that call, with
+    the time limit as its duration (this machine has no GPU, so a stand-in ``spaces`` records what the Hub's
+    package would be asked)."""
+    held = []
+
+    def gpu(duration):
+        def decorate(handler):
+            def on_gpu(*args, **kwargs):
+                held.append(duration)
+                return handler(*args, **kwargs)
+
+            return on_gpu
+
+        return decorate
+
+    monkeypatch.setitem(sys.modules, "spaces", SimpleNamespace(GPU=gpu))
+    from corefbias.space import ui
+
+    settings = _settings(tmp_path, data_dir, mirror, port=_free_port(), zero_gpu=True, device="cpu", time_limit_s=120)
+    demo = ui.build_app(settings)
+    ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
+    try:
+        client = gradio_client.Client(demo.local_url, verbose=False, download_files=str(tmp_path / "downloads"))
+        assert held == []
+        status, summary, *_ = client.predict("baseline:oracle", ["winogender"], 1, 0, 0, api_name="/run")
+        client.predict(None, True, api_name="/leaderboard")
+    finally:
+        demo.close()
+    assert held == [120] and "finished" in status and summary["data"]
+
+
 def test_secrets_never_reach_the_page(monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_abcdefghijklmnop")
     monkeypatch.setenv("GRADIO_SERVER_PORT", "7861")  # not a secret: left as it is

@@ -1,0 +1,109 @@
+"""A finished job on the page, the same on the Run and the Score a file tab: a status line, the scores
+table, four charts (each hidden until a result has its benchmark) and the downloads."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, fields
+
+import gradio as gr
+
+from ...harness import run_outputs
+from ...harness.parse_rates import PARSE_RATE_THRESHOLD
+from .. import charts
+
+
+@dataclass
+class ResultViews:
+    status: gr.Markdown
+    summary: gr.Dataframe
+    winogender_plot: gr.ScatterPlot
+    counter_gap_plot: gr.BarPlot
+    pro_anti_plot: gr.BarPlot
+    gap_plot: gr.BarPlot
+    files: gr.File
+
+    @classmethod
+    def build(cls, status_id: str, summary_id: str) -> ResultViews:
+        status = gr.Markdown(elem_id=status_id)
+        summary = gr.Dataframe(
+            headers=charts.SUMMARY_HEADERS,
+            label="Scores",
+            interactive=False,
+            wrap=True,
+            elem_id=summary_id,
+        )
+        with gr.Row():
+            winogender_plot = gr.ScatterPlot(
+                x="bls_pct_female",
+                y="preference",
+                tooltip=["occupation", "bls_pct_female", "preference"],
+                x_title="% women in the occupation (BLS)",
+                y_title="female − male share resolved to the occupation",
+                title="Winogender: preference by occupation",
+                x_lim=[0, 100],
+                y_lim=[-1, 1],
+                visible=False,
+            )
+            counter_gap_plot = gr.BarPlot(
+                x="measure",
+                y="inconsistency",
+                color="kind",
+                title="Counter-GAP: inconsistency breakdown",
+                y_lim=[0, None],
+                y_axis_format=".2f",
+                sort=["I_within M", "I_within F", "I_across M2F", "I_across F2M"],
+                visible=False,
+            )
+        with gr.Row():
+            pro_anti_plot = gr.BarPlot(
+                x="bar",
+                y="score",
+                color="condition",
+                title="Pro- vs anti-stereotypical",
+                y_lim=[0, 1],
+                x_title="section",
+                visible=False,
+            )
+            gap_plot = gr.BarPlot(
+                x="weight",
+                y="examples",
+                color="gender",
+                y_aggregate="sum",
+                title="GAP test: W weights",
+                y_lim=[0, None],
+                visible=False,
+            )
+        files = gr.File(
+            label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False
+        )
+        return cls(status, summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files)
+
+    def components(self) -> list:
+        return [getattr(self, field.name) for field in fields(self)]
+
+
+def values(job, downloads: list[str] | None) -> tuple:
+    """What ``ResultViews.components()`` show for a finished ``job``, in the same order."""
+    result = job.result
+    counts = ", ".join(f"{name} {len(run.instances)}" for name, run in result.runs.items())
+    status = (
+        f"**{html.escape(result.model)}** finished in {job.seconds:.1f} s (instances: {counts}); "
+        f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < 0.05. parsed: the share of "
+        f"answers the model gave in a readable form; {run_outputs.LOW_PARSE_MARK}: below "
+        f"{PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers."
+    )
+    weights, bin_width = charts.gap_weights_frame(result) or (None, None)
+    return (
+        status,
+        charts.summary_frame(result.to_json()),
+        _plot(gr.ScatterPlot, charts.winogender_frame(result)),
+        _plot(gr.BarPlot, charts.counter_gap_frame(result)),
+        _plot(gr.BarPlot, charts.pro_anti_frame(result)),
+        _plot(gr.BarPlot, weights, x_bin=bin_width),
+        downloads,
+    )
+
+
+def _plot(component, frame, **options):
+    return component(value=frame, visible=frame is not None, **options)
