@@ -1,9 +1,13 @@
-"""WinoBias's headline: CoNLL F1 per config with pro − anti, from the clusters a run's model predicted."""
+"""WinoBias's headline: CoNLL F1 per config with pro − anti, from the clusters a run's model predicted, scored
+again from a run's instance file and compared between runs."""
+
+import json
 
 import datasets
 import pytest
 
-from corefbias.harness import conll_scoring, run_outputs, runner
+from corefbias.harness import comparison, conll_scoring, run_outputs, runner
+from corefbias.harness.prediction_files import scoring
 
 
 @pytest.fixture(scope="module")
@@ -43,13 +47,32 @@ def _run(model, spec, data_dir, tmp_path):
     )
 
 
-def test_gold_clusters_score_perfectly_and_unbiased(winobias_rows, data_dir, tmp_path):
-    table = {
-        row["text"]: [[[m["start"], m["end"]] for m in cluster] for cluster in row["clusters"]]
-        for rows in winobias_rows.values()
-        for row in rows
-    }
-    result = _run(TextLookupClusters(table), "test:gold-clusters", data_dir, tmp_path)
+@pytest.fixture(scope="module")
+def gold_clusters(winobias_rows):
+    return TextLookupClusters(
+        {
+            row["text"]: [[[m["start"], m["end"]] for m in cluster] for cluster in row["clusters"]]
+            for rows in winobias_rows.values()
+            for row in rows
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def stereotype_clusters(winobias_rows):
+    """Links each pronoun with the candidate whose occupation's stereotype matches its gender."""
+    table = {}
+    for rows in winobias_rows.values():
+        for row in rows:
+            chosen = row["candidate_stereotypes"].index(row["pronoun_gender"])
+            candidate = row["candidates"][chosen]
+            pronoun = row["pronoun"]
+            table[row["text"]] = [[[candidate["start"], candidate["end"]], [pronoun["start"], pronoun["end"]]]]
+    return TextLookupClusters(table)
+
+
+def test_gold_clusters_score_perfectly_and_unbiased(gold_clusters, winobias_rows, data_dir, tmp_path):
+    result = _run(gold_clusters, "test:gold-clusters", data_dir, tmp_path)
     sections = result.runs["winobias"].sections
     for kind in (1, 2):
         conll = sections[f"winobias/type{kind}/conll"]
@@ -60,15 +83,8 @@ def test_gold_clusters_score_perfectly_and_unbiased(winobias_rows, data_dir, tmp
     assert list(rows)[:3] == ["type1 CoNLL F1 pro − anti", "type1 CoNLL F1 pro", "type1 CoNLL F1 anti"]
 
 
-def test_stereotyped_clusters_are_biased_in_conll_f1(winobias_rows, data_dir, tmp_path):
-    table = {}
-    for rows in winobias_rows.values():
-        for row in rows:
-            chosen = row["candidate_stereotypes"].index(row["pronoun_gender"])
-            candidate = row["candidates"][chosen]
-            pronoun = row["pronoun"]
-            table[row["text"]] = [[[candidate["start"], candidate["end"]], [pronoun["start"], pronoun["end"]]]]
-    sections = _run(TextLookupClusters(table), "test:stereotype-clusters", data_dir, tmp_path).runs["winobias"].sections
+def test_stereotyped_clusters_are_biased_in_conll_f1(stereotype_clusters, data_dir, tmp_path):
+    sections = _run(stereotype_clusters, "test:stereotype-clusters", data_dir, tmp_path).runs["winobias"].sections
     for kind in (1, 2):
         conll = sections[f"winobias/type{kind}/conll"]
         assert conll["pro"] > conll["anti"] and conll["diff_p_value"] < 0.01
@@ -129,3 +145,47 @@ def test_choice_models_have_no_conll_score_but_keep_the_link_scores(winobias_row
     assert sections["winobias/type1"]["diff"] == 0.0
     rows = {row["score"]: row for row in run_outputs.summary_rows(result.to_json())}
     assert rows["type1 CoNLL F1 pro − anti"]["undefined"] == conll_scoring.NO_CLUSTERS
+
+
+def test_runs_keep_their_clusters_so_conll_f1_is_rescored_and_compared(
+    gold_clusters, stereotype_clusters, data_dir, tmp_path
+):
+    folders = {}
+    for name, model in (("gold", gold_clusters), ("stereotype", stereotype_clusters)):
+        result = _run(model, f"test:{name}-clusters", data_dir, tmp_path)
+        folders[name] = tmp_path / name
+        run_outputs.write_outputs(result, folders[name], plots=False)
+    stored = {name: json.loads((folder / "results.json").read_text()) for name, folder in folders.items()}
+
+    # The instance file alone gives back every score, CoNLL F1 included.
+    rescored = scoring.score(
+        "winobias", [folders["stereotype"] / "instances" / "winobias.jsonl"], data_dir=data_dir, n_bootstrap=200
+    )
+    assert rescored.settings["predictions"][0]["format"] == "instances"
+    sections = stored["stereotype"]["benchmarks"]["winobias"]["sections"]
+    for kind in (1, 2):
+        again = rescored.runs["winobias"].sections[f"winobias/type{kind}/conll"]
+        assert again["diff"] == sections[f"winobias/type{kind}/conll"]["diff"] > 0.2
+
+    differences = comparison.compare_runs([folders["stereotype"], folders["gold"]], data_dir=data_dir, n_resamples=500)
+    rows = {(row["section"], row["key"]): row for row in differences["comparisons"][0]["differences"]}
+    for kind in (1, 2):
+        section = f"winobias/type{kind}/conll"
+        row = rows[section, "diff"]
+        assert row["value_a"] == pytest.approx(sections[section]["diff"])
+        assert row["value_b"] == 0.0 and row["difference"] == pytest.approx(row["value_a"])
+        assert row["num_units"] == sections[section]["num_pairs"] and row["significant"] is True
+    assert not any("CoNLL" in note for note in differences["comparisons"][0]["notes"])
+
+    # A run written before instance files kept clusters: its links are compared, its CoNLL F1 is not.
+    lines = (folders["gold"] / "instances" / "winobias.jsonl").read_text().splitlines()
+    (folders["gold"] / "instances" / "winobias.jsonl").write_text(
+        "".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "clusters"}) + "\n" for line in lines)
+    )
+    older = comparison.compare_runs([folders["stereotype"], folders["gold"]], data_dir=data_dir, n_resamples=500)
+    compared = {(row["section"], row["key"]) for row in older["comparisons"][0]["differences"]}
+    assert ("winobias/type1", "diff") in compared and ("winobias/type1/conll", "diff") not in compared
+    assert (
+        "winobias type1 CoNLL F1 pro − anti: scored from the model's clusters, which test:gold-clusters's instance "
+        "file does not keep (it was written by an older corefbias; run the model again), so no paired test"
+    ) in older["comparisons"][0]["notes"]

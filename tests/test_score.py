@@ -101,12 +101,23 @@ def test_winobias_gold_conll_files_score_perfectly_with_zero_bias(data_dir, mirr
     instances = (out / "instances" / "winobias.jsonl").read_text().splitlines()
     assert len(instances) == results["benchmarks"]["winobias"]["num_instances"] == 1584
 
-    # The run's own instances file scored again: the same links, and no clusters for CoNLL F1.
+    # The run's own instances file scored again: the same scores, from the clusters it keeps.
     again = scoring.score(
         "winobias", [out / "instances" / "winobias.jsonl"], data_dir=data_dir, mirror=mirror, n_bootstrap=100
     )
     assert again.settings["predictions"][0]["format"] == "instances"
-    rescored = again.runs["winobias"].sections
+    assert again.runs["winobias"].sections == sections
+
+    # Without the clusters (links only): the same links, and no CoNLL F1.
+    links_only = tmp_path / "links.jsonl"
+    links_only.write_text(
+        "".join(
+            json.dumps({key: value for key, value in json.loads(line).items() if key != "clusters"}) + "\n"
+            for line in instances
+        )
+    )
+    rescored = scoring.score("winobias", [links_only], data_dir=data_dir, mirror=mirror, n_bootstrap=100)
+    rescored = rescored.runs["winobias"].sections
     assert rescored["winobias/type1"] == sections["winobias/type1"]
     assert rescored["winobias/type1/conll"]["undefined"]["diff"] == conll_scoring.LINKS_ONLY
 
@@ -220,6 +231,10 @@ def test_documents_match_by_text_and_by_id():
         (_documents({"id": "q9", "decisions": (True,)}), "doc 0: id 'q9' is not an instance of toy"),
         (_documents({"id": "q1", "decisions": (True, False)}), "doc 0: 2 decisions, but instance q1 has 1 candidates"),
         (_documents({**FIRST, "id": "q2"}), "its tokens do not line up with the text of instance q2"),
+        (
+            _documents({"id": "q2", "char_clusters": (((0, 9), (14, 20)),)}),
+            r"doc 0: span \[14, 20\] ends beyond the 17 characters of instance q2",
+        ),
     ],
 )
 def test_mismatched_documents_are_refused_naming_the_first(documents, message):
@@ -260,6 +275,12 @@ def test_mismatched_documents_are_refused_naming_the_first(documents, message):
         ("columns.tsv", "ID\tA-coref\n1\tTRUE\n", "gap-tsv", "the header lacks B-coref"),
         ("flag.tsv", "ID\tA-coref\tB-coref\n1\tyes\tFALSE\n", "gap-tsv", "A-coref is 'yes', expected TRUE or FALSE"),
         ("instances.jsonl", '{"id": "q1", "decision": "yes"}\n', "instances", "expected an id and a decision"),
+        (
+            "spans.jsonl",
+            '{"id": "q1", "decision": [true], "clusters": [[[4, 2]]]}\n',
+            "instances",
+            r"spans.jsonl line 1: clusters must be a list of clusters of \[start, end\) character spans",
+        ),
         ("mystery.txt", "hello\n", "auto", "cannot tell its format"),
     ],
 )

@@ -46,6 +46,8 @@ def _compare(args) -> int:
                 f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]  p {format_number(row['p_value'])}"
                 f"  p(Holm) {format_number(row['p_holm'])}"
             )
+        if item["notes"]:
+            print(f"  {len(item['notes'])} shared headlines have no paired test; comparison.md says why")
     written = comparison_report.write(result, args.out)
     print(f"wrote {', '.join(written)} to {args.out}")
     return 0

@@ -1,14 +1,15 @@
 """``corefbias compare``: are two finished runs' bias scores different, on the same instances?
 
 A run folder (``results.json`` + ``instances/<benchmark>.jsonl``, see ``run_outputs``) keeps every
-decision. For each benchmark two runs share, the runs must have answered the same instances of the
-same data (instance ids, their gold answers and, when both runs record it, the data set fingerprint
-under ``provenance``); otherwise comparing them would compare different items, and we refuse. The
-per-unit count rows of both runs are rebuilt by the benchmark's own scoring function on the
-exported set (recorded with ``resampling.recording_unit_rows``), checked against the scores in each
-``results.json``, and every shared headline score is compared with
-``measures.comparison.paired_difference``. The p-values of one comparison (one pair of runs, all its
-headlines) are Holm-adjusted as one family, and the significance mark follows the adjusted value.
+decision, and a cluster model's clusters. For each benchmark two runs share, the runs must have answered
+the same instances of the same data (instance ids, their gold answers and, when both runs record it, the
+data set fingerprint under ``provenance``); otherwise comparing them would compare different items, and
+we refuse. The per-unit count rows of both runs are rebuilt by the benchmark's own scoring functions (of
+decisions, and of clusters where the benchmark scores them) on the exported set (recorded with
+``resampling.recording_unit_rows``), checked against the scores in each ``results.json``, and every shared
+headline score is compared with ``measures.comparison.paired_difference``. The p-values of one comparison
+(one pair of runs, all its headlines) are Holm-adjusted as one family, and the significance mark follows
+the adjusted value.
 """
 
 from __future__ import annotations
@@ -117,10 +118,15 @@ def _design(benchmark: Benchmark, keys: set, data_dir, mirror) -> dict:
     return parts
 
 
-def section_rows(benchmark: Benchmark, parts: dict, decisions: dict) -> dict[str, resampling.UnitRows]:
-    """Per section of the benchmark, the unit rows its scoring resamples for these decisions."""
+def section_rows(
+    benchmark: Benchmark, parts: dict, decisions: dict, clusters: dict | None = None
+) -> dict[str, resampling.UnitRows]:
+    """Per section of the benchmark, the unit rows its scoring resamples for these decisions, and for these
+    clusters (a cluster model's outputs) where the benchmark also scores clusters."""
     with resampling.recording_unit_rows() as recorded:
         sections = benchmark.score(parts, decisions, 0, 0)
+        if clusters is not None and benchmark.score_outputs is not None:
+            sections = {**sections, **benchmark.score_outputs(parts, clusters, 0, 0)}
     # A section had significance iff its metric called bootstrap_test, which writes <score>_ci_low keys.
     tested = [name for name, result in sections.items() if any(key.endswith("_ci_low") for key in result)]
     if len(tested) != len(recorded):
@@ -134,6 +140,31 @@ def _decisions(run: Run, benchmark: str, parts: dict) -> dict:
         (config, split): [lines[config, split, str(instance)]["decision"] for instance in columns["id"]]
         for (config, split), columns in parts.items()
     }
+
+
+def _clusters(run: Run, benchmark: str, parts: dict) -> dict | None:
+    """The model's clusters per part from the run's instance lines; None where the lines keep none (a choice
+    model, or a run written before instance files kept clusters)."""
+    lines = run.instances[benchmark]
+    found = {
+        (config, split): [lines[config, split, str(instance)].get("clusters") for instance in columns["id"]]
+        for (config, split), columns in parts.items()
+    }
+    return None if any(None in outputs for outputs in found.values()) else found
+
+
+def _no_rows_reason(run: Run, benchmark: str, section: str, key: str, clusters: dict | None) -> str:
+    scores = run.results["benchmarks"][benchmark]["sections"].get(section)
+    if scores is None:
+        return f"not scored in {run.label}'s run"
+    if scores.get(key) is None:
+        return f"undefined for {run.label}: {(scores.get('undefined') or {}).get(key, 'no value')}"
+    if clusters is None:
+        return (
+            f"scored from the model's clusters, which {run.label}'s instance file does not keep (it was written by "
+            f"an older corefbias; run the model again), so no paired test"
+        )
+    return "its score resamples no units, so no paired test"
 
 
 def _check_rebuilt(run: Run, benchmark: str, section: str, key: str, rebuilt: float) -> None:
@@ -189,19 +220,17 @@ def compare_pair(
         if (name, keys) not in designs:
             designs[name, keys] = _design(benchmark, set(keys), data_dir, mirror)
         parts = designs[name, keys]
-        rows_a = section_rows(benchmark, parts, _decisions(a, name, parts))
-        rows_b = section_rows(benchmark, parts, _decisions(b, name, parts))
+        clusters_a, clusters_b = _clusters(a, name, parts), _clusters(b, name, parts)
+        rows_a = section_rows(benchmark, parts, _decisions(a, name, parts), clusters_a)
+        rows_b = section_rows(benchmark, parts, _decisions(b, name, parts), clusters_b)
         for headline in benchmark.headlines:
-            if headline.section not in rows_a or headline.section not in rows_b:
-                scored = all(headline.section in run.results["benchmarks"][name]["sections"] for run in (a, b))
-                notes.append(
-                    f"{name} {headline.label}: "
-                    + (
-                        "scored from the model's clusters, which the instance files do not keep, so no paired test"
-                        if scored
-                        else "not scored in both runs"
-                    )
-                )
+            missing = [
+                _no_rows_reason(run, name, headline.section, headline.key, clusters)
+                for run, clusters, rows in ((a, clusters_a, rows_a), (b, clusters_b, rows_b))
+                if headline.section not in rows
+            ]
+            if missing:
+                notes.append(f"{name} {headline.label}: {'; '.join(missing)}")
                 continue
             unit_a, unit_b = rows_a[headline.section], rows_b[headline.section]
             totals = unit_a.statistic(unit_a.rows.sum(axis=0))

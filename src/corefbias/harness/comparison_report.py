@@ -45,6 +45,11 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _tick_label(label: str, width: int = 48) -> str:
+    # A predictions run's label names every file and a digest; the full labels are in comparison.md.
+    return label if len(label) <= width else f"{label[: width - 18]}…{label[-17:]}"
+
+
 def forest_plot(result: dict, path: Path) -> Path:
     """One panel per headline score: each run's value with its 95% CI, the unbiased value dashed."""
     from .plots import _save, plt
@@ -73,7 +78,7 @@ def forest_plot(result: dict, path: Path) -> Path:
             )
         if unbiased is not None:
             axes.axvline(unbiased, color="grey", linestyle="--", linewidth=1)
-        axes.set_yticks(range(len(labels)), labels, fontsize=7)
+        axes.set_yticks(range(len(labels)), [_tick_label(label) for label in labels], fontsize=7)
         axes.set_ylim(-0.6, len(labels) - 0.4)
         axes.invert_yaxis()
         axes.set_title(

@@ -335,16 +335,17 @@ def run_benchmark(
             decision, parsed = _decision(output, row, settings.mode)
             decisions[config, split].append(decision)
             result.num_unparsed += not parsed
-            result.instances.append(
-                {
-                    "id": row["id"],
-                    "config": config,
-                    "split": split,
-                    "decision": decision,
-                    "gold": [c["is_referent"] for c in row["candidates"]],
-                    "parsed": parsed,
-                }
-            )
+            instance = {
+                "id": row["id"],
+                "config": config,
+                "split": split,
+                "decision": decision,
+                "gold": [c["is_referent"] for c in row["candidates"]],
+                "parsed": parsed,
+            }
+            if isinstance(output, list):  # a cluster model's own clusters, for scores of clusters (CoNLL F1)
+                instance["clusters"] = output
+            result.instances.append(instance)
     if shard is None:
         result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
         if benchmark.score_outputs is not None:

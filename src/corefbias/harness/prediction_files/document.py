@@ -11,18 +11,20 @@ class PredictionFileError(ValueError):
 
 @dataclass(frozen=True)
 class Document:
-    """One predicted document: clusters over tokens, or decisions per candidate.
+    """One predicted document: clusters over tokens or characters, or decisions per candidate.
 
     ``where`` names it in errors ("out.jsonl line 3"); ``id`` is the instance id when the format
     carries one; ``tokens`` with ``clusters`` (inclusive ``[first, last]`` token spans) for cluster
-    formats; ``decisions`` (one boolean per candidate, in the instance's candidate order) with
-    ``parsed`` for formats holding links.
+    formats; ``char_clusters`` (``[start, end)`` character spans of the instance text) where a run's
+    instances file kept a cluster model's output; ``decisions`` (one boolean per candidate, in the
+    instance's candidate order) with ``parsed`` for formats holding links.
     """
 
     where: str
     id: str | None = None
     tokens: tuple[str, ...] | None = None
     clusters: tuple[tuple[tuple[int, int], ...], ...] | None = None
+    char_clusters: tuple[tuple[tuple[int, int], ...], ...] | None = None
     decisions: tuple[bool, ...] | None = None
     parsed: bool = True
 

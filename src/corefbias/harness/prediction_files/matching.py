@@ -23,6 +23,14 @@ def _describe(document: Document) -> str:
 
 def _output(document: Document, row: dict, instance: str):
     """The runner's output for one instance: character-span clusters, or the file's decisions."""
+    if document.char_clusters is not None:
+        beyond = [span for cluster in document.char_clusters for span in cluster if span[1] > len(row["text"])]
+        if beyond:
+            raise PredictionFileError(
+                f"{document.where}: span {list(beyond[0])} ends beyond the {len(row['text'])} characters of "
+                f"instance {instance}; the file was written for another version of the data set"
+            )
+        return [[list(span) for span in cluster] for cluster in document.char_clusters]
     if document.decisions is not None:
         if len(document.decisions) != len(row["candidates"]):
             raise PredictionFileError(
