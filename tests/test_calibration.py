@@ -13,7 +13,8 @@ from corefbias.harness import calibration
 def designs(exported_set, mirror):
     data_dir = exported_set("abc").parent
     exported_set("winogender")
-    return {name: calibration.load_design(name, data_dir, mirror) for name in ("abc", "winogender")}
+    exported_set("dawinobias")
+    return {name: calibration.load_design(name, data_dir, mirror) for name in ("abc", "winogender", "dawinobias")}
 
 
 def test_simulated_rows_are_the_scoring_rows(designs):
@@ -53,3 +54,14 @@ def test_equally_biased_models_compare_as_equal_and_a_biased_one_is_found(design
         assert 0.025 <= rate.rate <= 0.08, (name, rate)
     biased = calibration.headline_rates(model, bias=0.1, runs=40, n_bootstrap=200, seed=4)
     assert all(rate.rate >= 0.9 for rate in biased.values()), biased
+
+
+def test_models_leaving_out_different_pairs_compare_over_every_pair_either_kept(designs):
+    """DaWinoBias's GenDa Lens headlines leave out a model's unlinked pronouns, so two models keep different
+    pairs: each simulated comparison is still defined, and equally biased models compare as equal."""
+    model = calibration.SectionRowsModel(designs["dawinobias"], np.random.default_rng(5))
+    assert not model.linear
+    same = calibration.comparison_rates(model, bias=0.05, runs=300, n_resamples=100, seed=5)
+    for name in ("dawinobias log2_ratio", "dawinobias diff"):
+        assert same[name].runs == 300 and same[name].undefined == 0
+        assert 0.02 <= same[name].rate <= 0.085, (name, same[name])

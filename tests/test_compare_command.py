@@ -3,10 +3,12 @@
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from corefbias import cli
 from corefbias.harness import comparison, run_outputs, runner
+from corefbias.models.base import Choice
 
 BENCHMARKS = ["winogender", "counter_gap"]
 LIMIT = 80
@@ -154,3 +156,67 @@ def test_cli_writes_the_report_table_and_forest_plot(runs, tmp_path, capsys):
     assert saved["adjustment"] == "holm" and len(saved["scores"]) == 2
     assert cli.main(["compare", str(folders["oracle"]), "--data-dir", str(data_dir)]) == 2
     assert "at least two run folders" in capsys.readouterr().err
+
+
+class AbstainingOn:
+    """Chooses the first candidate, and no candidate (an unlinked pronoun) in pairs whose id ends in ``digit``."""
+
+    reads_gold = False
+
+    def __init__(self, digit: str):
+        self.name, self.digit = f"abstaining-{digit}", digit
+
+    def choose(self, instances, task):
+        return [Choice(None if instance["pair_id"].endswith(self.digit) else 0) for instance in instances]
+
+
+def test_runs_leaving_out_different_unlinked_pairs_are_compared_over_every_pair_either_kept(
+    exported_set, mirror, tmp_path
+):
+    data_dir = exported_set("dawinobias").parent
+    folders, stored = {}, {}
+    for digit in ("1", "2", "3"):
+        result = runner.run(
+            f"test:abstaining-{digit}",
+            ["dawinobias"],
+            settings=runner.RunSettings(n_bootstrap=0),
+            data_dir=data_dir,
+            mirror=mirror,
+            cache_path=tmp_path / "cache.sqlite",
+            progress=False,
+            model=AbstainingOn(digit) if digit != "3" else AbstainingOn("1"),
+        )
+        folders[digit] = tmp_path / digit
+        run_outputs.write_outputs(result, folders[digit], plots=False)
+        stored[digit] = result.runs["dawinobias"].sections["dawinobias"]
+    # The two models leave out as many pairs, but not the same ones: rows must line up by pair, not by count.
+    assert stored["1"]["num_pairs"] == stored["2"]["num_pairs"] < 674
+
+    def by_section(result):
+        return {(row["section"], row["key"]): row for row in result["comparisons"][0]["differences"]}
+
+    result = comparison.compare_runs([folders["1"], folders["2"]], data_dir=data_dir, n_resamples=500)
+    rows = by_section(result)
+    for key in ("log2_ratio", "diff"):
+        row = rows["dawinobias", key]
+        assert row["value_a"] == pytest.approx(stored["1"][key]) and row["value_b"] == pytest.approx(stored["2"][key])
+        assert row["difference"] == pytest.approx(stored["1"][key] - stored["2"][key])
+        assert row["num_units"] == 674  # no pair is left out by both
+        assert row["ci_low"] <= row["difference"] <= row["ci_high"]
+    assert not any("Gender Effect Size" in note for note in result["comparisons"][0]["notes"])
+
+    same = by_section(comparison.compare_runs([folders["1"], folders["3"]], data_dir=data_dir, n_resamples=500))
+    assert same["dawinobias", "log2_ratio"]["difference"] == 0.0 and same["dawinobias", "log2_ratio"]["p_value"] == 1.0
+    assert same["dawinobias", "log2_ratio"]["num_units"] == stored["1"]["num_pairs"]
+
+
+def test_unit_rows_line_up_by_unit_with_zeros_where_a_run_left_a_unit_out():
+    unit_rows = comparison.resampling.UnitRows
+    a = unit_rows(np.array([[1.0, 1.0], [0.0, 1.0]]), None, ("x",), np.array([0, 2]))
+    b = unit_rows(np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 1.0]]), None, ("x",), np.array([1, 2, 3]))
+    rows_a, rows_b = comparison.aligned_rows(a, b)
+    assert rows_a.tolist() == [[1, 1], [0, 0], [0, 1], [0, 0]]
+    assert rows_b.tolist() == [[0, 0], [1, 1], [1, 1], [0, 1]]
+    unpositioned = unit_rows(np.ones((3, 2)), None, ("x",))
+    assert comparison.aligned_rows(a, unpositioned) is None
+    assert comparison.aligned_rows(unpositioned, unpositioned)[0].shape == (3, 2)

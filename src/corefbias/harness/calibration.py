@@ -129,8 +129,7 @@ class SectionRowsModel:
         self.linear = all(self._check(rng.random(shape) < 0.5) for _ in range(2))
 
     def _score(self, linked: np.ndarray) -> dict[str, np.ndarray]:
-        decisions = _split(self.design, linked)
-        return {name: unit.rows for name, unit in self.recorded(decisions).items()}
+        return {name: unit.rows for name, unit in self.recorded(_split(self.design, linked)).items()}
 
     def recorded(self, decisions: dict) -> dict[str, resampling.UnitRows]:
         return run_comparison.section_rows(self.design.benchmark, self.design.parts, decisions)
@@ -151,6 +150,15 @@ class SectionRowsModel:
 
     def rows(self, linked: np.ndarray) -> dict[str, np.ndarray]:
         return self._linear_rows(linked) if self.linear else self._score(linked)
+
+    def paired_rows(self, linked_a: np.ndarray, linked_b: np.ndarray) -> dict[str, tuple | None]:
+        """Per section, two runs' rows lined up unit for unit as ``corefbias compare`` lines them up."""
+        if self.linear:
+            rows_a, rows_b = self._linear_rows(linked_a), self._linear_rows(linked_b)
+            return {section: (rows_a[section], rows_b[section]) for section in rows_a}
+        units_a = self.recorded(_split(self.design, linked_a))
+        units_b = self.recorded(_split(self.design, linked_b))
+        return {section: run_comparison.aligned_rows(units_a[section], units_b[section]) for section in units_a}
 
 
 def _split(design: Design, linked: np.ndarray) -> dict:
@@ -252,15 +260,16 @@ def comparison_rates(
     p_values: dict[str, list] = {f"{section} {key}": [] for section, key, _, _ in tested}
     for run in range(runs):
         probabilities = unit_probabilities(design, rng)
-        rows_a = model.rows(simulate_links(design, probabilities, bias, rng))
-        rows_b = model.rows(simulate_links(design, probabilities, bias if bias_b is None else bias_b, rng))
+        paired = model.paired_rows(
+            simulate_links(design, probabilities, bias, rng),
+            simulate_links(design, probabilities, bias if bias_b is None else bias_b, rng),
+        )
         for section, key, _, _ in tested:
-            if rows_a[section].shape != rows_b[section].shape:  # units dropped for one model only: no pairing
+            if paired[section] is None:
                 p_values[f"{section} {key}"].append(None)
                 continue
             result = comparison.paired_difference(
-                rows_a[section],
-                rows_b[section],
+                *paired[section],
                 recorded[section].statistic,
                 [key],
                 n_resamples=n_resamples,

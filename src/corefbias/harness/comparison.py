@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
 from ..measures import comparison, resampling
 from .benchmarks import BENCHMARKS, Benchmark
 
@@ -167,6 +169,26 @@ def _no_rows_reason(run: Run, benchmark: str, section: str, key: str, clusters: 
     return "its score resamples no units, so no paired test"
 
 
+def aligned_rows(a: resampling.UnitRows, b: resampling.UnitRows) -> tuple | None:
+    """Both runs' unit rows over the same units, row for row; None where they cannot be lined up.
+
+    Where a metric leaves out units by the model's answers (``unit_positions``), the rows cover every unit
+    either run kept, and a unit one run left out is a row of zeros for it: it adds nothing to that run's
+    sums, so each run's score is unchanged, and the two runs are resampled over the same units.
+    """
+    if a.unit_positions is None and b.unit_positions is None:
+        return (a.rows, b.rows) if a.rows.shape == b.rows.shape else None
+    if a.unit_positions is None or b.unit_positions is None:
+        return None
+    union = np.union1d(a.unit_positions, b.unit_positions)
+    spread = []
+    for unit in (a, b):
+        rows = np.zeros((len(union), unit.rows.shape[1]))
+        rows[np.searchsorted(union, unit.unit_positions)] = unit.rows
+        spread.append(rows)
+    return tuple(spread)
+
+
 def _check_rebuilt(run: Run, benchmark: str, section: str, key: str, rebuilt: float) -> None:
     stored = run.results["benchmarks"][benchmark]["sections"].get(section, {}).get(key)
     same = (stored is None and not math.isfinite(rebuilt)) or (
@@ -241,22 +263,19 @@ def compare_pair(
             _check_rebuilt(
                 b, name, headline.section, headline.key, float(unit_b.statistic(unit_b.rows.sum(0))[headline.key])
             )
-            if unit_a.rows.shape != unit_b.rows.shape:  # e.g. GAP weights infeasible for one limit only
-                notes.append(
-                    f"{name} {headline.label}: the runs scored different units (a model's unlinked pronouns are left "
-                    f"out), so no paired test"
-                )
+            aligned = aligned_rows(unit_a, unit_b)
+            if aligned is None:
+                notes.append(f"{name} {headline.label}: the runs scored different units, so no paired test")
                 continue
             result = comparison.paired_difference(
-                unit_a.rows,
-                unit_b.rows,
+                *aligned,
                 unit_a.statistic,
                 [headline.key],
                 n_resamples=n_resamples,
                 seed=seed,
                 confidence=CONFIDENCE,
             )[headline.key]
-            raw.append({"headline": headline, "benchmark": name, "units": len(unit_a.rows), "result": result})
+            raw.append({"headline": headline, "benchmark": name, "units": len(aligned[0]), "result": result})
     adjusted = comparison.holm([item["result"].p_value for item in raw])
     differences = []
     for item, p_holm in zip(raw, adjusted):

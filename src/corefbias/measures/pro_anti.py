@@ -210,10 +210,12 @@ def pro_anti_diff(
     kept_conditions = [condition for condition, keep in zip(conditions, kept) if keep]
     kept_groups = None if groups is None else [group for group, keep in zip(groups, kept) if keep]
     rows = example_rows(predicted[kept], gold[kept], kept_conditions, kept_groups, group_names)
+    positions = np.flatnonzero(kept)
     if units is not None:
         paired = np.zeros((units.max() + 1, rows.shape[1]))
         np.add.at(paired, units[kept], rows)
-        rows = paired[paired.any(axis=1)]  # a pair whose every example was dropped is no unit
+        positions = np.flatnonzero(paired.any(axis=1))  # a pair whose every example was dropped is no unit
+        rows = paired[positions]
 
     measure = partial(statistic, groups=group_names, score=score)
     scores = dict(measure(rows.sum(axis=0)))
@@ -226,7 +228,9 @@ def pro_anti_diff(
         scores["num_pairs"] = len(rows)
     nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
     resamples = n_bootstrap if len(rows) else 0
-    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=resamples, seed=seed)
+    inferences = bootstrap_test(
+        rows, measure, nulls, n_bootstrap=resamples, seed=seed, unit_positions=positions if unlinked == "drop" else None
+    )
     return finalize(scores, _reasons(group_names, score, unlinked), inferences, n_bootstrap=n_bootstrap)
 
 

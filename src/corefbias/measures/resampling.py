@@ -25,11 +25,16 @@ _MAX_DRAWS_PER_CHUNK = 20_000_000
 
 @dataclass(frozen=True)
 class UnitRows:
-    """The unit rows a metric's significance resampled, its statistic and the scores it tested."""
+    """The unit rows a metric's significance resampled, its statistic and the scores it tested.
+
+    ``unit_positions``: where a metric leaves out units that depend on the model's answers (a pronoun linked
+    to no candidate), each row's position among all the data's units; two models' rows line up by it.
+    """
 
     rows: np.ndarray
     statistic: Statistic
     tested: tuple[str, ...]
+    unit_positions: np.ndarray | None = None
 
 
 _recorded_unit_rows: ContextVar[list[UnitRows] | None] = ContextVar("recorded_unit_rows", default=None)
@@ -134,15 +139,17 @@ def bootstrap_test(
     n_bootstrap: int,
     seed: int,
     confidence: float = 0.95,
+    unit_positions: np.ndarray | None = None,
 ) -> dict[str, Inference]:
     """Bootstrap over units: inference for each score named in ``nulls`` (name → null value, or
     ``None`` for a CI without a p-value).
 
-    ``n_bootstrap=0`` switches significance off: every field comes back ``None``.
+    ``n_bootstrap=0`` switches significance off: every field comes back ``None``. ``unit_positions``: see
+    ``UnitRows``; it is recorded for paired comparisons and changes nothing here.
     """
     recorder = _recorded_unit_rows.get()
     if recorder is not None:
-        recorder.append(UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls)))
+        recorder.append(UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls), unit_positions))
     if n_bootstrap == 0:
         return {name: Inference(None, None, None, 0) for name in nulls}
     rows = np.asarray(rows, dtype=float)
