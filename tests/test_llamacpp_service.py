@@ -63,14 +63,18 @@ def _wait_until_healthy(url: str, process: subprocess.Popen) -> None:
     raise AssertionError(f"llama-server did not answer {url}/health within {START_TIMEOUT_S} s")
 
 
-def _serve(key: str):
-    """``(base url, process)`` of ``serve.sh key`` on a free loopback port; the caller stops it."""
+def _serve(key: str, port: int | None = None, *flags: str):
+    """``(base url, process)`` of ``serve.sh key`` on ``port`` (default: a free loopback port) with extra
+    llama-server ``flags``; the caller stops it."""
     missing = _missing(key)
     if missing:
         pytest.skip(missing)
-    port = _free_port()
+    port = port or _free_port()
     process = subprocess.Popen(
-        ["bash", str(SERVICE / "serve.sh"), key, str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        ["bash", str(SERVICE / "serve.sh"), key, str(port), *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -139,9 +143,10 @@ def test_logprob_answers_are_all_read_traced_to_the_served_model_and_determinist
         assert outcome["parse_rate"] == 1.0, [row for row in run.instances if not row["parsed"]]
         assert run.num_predicted == outcome["num_instances"]
     # The identity that keys the cache names the model the server says it serves, at this server's endpoint.
-    [served_model] = [entry["id"] for entry in _get_json(f"{url}/v1/models")["data"]]
+    [served_model] = _get_json(f"{url}/v1/models")["data"]
     identity = first.provenance["model"]["identity"]
-    assert identity["model_id"] == served_model == MODELS[key]
+    assert identity["model_id"] == served_model["id"] == MODELS[key]
+    assert identity["served"] == {field: served_model[field] for field in ("id", "owned_by", "meta")}
     assert identity["endpoint"] == f"{url}/v1/chat/completions"
     assert identity["answer"] == "logprobs" and identity["decoding"]["max_tokens"] == 1
 
@@ -172,3 +177,32 @@ def test_text_answers_report_their_parse_rate_and_no_scores_without_one(data_dir
             blank = {name for name, value in section.items() if value is None}
             assert blank == set(section["undefined"])
             assert all(reason.startswith("no readable answer") for reason in section["undefined"].values())
+
+
+def test_another_model_served_under_the_same_name_and_port_is_asked_again(data_dir, tmp_path):
+    """``chat:local-llm`` at one endpoint: SmolLM2, then Gemma 3 under the same alias, then SmolLM2 again."""
+    port, cache = _free_port(), tmp_path / "cache.sqlite"
+    predicted, identities = [], []
+    for key in ("smollm2", "gemma3", "smollm2"):
+        url, process = _serve(key, port, "--alias", "local-llm")
+        try:
+            result = runner.run(
+                "chat:local-llm",
+                ["winogender"],
+                settings=runner.RunSettings(limit=1, n_bootstrap=0),
+                data_dir=data_dir,
+                cache_path=cache,
+                progress=False,
+                model_options={"base_url": f"{url}/v1", "answer": "logprobs", "workers": 1},
+            )
+        finally:
+            _stop(process)
+        predicted.append(result.runs["winogender"].num_predicted)
+        identities.append(result.provenance["model"]["identity"])
+    assert predicted == [6, 6, 0]
+    assert [identity["served"]["id"] for identity in identities] == [
+        MODELS["smollm2"],
+        MODELS["gemma3"],
+        MODELS["smollm2"],
+    ]
+    assert identities[0] == identities[2] and identities[0]["model_id"] == identities[1]["model_id"] == "local-llm"

@@ -15,6 +15,7 @@ import sys
 import textwrap
 import threading
 from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -271,6 +272,79 @@ def test_a_chat_model_is_its_endpoint_prompt_and_decoding(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(chat, "SYSTEM_PROMPT", chat.SYSTEM_PROMPT + " Think carefully.")
     assert identity()["prompt_template"]["digest"] != base["prompt_template"]["digest"]
+
+
+class ModelsEndpoint:
+    """A loopback ``GET /v1/models`` answering ``listing()`` (status, body), recording each Authorization."""
+
+    def __init__(self):
+        self.listing = lambda: (200, {"object": "list", "data": []})
+        self.authorizations = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                endpoint.authorizations.append(self.headers.get("Authorization"))
+                status, body = endpoint.listing() if self.path == "/v1/models" else (404, {})
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _llama_entry(model_id, n_params, *aliases):
+    return {
+        "id": model_id,
+        "aliases": [model_id, *aliases],
+        "object": "model",
+        "created": int(datetime.now().timestamp() * 1e6),  # llama.cpp: the time of the request
+        "owned_by": "llamacpp",
+        "meta": {"n_params": n_params, "size": n_params // 2, "ftype": "Q4_1"},
+    }
+
+
+def test_a_chat_model_is_also_what_its_endpoint_says_it_serves(monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_identity_probe_0123456789")
+    endpoint = ModelsEndpoint()
+    try:
+
+        def served(model_id="local-llm", listing=None):
+            if listing is not None:
+                endpoint.listing = listing
+            return load_model(f"chat:{model_id}", base_url=endpoint.base_url).identity["served"]
+
+        small = served(listing=lambda: (200, {"data": [_llama_entry("smollm2-q4", 134515008, "local-llm")]}))
+        assert small == {
+            "id": "smollm2-q4",
+            "owned_by": "llamacpp",
+            "meta": {"n_params": 134515008, "size": 67257504, "ftype": "Q4_1"},
+        }
+        assert served() == small  # the time of the request is not the model
+        assert endpoint.authorizations[-1] == "Bearer hf_identity_probe_0123456789"
+        # Another model under the same alias at the same endpoint.
+        gemma = served(listing=lambda: (200, {"data": [_llama_entry("gemma-3-270m", 268098176, "local-llm")]}))
+        assert gemma["id"] == "gemma-3-270m" and gemma != small
+        # A server with one model answers with it whatever the id; of several, only the one named counts.
+        assert served("anything")["id"] == "gemma-3-270m"
+        several = {"data": [{"id": "org/a", "owned_by": "org", "providers": [{"price": 1}]}, {"id": "org/b"}]}
+        assert served("org/a", lambda: (200, several)) == {"id": "org/a", "owned_by": "org"}
+        assert served("org/c") is None
+        for status, body in ((404, {"error": "no such route"}), (200, ["not", "an", "object"]), (200, {"data": 3})):
+            assert served(listing=lambda status=status, body=body: (status, body)) is None
+    finally:
+        endpoint.close()
 
 
 def test_baselines_are_their_name_parameters_and_version(monkeypatch):

@@ -32,9 +32,12 @@ never guessed. Gold labels are never read (``reads_gold = False``).
 **Requests in flight**: ``workers`` questions are asked at a time (answers are kept in order), so a
 hosted model with several replicas is used at its capacity.
 
-**Identity** (the prediction cache's key): the model id, the endpoint, the prompt template — its
-version ``PROMPT_TEMPLATE_VERSION`` and the digest of a question rendered from a fixed instance,
-which changes with any edit of the wording — and the decoding settings.
+**Identity** (the prediction cache's key): the model id, the endpoint, what the endpoint's
+``GET {base_url}/models`` reports of the model that answers (``served``: llama.cpp's parameter count,
+size and quantization, vLLM's weights path; ``None`` where the endpoint lists no such model), the
+prompt template — its version ``PROMPT_TEMPLATE_VERSION`` and the digest of a question rendered from a
+fixed instance, which changes with any edit of the wording — and the decoding settings. So another
+model served under the same name at the same endpoint is asked again.
 
 **Transport**: OpenAI-compatible chat completions, ``POST {base_url}/chat/completions`` with
 ``Authorization: Bearer <token>``. ``base_url`` defaults to Hugging Face's Inference Providers
@@ -47,6 +50,7 @@ appears in an error message.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import http.client
 import json
@@ -173,6 +177,12 @@ def first_token_logprobs(body) -> list[tuple[str, float]] | None:
         return None
 
 
+# The fields of a GET /models entry that describe the model itself. The others change while the model does
+# not: llama.cpp's "created" is the time of the request, the Hugging Face router's "providers" carry live
+# status and prices, vLLM's "permission" fresh ids.
+SERVED_MODEL_FIELDS = ("id", "owned_by", "root", "parent", "meta")
+
+
 class ChatModel:
     """A chat-completions model answering multiple-choice questions (see the module docstring)."""
 
@@ -194,6 +204,7 @@ class ChatModel:
         self.name = f"chat:{model_id}"
         self.model_id = model_id
         self.url = base_url.rstrip("/") + "/chat/completions"
+        self.models_url = base_url.rstrip("/") + "/models"
         self._token = token
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.max_tokens, self.workers, self.answer = max_tokens, workers, answer
@@ -237,10 +248,11 @@ class ChatModel:
             pass
         raise ModelError(self._redact(f"{self.url}: no choices[0].message.content text in the answer {body!r:.300}"))
 
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._token}"} if self._token else {}
+
     def _post(self, payload: dict):
-        headers = {"Content-Type": "application/json"}
-        if self._token:
-            headers["Authorization"] = f"Bearer {self._token}"
+        headers = {"Content-Type": "application/json", **self._headers()}
         data = json.dumps(payload).encode("utf-8")
         for attempt in range(self.retries + 1):
             request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
@@ -263,12 +275,28 @@ class ChatModel:
         except (UnicodeDecodeError, ValueError):
             raise ModelError(self._redact(f"{self.url}: the answer is not UTF-8 JSON: {raw[:300]!r}")) from None
 
-    @property
+    def served_model(self) -> dict | None:
+        """What ``GET {base_url}/models`` reports of the model that answers: the entry whose id or alias is the
+        model id, else the only entry (a llama.cpp server answers with its one model whatever the id); None
+        where the endpoint lists no models, or several and not this one."""
+        request = urllib.request.Request(self.models_url, headers=self._headers())
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                listed = json.loads(response.read().decode("utf-8")).get("data")
+        except (OSError, http.client.HTTPException, ValueError, AttributeError):
+            return None
+        entries = [entry for entry in listed if isinstance(entry, dict)] if isinstance(listed, list) else []
+        named = [e for e in entries if self.model_id == e.get("id") or self.model_id in (e.get("aliases") or ())]
+        chosen = named[0] if named else entries[0] if len(entries) == 1 else None
+        return None if chosen is None else {key: chosen[key] for key in SERVED_MODEL_FIELDS if key in chosen}
+
+    @functools.cached_property
     def identity(self) -> dict:
         return {
             "kind": "chat",
             "model_id": self.model_id,
             "endpoint": self.url,
+            "served": self.served_model(),
             "prompt_template": {"version": PROMPT_TEMPLATE_VERSION, "digest": prompt_template_digest()},
             "answer": self.answer,
             "decoding": {

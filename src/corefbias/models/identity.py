@@ -4,7 +4,8 @@ Every model the registry loads has an ``identity`` attribute, a JSON-able dict w
 the adapter and whose other fields are what its answers depend on:
 
 * a baseline: its name and parameters, and ``baselines.BASELINES_VERSION``;
-* ``chat:``: the model id, the endpoint, the prompt template (version and digest) and the decoding settings;
+* ``chat:``: the model id, the endpoint, what the endpoint's ``GET /models`` reports of the model that
+  answers, the prompt template (version and digest) and the decoding settings;
 * a library adapter: the Hub id and the snapshot revision found in the local Hugging Face cache, or a
   local folder's or file's ``fingerprint.files_fingerprint``, plus the versions of the libraries it runs on;
 * an HTTP server: what its ``GET /v1/info`` reports — the served model's name and ``revision``
