@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import re
 
+from ..harness import cluster_links
 from ..harness.benchmarks import BENCHMARKS
+from ..models.chat import ANSWER_MODES
 from ..models.registry import KINDS
 
 _SPEC_HELP = (
@@ -21,6 +23,22 @@ def _shard(value: str) -> tuple[int, int]:
     if not match or not int(match.group(1)) < int(match.group(2)):
         raise argparse.ArgumentTypeError(f"expected INDEX/COUNT with INDEX < COUNT (e.g. 0/4), got {value!r}")
     return int(match.group(1)), int(match.group(2))
+
+
+def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``run`` and ``score`` share: where the results go and how answers are scored."""
+    parser.add_argument(
+        "--out", default="corefbias-results", metavar="DIR", help="output folder (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
+    )
+    parser.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    parser.add_argument(
+        "--mode", default="cluster", choices=cluster_links.DECISION_MODES, help="how clusters become links"
+    )
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 
 
 def add_commands(commands, common: argparse.ArgumentParser) -> None:
@@ -41,13 +59,8 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         help="a quick, balanced run: N whole units of every design cell of each benchmark, the same ones every time "
         "(" + "; ".join(f"{name}: {benchmark.limit_meaning}" for name, benchmark in BENCHMARKS.items()) + ")",
     )
-    run.add_argument("--out", default="corefbias-results", metavar="DIR", help="output folder (default: %(default)s)")
-    run.add_argument(
-        "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
-    )
+    add_scoring_options(run)
     run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
-    run.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
-    run.add_argument("--seed", type=int, default=0, help="seed of the resampling")
     run.add_argument("--batch-size", type=int, default=32, help="instances per model call")
     run.add_argument(
         "--shard",
@@ -55,11 +68,10 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         metavar="I/N",
         help="only predict shard I of N (merge the caches, then run again to score)",
     )
-    run.add_argument("--mode", default="cluster", choices=["cluster", "any_cluster"], help="how clusters become links")
     run.add_argument("--base-url", help="for chat: an OpenAI-compatible endpoint (default: Hugging Face Inference)")
     run.add_argument(
         "--answer",
-        choices=("auto", "logprobs", "text"),
+        choices=ANSWER_MODES,
         help="for chat: read the answer from the first token's log-probabilities, from the reply's text, or "
         "auto (log-probabilities when the endpoint returns them; the default)",
     )
@@ -70,7 +82,6 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         help="for chat and http(s):// models: requests in flight at once, answers kept in order (default 4)",
     )
     run.add_argument("--device", help="for library adapters: torch device such as cuda:0 (default cpu)")
-    run.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     caching = run.add_mutually_exclusive_group()
     caching.add_argument(
         "--no-cache",

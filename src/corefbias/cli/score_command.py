@@ -6,6 +6,7 @@ import argparse
 
 from ..harness.benchmarks import BENCHMARKS
 from ..harness.prediction_files import FORMATS
+from .model_commands import add_scoring_options
 
 
 def add_commands(commands, common: argparse.ArgumentParser) -> None:
@@ -30,16 +31,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="another config of a one-part benchmark's set (e.g. abc: original, ABC's own sentences)",
     )
-    score.add_argument("--out", default="corefbias-results", metavar="DIR", help="output folder (default: %(default)s)")
-    score.add_argument(
-        "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
-    )
-    score.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
-    score.add_argument("--seed", type=int, default=0, help="seed of the resampling")
-    score.add_argument(
-        "--mode", default="cluster", choices=["cluster", "any_cluster"], help="how clusters become links"
-    )
-    score.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    add_scoring_options(score)
 
 
 def _score(args) -> int:
