@@ -203,32 +203,15 @@ def _check_rebuilt(run: Run, benchmark: str, section: str, key: str, rebuilt: fl
         )
 
 
-@dataclass(frozen=True)
-class HeadlineDifference:
-    benchmark: str
-    section: str
-    key: str
-    score: str
-    unbiased_value: float | None
-    num_units: int
-    value_a: float | None
-    value_b: float | None
-    difference: float | None
-    ci_low: float | None
-    ci_high: float | None
-    p_value: float | None
-    p_holm: float | None
-    significant: bool | None
-    undefined: str | None
-
-
 def compare_pair(
     a: Run, b: Run, *, data_dir=None, mirror=None, n_resamples: int = 10_000, seed: int = 0, designs: dict | None = None
-) -> tuple[list[HeadlineDifference], list[str]]:
+) -> tuple[list[dict], list[str]]:
     """Every headline score the two runs share: the paired difference A − B, Holm-adjusted over the list.
 
-    Returns the differences and a note for each shared headline that is not a sum over units (so has
-    no paired test). ``designs`` caches the exported rows per benchmark between pairs.
+    Returns the differences as ``comparison.json`` rows (the headline, its units, the fields of
+    ``measures.comparison.Difference`` but ``n_valid``, the Holm-adjusted p-value and the mark) and a note
+    for each shared headline without a paired test, saying why. ``designs`` caches the exported rows per
+    benchmark between pairs.
     """
     designs = {} if designs is None else designs
     raw: list[dict] = []
@@ -279,25 +262,19 @@ def compare_pair(
     adjusted = comparison.holm([item["result"].p_value for item in raw])
     differences = []
     for item, p_holm in zip(raw, adjusted):
-        headline, result = item["headline"], item["result"]
+        headline = item["headline"]
         differences.append(
-            HeadlineDifference(
-                item["benchmark"],
-                headline.section,
-                headline.key,
-                headline.label,
-                headline.unbiased,
-                item["units"],
-                result.value_a,
-                result.value_b,
-                result.difference,
-                result.ci_low,
-                result.ci_high,
-                result.p_value,
-                p_holm,
-                None if p_holm is None else p_holm < comparison.SIGNIFICANCE_LEVEL,
-                result.undefined,
-            )
+            {
+                "benchmark": item["benchmark"],
+                "section": headline.section,
+                "key": headline.key,
+                "score": headline.label,
+                "unbiased_value": headline.unbiased,
+                "num_units": item["units"],
+                **{name: value for name, value in asdict(item["result"]).items() if name != "n_valid"},
+                "p_holm": p_holm,
+                "significant": None if p_holm is None else p_holm < comparison.SIGNIFICANCE_LEVEL,
+            }
         )
     return differences, notes
 
@@ -343,9 +320,7 @@ def compare_runs(
         )
         if not differences:
             raise ValueError(f"{a.label} and {b.label} share no benchmark with a headline score to compare")
-        comparisons.append(
-            {"a": a.label, "b": b.label, "differences": [asdict(d) for d in differences], "notes": notes}
-        )
+        comparisons.append({"a": a.label, "b": b.label, "differences": differences, "notes": notes})
     return {
         "runs": [{"label": run.label, "path": str(run.path), "model": run.results.get("model")} for run in runs],
         "reference": reference,
