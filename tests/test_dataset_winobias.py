@@ -267,5 +267,7 @@ def test_conll_documents_keep_every_cluster_and_must_match_the_brackets():
         )
     with pytest.raises(ValueError, match=r"x:2: '\(x' is not a coreference mark"):
         winobias.read_conll([CONLL[0], CONLL[1].replace("(1", "(x"), *CONLL[2:]], source="x")
-    with pytest.raises(ValueError, match=r"x:12: document 0 .* with clusters \[1\] open"):
+    with pytest.raises(
+        ValueError, match=r"x:12: document \(nw/dev_type1/stereotype//0; part 000\) ends with clusters \[1\] still open"
+    ):
         winobias.read_conll([*CONLL[:2], CONLL[2].replace("1)", "-"), *CONLL[3:]], source="x")

@@ -16,7 +16,7 @@ import re
 
 import datasets
 
-from corefbias.data import builder_base, citations, pronouns, spans, upstream, wino_format
+from corefbias.data import builder_base, citations, conll_2012, pronouns, spans, upstream, wino_format
 
 UPSTREAM_DATASET = "winobias"
 DATA = "WinoBias/wino/data"
@@ -27,8 +27,7 @@ ARTICLES = ("the", "a", "an")
 PRONOUN_GENDERS = pronouns.ENGLISH
 # Reflexives join the pronoun's gold cluster ("because he was burying himself"); they are not the pronoun to resolve.
 REFLEXIVES = {"himself", "herself"}
-_DOCUMENT = re.compile(r"^#begin document \(.*//(\d+)\); part \d+$")
-_CLUSTER_PART = re.compile(r"^(\()?(\d+)(\))?$")
+_DOCUMENT_NUMBER = re.compile(r"//(\d+)(?:; part \d+)?$")
 _NUMBERED = re.compile(r"^(\d+) (.*)$")
 VERSION = datasets.Version("1.1.0")
 
@@ -63,40 +62,16 @@ def conll_file(polarity: str, kind: int, split: str) -> str:
 
 
 def read_conll(lines: list[str], *, source: str) -> dict[int, tuple[list[str], list[list[tuple[int, int]]]]]:
-    """Document number → (tokens, clusters of inclusive ``(first, last)`` token spans) of a CoNLL-2012
-    file; clusters in the order of their ids, mentions in text order."""
+    """Document number (the header's ``//N``) → (tokens, clusters of inclusive ``(first, last)`` token spans)
+    of a CoNLL-2012 file; clusters in the order of their ids, mentions in text order."""
     documents: dict = {}
-    number, tokens, open_mentions, clusters = None, [], {}, {}
-    for line_number, line in enumerate(lines, 1):
-        where = f"{source}:{line_number}"
-        header = _DOCUMENT.match(line)
-        if header:
-            number, tokens, open_mentions, clusters = int(header.group(1)), [], {}, {}
-        elif line.startswith("#end document"):
-            unclosed = sorted(cluster for cluster, starts in open_mentions.items() if starts)
-            if number is None or number in documents or unclosed:
-                raise ValueError(
-                    f"{where}: document {number} ends twice, outside a document or with clusters {unclosed} open"
-                )
-            documents[number] = (tokens, [sorted(mentions) for _, mentions in sorted(clusters.items())])
-            number = None
-        elif line.strip():
-            columns = line.split()
-            if number is None or len(columns) < 12:
-                raise ValueError(f"{where}: a token line outside a document or with fewer than 12 columns: {line!r}")
-            position = len(tokens)
-            tokens.append(columns[3])
-            for part in [] if columns[-1] == "-" else columns[-1].split("|"):
-                match = _CLUSTER_PART.match(part)
-                if match is None or not (match.group(1) or match.group(3)):
-                    raise ValueError(f"{where}: {part!r} is not a coreference mark such as (1, 1) or (1)")
-                opens, cluster, closes = match.group(1), int(match.group(2)), match.group(3)
-                if opens:
-                    open_mentions.setdefault(cluster, []).append(position)
-                if closes:
-                    if not open_mentions.get(cluster):
-                        raise ValueError(f"{where}: cluster {cluster} closes a mention it never opened")
-                    clusters.setdefault(cluster, []).append((open_mentions[cluster].pop(), position))
+    for document in conll_2012.read_documents(lines, source=source):
+        numbered = _DOCUMENT_NUMBER.search(document.name)
+        if numbered is None or int(numbered.group(1)) in documents:
+            raise ValueError(
+                f"{source}:{document.line}: document ({document.name}) has no //N number, or one used before"
+            )
+        documents[int(numbered.group(1))] = (list(document.tokens), [list(cluster) for cluster in document.clusters])
     return documents
 
 
