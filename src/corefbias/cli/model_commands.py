@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 
 from ..harness import cluster_links
 from ..harness.benchmarks import BENCHMARKS
 from ..models.chat import ANSWER_MODES
-from ..models.registry import KINDS
+from ..models.cloze import CLOZE_NORMS
+from ..models.registry import KINDS, parse_spec
 
 _SPEC_HELP = (
     "model spec: "
@@ -23,6 +25,40 @@ def _shard(value: str) -> tuple[int, int]:
     if not match or not int(match.group(1)) < int(match.group(2)):
         raise argparse.ArgumentTypeError(f"expected INDEX/COUNT with INDEX < COUNT (e.g. 0/4), got {value!r}")
     return int(match.group(1)), int(match.group(2))
+
+
+def _model_arg(value: str) -> tuple[str, object]:
+    key, sep, text = value.partition("=")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a Python name, got {value!r}")
+    try:
+        return key, json.loads(text)
+    except ValueError:
+        return key, text
+
+
+def model_options(args) -> dict:
+    """The loader options of ``run``'s model flags, each checked against the kinds it is for."""
+    kind = parse_spec(args.model)[0]
+    flags = {
+        "base_url": (args.base_url, ("chat", "completions")),
+        "answer": (args.answer, ("chat",)),
+        "workers": (args.concurrency, ("chat", "completions", "http")),
+        "dtype": (args.dtype, ("hf",)),
+        "cloze_norm": (args.cloze_norm, ("hf", "completions")),
+    }
+    options = {"device": args.device} if args.device else {}
+    for option, (value, kinds) in flags.items():
+        if value is None:
+            continue
+        if kind not in kinds:
+            flag = {"workers": "--concurrency"}.get(option, "--" + option.replace("_", "-"))
+            raise ValueError(f"{flag} is for {', '.join(f'{k}:' for k in kinds)} models only")
+        options[option] = value
+    if kind == "hf":
+        options["batch_size"] = args.batch_size
+    options.update(dict(args.model_arg))
+    return options
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -81,7 +117,25 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         metavar="N",
         help="for chat and http(s):// models: requests in flight at once, answers kept in order (default 4)",
     )
-    run.add_argument("--device", help="for library adapters: torch device such as cuda:0 (default cpu)")
+    run.add_argument(
+        "--device", help="for library adapters and hf: torch device: cpu (default), cuda, cuda:N, mps or auto"
+    )
+    run.add_argument("--dtype", help="for hf: torch dtype of the weights, e.g. float32, bfloat16 (default: auto)")
+    run.add_argument(
+        "--cloze-norm",
+        choices=CLOZE_NORMS,
+        help="for hf and completions: pick the option with the highest summed log-likelihood (none, the default, "
+        "lm-eval's acc) or per UTF-8 byte of the option (bytes, lm-eval's acc_norm)",
+    )
+    run.add_argument(
+        "--model-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        type=_model_arg,
+        help="a further option for the model's loader (repeatable; VALUE read as JSON where it parses, else as "
+        "text), e.g. for hf: --model-arg attn_implementation=eager",
+    )
     caching = run.add_mutually_exclusive_group()
     caching.add_argument(
         "--no-cache",
@@ -133,19 +187,7 @@ def print_written(result, written: dict, out) -> None:
 def _run(args) -> int:
     from ..harness import run_outputs, runner
 
-    options = {"device": args.device} if args.device else {}
-    if args.base_url:
-        if not args.model.startswith("chat:"):
-            raise ValueError("--base-url is for chat: models only")
-        options["base_url"] = args.base_url
-    if args.answer:
-        if not args.model.startswith("chat:"):
-            raise ValueError("--answer is for chat: models only")
-        options["answer"] = args.answer
-    if args.concurrency is not None:
-        if not args.model.startswith(("chat:", "http://", "https://")):
-            raise ValueError("--concurrency is for chat: and http(s):// models only")
-        options["workers"] = args.concurrency
+    options = model_options(args)
     result = runner.run(
         args.model,
         args.benchmark or ["all"],

@@ -111,6 +111,13 @@ def cache_key(identity: dict) -> str:
     return f"{identity['kind']}:{digest(identity)[:32]}"
 
 
+def benchmark_identity(model, identity: dict, benchmark: Benchmark) -> dict:
+    """The model's identity on one benchmark: a cloze model's answers depend on the benchmark's template too."""
+    if getattr(model, "uses_cloze_template", False) and benchmark.cloze is not None:
+        return {**identity, "cloze_template": benchmark.cloze.identity}
+    return identity
+
+
 def data_provenance(benchmark: Benchmark, data_dir: Path) -> dict:
     """The set a benchmark ran on: its upstream commit and the sha256 over the exported Parquet files it used."""
     try:
@@ -163,6 +170,16 @@ def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     return cluster_links.link_decisions(pronoun, spans, output, mode), True
 
 
+def choice_output(choice: Choice) -> dict:
+    """A choice as the prediction cache and the instances file keep it (fields a model left unset omitted)."""
+    output = {"choice": choice.index, "parsed": choice.parsed, "raw": choice.raw}
+    if choice.position is not None:
+        output["position"] = choice.position
+    if choice.loglikelihoods is not None:
+        output["loglikelihoods"] = list(choice.loglikelihoods)
+    return output
+
+
 def _without_gold(row: dict) -> dict:
     return {**row, "candidates": [{k: v for k, v in c.items() if k != "is_referent"} for c in row["candidates"]]}
 
@@ -207,7 +224,7 @@ class _Predictor:
             choices = self.model.choose(shown, self.task)
             if len(choices) != len(rows) or not all(isinstance(choice, Choice) for choice in choices):
                 raise ModelError(f"{self.model.name}: expected {len(rows)} choices, got {choices!r:.200}")
-            return [{"choice": c.index, "parsed": c.parsed, "raw": c.raw} for c in choices]
+            return [choice_output(choice) for choice in choices]
         if isinstance(self.model, ClusterModel):
             clusters = self.model.predict_clusters([row["text"] for row in rows])
             return [[[list(span) for span in cluster] for cluster in text] for text in clusters]
@@ -345,6 +362,8 @@ def run_benchmark(
             }
             if isinstance(output, list):  # a cluster model's own clusters, for scores of clusters (CoNLL F1)
                 instance["clusters"] = output
+            elif isinstance(output, dict):  # a choice model's option position and cloze log-likelihoods
+                instance.update({key: output[key] for key in ("position", "loglikelihoods") if key in output})
             result.instances.append(instance)
     if shard is None:
         result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
@@ -389,7 +408,7 @@ def run(
                 model,
                 benchmark,
                 settings,
-                model_key=cache_key(identity),
+                model_key=cache_key(benchmark_identity(model, identity, benchmark)),
                 data_dir=data_dir,
                 mirror=mirror,
                 cache=cache,
@@ -400,4 +419,6 @@ def run(
         }
     result = RunResult(model_spec, runs, settings.to_json(chosen))
     result.provenance = provenance(result, model_spec, identity, data_dir, started)
+    if getattr(model, "uses_cloze_template", False):
+        result.provenance["model"]["cloze_templates"] = {b.name: b.cloze.identity for b in chosen if b.cloze}
     return result

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..data.spans import Span
+from .cloze_template import ClozeTemplate
 from .cluster_format import ModelError, check_clusters  # noqa: F401  (re-exported: the adapters' one import)
 
 Cluster = list[Span]
@@ -34,6 +35,12 @@ class Choice:
     index: int | None
     parsed: bool = True
     raw: str = ""
+    # Where the chosen option stood in the order shown to the model (0 = first); None where the model was shown
+    # no order (cloze scoring, baselines) or answered from every order at once. Feeds ``position_rate``.
+    position: int | None = None
+    # Cloze scoring: the summed log-probability of each continuation, in the template's order (candidates, then
+    # any explicit "someone else" option), so margins can be studied and a run re-scored.
+    loglikelihoods: tuple[float, ...] | None = None
 
 
 @runtime_checkable
@@ -46,12 +53,14 @@ class ClusterModel(Protocol):
 
 @dataclass(frozen=True)
 class Task:
-    """What a choice model knows of a benchmark: its name, its language, and the unit (column) that
-    groups the instances a model should see alike (e.g. ``pair_id``)."""
+    """What a choice model knows of a benchmark: its name, its language, the unit (column) that
+    groups the instances a model should see alike (e.g. ``pair_id``), and its cloze template (how a
+    language model scored by log-likelihood reads an instance; ``corefbias.models.cloze``)."""
 
     name: str
     language: str
     unit: str
+    cloze: ClozeTemplate | None = None
 
 
 @runtime_checkable

@@ -20,11 +20,13 @@ KINDS = {
     "maverick": ("maverick_adapter", "maverick", "maverick:sapienzanlp/maverick-mes-ontonotes"),
     "spacy": ("spacy_adapter", "spacy-coref", "spacy:en_coreference_web_trf"),
     "chat": ("chat", None, "chat:Qwen/Qwen2.5-7B-Instruct"),
+    "hf": ("hf_causal_lm", "hf", "hf:HuggingFaceTB/SmolLM2-135M-Instruct"),
+    "completions": ("completions", None, "completions:meta-llama/Llama-3.1-8B"),
 }
 
 # Kinds whose argument names something to load: a Hub repository, a local path, an installed package.
 # A service that takes specs from strangers (the Space) accepts these only from its owner's own list.
-LOADS_BY_NAME = frozenset({"fastcoref", "lingmess", "maverick", "spacy"})
+LOADS_BY_NAME = frozenset({"fastcoref", "lingmess", "maverick", "spacy", "hf"})
 
 
 class UnknownModelError(ValueError):

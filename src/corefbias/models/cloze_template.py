@@ -1,0 +1,107 @@
+"""How a language model scored by log-likelihood (cloze) reads one instance of a benchmark.
+
+An instance becomes a *context* — its text followed by a question-like suffix that names the pronoun —
+and one *continuation* per option: the delimiter and the option's text. The model's decision is the
+option whose continuation it finds most probable after the context (``corefbias.models.cloze``). Each
+benchmark declares its template once (``corefbias.harness.benchmarks``); the template's ``identity``
+(its version and the digest of a rendered fixed instance) keys the prediction cache, so editing a
+template's wording asks the model again.
+
+Options are the instance's candidates, their text as it appears in the instance, except that a
+sentence-initial capital is lowercased where the template says the candidates are common nouns (the
+continuation stands mid-sentence: "refers to the accountant", not "refers to The accountant"); a
+template may instead name the columns holding the candidates' bare nouns (Winogender, as
+lm-evaluation-harness does). A template may add one option meaning "none of the candidates"
+(``someone_else``): choosing it links the pronoun to no candidate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+
+_SENTENCE_END = re.compile(r"[.!?][\"'”’»)]*\s+$")
+
+
+@dataclass(frozen=True)
+class ClozeRequest:
+    """One instance as cloze requests: ``context`` and, per option, ``delimiter + choices[i]``.
+
+    ``candidate_of[i]`` is the candidate (position in the instance's ``candidates``) that option ``i``
+    names, or None for the template's "someone else" option.
+    """
+
+    context: str
+    choices: tuple[str, ...]
+    candidate_of: tuple[int | None, ...]
+    delimiter: str = " "
+
+    @property
+    def continuations(self) -> tuple[str, ...]:
+        return tuple(self.delimiter + choice for choice in self.choices)
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    return start == 0 or bool(_SENTENCE_END.search(text[:start]))
+
+
+def _as_continuation(text: str, candidate: dict) -> str:
+    mention = candidate["text"]
+    if _sentence_initial(text, candidate["start"]) and mention[:1].isupper():
+        return mention[0].lower() + mention[1:]
+    return mention
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClozeTemplate:
+    """A benchmark's cloze template (see the module docstring).
+
+    ``suffix`` follows the instance's text; ``{pronoun}`` is the pronoun as it appears, ``{Pronoun}``
+    the same with ``str.capitalize()`` (lm-evaluation-harness's ``pronoun.capitalize()``).
+    ``choice_columns`` names the columns holding each candidate's text (else the mentions are used);
+    ``lowercase_initial`` lowercases a sentence-initial mention (common nouns, not names);
+    ``someone_else`` is the text of an extra "none of the candidates" option, if any.
+    ``source`` says where the wording comes from; ``cannot_express`` what a cloze model cannot answer
+    on this benchmark and how the scores treat it.
+    """
+
+    version: int
+    suffix: str
+    source: str
+    cannot_express: str
+    choice_columns: tuple[str, ...] = ()
+    lowercase_initial: bool = False
+    someone_else: str | None = None
+    delimiter: str = " "
+
+    def render(self, instance: dict) -> ClozeRequest:
+        """The context and options of one instance (a row of the exported set)."""
+        text, pronoun = instance["text"], instance["pronoun"]["text"]
+        context = text + self.suffix.format(pronoun=pronoun, Pronoun=pronoun.capitalize())
+        candidates = instance["candidates"]
+        if self.choice_columns:
+            choices = [str(instance[column]) for column in self.choice_columns]
+        elif self.lowercase_initial:
+            choices = [_as_continuation(text, candidate) for candidate in candidates]
+        else:
+            choices = [candidate["text"] for candidate in candidates]
+        candidate_of: list[int | None] = list(range(len(choices)))
+        if self.someone_else is not None:
+            choices.append(self.someone_else)
+            candidate_of.append(None)
+        return ClozeRequest(context, tuple(choices), tuple(candidate_of), self.delimiter)
+
+    @property
+    def identity(self) -> dict:
+        """The version and the digest of a fixed instance rendered: it changes with any edit of the wording."""
+        probe = {
+            "text": "The nurse met Ann. She smiled.",
+            "pronoun": {"text": "She", "start": 19, "end": 22},
+            "candidates": [{"text": "The nurse", "start": 0, "end": 9}, {"text": "Ann", "start": 14, "end": 17}],
+            **{column: f"<{column}>" for column in self.choice_columns},
+        }
+        rendered = self.render(probe)
+        canonical = json.dumps([rendered.context, rendered.continuations, rendered.candidate_of], ensure_ascii=False)
+        return {"version": self.version, "digest": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
