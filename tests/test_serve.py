@@ -116,3 +116,48 @@ def test_the_server_answers_bad_requests_and_stays_up(server):
     assert status == 200 and answer == {"clusters": [[[[0, 7], [17, 20]]]]}  # one text, one cluster, two spans
     with urllib.request.urlopen(f"{server}/v1/info", timeout=10) as response:
         assert json.loads(response.read())["protocol"] == "corefbias-coref/1"
+
+
+@pytest.mark.parametrize(
+    ("spec", "instead"),
+    [
+        (
+            "hf:HuggingFaceTB/SmolLM2-135M-Instruct@" + "0" * 40,
+            "an hf: model is a choice model scored by log-likelihood. To evaluate it, run `corefbias run --model "
+            "hf:HuggingFaceTB/SmolLM2-135M-Instruct@" + "0" * 40 + "` directly; to share it over HTTP, serve it "
+            "with vLLM (`vllm serve HuggingFaceTB/SmolLM2-135M-Instruct --revision " + "0" * 40 + "`, an "
+            "OpenAI-compatible server) and run `corefbias run --model completions:HuggingFaceTB/SmolLM2-135M-Instruct "
+            "--base-url http://<host>:8000/v1` against it",
+        ),
+        (
+            "completions:meta-llama/Llama-3.1-8B",
+            "a completions: model is a choice model scored by log-likelihood, already served by its "
+            "OpenAI-compatible server; run `corefbias run --model completions:meta-llama/Llama-3.1-8B --base-url "
+            "<server>/v1` directly",
+        ),
+    ],
+)
+def test_serving_a_language_model_says_what_to_do_instead_before_loading_it(spec, instead, monkeypatch, capsys):
+    from corefbias.cli import main
+    from corefbias.models import registry
+
+    def never(*args, **kwargs):
+        raise AssertionError(f"serve loaded {args}: a choice model is refused before its weights load")
+
+    monkeypatch.setattr(registry, "import_module", never)
+    assert main(["serve", "--model", spec, "--port", "0"]) == 2
+    message = capsys.readouterr().err
+    assert message == (
+        f"corefbias: {spec} chooses among candidates; only cluster models can be served over corefbias's protocol: "
+        f"{instead}\n"
+    )
+
+
+def test_serving_another_choice_model_is_refused(capsys):
+    from corefbias.cli import main
+
+    assert main(["serve", "--model", "baseline:stereotype", "--port", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "corefbias: baseline:stereotype chooses among candidates; only cluster models can be served over "
+        "corefbias's protocol\n"
+    )

@@ -1,6 +1,7 @@
 """The Space: served for real on loopback and called with gradio_client; its helpers on hand-made runs."""
 
 import json
+import re
 import socket
 import sys
 import threading
@@ -325,6 +326,62 @@ def test_the_model_list_file_is_checked_and_shown_in_the_model_menu(tmp_path):
             load_model_list(tmp_path / "models.toml")
 
 
+HF_ENTRY = """
+[[model]]
+label = "SmolLM2 135M Instruct"
+kind = "hf"
+repo = "HuggingFaceTB/SmolLM2-135M-Instruct"
+revision = "1111111111111111111111111111111111111111"
+size = "135M parameters"
+run_time = "est. 2-5 min on CPU"
+"""
+
+
+def test_an_hf_entry_on_the_list_offers_that_language_model_and_no_other(tmp_path, monkeypatch):
+    from corefbias.space import model_list
+
+    assert model_list.HUB_KINDS == ("fastcoref", "lingmess", "maverick", "hf")
+    (tmp_path / "models.toml").write_text(HF_ENTRY)
+    listed = load_model_list(tmp_path / "models.toml")
+    assert listed.models == (SMOLLM2,)
+    assert listed.specs == {"hf:HuggingFaceTB/SmolLM2-135M-Instruct@" + "1" * 40}
+    listed.check(SMOLLM2.spec)
+    for spec in [
+        "hf:someone/other-model@" + "1" * 40,  # another repository
+        "hf:HuggingFaceTB/SmolLM2-135M-Instruct",  # the listed one, not at its pinned revision
+        "hf:HuggingFaceTB/SmolLM2-135M-Instruct@" + "2" * 40,
+        "hf:/local/path",
+        "hf:file.gguf",
+        "hf:~/.cache/corefbias/llamacpp/models/SmolLM2-135M-Instruct.Q4_1.gguf",
+    ]:
+        with pytest.raises(ValueError, match=f"^{re.escape(spec)} is not on this Space's model list"):
+            listed.check(spec)
+        with pytest.raises(ValueError, match="is not on this Space's model list"):
+            inputs.check_model_spec(spec, 300, listed)
+
+    # The Model menu and its help say what the language model is.
+    assert SMOLLM2.display == (
+        "SmolLM2 135M Instruct (HuggingFaceTB/SmolLM2-135M-Instruct) · language model, chooses by log-likelihood "
+        "· 135M parameters · est. 2-5 min on CPU"
+    )
+    assert (SMOLLM2.display, SMOLLM2.spec) in inputs.model_choices(listed)
+    assert "language models choose among the candidates by log-likelihood" in inputs.model_help(listed)
+    assert "language models" not in inputs.model_help(ModelList((F_COREF,)))
+
+    # A GGUF file in a Hub repository is not offered; an old transformers (fastcoref's) refuses the list at start.
+    (tmp_path / "models.toml").write_text(HF_ENTRY + 'gguf_file = "model.Q4_1.gguf"\n')
+    with pytest.raises(ValueError, match="gguf_file is not supported: the Space runs hf: models from a Hub"):
+        load_model_list(tmp_path / "models.toml")
+    (tmp_path / "models.toml").write_text(HF_ENTRY)
+    monkeypatch.setattr(
+        model_list, "metadata", SimpleNamespace(version=lambda name: "4.45.2", PackageNotFoundError=LookupError)
+    )
+    with pytest.raises(
+        ValueError, match=r"hf: models need transformers >= 4.56 \(corefbias\[hf\]\) and transformers 4.45.2 is"
+    ):
+        load_model_list(tmp_path / "models.toml")
+
+
 class _ChatServer(BaseHTTPRequestHandler):
     """An OpenAI-compatible chat server on loopback that records each request's Authorization header."""
 
@@ -425,23 +482,34 @@ def test_the_time_limit_stops_a_run_between_batches(sandbox, data_dir, mirror, t
     assert seen[-1] == ("winogender", 0, 30) and store.run_ids() == []
 
 
-def test_on_zerogpu_the_run_handler_holds_a_gpu_for_the_time_limit(sandbox, data_dir, mirror, tmp_path, monkeypatch):
-    """ZeroGPU attaches a GPU only inside a ``spaces.GPU``-decorated call: the Run handler must be that call, with
-    the time limit as its duration (this machine has no GPU, so a stand-in ``spaces`` records what the Hub's
-    package would be asked)."""
-    held = []
+def _stand_in_spaces(monkeypatch) -> SimpleNamespace:
+    """A stand-in for the Hub's ``spaces`` package: ``held`` records each GPU call's duration, ``holding`` is
+    True while a decorated call runs (this machine has no GPU)."""
+    gpus = SimpleNamespace(held=[], holding=False)
 
     def gpu(duration):
         def decorate(handler):
             def on_gpu(*args, **kwargs):
-                held.append(duration)
-                return handler(*args, **kwargs)
+                gpus.held.append(duration)
+                gpus.holding = True
+                try:
+                    return handler(*args, **kwargs)
+                finally:
+                    gpus.holding = False
 
             return on_gpu
 
         return decorate
 
     monkeypatch.setitem(sys.modules, "spaces", SimpleNamespace(GPU=gpu))
+    return gpus
+
+
+def test_on_zerogpu_the_run_handler_holds_a_gpu_for_the_time_limit(sandbox, data_dir, mirror, tmp_path, monkeypatch):
+    """ZeroGPU attaches a GPU only inside a ``spaces.GPU``-decorated call: the Run handler must be that call, with
+    the time limit as its duration (this machine has no GPU, so a stand-in ``spaces`` records what the Hub's
+    package would be asked)."""
+    held = _stand_in_spaces(monkeypatch).held
     from corefbias.space import ui
 
     settings = _settings(tmp_path, data_dir, mirror, port=_free_port(), zero_gpu=True, device="cpu", time_limit_s=120)
@@ -455,6 +523,78 @@ def test_on_zerogpu_the_run_handler_holds_a_gpu_for_the_time_limit(sandbox, data
     finally:
         demo.close()
     assert held == [120] and "finished" in status and summary["data"]
+
+
+SMOLLM2 = ListedModel(
+    "SmolLM2 135M Instruct",
+    "hf",
+    "HuggingFaceTB/SmolLM2-135M-Instruct",
+    "1" * 40,
+    "135M parameters",
+    "est. 2-5 min on CPU",
+)
+
+
+@pytest.fixture
+def stand_in_hf(monkeypatch):
+    """``hf_causal_lm.load`` recording what it is asked (no Hub download here): a cloze model whose options are
+    all equally likely, so it picks the first; ``loads`` holds (argument, device, options, whether ``gpus`` — a
+    test's stand-in ``spaces`` — held a GPU then)."""
+    from corefbias.models import hf_causal_lm
+    from corefbias.models.cloze import ClozeModel
+
+    class EvenOdds:
+        identity = {"kind": "hf", "weights": {"hub_id": "stand-in"}}
+
+        def loglikelihoods(self, requests):
+            return [[0.0] * len(request.continuations) for request in requests]
+
+    stand_in = SimpleNamespace(loads=[], gpus=SimpleNamespace(holding=False))
+
+    def load(argument, kind="hf", device="cpu", **options):
+        stand_in.loads.append((argument, device, options, stand_in.gpus.holding))
+        return ClozeModel(f"{kind}:{argument}", EvenOdds())
+
+    monkeypatch.setattr(hf_causal_lm, "load", load)
+    return stand_in
+
+
+def test_on_zerogpu_a_listed_hf_model_loads_on_cuda_inside_the_gpu_call(
+    sandbox, data_dir, mirror, tmp_path, monkeypatch, stand_in_hf
+):
+    gpus = stand_in_hf.gpus = _stand_in_spaces(monkeypatch)
+    from corefbias.space import ui
+
+    # What SpaceSettings.from_env gives on ZeroGPU: cuda, the 120 s a ZeroGPU call may hold a GPU.
+    settings = _settings(
+        tmp_path,
+        data_dir,
+        mirror,
+        port=_free_port(),
+        zero_gpu=True,
+        device="cuda",
+        time_limit_s=120,
+        models=ModelList((SMOLLM2,)),
+    )
+    demo = ui.build_app(settings)
+    ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
+    try:
+        client = gradio_client.Client(demo.local_url, verbose=False, download_files=str(tmp_path / "downloads"))
+        status, summary, *_ = client.predict(SMOLLM2.spec, ["winogender"], 1, 0, 0, api_name="/run")
+        with pytest.raises(gradio_client.exceptions.AppError, match="is not on this Space's model list"):
+            client.predict("hf:HuggingFaceTB/SmolLM2-135M-Instruct", ["winogender"], 1, 0, 0, api_name="/run")
+    finally:
+        demo.close()
+    assert f"{SMOLLM2.spec}** finished" in status and summary["data"]
+    assert stand_in_hf.loads == [(f"{SMOLLM2.repo}@{SMOLLM2.revision}", "cuda", {}, True)]
+    assert gpus.held == [120, 120]  # the refused run held the GPU too, but loaded nothing
+
+
+def test_off_zerogpu_a_listed_hf_model_runs_on_the_spaces_device(sandbox, data_dir, mirror, tmp_path, stand_in_hf):
+    settings = _settings(tmp_path, data_dir, mirror, models=ModelList((SMOLLM2,)))
+    job = jobs.run_job(settings, RunStore(settings.data_root), SMOLLM2.spec, ["winogender"], 1, 0, 0)
+    assert job.result.runs["winogender"].num_predicted > 0
+    assert stand_in_hf.loads == [(f"{SMOLLM2.repo}@{SMOLLM2.revision}", "cpu", {}, False)]
 
 
 def test_secrets_never_reach_the_page(monkeypatch):

@@ -33,6 +33,20 @@ def model_choices(models: ModelList) -> list[tuple[str, str]]:
     return [(spec, spec) for spec in baselines] + [(model.display, model.spec) for model in models.models] + chat
 
 
+def model_help(models: ModelList) -> str:
+    """The Model menu's help line; it says how listed language models (``hf:``) differ where the list has one."""
+    listed = "a model from this Space's list (size · expected run time)"
+    if any(model.kind == "hf" for model in models.models):
+        listed = (
+            "a model from this Space's list (size · expected run time; coreference models predict clusters, "
+            "language models choose among the candidates by log-likelihood)"
+        )
+    return (
+        f"A baseline, {listed}, chat:<model id>, or the URL of a public server speaking corefbias's HTTP protocol "
+        "(corefbias serve)."
+    )
+
+
 def check_model_spec(text: str | None, max_chars: int, models: ModelList | None = None) -> str:
     """The spec, stripped; an endpoint URL must be a bare ``http(s)://host[:port][/path]``; with ``models``
     (the Space's list), a spec that loads files by name must be on it."""

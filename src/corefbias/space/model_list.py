@@ -4,7 +4,7 @@ Read from a TOML file (``spaces/corefbias/models.toml``, or ``$COREFBIAS_SPACE_M
 
     [[model]]
     label = "F-coref"
-    kind = "fastcoref"            # fastcoref, lingmess or maverick
+    kind = "fastcoref"            # fastcoref, lingmess, maverick or hf (HUB_KINDS)
     repo = "biu-nlp/f-coref"
     revision = "<40-character commit id>"
     size = "91M parameters"
@@ -16,6 +16,13 @@ Read from a TOML file (``spaces/corefbias/models.toml``, or ``$COREFBIAS_SPACE_M
 A model that loads files by name (a Hub repository, a local path, a spaCy package) runs only as
 one of the listed specs ``<kind>:<repo>@<revision>``: a visitor cannot make the Space download an
 arbitrary repository, read a local path, or load an installed package.
+
+``kind = "hf"`` lists a causal language model (``corefbias.models.hf_causal_lm``), which chooses among a
+benchmark's candidates by log-likelihood instead of predicting clusters; its spec is
+``hf:<repo>@<revision>``. The Space loads it from the repository's safetensors weights: a GGUF file in a
+Hub repository is not offered (``gguf_file`` is refused), since ``hf:`` reads GGUF from local files only.
+It needs ``corefbias[hf]`` (transformers >= 4.56) installed next to the Space, which fastcoref's
+transformers < 4.46 excludes (spaces/corefbias/requirements.txt).
 """
 
 from __future__ import annotations
@@ -23,20 +30,29 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
-from ..models.registry import LOADS_BY_NAME, parse_spec
+from ..models.registry import KINDS, LOADS_BY_NAME, parse_spec
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # the `space` extra installs tomli there
     import tomli as tomllib
 
-HUB_KINDS = ("fastcoref", "lingmess", "maverick")  # what the Space installs (spaces/corefbias/requirements.txt)
 MODELS_ENV = "COREFBIAS_SPACE_MODELS"
 _REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 _REVISION = re.compile(r"[0-9a-f]{40}")
 _MODEL_KEYS = {"label", "kind", "repo", "revision", "size", "run_time"}
+# The kinds a list entry may have: those that load files by name and take a Hub id (owner/name[@revision]),
+# as the registry's example spec of each shows; spacy: loads an installed package or a folder instead.
+HUB_KINDS = tuple(
+    kind for kind, (_, _, example) in KINDS.items() if kind in LOADS_BY_NAME and _REPO.fullmatch(parse_spec(example)[1])
+)
+# hf: runs on what setup.cfg's `hf` extra installs; an older transformers fails inside the run, for every visitor.
+HF_TRANSFORMERS = "4.56"
+# What the Model menu says of a kind besides its label, size and run time (the others predict clusters).
+KIND_NOTES = {"hf": "language model, chooses by log-likelihood"}
 
 
 @dataclass(frozen=True)
@@ -54,7 +70,8 @@ class ListedModel:
 
     @property
     def display(self) -> str:
-        return f"{self.label} ({self.repo}) · {self.size} · {self.run_time}"
+        note = f" · {KIND_NOTES[self.kind]}" if self.kind in KIND_NOTES else ""
+        return f"{self.label} ({self.repo}){note} · {self.size} · {self.run_time}"
 
 
 @dataclass(frozen=True)
@@ -80,6 +97,19 @@ class ModelList:
             )
 
 
+def _hf_missing() -> str | None:
+    """Why ``hf:`` models cannot run in this environment, or None when they can."""
+    try:
+        installed = metadata.version("transformers")
+    except metadata.PackageNotFoundError:
+        return "transformers is not installed"
+    from packaging.version import Version  # a dependency of transformers
+
+    if Version(installed) < Version(HF_TRANSFORMERS):
+        return f"transformers {installed} is installed"
+    return None
+
+
 def _text(entry: dict, key: str, where: str) -> str:
     value = entry.get(key)
     if not isinstance(value, str) or not value.strip():
@@ -97,6 +127,11 @@ def load_model_list(path: str | Path) -> ModelList:
     models = []
     for index, entry in enumerate(data.get("model", [])):
         where = f"{path}: [[model]] #{index + 1}"
+        if "gguf_file" in entry:
+            raise ValueError(
+                f"{where}: gguf_file is not supported: the Space runs hf: models from a Hub repository's "
+                "safetensors weights; list a repository that has them (such as the one the GGUF was made from)"
+            )
         unknown = sorted(set(entry) - _MODEL_KEYS)
         if unknown:
             raise ValueError(
@@ -111,6 +146,12 @@ def load_model_list(path: str | Path) -> ModelList:
             raise ValueError(f"{where}: repo {model.repo!r} is not a Hub id such as biu-nlp/f-coref")
         if not _REVISION.fullmatch(model.revision):
             raise ValueError(f"{where}: revision {model.revision!r} must be the full 40-character commit id to pin")
+        if model.kind == "hf" and (missing := _hf_missing()):
+            raise ValueError(
+                f"{where}: hf: models need transformers >= {HF_TRANSFORMERS} (corefbias[hf]) and {missing}; "
+                "install corefbias[space,hf] in the Space's requirements.txt (without fastcoref, whose "
+                "transformers < 4.46 excludes it)"
+            )
         models.append(model)
     chat = data.get("chat", {}).get("owner_paid", [])
     if not isinstance(chat, list) or not all(isinstance(model_id, str) and model_id.strip() for model_id in chat):

@@ -58,8 +58,9 @@ class SpaceSettings:
     # On a Space, visitors sign in with Hugging Face (Gradio's OAuth) so that chat: runs on their own token.
     visitor_sign_in: bool = False
     chat_base_url: str = DEFAULT_CHAT_BASE_URL
-    # Where Hub cluster models run: "cpu", or "cuda" on GPU hardware. On ZeroGPU a GPU is attached only
-    # while a run holds it (the `spaces` package's decorator), for at most the run's time limit.
+    # Where the listed Hub models (cluster models and hf: language models) run: "cpu", or "cuda" on GPU hardware.
+    # On ZeroGPU a GPU is attached only while a run holds it (the `spaces` package's decorator, around the Run
+    # handler, which loads the model), for at most the run's time limit.
     device: str = "cpu"
     zero_gpu: bool = False
 

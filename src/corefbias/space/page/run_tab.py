@@ -23,8 +23,7 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
                 allow_custom_value=True,
                 label="Model",
                 scale=2,
-                info="A baseline, a model from this Space's list (size · expected run time), chat:<model id>, "
-                "or the URL of a public server speaking corefbias's HTTP protocol (corefbias serve).",
+                info=inputs.model_help(settings.models),
             )
             limit = gr.Number(
                 value=settings.default_limit,
@@ -75,7 +74,9 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
             raise page_error(str(error)) from None
         return *results.values(job, runs.downloads(job.run_id)), job.run_id
 
-    if settings.zero_gpu:  # ZeroGPU attaches a GPU only while a decorated call runs, for at most `duration` s
+    # ZeroGPU attaches a GPU only while a decorated call runs, for at most `duration` s: a listed Hub model (a
+    # cluster model or an hf: language model) is loaded on settings.device (cuda there) inside this call.
+    if settings.zero_gpu:
         import spaces
 
         run = spaces.GPU(duration=int(settings.time_limit_s))(run)
