@@ -5,9 +5,11 @@ carrying a marker word: GIBBERISH (an unreadable answer), BYNAME (the option's t
 letter), SILENT (a null content), NOCHOICES (a reply without choices), FLAKY (503 on the first
 request), SLOW (answers after the client's timeout), LOGPROBS (log-probabilities that favour the patient
 after prose tokens, when asked for them), DENIED (401 echoing the Authorization header back, as careless servers do).
+A test may instead give the server a ``policy``: the whole answer, from the question's text and its lettered options.
 """
 
 import json
+import math
 import re
 import threading
 import time
@@ -16,7 +18,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from corefbias import cli
+from corefbias.harness import runner
 from corefbias.harness.benchmarks import BENCHMARKS
+from corefbias.harness.position_rates import NO_POSITIONS, POSITION_RATE_THRESHOLD
 from corefbias.models import chat
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.registry import load_model
@@ -34,6 +39,7 @@ class FakeChatServer(ThreadingHTTPServer):
         self.requests = []  # (path, headers, body)
         self.lock = threading.Lock()
         self.flaky_seen = set()
+        self.policy = None  # policy(text, options: {label: letter}, body) -> the choice; replaces the markers
 
     def handle_error(self, request, client_address):
         pass  # the client gave up on a SLOW answer: a broken pipe is expected
@@ -46,6 +52,11 @@ class _Handler(BaseHTTPRequestHandler):
         with server.lock:
             server.requests.append((self.path, dict(self.headers), body))
         prompt = body["messages"][-1]["content"]
+        if server.policy is not None:
+            text = re.search(r"^Text \(\w+\):\n(.*)$", prompt, flags=re.M).group(1)
+            shown = dict((label, letter) for letter, label in re.findall(r"^([A-Z])\. (.+)$", prompt, flags=re.M))
+            answer = server.policy(text, shown, body)
+            return self._send(200, {"id": "x", "object": "chat.completion", "choices": [answer]})
         if "DENIED" in prompt:
             return self._send(401, {"error": f"invalid credentials: {self.headers.get('Authorization')}"})
         if "FLAKY" in prompt:
@@ -187,15 +198,16 @@ def test_danish_benchmarks_say_so(server):
 
 def test_answers_are_read_strictly():
     options = [(1, "the patient"), (None, "none of them"), (0, "the nurse")]
-    assert chat.read_answer("A", options) == Choice(1, True, "A")
-    assert chat.read_answer(" B.\n", options) == Choice(None, True, " B.\n")
+    # Every parsed answer says where the chosen option stood in the order shown (0 = A).
+    assert chat.read_answer("A", options) == Choice(1, True, "A", position=0)
+    assert chat.read_answer(" B.\n", options) == Choice(None, True, " B.\n", position=1)
     assert chat.read_answer("(C)", options).index == 0
-    assert chat.read_answer("C)", options).index == 0
-    assert chat.read_answer("The NURSE", options) == Choice(0, True, "The NURSE")
-    assert chat.read_answer("None of them", options) == Choice(None, True, "None of them")
+    assert chat.read_answer("C)", options).position == 2
+    assert chat.read_answer("The NURSE", options) == Choice(0, True, "The NURSE", position=2)
+    assert chat.read_answer("None of them", options) == Choice(None, True, "None of them", position=1)
     for shape in ("**A**", "Answer: A", "answer: (A)", "The answer is A.", "A) the patient", "A. The Patient", "A:"):
-        assert chat.read_answer(shape, options) == Choice(1, True, shape), shape
-    assert chat.read_answer("the nurse.", options).index == 0
+        assert chat.read_answer(shape, options) == Choice(1, True, shape, position=0), shape
+    assert (chat.read_answer("the nurse.", options).index, chat.read_answer("the nurse.", options).position) == (0, 2)
     for unreadable in ("D", "a", "A or C", "A and C", "A) the nurse", "Answer: D", "I think A", "", None):
         assert chat.read_answer(unreadable, options) == Choice(None, parsed=False, raw=unreadable or "")
     twins = [(0, "the doctor"), (1, "the doctor"), (None, "none of them")]
@@ -209,9 +221,10 @@ def test_unparseable_answer_is_reported_not_mapped(server):
         instance("u3", marker=" BYNAME", nurse_first=False),
         instance("u4", marker=" SILENT"),
     ]
+    byname_position = [index for index, _ in chat.option_order(rows[1], "pair_id")].index(1)
     assert model.choose(rows, BENCHMARKS["winogender"].task) == [
         Choice(None, parsed=False, raw="I believe it is probably the nurse."),
-        Choice(1, parsed=True, raw="The Nurse"),
+        Choice(1, parsed=True, raw="The Nurse", position=byname_position),
         Choice(None, parsed=False, raw=""),
     ]
     with pytest.raises(ModelError, match=r"no choices\[0\]\.message\.content text in the answer"):
@@ -294,3 +307,168 @@ def test_logprobs_without_any_option_letter_are_unparsed():
     assert (choice.index, choice.parsed) == (None, False) and "no option letter" in choice.raw
     lower_case_is_no_letter = chat.read_logprobs([(" c", -0.1), ("B", -0.9)], options)
     assert (lower_case_is_no_letter.index, lower_case_is_no_letter.parsed) == (None, True)  # B: "none of them"
+    assert lower_case_is_no_letter.position == 1 and choice.position is None
+
+
+# Stub models for the position checks: each a server policy answering from the question as a model would.
+
+
+def _reply(content, top=None):
+    choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+    if top is not None:
+        entries = [{"token": token, "logprob": logprob, "bytes": list(token.encode())} for token, logprob in top]
+        choice["logprobs"] = {"content": [{"token": top[0][0], "logprob": top[0][1], "top_logprobs": entries}]}
+    return choice
+
+
+def _first_named(text, shown):
+    """The letter of the candidate the text names first: a choice made from the text, whatever the order."""
+    folded = text.casefold()
+    named = [label for label in shown if label != chat.NONE_OPTION and label.casefold() in folded]
+    return shown[min(named, key=lambda label: folded.index(label.casefold()))]
+
+
+def always_a(text, shown, body):
+    return _reply("A")
+
+
+def reads_the_text(text, shown, body):
+    return _reply(_first_named(text, shown))
+
+
+def prefers_a(text, shown, body):
+    """Letter probabilities of a model that likes "A" best whatever the options (0.5, then 0.1 and 0.05) but
+    gives 0.3 more to the letter of the candidate the text names first: asked once, it answers A every time."""
+    letters = sorted(shown.values())
+    probabilities = dict(zip(letters, (0.5, 0.1, 0.05)))
+    probabilities[_first_named(text, shown)] += 0.3
+    # The letter's probability split over two tokens ("A" and " A"), as tokenizers do; prose before it.
+    top = [("The", math.log(0.04))]
+    for letter, probability in probabilities.items():
+        top += [(letter, math.log(probability * 0.75)), (" " + letter, math.log(probability * 0.25))]
+    return _reply("A", top)
+
+
+@pytest.fixture(scope="module")
+def data_dir(exported_set):
+    for name in ("winogender", "abc"):
+        exported_set(name)
+    return exported_set("winogender").parent
+
+
+def _run(server, data_dir, benchmarks, **options):
+    return runner.run(
+        "chat:test/model",
+        benchmarks,
+        settings=runner.RunSettings(limit=5, n_bootstrap=0, cache_mode="off"),
+        data_dir=data_dir,
+        progress=False,
+        model_options={"base_url": base_url(server), "workers": 8, **options},
+    )
+
+
+def test_parsed_answers_record_the_position_they_were_given_at(server):
+    model = load_model("chat:test/model", base_url=base_url(server))
+    rows = [instance(f"q{unit}", nurse_first=unit % 2 == 0) for unit in range(6)]
+    for row, choice in zip(rows, model.choose(rows, BENCHMARKS["winogender"].task)):
+        # The fake answers the nurse's letter: its position is where the nurse was shown.
+        assert choice.position == [label for _, label in chat.option_order(row, "pair_id")].index("the nurse")
+
+
+def test_a_model_answering_a_whatever_the_text_is_flagged(server, data_dir):
+    server.policy = always_a
+    result = _run(server, data_dir, ["winogender", "abc"], answer="text")
+    for name, outcome in result.to_json()["benchmarks"].items():
+        total = outcome["num_instances"]
+        assert outcome["parse_rate"] == 1.0, name
+        assert (outcome["position_rate"], outcome["top_position"], outcome["position_bias"]) == (1.0, 0, True)
+        assert outcome["position_note"] == f"answers at option position A in {total} of {total} questions"
+        assert [line["position"] for line in result.runs[name].instances] == [0] * total
+
+
+def test_a_model_reading_the_text_is_not_flagged(server, data_dir):
+    server.policy = reads_the_text
+    result = _run(server, data_dir, ["winogender", "abc"], answer="text")
+    for name, outcome in result.to_json()["benchmarks"].items():
+        assert outcome["parse_rate"] == 1.0 and outcome["top_position"] is not None, name
+        # The rotation spreads its answers over the positions: about 1/3 (winogender), 1/2 (abc: 2 options).
+        assert outcome["position_rate"] <= 0.7 < POSITION_RATE_THRESHOLD and not outcome["position_bias"], name
+
+
+def test_every_order_undoes_a_preference_for_a_letter(server, data_dir):
+    server.policy = prefers_a
+    asked_once = _run(server, data_dir, ["winogender", "abc"], answer="logprobs")
+    assert all(outcome["position_bias"] for outcome in asked_once.to_json()["benchmarks"].values())
+    server.requests.clear()
+    every_order = _run(server, data_dir, ["winogender", "abc"], answer="logprobs", orders="all")
+    # m questions per instance of m options: 3 on Winogender (2 candidates), 2 on ABC (1).
+    sizes = {name: len(run.instances) for name, run in every_order.runs.items()}
+    assert len(server.requests) == 3 * sizes["winogender"] + 2 * sizes["abc"]
+    assert all(body["max_tokens"] == 1 and body["logprobs"] for _, _, body in server.requests)
+    server.policy = reads_the_text
+    by_text = _run(server, data_dir, ["winogender", "abc"], answer="text")
+    for name, run in every_order.runs.items():
+        # The answers are the text's, not A's ...
+        assert [line["decision"] for line in run.instances] == [
+            line["decision"] for line in by_text.runs[name].instances
+        ]
+        assert [line["decision"] for line in run.instances] != [
+            line["decision"] for line in asked_once.runs[name].instances
+        ]
+        # ... decided from every order, so they have no position, and no position rate.
+        assert all("position" not in line for line in run.instances)
+        outcome = every_order.to_json()["benchmarks"][name]
+        assert (outcome["position_rate"], outcome["position_bias"], outcome["position_note"]) == (
+            None,
+            False,
+            NO_POSITIONS,
+        )
+    assert every_order.provenance["model"]["identity"]["decoding"]["orders"] == "all"
+
+
+def test_every_order_asks_each_question_in_each_rotation_and_keeps_the_sums(server):
+    server.policy = prefers_a
+    model = load_model("chat:test/model", base_url=base_url(server), answer="logprobs", orders="all", workers=3)
+    rows = [instance(f"r{unit}", pronoun, nurse_first=unit % 2 == 0) for unit in range(4) for pronoun in ("he", "she")]
+    choices = model.choose(rows, BENCHMARKS["winogender"].task)
+    assert [choice.index for choice in choices] == [nurse_index(row) for row in rows]  # the nurse is named first
+    assert all(choice.parsed and choice.position is None for choice in choices)
+    # The nurse: 0.3 more than the others in each of the 3 orders, and 0.5 + 0.1 + 0.05 over them.
+    assert "'the nurse' 1.5500" in choices[0].raw and "'none of them' 0.6500" in choices[0].raw
+    asked = {}
+    for _, _, body in server.requests:
+        prompt = body["messages"][-1]["content"]
+        question = re.search(r"In story (\w+), .* because \*(\w+)\*", prompt).groups()
+        asked.setdefault(question, []).append(tuple(re.findall(r"^[A-Z]\. (.+)$", prompt, flags=re.M)))
+    assert len(asked) == len(rows) and all(len(orders) == 3 for orders in asked.values())
+    for orders in asked.values():  # every option at every letter once
+        assert all(len({order[letter] for order in orders}) == 3 for letter in range(3))
+
+
+def test_letter_probabilities_add_the_tokens_of_a_letter():
+    options = [(1, "the patient"), (None, "none of them"), (0, "the nurse")]
+    top = [("The", -0.1), ("B", math.log(0.2)), (" B", math.log(0.1)), ("(A", math.log(0.05)), ("D", -1.0)]
+    assert chat.letter_probabilities(top, options) == pytest.approx([0.05, 0.3, 0.0])
+    unreadable = chat.decide_over_orders(instance("z"), [[0.0, 0.0, 0.0]] * 3)
+    assert (unreadable.index, unreadable.parsed) == (None, False) and "no option letter" in unreadable.raw
+
+
+def test_every_order_needs_logprob_answers(server, tmp_path, capsys):
+    for answer in ("auto", "text"):
+        with pytest.raises(ValueError, match="needs answer='logprobs'"):
+            load_model("chat:test/model", base_url=base_url(server), answer=answer, orders="all")
+    with pytest.raises(ValueError, match="orders 'some' is not one of one, all"):
+        load_model("chat:test/model", base_url=base_url(server), orders="some")
+    common = ["--benchmark", "winogender", "--limit", "1", "--no-cache", "--out", str(tmp_path), "--orders", "all"]
+    assert cli.main(["run", "--model", "chat:test/model", "--base-url", base_url(server), *common]) == 2
+    assert "needs answer='logprobs' (--answer logprobs)" in capsys.readouterr().err
+    assert cli.main(["run", "--model", "baseline:random", *common]) == 2
+    assert "--orders is for chat: models only" in capsys.readouterr().err
+    assert not server.requests
+
+
+def test_the_orders_asked_are_part_of_the_identity(server):
+    one = load_model("chat:test/model", base_url=base_url(server), answer="logprobs")
+    every = load_model("chat:test/model", base_url=base_url(server), answer="logprobs", orders="all")
+    assert (one.identity["decoding"]["orders"], every.identity["decoding"]["orders"]) == ("one", "all")
+    assert runner.cache_key(one.identity) != runner.cache_key(every.identity)

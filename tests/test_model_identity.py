@@ -260,8 +260,14 @@ def test_a_chat_model_is_its_endpoint_prompt_and_decoding(monkeypatch):
 
     base = identity()
     assert base == identity(timeout=5, retries=0)  # how it is reached does not change its answers
-    assert base["decoding"] == {"temperature": 0, "max_tokens": 16, "logprobs": True, "top_logprobs": chat.TOP_LOGPROBS}
-    assert identity(answer="text")["decoding"] == {"temperature": 0, "max_tokens": 16}
+    assert base["decoding"] == {
+        "temperature": 0,
+        "max_tokens": 16,
+        "logprobs": True,
+        "top_logprobs": chat.TOP_LOGPROBS,
+        "orders": "one",
+    }
+    assert identity(answer="text")["decoding"] == {"temperature": 0, "max_tokens": 16, "orders": "one"}
     assert identity(answer="logprobs")["decoding"]["max_tokens"] == 1
     assert len({str(identity(answer=mode)) for mode in chat.ANSWER_MODES}) == 3
     assert identity(max_tokens=32) != base

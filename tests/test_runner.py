@@ -285,7 +285,9 @@ def test_options_a_model_kind_does_not_take_are_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="chat models take no option device"):
         load_model("chat:some/model", device="cuda:0")
     assert cli.main(["run", "--model", "baseline:oracle", "--base-url", "http://127.0.0.1:1/v1"]) == 2
-    assert "--base-url is for chat: models only" in capsys.readouterr().err
+    assert "--base-url is for chat:, completions: models only" in capsys.readouterr().err
+    assert cli.main(["run", "--model", "baseline:oracle", "--cloze-norm", "bytes"]) == 2
+    assert "--cloze-norm is for hf:, completions: models only" in capsys.readouterr().err
 
 
 def test_the_cache_tells_chat_endpoints_apart():

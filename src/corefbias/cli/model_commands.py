@@ -8,7 +8,7 @@ import re
 
 from ..harness import cluster_links
 from ..harness.benchmarks import BENCHMARKS
-from ..models.chat import ANSWER_MODES
+from ..models.chat import ANSWER_MODES, ORDER_MODES
 from ..models.cloze import CLOZE_NORMS
 from ..models.registry import KINDS, parse_spec
 
@@ -43,6 +43,7 @@ def model_options(args) -> dict:
     flags = {
         "base_url": (args.base_url, ("chat", "completions")),
         "answer": (args.answer, ("chat",)),
+        "orders": (args.orders, ("chat",)),
         "workers": (args.concurrency, ("chat", "completions", "http")),
         "dtype": (args.dtype, ("hf",)),
         "cloze_norm": (args.cloze_norm, ("hf", "completions")),
@@ -112,6 +113,13 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "auto (log-probabilities when the endpoint returns them; the default)",
     )
     run.add_argument(
+        "--orders",
+        choices=ORDER_MODES,
+        help="for chat: ask each question in one rotation of its options (one, the default), or in every cyclic "
+        "rotation and decide by each option's probability summed over them (all: m requests per question of m "
+        "options, so m times the cost; needs --answer logprobs; undoes a preference for a letter)",
+    )
+    run.add_argument(
         "--concurrency",
         type=int,
         metavar="N",
@@ -167,19 +175,27 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 
 
 def print_written(result, written: dict, out) -> None:
-    """The summary of a written result on the terminal: each headline (``*`` significant, † low parse rate),
-    which benchmarks rest on few readable answers, and what was written where."""
+    """The summary of a written result on the terminal: each headline (``*`` significant, † low parse rate,
+    ‡ answers following the option order), which benchmarks rest on few readable answers or on the option
+    order, and what was written where."""
     from ..harness import run_outputs
+    from ..harness.position_rates import POSITION_RATE_THRESHOLD
 
     results = result.to_json()
     for row in run_outputs.summary_rows(results):
         value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
-        print(f"{row['benchmark']:12} {row['score']:34} {value}{run_outputs.LOW_PARSE_MARK * row['low_parse_rate']}")
+        print(f"{row['benchmark']:12} {row['score']:34} {value}{run_outputs.flag_marks(row)}")
     for name, outcome in results["benchmarks"].items():
         if outcome["low_parse_rate"]:
             print(
                 f"{run_outputs.LOW_PARSE_MARK} {name}: only {outcome['num_instances'] - outcome['num_unparsed']} of "
                 f"{outcome['num_instances']} answers could be read (parse rate {outcome['parse_rate']:.2f})"
+            )
+        if outcome.get("position_bias"):
+            print(
+                f"{run_outputs.POSITION_BIAS_MARK} {name}: {outcome['position_note']} (position rate "
+                f"{outcome['position_rate']:.2f} > {POSITION_RATE_THRESHOLD}): the answers follow the option order, "
+                "not the text; chat models: --answer logprobs --orders all"
             )
     print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {out}")
 
@@ -226,9 +242,26 @@ def _serve(args) -> int:
     from ..models.identity import digest
     from ..models.registry import load_model
 
+    not_served = f"{args.model} chooses among candidates; only cluster models can be served over corefbias's protocol"
+    kind, argument = parse_spec(args.model)
+    # Language models scored by log-likelihood: refused before any weights load, with what to do instead.
+    if kind == "hf":
+        repo, _, revision = argument.partition("@")
+        vllm = f"vllm serve {repo}" + (f" --revision {revision}" if revision else "")
+        raise ValueError(
+            f"{not_served}: an hf: model is a choice model scored by log-likelihood. To evaluate it, run "
+            f"`corefbias run --model {args.model}` directly; to share it over HTTP, serve it with vLLM "
+            f"(`{vllm}`, an OpenAI-compatible server) and run `corefbias run --model completions:{repo} "
+            "--base-url http://<host>:8000/v1` against it"
+        )
+    if kind == "completions":
+        raise ValueError(
+            f"{not_served}: a completions: model is a choice model scored by log-likelihood, already served by "
+            f"its OpenAI-compatible server; run `corefbias run --model {args.model} --base-url <server>/v1` directly"
+        )
     model = load_model(args.model, **({"device": args.device} if args.device else {}))
     if not isinstance(model, ClusterModel):
-        raise ValueError(f"{args.model} chooses among candidates; only cluster models can be served")
+        raise ValueError(not_served)
     server = make_server(
         model.predict_clusters,
         args.model,

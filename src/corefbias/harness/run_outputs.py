@@ -1,8 +1,8 @@
 """What a run leaves on disk: ``results.json``, ``report.md``, ``summary.csv``, the instances, the plots.
 
 ``summary_rows`` is the one table of headline scores (value, 95% CI, p-value, significance mark,
-the benchmark's parse rate and its ``low_parse_rate`` flag) that the report, the CSV, the Space and
-the leaderboard all show.
+the benchmark's parse rate and its ``low_parse_rate`` flag, its option-position rate and its
+``position_bias`` flag) that the report, the CSV, the Space and the leaderboard all show.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from ..measures.result_format import SIGNIFICANCE_SUFFIXES
 from .benchmarks import BENCHMARKS
 from .parse_rates import PARSE_RATE_THRESHOLD
+from .position_rates import POSITION_RATE_THRESHOLD, position_letter
 
 SIGNIFICANCE_LEVEL = 0.05
 SUMMARY_COLUMNS = (
@@ -29,8 +30,12 @@ SUMMARY_COLUMNS = (
     "unbiased_value",
     "parse_rate",
     "low_parse_rate",
+    "position_rate",
+    "top_position",
+    "position_bias",
 )
 LOW_PARSE_MARK = "†"
+POSITION_BIAS_MARK = "‡"
 
 
 def summary_rows(results: dict) -> list[dict]:
@@ -55,6 +60,10 @@ def summary_rows(results: dict) -> list[dict]:
                     "unbiased_value": headline.unbiased,
                     "parse_rate": outcome.get("parse_rate"),
                     "low_parse_rate": outcome.get("low_parse_rate", False),
+                    # Runs written before position rates were reported have none.
+                    "position_rate": outcome.get("position_rate"),
+                    "top_position": outcome.get("top_position"),
+                    "position_bias": outcome.get("position_bias", False),
                     "undefined": section.get("undefined", {}).get(headline.key),
                 }
             )
@@ -72,8 +81,18 @@ def format_number(value) -> str:
     return f"{value:.3g}" if abs(value) < 1e-3 and value != 0 else f"{value:.3f}"
 
 
+def flag_marks(row: dict) -> str:
+    """The marks of a summary row's benchmark-wide flags: † a low parse rate, ‡ answers following the option order."""
+    return (LOW_PARSE_MARK if row["low_parse_rate"] else "") + (POSITION_BIAS_MARK if row["position_bias"] else "")
+
+
+def format_position(rate: float | None, top_position: int | None) -> str:
+    """A position rate as tables show it: the rate and its position's letter ("0.967 A"), or — for none."""
+    return "—" if rate is None else f"{format_number(rate)} {position_letter(top_position)}"
+
+
 def _mark(row: dict) -> str:
-    return ("*" if row["significant"] else "") + (LOW_PARSE_MARK if row["low_parse_rate"] else "")
+    return ("*" if row["significant"] else "") + flag_marks(row)
 
 
 def _breakdown(section: dict) -> list[tuple[str, dict]]:
@@ -135,13 +154,16 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         f"decision mode: `{settings['decision_mode']}`. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
         "CIs are 95% percentile intervals. Rates are fractions. parsed: the share of instances whose answer "
         f"could be read; {LOW_PARSE_MARK}: below {PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers "
-        "(unreadable ones count as no link).",
+        "(unreadable ones count as no link). position: the share of the parsed answers given at the most frequent "
+        f"option position, and that position's letter (— where the model was shown no order of options); "
+        f"{POSITION_BIAS_MARK}: above {POSITION_RATE_THRESHOLD:.0%}, so most answers follow the option order, not "
+        "the text, and scores comparing variants shown the same order say nothing of the model's bias.",
         "",
         *([provenance_paragraph(results["provenance"]), ""] if results.get("provenance") else []),
         "## Summary",
         "",
-        "| benchmark | score | value | 95% CI | p | unbiased | parsed |",
-        "|---|---|---|---|---|---|---|",
+        "| benchmark | score | value | 95% CI | p | unbiased | parsed | position |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in summary_rows(results):
         value = format_number(row["value"]) + _mark(row) if row["value"] is not None else f"— ({row['undefined']})"
@@ -149,7 +171,9 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
             f"| {row['benchmark']} | {row['score']} | {value} | [{format_number(row['ci_low'])}, "
             f"{format_number(row['ci_high'])}] "
             f"| {format_number(row['p_value'])} | {format_number(row['unbiased_value'])} "
-            f"| {format_number(row['parse_rate'])}{LOW_PARSE_MARK if row['low_parse_rate'] else ''} |"
+            f"| {format_number(row['parse_rate'])}{LOW_PARSE_MARK if row['low_parse_rate'] else ''} "
+            f"| {format_position(row['position_rate'], row['top_position'])}"
+            f"{POSITION_BIAS_MARK if row['position_bias'] else ''} |"
         )
     for name, outcome in results["benchmarks"].items():
         lines += [
@@ -166,6 +190,15 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
             f"parse rate {format_number(outcome.get('parse_rate'))}{low}); "
             f"model time {outcome['model_seconds']:.1f} s of {outcome['wall_seconds']:.1f} s."
         )
+        if outcome.get("position_note"):
+            rate = outcome.get("position_rate")
+            flagged = f" {POSITION_BIAS_MARK}" if outcome.get("position_bias") else ""
+            note = outcome["position_note"]
+            lines.append(
+                f"\n{note[:1].upper()}{note[1:]}"
+                + ("" if rate is None else f" (position rate {format_number(rate)}{flagged})")
+                + "."
+            )
         for section_name, section in outcome["sections"].items():
             lines += ["", f"### {section_name}", "", "| score | value | 95% CI | p |", "|---|---|---|---|"]
             for key, significance in _breakdown(section):

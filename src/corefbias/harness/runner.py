@@ -38,6 +38,7 @@ from . import cluster_links
 from .benchmarks import Benchmark, resolve, rows_of
 from .limits import limit_units
 from .parse_rates import is_low, parse_rate, without_readable_answers
+from .position_rates import results_fields as position_fields
 from .prediction_cache import PredictionCache
 
 
@@ -87,6 +88,7 @@ class RunResult:
                     "num_unparsed": run.num_unparsed,
                     "parse_rate": parse_rate(len(run.instances), run.num_unparsed),
                     "low_parse_rate": is_low(parse_rate(len(run.instances), run.num_unparsed)),
+                    **position_fields(run.instances),
                     "num_predicted": run.num_predicted,
                     "model_seconds": run.model_seconds,
                     "predict_seconds": run.predict_seconds,

@@ -14,11 +14,13 @@ from ..harness import run_outputs
 from ..harness.benchmarks import rows_of
 from ..harness.run_outputs import format_number
 
-SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed"]
+SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed", "position"]
 
 
 def summary_frame(results: dict) -> pd.DataFrame:
-    """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < 0.05, † a low parse rate."""
+    """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < 0.05, † a low parse rate, ‡ answers
+    following the option order (the position column: the rate at the most frequent option position and its letter).
+    """
     rows = []
     for row in run_outputs.summary_rows(results):
         value = format_number(row["value"]) if row["value"] is not None else f"undefined: {row['undefined']}"
@@ -35,6 +37,8 @@ def summary_frame(results: dict) -> pd.DataFrame:
                 "*" if row["significant"] else "",
                 format_number(row["unbiased_value"]),
                 format_number(row["parse_rate"]) + (run_outputs.LOW_PARSE_MARK if row["low_parse_rate"] else ""),
+                run_outputs.format_position(row["position_rate"], row["top_position"])
+                + (run_outputs.POSITION_BIAS_MARK if row["position_bias"] else ""),
             ]
         )
     return pd.DataFrame(rows, columns=SUMMARY_HEADERS)

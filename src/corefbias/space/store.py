@@ -110,6 +110,8 @@ class RunStore:
             for name, outcome in results["benchmarks"].items():
                 if outcome.get("parse_rate") is not None:  # runs stored before parse rates were reported have none
                     row[f"{name}: parse rate"] = outcome["parse_rate"]
+                if outcome.get("position_rate") is not None:  # models shown no order of options have none
+                    row[f"{name}: position rate"] = outcome["position_rate"]
             rows.append(row)
         scores = sorted({key for row in rows for key in row} - set(INFO_COLUMNS))
         frame = pd.DataFrame(rows, columns=[*INFO_COLUMNS[:-1], *scores, INFO_COLUMNS[-1]])

@@ -17,7 +17,9 @@ class Document:
     carries one; ``tokens`` with ``clusters`` (inclusive ``[first, last]`` token spans) for cluster
     formats; ``char_clusters`` (``[start, end)`` character spans of the instance text) where a run's
     instances file kept a cluster model's output; ``decisions`` (one boolean per candidate, in the
-    instance's candidate order) with ``parsed`` for formats holding links.
+    instance's candidate order) with ``parsed`` for formats holding links; ``position``, where a run's
+    instances file kept it, the option position of a choice model's answer (0 = ``A``), from which the
+    run's position rate is computed again.
     """
 
     where: str
@@ -27,6 +29,7 @@ class Document:
     char_clusters: tuple[tuple[tuple[int, int], ...], ...] | None = None
     decisions: tuple[bool, ...] | None = None
     parsed: bool = True
+    position: int | None = None
 
 
 def token_clusters(value, *, where: str, num_tokens: int) -> tuple:

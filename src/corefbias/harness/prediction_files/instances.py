@@ -1,7 +1,7 @@
 """Our own ``instances/<benchmark>.jsonl`` (what ``corefbias run`` and ``score`` write): ``id``, ``decision``
-(one boolean per candidate) and ``parsed`` per instance, and a cluster model's ``clusters`` (character spans),
-so a run can be scored again: from its clusters where it kept them (every score, CoNLL F1 included), else from
-its decisions."""
+(one boolean per candidate) and ``parsed`` per instance, a cluster model's ``clusters`` (character spans) and a
+choice model's option ``position``, so a run can be scored again: from its clusters where it kept them (every
+score, CoNLL F1 included), else from its decisions, with its parse and position rates."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ def read(path: Path) -> list[Document]:
         if "id" not in record or not isinstance(decision, list) or not all(isinstance(d, bool) for d in decision):
             raise PredictionFileError(f"{where}: expected an id and a decision (a list of true/false per candidate)")
         clusters = record.get("clusters")
+        position = record.get("position")
+        if position is not None and (not isinstance(position, int) or isinstance(position, bool) or position < 0):
+            raise PredictionFileError(f"{where}: position must be an option position (0, 1, ...), got {position!r:.80}")
         documents.append(
             Document(
                 where=f"{where} (id {record['id']})",
@@ -43,6 +46,7 @@ def read(path: Path) -> list[Document]:
                 char_clusters=None if clusters is None else _char_clusters(clusters, where),
                 decisions=None if clusters is not None else tuple(decision),
                 parsed=bool(record.get("parsed", True)),
+                position=position,
             )
         )
     return documents

@@ -37,7 +37,10 @@ def _output(document: Document, row: dict, instance: str):
                 f"{document.where}: {len(document.decisions)} decisions, but instance {instance} has "
                 f"{len(row['candidates'])} candidates"
             )
-        return {"decision": list(document.decisions), "parsed": document.parsed}
+        output = {"decision": list(document.decisions), "parsed": document.parsed}
+        if document.position is not None:  # the runner keeps it in the instance record, for the position rate
+            output["position"] = document.position
+        return output
     try:
         clusters = token_clusters_to_char(document.clusters, document.tokens, row["text"])
     except ValueError as error:
