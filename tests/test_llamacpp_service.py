@@ -2,8 +2,9 @@
 
 Each model runs as a real server process on a free loopback port; ``corefbias.harness.runner.run``
 asks it small balanced subsets (``limit=1``) of Winogender and, for the multilingual Gemma 3, of
-DaWinoBias. Runs when ``bash services/llamacpp/setup.sh`` has built ``llama-server`` and fetched
-both GGUFs; skips otherwise, saying what is missing.
+DaWinoBias. ``completions:`` cannot score with it: llama-server ignores ``echo`` and returns no prompt
+log-probabilities, and the run must stop saying so. Runs when ``bash services/llamacpp/setup.sh`` has
+built ``llama-server`` and fetched both GGUFs; skips otherwise, saying what is missing.
 """
 
 import json
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from corefbias.harness import runner
+from corefbias.models.base import ModelError
 
 SERVICE = Path(__file__).resolve().parents[1] / "services" / "llamacpp"
 CACHE = Path(os.environ.get("COREFBIAS_CACHE") or Path.home() / ".cache" / "corefbias") / "llamacpp"
@@ -206,3 +208,21 @@ def test_another_model_served_under_the_same_name_and_port_is_asked_again(data_d
         MODELS["smollm2"],
     ]
     assert identities[0] == identities[2] and identities[0]["model_id"] == identities[1]["model_id"] == "local-llm"
+
+
+def test_completions_stops_with_a_clear_error_since_llama_server_returns_no_prompt_logprobs(data_dir, tmp_path):
+    url, process = _serve("smollm2")
+    try:
+        with pytest.raises(ModelError, match=r"does not return prompt log-probabilities .*use hf:.*vLLM") as error:
+            runner.run(
+                f"completions:{MODELS['smollm2']}",
+                ["winogender"],
+                settings=runner.RunSettings(limit=1, n_bootstrap=0),
+                data_dir=data_dir,
+                cache_path=tmp_path / "cache.sqlite",
+                progress=False,
+                model_options={"base_url": f"{url}/v1", "workers": 1},
+            )
+    finally:
+        _stop(process)
+    assert "does not echo the prompt" in str(error.value)  # it answers 200 with the generated token alone

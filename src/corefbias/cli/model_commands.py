@@ -105,7 +105,11 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         metavar="I/N",
         help="only predict shard I of N (merge the caches, then run again to score)",
     )
-    run.add_argument("--base-url", help="for chat: an OpenAI-compatible endpoint (default: Hugging Face Inference)")
+    run.add_argument(
+        "--base-url",
+        help="for chat and completions: an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (chat's "
+        "default: Hugging Face Inference; completions needs one)",
+    )
     run.add_argument(
         "--answer",
         choices=ANSWER_MODES,
@@ -123,7 +127,8 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "--concurrency",
         type=int,
         metavar="N",
-        help="for chat and http(s):// models: requests in flight at once, answers kept in order (default 4)",
+        help="for chat, completions and http(s):// models: requests in flight at once, answers kept in order "
+        "(default 4)",
     )
     run.add_argument(
         "--device", help="for library adapters and hf: torch device: cpu (default), cuda, cuda:N, mps or auto"

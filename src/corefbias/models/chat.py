@@ -68,18 +68,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import http.client
 import json
 import math
 import os
 import re
 import string
-import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from .base import Choice, ModelError, Task
+from .openai_http import OpenAIEndpoint
 
 DEFAULT_BASE_URL = "https://router.huggingface.co/v1"
 TOKEN_ENV = "HF_TOKEN"
@@ -282,12 +279,6 @@ def first_token_logprobs(body) -> list[tuple[str, float]] | None:
         return None
 
 
-# The fields of a GET /models entry that describe the model itself. The others change while the model does
-# not: llama.cpp's "created" is the time of the request, the Hugging Face router's "providers" carry live
-# status and prices, vLLM's "permission" fresh ids.
-SERVED_MODEL_FIELDS = ("id", "owned_by", "root", "parent", "meta")
-
-
 class ChatModel:
     """A chat-completions model answering multiple-choice questions (see the module docstring)."""
 
@@ -309,10 +300,8 @@ class ChatModel:
     ):
         self.name = f"chat:{model_id}"
         self.model_id = model_id
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.models_url = base_url.rstrip("/") + "/models"
-        self._token = token
-        self.timeout, self.retries, self.backoff = timeout, retries, backoff
+        self.endpoint = OpenAIEndpoint(base_url, token, timeout=timeout, retries=retries, backoff=backoff)
+        self.url = self.endpoint.url("/chat/completions")
         if orders not in ORDER_MODES:
             raise ValueError(f"orders {orders!r} is not one of {', '.join(ORDER_MODES)}")
         if orders == "all" and answer != "logprobs":
@@ -384,47 +373,12 @@ class ChatModel:
             pass
         raise ModelError(self._redact(f"{self.url}: no choices[0].message.content text in the answer {body!r:.300}"))
 
-    def _headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self._token}"} if self._token else {}
-
     def _post(self, payload: dict):
-        headers = {"Content-Type": "application/json", **self._headers()}
-        data = json.dumps(payload).encode("utf-8")
-        for attempt in range(self.retries + 1):
-            request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    raw = response.read()
-                break
-            except urllib.error.HTTPError as error:
-                failure = f"answered {error.code}: {_error_text(error)}"
-                if error.code != 429 and error.code < 500:
-                    raise ModelError(self._redact(f"{self.url} {failure}")) from None
-            except (OSError, http.client.HTTPException) as error:  # timeouts, refused or dropped connections
-                failure = f"did not answer: {getattr(error, 'reason', None) or error!r}"
-            if attempt < self.retries:
-                time.sleep(self.backoff * 2**attempt)
-        else:
-            raise ModelError(self._redact(f"{self.url} {failure} ({self.retries + 1} attempts)"))
-        try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            raise ModelError(self._redact(f"{self.url}: the answer is not UTF-8 JSON: {raw[:300]!r}")) from None
+        return self.endpoint.post("/chat/completions", payload)
 
     def served_model(self) -> dict | None:
-        """What ``GET {base_url}/models`` reports of the model that answers: the entry whose id or alias is the
-        model id, else the only entry (a llama.cpp server answers with its one model whatever the id); None
-        where the endpoint lists no models, or several and not this one."""
-        request = urllib.request.Request(self.models_url, headers=self._headers())
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                listed = json.loads(response.read().decode("utf-8")).get("data")
-        except (OSError, http.client.HTTPException, ValueError, AttributeError):
-            return None
-        entries = [entry for entry in listed if isinstance(entry, dict)] if isinstance(listed, list) else []
-        named = [e for e in entries if self.model_id == e.get("id") or self.model_id in (e.get("aliases") or ())]
-        chosen = named[0] if named else entries[0] if len(entries) == 1 else None
-        return None if chosen is None else {key: chosen[key] for key in SERVED_MODEL_FIELDS if key in chosen}
+        """What ``GET {base_url}/models`` reports of the model that answers (``OpenAIEndpoint.served_model``)."""
+        return self.endpoint.served_model(self.model_id)
 
     @functools.cached_property
     def identity(self) -> dict:
@@ -442,14 +396,7 @@ class ChatModel:
         }
 
     def _redact(self, message: str) -> str:
-        return message.replace(self._token, "***") if self._token else message
-
-
-def _error_text(error: urllib.error.HTTPError) -> str:
-    try:
-        return error.read().decode("utf-8", "replace")[:300]
-    except OSError:
-        return str(error.reason)
+        return self.endpoint.redact(message)
 
 
 def load(

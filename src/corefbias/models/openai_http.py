@@ -1,0 +1,119 @@
+"""The HTTP side of OpenAI-compatible endpoints, shared by ``chat:`` and ``completions:``.
+
+Both adapters must fail the same way: a hosted endpoint that is busy (429), failing (5xx), slow or
+unreachable is asked again with exponential backoff, a request it refuses (any other 4xx) is not,
+and the bearer token never appears in an error message — servers echo request headers back in
+their errors. Both also identify the model that answers by what ``GET {base_url}/models`` reports,
+so another model served under the same name is asked again rather than read from the cache.
+Standard library only: the adapters need no client package.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+import urllib.error
+import urllib.request
+
+from .base import ModelError
+
+# The fields of a GET /models entry that describe the model itself. The others change while the model does
+# not: llama.cpp's "created" is the time of the request, the Hugging Face router's "providers" carry live
+# status and prices, vLLM's "permission" fresh ids.
+SERVED_MODEL_FIELDS = ("id", "owned_by", "root", "parent", "meta")
+
+
+class EndpointError(ModelError):
+    """An endpoint's failure: ``status`` is its HTTP status (None where it never answered), ``body`` the
+    start of what it answered, both with the token hidden."""
+
+    def __init__(self, message: str, status: int | None = None, body: str = ""):
+        super().__init__(message)
+        self.status, self.body = status, body
+
+
+class OpenAIEndpoint:
+    """An OpenAI-compatible API at ``base_url`` (e.g. ``http://localhost:8000/v1``), with a bearer ``token``
+    or none, a ``timeout`` per request in seconds, and ``retries`` after the first attempt, waiting
+    ``backoff * 2**attempt`` seconds between them."""
+
+    def __init__(self, base_url: str, token: str | None, *, timeout: float, retries: int, backoff: float):
+        self.base_url = base_url.rstrip("/")
+        self._token = token
+        self.timeout, self.retries, self.backoff = timeout, retries, backoff
+
+    def url(self, path: str) -> str:
+        """The full URL of ``path`` (``"/completions"``) under the base URL."""
+        return self.base_url + path
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._token}"} if self._token else {}
+
+    def redact(self, message: str) -> str:
+        """``message`` with the token replaced by ``***``."""
+        return message.replace(self._token, "***") if self._token else message
+
+    def post(self, path: str, payload: dict):
+        """POST ``payload`` as JSON to ``path`` and return the decoded JSON answer.
+
+        Raises
+        ------
+        EndpointError
+            On a 4xx other than 429 (at once), on a 429, a 5xx, a timeout or a dropped connection once the
+            retries are spent, and on an answer that is not UTF-8 JSON.
+        """
+        url = self.url(path)
+        headers = {"Content-Type": "application/json", **self.headers()}
+        data = json.dumps(payload).encode("utf-8")
+        status, body = None, ""
+        for attempt in range(self.retries + 1):
+            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    raw = response.read()
+                break
+            except urllib.error.HTTPError as error:
+                status, body = error.code, self.redact(_error_text(error))
+                failure = f"answered {error.code}: {body}"
+                if error.code != 429 and error.code < 500:
+                    raise EndpointError(self.redact(f"{url} {failure}"), status, body) from None
+            except (OSError, http.client.HTTPException) as error:  # timeouts, refused or dropped connections
+                status, body = None, ""
+                failure = f"did not answer: {getattr(error, 'reason', None) or error!r}"
+            if attempt < self.retries:
+                time.sleep(self.backoff * 2**attempt)
+        else:
+            raise EndpointError(self.redact(f"{url} {failure} ({self.retries + 1} attempts)"), status, body)
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise EndpointError(self.redact(f"{url}: the answer is not UTF-8 JSON: {raw[:300]!r}"), 200) from None
+
+    def served_model(self, model_id: str) -> dict | None:
+        """What ``GET {base_url}/models`` reports of the model that answers ``model_id``.
+
+        Returns
+        -------
+        dict or None
+            The ``SERVED_MODEL_FIELDS`` of the entry whose id or alias is ``model_id``, else of the only
+            entry (a llama.cpp server answers with its one model whatever the id); None where the endpoint
+            lists no models, or several and not this one.
+        """
+        request = urllib.request.Request(self.url("/models"), headers=self.headers())
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                listed = json.loads(response.read().decode("utf-8")).get("data")
+        except (OSError, http.client.HTTPException, ValueError, AttributeError):
+            return None
+        entries = [entry for entry in listed if isinstance(entry, dict)] if isinstance(listed, list) else []
+        named = [e for e in entries if model_id == e.get("id") or model_id in (e.get("aliases") or ())]
+        chosen = named[0] if named else entries[0] if len(entries) == 1 else None
+        return None if chosen is None else {key: chosen[key] for key in SERVED_MODEL_FIELDS if key in chosen}
+
+
+def _error_text(error: urllib.error.HTTPError) -> str:
+    try:
+        return error.read().decode("utf-8", "replace")[:300]
+    except OSError:
+        return str(error.reason)
