@@ -421,6 +421,7 @@ def run(
         }
     result = RunResult(model_spec, runs, settings.to_json(chosen))
     result.provenance = provenance(result, model_spec, identity, data_dir, started)
-    if getattr(model, "uses_cloze_template", False):
-        result.provenance["model"]["cloze_templates"] = {b.name: b.cloze.identity for b in chosen if b.cloze}
+    templates = {b.name: benchmark_identity(model, identity, b).get("cloze_template") for b in chosen}
+    if any(templates.values()):
+        result.provenance["model"]["cloze_templates"] = {name: t for name, t in templates.items() if t}
     return result
