@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corefbias.harness import calibration, runner
+from corefbias.harness import benchmark_data, calibration
 from corefbias.measures import comparison, counter_gap, resampling
 
 LIMITS = (0.03, 0.07)
@@ -75,7 +75,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror", help="upstream mirror (e.g. ../shared/data)")
     parser.add_argument("--data-dir", help="exported sets (default: the runner's)")
-    parser.add_argument("--benchmark", action="append", choices=list(calibration.BIAS_AXES))
+    parser.add_argument("--benchmark", action="append", choices=calibration.calibrated())
     parser.add_argument("--runs", type=int, default=1000, help="simulated runs per false-positive rate")
     parser.add_argument("--comparison-runs", type=int, default=400, help="simulated pairs per comparison rate")
     parser.add_argument("--power-runs", type=int, default=200, help="simulated runs per power")
@@ -84,12 +84,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
-    data_dir = Path(args.data_dir) if args.data_dir else runner.default_data_dir()
+    data_dir = Path(args.data_dir) if args.data_dir else benchmark_data.default_data_dir()
     figures: dict = {"settings": vars(args), "benchmarks": {}}
-    print(f"α = {calibration.ALPHA}; a rate is ok in [{LIMITS[0]}, {LIMITS[1]}]; ± is the 95% binomial half-width.")
+    print(
+        f"α = {resampling.SIGNIFICANCE_LEVEL}; a rate is ok in [{LIMITS[0]}, {LIMITS[1]}]; "
+        "± is the 95% binomial half-width."
+    )
     print("| benchmark | headline | units | FPR (test) | | FPR (comparison) | | power (test) | power (comparison) |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name in args.benchmark or list(calibration.BIAS_AXES):
+    for name in args.benchmark or calibration.calibrated():
         started = time.perf_counter()
         design = calibration.load_design(name, data_dir, args.mirror)
         model = calibration.SectionRowsModel(design, np.random.default_rng(args.seed))

@@ -51,7 +51,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from corefbias.harness import runner
+from corefbias.harness import benchmark_data
 from corefbias.harness.benchmarks import BENCHMARKS
 
 DEFAULT_MODEL = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -88,7 +88,7 @@ def winogender_requests(data_dir: Path, mirror, limit: int | None):
     benchmark = BENCHMARKS["winogender"]
     rows = []
     for config, split in benchmark.parts:
-        rows.extend(runner.load_part(benchmark.dataset, config, split, data_dir, mirror))
+        rows.extend(benchmark_data.load_part(benchmark, config, split, data_dir, mirror))
     rows = rows[:limit] if limit else rows
     return [benchmark.task.cloze.render(row) for row in rows]
 
@@ -150,7 +150,7 @@ def agreement(lls, reference) -> tuple[int, float]:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror", help="upstream mirror (e.g. ../shared/data)")
-    parser.add_argument("--data-dir", type=Path, default=runner.default_data_dir())
+    parser.add_argument("--data-dir", type=Path, default=benchmark_data.default_data_dir())
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="a .gguf file")
     parser.add_argument("--lm-eval-python", default="/tmp/lmeval-venv/bin/python")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])

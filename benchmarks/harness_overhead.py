@@ -22,13 +22,13 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from corefbias.harness import runner
+from corefbias.harness import benchmark_data, runner
 from corefbias.harness.benchmarks import BENCHMARKS
 
 
 def largest_benchmark(data_dir: Path, mirror) -> str:
     sizes = {
-        name: sum(len(runner.load_part(b.dataset, config, split, data_dir, mirror)) for config, split in b.parts)
+        name: sum(len(benchmark_data.load_part(b, config, split, data_dir, mirror)) for config, split in b.parts)
         for name, b in BENCHMARKS.items()
     }
     return max(sizes, key=sizes.get)
@@ -53,7 +53,7 @@ def main(argv=None) -> None:
     parser.add_argument("--mirror", help="upstream mirror (e.g. ../shared/data)")
     parser.add_argument("--model", default="baseline:nearest")
     parser.add_argument("--benchmark", help="default: the benchmark with the most instances")
-    parser.add_argument("--data-dir", type=Path, default=runner.default_data_dir())
+    parser.add_argument("--data-dir", type=Path, default=benchmark_data.default_data_dir())
     parser.add_argument("--n-bootstrap", type=int, default=1000)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=3)

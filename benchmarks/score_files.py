@@ -15,7 +15,7 @@ import argparse
 import time
 from pathlib import Path
 
-from corefbias.harness import runner
+from corefbias.harness import benchmark_data
 from corefbias.harness.benchmarks import resolve
 from corefbias.harness.prediction_files import read, scoring
 from corefbias.harness.prediction_files.matching import match
@@ -45,7 +45,7 @@ def measure(benchmark_name, config, mode, paths, data_dir, mirror, n_bootstrap) 
     documents = read(paths)
     read_s = time.perf_counter() - started
     columns = {
-        part: runner.load_part(benchmark.dataset, *part, data_dir, mirror)
+        part: benchmark_data.load_part(benchmark, *part, data_dir, mirror)
         .select_columns(["id", "text", "candidates"])
         .to_dict()
         for part in parts
@@ -63,7 +63,7 @@ def measure(benchmark_name, config, mode, paths, data_dir, mirror, n_bootstrap) 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror", type=Path, required=True, help="upstream mirror (e.g. ../shared/data)")
-    parser.add_argument("--data-dir", type=Path, default=runner.default_data_dir())
+    parser.add_argument("--data-dir", type=Path, default=benchmark_data.default_data_dir())
     parser.add_argument("--n-bootstrap", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)

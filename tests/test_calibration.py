@@ -1,6 +1,7 @@
 """The significance tests are calibrated: simulated unbiased models on real designs (harness.calibration).
 
 The full check over every benchmark, with power, is ``benchmarks/calibration.py``; this is its small run.
+Its simulations (hundreds of runs, half a minute each) are slow tests: ``pytest -m slow tests/test_calibration.py``.
 """
 
 import numpy as np
@@ -28,6 +29,7 @@ def test_simulated_rows_are_the_scoring_rows(designs):
     assert not calibration.SectionRowsModel(designs["winogender"], rng).linear  # an answer needs both links
 
 
+@pytest.mark.slow
 def test_unbiased_models_are_called_biased_about_five_percent_of_the_time(designs):
     model = calibration.SectionRowsModel(designs["abc"], np.random.default_rng(1))
     rates = calibration.headline_rates(model, bias=0.0, runs=1000, n_bootstrap=200, seed=1)
@@ -36,6 +38,7 @@ def test_unbiased_models_are_called_biased_about_five_percent_of_the_time(design
         assert rate.runs == 1000 and 0.03 <= rate.rate <= 0.07, (name, rate)
 
 
+@pytest.mark.slow
 def test_winogender_tests_only_scores_with_a_null(designs):
     model = calibration.SectionRowsModel(designs["winogender"], np.random.default_rng(2))
     rates = calibration.headline_rates(model, bias=0.0, runs=300, n_bootstrap=200, seed=2)
@@ -47,6 +50,7 @@ def test_winogender_tests_only_scores_with_a_null(designs):
         assert 0.02 <= rate.rate <= 0.085, (name, rate)
 
 
+@pytest.mark.slow
 def test_equally_biased_models_compare_as_equal_and_a_biased_one_is_found(designs):
     model = calibration.SectionRowsModel(designs["abc"], np.random.default_rng(3))
     same = calibration.comparison_rates(model, bias=0.05, runs=400, n_resamples=100, seed=3)
@@ -56,6 +60,7 @@ def test_equally_biased_models_compare_as_equal_and_a_biased_one_is_found(design
     assert all(rate.rate >= 0.9 for rate in biased.values()), biased
 
 
+@pytest.mark.slow
 def test_models_leaving_out_different_pairs_compare_over_every_pair_either_kept(designs):
     """DaWinoBias's GenDa Lens headlines leave out a model's unlinked pronouns, so two models keep different
     pairs: each simulated comparison is still defined, and equally biased models compare as equal."""

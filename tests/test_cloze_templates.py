@@ -2,9 +2,9 @@
 
 import pytest
 
+from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.limits import limit_units
-from corefbias.harness.runner import load_part
 from corefbias.models.base import Task
 from corefbias.models.cloze import ClozeModel, decide
 from corefbias.models.cloze_template import ClozeRequest, ClozeTemplate
@@ -75,7 +75,7 @@ def test_a_template_identity_changes_with_its_wording_and_version():
 def test_every_benchmark_renders_every_instance_of_a_quick_run(name, mirror, exported_set):
     benchmark = BENCHMARKS[name]
     data_dir = exported_set(benchmark.dataset).parent
-    parts = {part: load_part(benchmark.dataset, *part, data_dir, mirror) for part in benchmark.parts}
+    parts = {part: load_part(benchmark, *part, data_dir, mirror) for part in benchmark.parts}
     for data in limit_units(parts, benchmark, 2).values():
         for row in data:
             request = benchmark.cloze.render(row)

@@ -165,6 +165,7 @@ class AbstainingOn:
 
     def __init__(self, digit: str):
         self.name, self.digit = f"abstaining-{digit}", digit
+        self.identity = {"kind": "test", "name": self.name}
 
     def choose(self, instances, task):
         return [Choice(None if instance["pair_id"].endswith(self.digit) else 0) for instance in instances]

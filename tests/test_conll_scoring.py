@@ -1,6 +1,7 @@
 """WinoBias's headline: CoNLL F1 per config with pro − anti, from the clusters a run's model predicted, scored
 again from a run's instance file and compared between runs."""
 
+import hashlib
 import json
 
 import datasets
@@ -30,6 +31,9 @@ class TextLookupClusters:
 
     def __init__(self, table):
         self.table = table
+        # Two tables are two models: their answers must never share cache entries.
+        answers = json.dumps(sorted(table.items()), sort_keys=True).encode()
+        self.identity = {"kind": "test", "name": "lookup", "table": hashlib.sha256(answers).hexdigest()}
 
     def predict_clusters(self, texts):
         return [self.table[text] for text in texts]

@@ -32,7 +32,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import classification_report
 
-from corefbias.harness import cluster_links, runner
+from corefbias.harness import cluster_links, runner, scoring
 from corefbias.harness.benchmarks import BENCHMARKS, rows_of
 from corefbias.measures import pro_anti
 from corefbias.models.base import Choice
@@ -213,7 +213,13 @@ def both_scorers(parts, genda_lines, clusters_of, **patches):
         for condition in CONDITIONS
     }
     genda = genda_lens_effect(reports["pro"], reports["anti"], rounded=patches.get("rounded", False))
-    return BENCHMARKS["dawinobias"].score(parts, decisions, 0, 0), genda
+    return _our_sections(parts, decisions), genda
+
+
+def _our_sections(parts, decisions) -> dict:
+    """The DaWinoBias sections corefbias scores for these decisions (no significance)."""
+    sections = scoring.scored_sections(BENCHMARKS["dawinobias"], parts, decisions, None, 0, 0)
+    return {name: section.result for name, section in sections.items()}
 
 
 def test_our_scores_equal_genda_lens_scorer_on_the_same_clusters(parts, genda_lines):
@@ -311,6 +317,7 @@ def _gold_decisions(parts, clusters_of):
 def test_a_choice_model_that_chooses_nothing_leaves_the_pronoun_unlinked(exported_set, mirror, tmp_path):
     class Abstaining:
         name, reads_gold = "abstaining", False
+        identity = {"kind": "test", "name": "abstaining"}
 
         def choose(self, instances, task):
             return [
@@ -418,7 +425,7 @@ def test_genda_lens_own_code_patched_gives_our_scores(parts, mirror, monkeypatch
 
     anti, pro = module.run_winobias_coref(StandIn(), nlp)
     _, detailed = module.evaluate_coref_winobias(anti, pro, "stand-in")
-    ours = BENCHMARKS["dawinobias"].score(parts, decisions, 0, 0)
+    ours = _our_sections(parts, decisions)
     assert ours["dawinobias"]["log2_ratio"] == pytest.approx(detailed.loc["Gender Effect Size"].iloc[1], rel=1e-12)
     assert (ours["dawinobias"]["anti"], ours["dawinobias"]["pro"]) == (
         pytest.approx(anti["accuracy"].values[0], rel=1e-12),

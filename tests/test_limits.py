@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from corefbias.harness import run_outputs, runner
+from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.limits import design_cells, limit_units
 
@@ -35,7 +36,7 @@ def data_dir(exported_set):
 @pytest.fixture(scope="module")
 def full_parts(data_dir):
     return {
-        name: {(config, split): runner.load_part(b.dataset, config, split, data_dir, None) for config, split in b.parts}
+        name: {(config, split): load_part(b, config, split, data_dir, None) for config, split in b.parts}
         for name, b in BENCHMARKS.items()
     }
 

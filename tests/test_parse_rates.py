@@ -25,6 +25,7 @@ class Prose:
     """A chat model that always answers in prose: nothing can be read."""
 
     name, reads_gold = "prose", False
+    identity = {"kind": "test", "name": "prose"}
 
     def choose(self, instances, task):
         return [Choice(None, parsed=False, raw='The sentence "The nurse ..." is about a nurse.') for _ in instances]
@@ -34,6 +35,7 @@ class HalfReadable:
     """Answers as the stereotype baseline on even positions of a batch, in prose on odd ones."""
 
     name, reads_gold = "half", False
+    identity = {"kind": "test", "name": "half"}
 
     def choose(self, instances, task):
         chosen = StereotypeBaseline().choose(instances, task)

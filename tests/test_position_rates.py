@@ -69,6 +69,7 @@ class Positioned:
 
     def __init__(self, positions):
         self.positions, self.name = positions, f"positioned{positions}"
+        self.identity = {"kind": "test", "name": self.name}
 
     def choose(self, instances, task):
         return [

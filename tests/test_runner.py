@@ -9,6 +9,7 @@ import pytest
 
 from corefbias import cli
 from corefbias.harness import conll_scoring, prediction_cache, run_outputs, runner
+from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
 from corefbias.models.http_protocol import make_server
@@ -174,6 +175,7 @@ class ToyClusterModel:
     """Clusters the first word of the text with every he/she/him/her: a real cluster model's output shape."""
 
     name = "toy"
+    identity = {"kind": "test", "name": "toy"}
 
     def predict_clusters(self, texts):
         clusters = []
@@ -205,6 +207,7 @@ def test_a_model_over_http_scores_as_it_does_in_process(data_dir, tmp_path, toy_
 def test_unparseable_answers_are_counted_not_guessed(data_dir, tmp_path):
     class Mumbling:
         name, reads_gold = "mumbling", False
+        identity = {"kind": "test", "name": "mumbling"}
 
         def choose(self, instances, benchmark):
             return [Choice(None, parsed=False, raw="hmm") if i % 2 else Choice(0) for i, _ in enumerate(instances)]
@@ -312,7 +315,7 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
         return {(row["benchmark"], row["score"]): row for row in run_outputs.summary_rows(result.to_json())}
 
     oracle = headline("baseline:oracle")
-    assert len({benchmark for benchmark, _ in oracle}) == 7
+    assert len({benchmark for benchmark, _ in oracle}) == len(BENCHMARKS)
     undefined = {key for key, row in oracle.items() if row["value"] is None}
     # A perfect model links no anti-reflexive pronoun: both FPRs are 0 and their ratio is undefined; its
     # female − male preference is 0 for every occupation, so no correlation with BLS exists.

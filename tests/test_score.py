@@ -12,6 +12,8 @@ import pytest
 from corefbias import cli
 from corefbias.data.spans import token_offsets
 from corefbias.harness import conll_scoring, runner
+from corefbias.harness.benchmark_data import load_part
+from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.prediction_files import Document, PredictionFileError, read, scoring
 from corefbias.harness.prediction_files.matching import match
 from corefbias.measures import counter_gap
@@ -126,6 +128,7 @@ class WordClusters:
     """Links the first two words ("The technician") with every later he/she/they word."""
 
     name = "word-clusters"
+    identity = {"kind": "test", "name": "word-clusters"}
 
     @staticmethod
     def token_clusters(tokens):
@@ -161,7 +164,7 @@ def test_fastcoref_jsonlines_scores_like_the_same_clusters_served(data_dir, tmp_
     finally:
         server.shutdown()
         server.server_close()
-    texts = runner.load_part("winogender", "default", "test", data_dir, None)["text"]
+    texts = load_part(BENCHMARKS["winogender"], "default", "test", data_dir, None)["text"]
     path = tmp_path / "fastcoref.jsonlines"
     # fastcoref's documented jsonlines: doc_key, tokens, clusters of inclusive [start, end] token spans.
     path.write_text(

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from corefbias.harness import run_outputs, runner
+from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.models import hub_weights
 from corefbias.models.http_protocol import make_server
 from corefbias.space import charts, explore, inputs, jobs, learn
@@ -823,7 +824,11 @@ def test_learn_pages_come_from_the_metric_cards():
 def test_gap_weight_histogram_counts_the_weighted_examples_by_gender():
     weights = [0.0, 0.5, 1.0, 1.0, 2.0, 0.0]  # weight 0: the example is left out by the balancing
     genders = ["female", "female", "female", "male", "male", "male"]
-    run = SimpleNamespace(sections={"gap/w": {"weights": weights}}, parts={("default", "test"): {"gender": genders}})
+    run = SimpleNamespace(
+        benchmark=BENCHMARKS["gap"],
+        sections={"gap/w": {"weights": weights}},
+        parts={("default", "test"): {"gender": genders}},
+    )
     frame, width = charts.gap_weights_frame(SimpleNamespace(runs={"gap": run}), bins=3)
     # Bins [0.5, 1.0), [1.0, 1.5), [1.5, 2.0] over the positive weights, given by their centres.
     assert width == 0.5

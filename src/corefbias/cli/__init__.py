@@ -11,9 +11,10 @@ import sys
 
 from .. import __version__
 from ..data.upstream import MIRROR_ENV
-from . import compare_command, data_commands, model_commands, publish_command, score_command
+from ..harness.extensions import INCLUDE_ENV
+from . import compare_command, data_commands, list_command, model_commands, publish_command, score_command
 
-FAMILIES = (model_commands, data_commands, publish_command, score_command, compare_command)
+FAMILIES = (model_commands, data_commands, publish_command, score_command, compare_command, list_command)
 
 
 def _common_options(default) -> argparse.ArgumentParser:
@@ -25,6 +26,14 @@ def _common_options(default) -> argparse.ArgumentParser:
         default=default,
         help=f"local mirror of the upstream data laid out as <set>/<upstream path> (e.g. ../shared/data); "
         f"default ${MIRROR_ENV}, else download into the cache",
+    )
+    common.add_argument(
+        "--include",
+        action="append",
+        metavar="DIR",
+        default=default if default is argparse.SUPPRESS else [],
+        help=f"a folder of benchmark and model declarations to add (repeatable; also ${INCLUDE_ENV}); see "
+        f"docs/adding_a_benchmark.md",
     )
     common.add_argument(
         "--debug",
@@ -60,13 +69,27 @@ def user_errors() -> tuple[type[BaseException], ...]:
     return ValueError, ModelError, UpstreamFileError, DatasetBuildError, PublishError, FileNotFoundError
 
 
+def _include_declarations(argv: list[str] | None) -> None:
+    """Register the ``--include`` folders' declarations before the parser lists benchmarks and model kinds."""
+    from ..harness import extensions
+
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--include", action="append", default=[])
+    known, _ = early.parse_known_args(argv)
+    extensions.include_from_environment()
+    for folder in known.include:
+        extensions.include(folder)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    handler = next(family.COMMANDS[args.command] for family in FAMILIES if args.command in family.COMMANDS)
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
+        _include_declarations(argv)
+        args = build_parser().parse_args(argv)
+        handler = next(family.COMMANDS[args.command] for family in FAMILIES if args.command in family.COMMANDS)
         return handler(args)
     except user_errors() as error:
-        if args.debug:
+        if debug:
             raise
         print(f"corefbias: {error}", file=sys.stderr)
         return 2

@@ -10,14 +10,19 @@ from ..harness import cluster_links
 from ..harness.benchmarks import BENCHMARKS
 from ..models.chat import ANSWER_MODES, ORDER_MODES
 from ..models.cloze import CLOZE_NORMS
-from ..models.registry import KINDS, parse_spec
+from ..models.registry import kinds as model_kinds
+from ..models.registry import parse_spec
 
-_SPEC_HELP = (
-    "model spec: "
-    + ", ".join(example for _, _, example in KINDS.values())
-    + ", baseline:oracle|random|nearest|dist-K, "
-    "or the http(s):// URL of a server speaking corefbias's protocol (`corefbias serve`)"
-)
+
+def _spec_help() -> str:
+    """The ``--model`` help: an example of every kind, those of entry points and ``--include`` folders too."""
+    return (
+        "model spec: "
+        + ", ".join(kind.example for kind in model_kinds().values())
+        + ", baseline:oracle|random|nearest|dist-K, "
+        "or the http(s):// URL of a server speaking corefbias's protocol (`corefbias serve`); `corefbias list models` "
+        "says where each kind comes from"
+    )
 
 
 def _shard(value: str) -> tuple[int, int]:
@@ -79,10 +84,11 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_commands(commands, common: argparse.ArgumentParser) -> None:
+    spec_help = _spec_help()
     run = commands.add_parser(
         "run", parents=[common], help="run a model on benchmarks: every bias score, a report and plots"
     )
-    run.add_argument("--model", required=True, metavar="SPEC", help=_SPEC_HELP)
+    run.add_argument("--model", required=True, metavar="SPEC", help=spec_help)
     run.add_argument(
         "--benchmark",
         action="append",
@@ -167,7 +173,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
 
     serve = commands.add_parser("serve", parents=[common], help="serve a cluster model over corefbias's HTTP protocol")
-    serve.add_argument("--model", required=True, metavar="SPEC", help=_SPEC_HELP)
+    serve.add_argument("--model", required=True, metavar="SPEC", help=spec_help)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8808)
     serve.add_argument("--max-texts", type=int, default=64, help="most texts per request")

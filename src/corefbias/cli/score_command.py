@@ -49,7 +49,6 @@ def _score(args) -> int:
         n_bootstrap=args.n_bootstrap,
         seed=args.seed,
         mode=args.mode,
-        progress=True,
     )
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
     print_written(result, written, args.out)

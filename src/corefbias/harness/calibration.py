@@ -26,28 +26,17 @@ from pathlib import Path
 import numpy as np
 
 from ..measures import comparison, resampling
+
+# α: the level a run and a comparison call a p-value significant at, which the rates are counted against.
+from ..measures.resampling import SIGNIFICANCE_LEVEL
 from . import comparison as run_comparison
+from .benchmark_data import default_data_dir, load_part
 from .benchmarks import BENCHMARKS, Benchmark
 
-ALPHA = 0.05
 
-
-@dataclass(frozen=True)
-class BiasAxis:
-    column: str
-    sides: dict[str, int]  # +1: the favoured side, −1: the other, absent: neither
-    direction: str  # "toward_gold" or "toward_first"
-
-
-BIAS_AXES = {
-    "counter_gap": BiasAxis("gender", {"male": 1, "female": -1}, "toward_gold"),
-    "gap": BiasAxis("gender", {"male": 1, "female": -1}, "toward_gold"),
-    "winogender": BiasAxis("gender", {"male": 1, "female": -1}, "toward_first"),
-    "winobias": BiasAxis("polarity", {"pro": 1, "anti": -1}, "toward_gold"),
-    "sowinobias": BiasAxis("condition", {"pro": 1, "anti": -1}, "toward_gold"),
-    "dawinobias": BiasAxis("polarity", {"pro": 1, "anti": -1}, "toward_gold"),
-    "abc": BiasAxis("pronoun_gender", {"male": 1, "female": -1}, "toward_first"),
-}
+def calibrated() -> list[str]:
+    """The benchmarks whose declaration gives a bias axis, so a biased model can be simulated on them."""
+    return [name for name, benchmark in BENCHMARKS.items() if benchmark.bias_axis is not None]
 
 
 @dataclass
@@ -67,12 +56,13 @@ class Design:
 
 
 def load_design(name: str, data_dir, mirror=None) -> Design:
-    from .runner import default_data_dir, load_part
 
     benchmark = BENCHMARKS[name]
-    axis = BIAS_AXES[name]
+    axis = benchmark.bias_axis
+    if axis is None:
+        raise ValueError(f"{name} declares no bias axis, so calibration cannot simulate a biased model on it")
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
-    parts = {part: load_part(benchmark.dataset, *part, data_dir, mirror).to_dict() for part in benchmark.parts}
+    parts = {part: load_part(benchmark, *part, data_dir, mirror).to_dict() for part in benchmark.parts}
     units: dict = {}
     unit, gold, push, sizes = [], [], [], []
     for columns in parts.values():
@@ -200,7 +190,7 @@ class Rate:
 
 def _count(p_values: list[float | None]) -> Rate:
     defined = [p for p in p_values if p is not None]
-    return Rate(sum(p < ALPHA for p in defined), len(defined), len(p_values) - len(defined))
+    return Rate(sum(p < SIGNIFICANCE_LEVEL for p in defined), len(defined), len(p_values) - len(defined))
 
 
 def headline_rates(

@@ -5,8 +5,9 @@ decision, and a cluster model's clusters. For each benchmark two runs share, the
 the same instances of the same data (instance ids, their gold answers and, when both runs record it, the
 data set fingerprint under ``provenance``); otherwise comparing them would compare different items, and
 we refuse. The per-unit count rows of both runs are rebuilt by the benchmark's own scoring functions (of
-decisions, and of clusters where the benchmark scores them) on the exported set (recorded with
-``resampling.recording_unit_rows``), checked against the scores in each ``results.json``, and every shared
+decisions, and of clusters where the benchmark scores them) on the exported set (each section hands its
+unit rows over with its scores, ``corefbias.harness.scoring.scored_sections``), checked against the scores in
+each ``results.json``, and every shared
 headline score is compared with ``measures.comparison.paired_difference``. The p-values of one comparison
 (one pair of runs, all its headlines) are Holm-adjusted as one family, and the significance mark follows
 the adjusted value.
@@ -24,7 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from ..measures import comparison, resampling
+from ..measures.resampling import SIGNIFICANCE_LEVEL
+from .benchmark_data import default_data_dir, load_part
 from .benchmarks import BENCHMARKS, Benchmark
+from .result_schema import upgrade
+from .scoring import scored_sections
 
 CONFIDENCE = 0.95
 _SCORE_TOLERANCE = 1e-9
@@ -46,7 +51,7 @@ def load_run(path: str | Path) -> Run:
     results_path = folder / "results.json"
     if not results_path.is_file():
         raise ValueError(f"{folder} is not a finished run folder: it has no results.json (run `corefbias run` first)")
-    results = json.loads(results_path.read_text(encoding="utf-8"))
+    results = upgrade(json.loads(results_path.read_text(encoding="utf-8")))
     if (results.get("settings") or {}).get("shard"):
         raise ValueError(f"{folder} is a shard run, which has no scores; merge the shards' caches and run again")
     instances = {}
@@ -103,12 +108,10 @@ def check_same_items(a: Run, b: Run, benchmark: str) -> None:
 
 def _design(benchmark: Benchmark, keys: set, data_dir, mirror) -> dict:
     """The exported set's rows (as columns) of the instances a run answered, in the set's order."""
-    from .runner import default_data_dir, load_part
-
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     parts = {}
     for config, split in benchmark.parts:
-        columns = load_part(benchmark.dataset, config, split, data_dir, mirror).to_dict()
+        columns = load_part(benchmark, config, split, data_dir, mirror).to_dict()
         kept = [index for index, instance in enumerate(columns["id"]) if (config, split, str(instance)) in keys]
         parts[config, split] = {name: [values[index] for index in kept] for name, values in columns.items()}
     found = sum(len(columns["id"]) for columns in parts.values())
@@ -125,15 +128,8 @@ def section_rows(
 ) -> dict[str, resampling.UnitRows]:
     """Per section of the benchmark, the unit rows its scoring resamples for these decisions, and for these
     clusters (a cluster model's outputs) where the benchmark also scores clusters."""
-    with resampling.recording_unit_rows() as recorded:
-        sections = benchmark.score(parts, decisions, 0, 0)
-        if clusters is not None and benchmark.score_outputs is not None:
-            sections = {**sections, **benchmark.score_outputs(parts, clusters, 0, 0)}
-    # A section had significance iff its metric called bootstrap_test, which writes <score>_ci_low keys.
-    tested = [name for name, result in sections.items() if any(key.endswith("_ci_low") for key in result)]
-    if len(tested) != len(recorded):
-        raise RuntimeError(f"{benchmark.name}: {len(recorded)} resampled row sets for sections {tested}")
-    return dict(zip(tested, recorded))
+    sections = scored_sections(benchmark, parts, decisions, clusters, 0, 0)
+    return {name: section.unit_rows for name, section in sections.items() if section.unit_rows is not None}
 
 
 def _decisions(run: Run, benchmark: str, parts: dict) -> dict:
@@ -273,7 +269,7 @@ def compare_pair(
                 "num_units": item["units"],
                 **{name: value for name, value in asdict(item["result"]).items() if name != "n_valid"},
                 "p_holm": p_holm,
-                "significant": None if p_holm is None else p_holm < comparison.SIGNIFICANCE_LEVEL,
+                "significant": None if p_holm is None else p_holm < SIGNIFICANCE_LEVEL,
             }
         )
     return differences, notes
@@ -327,7 +323,7 @@ def compare_runs(
         "n_resamples": n_resamples,
         "seed": seed,
         "confidence": CONFIDENCE,
-        "significance_level": comparison.SIGNIFICANCE_LEVEL,
+        "significance_level": SIGNIFICANCE_LEVEL,
         "adjustment": "holm",
         "family": "the headline differences of one comparison (one pair of runs)",
         "scores": {run.label: _headline_scores(run) for run in runs},

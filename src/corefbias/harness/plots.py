@@ -1,10 +1,13 @@
-"""The runner's figures, as PNG files (matplotlib, no display needed).
+"""The runner's figures, as PNG files (matplotlib, no display needed), one per figure a benchmark declares
+(``Benchmark.figures``; the file names shown are the built-in benchmarks'):
 
-* ``winogender_occupations.png``: per occupation, the Fig. 4 preference (share of female-pronoun
-  sentences resolved to the occupation minus that of male ones) against BLS % female, with r;
-* ``counter_gap_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
-* ``pro_anti.png``: pro vs anti score of every pro/anti section, with the difference's 95% CI;
-* ``gap_weights.png``: the W-Bias weights of the scored GAP examples, by pronoun gender.
+* ``occupation_preference`` → ``winogender_occupations.png``: per occupation, the Fig. 4 preference (share of
+  female-pronoun sentences resolved to the occupation minus that of male ones) against BLS % female, with r;
+  it reads the rows' ``occupation`` and ``bls_pct_female`` and the section's ``preference/<occupation>``;
+* ``inconsistency`` → ``counter_gap_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
+* ``pro_anti`` → ``pro_anti.png``: pro vs anti score of every pro/anti section of every such benchmark, with
+  the difference's 95% CI;
+* ``weights`` → ``gap_weights.png``: the W-Bias weights of the scored examples, by the rows' ``gender``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+from .scoring import figures_of, pro_anti_figure_sections  # noqa: E402
 
 
 def _save(figure, path: Path) -> Path:
@@ -99,32 +104,27 @@ def gap_weight_histogram(weights: list[float], genders: list[str], path: Path) -
 
 
 def draw_all(result, folder: Path) -> dict[str, Path]:
-    """Every figure the run's benchmarks allow; name (benchmark-prefixed) → PNG path."""
+    """Every figure the run's benchmarks declare (``Benchmark.figures``); name → PNG path."""
     runs = result.runs
     drawn: dict[str, Path] = {}
-    if "winogender" in runs and runs["winogender"].sections:
-        (data,) = runs["winogender"].parts.values()
-        bls = dict(zip(data["occupation"], data["bls_pct_female"]))
-        drawn["winogender_occupations"] = winogender_occupations(
-            runs["winogender"].sections["winogender"], bls, folder / "winogender_occupations.png"
-        )
-    if "counter_gap" in runs and runs["counter_gap"].sections:
-        drawn["counter_gap_delta_i"] = counter_gap_breakdown(
-            runs["counter_gap"].sections["counter_gap"], folder / "counter_gap_delta_i.png"
-        )
-    pro_anti = {
-        section: values
-        for name in ("winobias", "sowinobias", "dawinobias")
-        if name in runs
-        for section, values in runs[name].sections.items()
-        # Not breakdown sections such as dawinobias/referent_f1, nor scores a model cannot have (no CoNLL F1
-        # without clusters).
-        if values.get("pro") is not None and values.get("anti") is not None
-    }
-    if pro_anti:
-        drawn["pro_anti"] = pro_anti_bars(pro_anti, folder / "pro_anti.png")
-    gap_w = runs["gap"].sections.get("gap/w", {}) if "gap" in runs else {}
-    if gap_w.get("weights"):
-        (data,) = runs["gap"].parts.values()
-        drawn["gap_weights"] = gap_weight_histogram(gap_w["weights"], data["gender"], folder / "gap_weights.png")
+    for run, figure in figures_of(runs, "occupation_preference"):
+        bls = {
+            occupation: share
+            for columns in run.parts.values()
+            for occupation, share in zip(columns["occupation"], columns["bls_pct_female"])
+        }
+        name = f"{run.benchmark.name}_occupations"
+        drawn[name] = winogender_occupations(run.sections[figure.section], bls, folder / f"{name}.png")
+    for run, figure in figures_of(runs, "inconsistency"):
+        name = f"{run.benchmark.name}_delta_i"
+        drawn[name] = counter_gap_breakdown(run.sections[figure.section], folder / f"{name}.png")
+    sections = pro_anti_figure_sections(runs)
+    if sections:
+        drawn["pro_anti"] = pro_anti_bars(sections, folder / "pro_anti.png")
+    for run, figure in figures_of(runs, "weights"):
+        weights = run.sections.get(figure.section, {}).get("weights")
+        if weights:
+            (columns,) = run.parts.values()
+            name = f"{run.benchmark.name}_weights"
+            drawn[name] = gap_weight_histogram(weights, columns["gender"], folder / f"{name}.png")
     return drawn

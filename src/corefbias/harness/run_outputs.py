@@ -11,14 +11,15 @@ import csv
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
+from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result_format import SIGNIFICANCE_SUFFIXES
-from .benchmarks import BENCHMARKS
 from .parse_rates import PARSE_RATE_THRESHOLD
 from .position_rates import POSITION_RATE_THRESHOLD, position_letter
+from .result_schema import upgrade
 
-SIGNIFICANCE_LEVEL = 0.05
 SUMMARY_COLUMNS = (
     "benchmark",
     "score",
@@ -38,33 +39,38 @@ LOW_PARSE_MARK = "†"
 POSITION_BIAS_MARK = "‡"
 
 
-def summary_rows(results: dict) -> list[dict]:
-    """One row per headline score of every benchmark in ``results`` (the ``results.json`` dict)."""
+def summary_rows(results: Mapping) -> list[dict]:
+    """One row per headline score of every benchmark in ``results`` (a ``results.json`` dict of any version).
+
+    Examples
+    --------
+    >>> headline = {"label": "pro − anti", "value": 0.25, "ci_low": 0.1, "ci_high": 0.4, "p_value": 0.01,
+    ...             "significant": True, "unbiased_value": 0.0, "undefined": None}
+    >>> outcome = {"parse_rate": 1.0, "low_parse_rate": False, "headlines": [headline], "sections": {}}
+    >>> (row,) = summary_rows({"schema_version": 2, "benchmarks": {"sowinobias": outcome}})
+    >>> row["score"], row["value"], row["significant"], row["position_rate"]
+    ('pro − anti', 0.25, True, None)
+    """
     rows = []
-    for name, outcome in results["benchmarks"].items():
-        for headline in BENCHMARKS[name].headlines:
-            section = outcome["sections"].get(headline.section)
-            if section is None:
-                continue
-            value = section.get(headline.key)
-            p_value = section.get(f"{headline.key}_p_value")
+    for name, outcome in upgrade(results)["benchmarks"].items():
+        for headline in outcome["headlines"]:
             rows.append(
                 {
                     "benchmark": name,
-                    "score": headline.label,
-                    "value": value,
-                    "ci_low": section.get(f"{headline.key}_ci_low"),
-                    "ci_high": section.get(f"{headline.key}_ci_high"),
-                    "p_value": p_value,
-                    "significant": None if p_value is None else p_value < SIGNIFICANCE_LEVEL,
-                    "unbiased_value": headline.unbiased,
+                    "score": headline["label"],
+                    "value": headline["value"],
+                    "ci_low": headline["ci_low"],
+                    "ci_high": headline["ci_high"],
+                    "p_value": headline["p_value"],
+                    "significant": headline["significant"],
+                    "unbiased_value": headline["unbiased_value"],
                     "parse_rate": outcome.get("parse_rate"),
                     "low_parse_rate": outcome.get("low_parse_rate", False),
                     # Runs written before position rates were reported have none.
                     "position_rate": outcome.get("position_rate"),
                     "top_position": outcome.get("top_position"),
                     "position_bias": outcome.get("position_bias", False),
-                    "undefined": section.get("undefined", {}).get(headline.key),
+                    "undefined": headline["undefined"],
                 }
             )
     return rows

@@ -30,39 +30,18 @@ from pathlib import Path
 import datasets
 
 from .. import __version__
-from ..data import hub_export, upstream
 from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError, Task
 from ..models.identity import digest, library_versions
 from ..models.registry import load_model
 from . import cluster_links
-from .benchmarks import Benchmark, resolve, rows_of
+from .benchmark_data import data_provenance, default_data_dir, load_part
+from .benchmarks import Benchmark, resolve
 from .limits import limit_units
-from .parse_rates import is_low, parse_rate, without_readable_answers
+from .parse_rates import is_low, parse_rate
 from .position_rates import results_fields as position_fields
 from .prediction_cache import PredictionCache
-
-
-def default_data_dir() -> Path:
-    from .prediction_cache import default_path
-
-    return default_path().parent / "datasets" / __version__
-
-
-@dataclass
-class BenchmarkRun:
-    """One benchmark's outcome: scores per section, decisions per instance, bookkeeping."""
-
-    benchmark: Benchmark
-    parts: dict = field(default_factory=dict)  # (config, split) → the scored rows, as columns (name → list)
-    sections: dict[str, dict] = field(default_factory=dict)
-    instances: list[dict] = field(default_factory=list)  # id, config, split, decision, gold, parsed
-    num_unparsed: int = 0
-    num_predicted: int = 0  # instances the model answered in this run (the rest came from the cache)
-    model_seconds: float = 0.0  # inside the model's calls
-    predict_seconds: float = 0.0  # the prediction loop: the model plus the harness around it
-    score_seconds: float = 0.0
-    wall_seconds: float = 0.0  # everything, loading the set included
-
+from .result_schema import SCHEMA_VERSION, ResultsFile, headline_scores
+from .scoring import BenchmarkRun, score_benchmark
 
 CACHE_MODES = ("use", "refresh", "off")
 
@@ -74,8 +53,9 @@ class RunResult:
     settings: dict
     provenance: dict = field(default_factory=dict)  # see ``provenance``
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ResultsFile:
         return {
+            "schema_version": SCHEMA_VERSION,
             "model": self.model,
             "corefbias_version": __version__,
             "settings": self.settings,
@@ -94,6 +74,7 @@ class RunResult:
                     "predict_seconds": run.predict_seconds,
                     "score_seconds": run.score_seconds,
                     "wall_seconds": run.wall_seconds,
+                    "headlines": headline_scores(run.benchmark.headlines, run.sections),
                     "sections": run.sections,
                 }
                 for name, run in self.runs.items()
@@ -102,10 +83,19 @@ class RunResult:
         }
 
 
-def model_identity(model, spec: str) -> dict:
-    """The model's ``identity``; a ready-made model without one is known by its spec alone."""
+def model_identity(model) -> dict:
+    """The model's ``identity`` (``corefbias.models.identity``), which keys its cached answers and its results.
+
+    A model without one is refused: a name it was given says nothing about what it is.
+    """
     identity = getattr(model, "identity", None)
-    return identity if identity is not None else {"kind": "unidentified", "spec": spec}
+    if not isinstance(identity, dict) or "kind" not in identity:
+        raise ModelError(
+            f"{getattr(model, 'name', model)!r} has no identity: a model must have an `identity` dict with at least "
+            f"a 'kind' and what makes its answers its own (weights' digest, revision, prompt...); see "
+            f"corefbias.models.identity"
+        )
+    return identity
 
 
 def cache_key(identity: dict) -> str:
@@ -118,19 +108,6 @@ def benchmark_identity(model, identity: dict, benchmark: Benchmark) -> dict:
     if getattr(model, "uses_cloze_template", False) and benchmark.cloze is not None:
         return {**identity, "cloze_template": benchmark.cloze.identity}
     return identity
-
-
-def data_provenance(benchmark: Benchmark, data_dir: Path) -> dict:
-    """The set a benchmark ran on: its upstream commit and the sha256 over the exported Parquet files it used."""
-    try:
-        source_commit = upstream.dataset_source(benchmark.dataset)["commit"]
-    except upstream.UpstreamFileError:
-        source_commit = None
-    files = hashlib.sha256()
-    for config, split in benchmark.parts:
-        path = data_dir / benchmark.dataset / hub_export.DATA_FILE.format(config=config, split=split)
-        files.update(f"{config}/{split}\0{upstream.file_sha256(path)}\n".encode())
-    return {"dataset": benchmark.dataset, "source_commit": source_commit, "fingerprint": files.hexdigest()}
 
 
 def provenance(result: RunResult, spec: str, identity: dict, data_dir: Path, started: datetime) -> dict:
@@ -149,27 +126,6 @@ def provenance(result: RunResult, spec: str, identity: dict, data_dir: Path, sta
             for name, run in result.runs.items()
         },
     }
-
-
-def load_part(dataset: str, config: str, split: str, data_dir: Path, mirror) -> datasets.Dataset:
-    """One config/split of an exported set, exporting the set from the mirror first if needed."""
-    folder = data_dir / dataset
-    if not (folder / "README.md").is_file():
-        hub_export.export_dataset(dataset, data_dir, mirror)
-    return datasets.load_dataset(str(folder), config, split=split)
-
-
-def _decision(output, row: dict, mode: str) -> tuple[list[bool], bool]:
-    """Per-candidate links of one instance, and whether the model's answer could be read."""
-    candidates = row["candidates"]
-    if isinstance(output, dict) and "decision" in output:  # a predictions file's links (corefbias score)
-        return [bool(link) for link in output["decision"]], output["parsed"]
-    if isinstance(output, dict) and "choice" in output:
-        index = output["choice"]
-        return [index == position for position in range(len(candidates))], output["parsed"]
-    pronoun = (row["pronoun"]["start"], row["pronoun"]["end"])
-    spans = [(candidate["start"], candidate["end"]) for candidate in candidates]
-    return cluster_links.link_decisions(pronoun, spans, output, mode), True
 
 
 def choice_output(choice: Choice) -> dict:
@@ -281,6 +237,16 @@ class RunSettings:
         }
 
 
+def benchmark_parts(benchmark: Benchmark, settings: RunSettings, data_dir: Path, mirror) -> dict:
+    """The parts a run answers: (config, split) → ``datasets.Dataset``, limited and sharded as ``settings`` say."""
+    parts = {part: load_part(benchmark, *part, data_dir, mirror) for part in benchmark.parts}
+    parts = limit_units(parts, benchmark, settings.limit)
+    if settings.shard is not None:
+        index, count = settings.shard
+        parts = {part: _shard(data, index, count) for part, data in parts.items()}
+    return parts
+
+
 def run_benchmark(
     model,
     benchmark: Benchmark,
@@ -294,15 +260,7 @@ def run_benchmark(
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> BenchmarkRun:
     started = time.perf_counter()
-    shard, n_bootstrap, seed = settings.shard, settings.n_bootstrap, settings.seed
-    parts = {
-        (config, split): load_part(benchmark.dataset, config, split, data_dir, mirror)
-        for config, split in benchmark.parts
-    }
-    parts = limit_units(parts, benchmark, settings.limit)
-    if shard is not None:
-        index, count = shard
-        parts = {part: _shard(data, index, count) for part, data in parts.items()}
+    parts = benchmark_parts(benchmark, settings, data_dir, mirror)
     total = sum(len(data) for data in parts.values())
     bar = None
     if progress:
@@ -319,8 +277,8 @@ def run_benchmark(
         if on_progress is not None:
             on_progress(benchmark.name, done, total)
 
-    result = BenchmarkRun(benchmark)
     outputs = {}
+    model_seconds, num_predicted = 0.0, 0
     predicting = time.perf_counter()
     try:
         advance(0)
@@ -338,42 +296,23 @@ def run_benchmark(
             )
             # A part the limit emptied (pairs of another split or type) maps to no output column.
             outputs[config, split] = [json.loads(output) for output in mapped["output"]] if len(data) else []
-            result.model_seconds += predictor.model_seconds
-            result.num_predicted += predictor.predicted
+            model_seconds += predictor.model_seconds
+            num_predicted += predictor.predicted
     finally:
         if bar is not None:
             bar.close()
-    result.predict_seconds = time.perf_counter() - predicting
-    scoring_started = time.perf_counter()
-    # Columns in bulk: a datasets.Dataset read row by row or column by column costs far more.
-    result.parts = {part: data.to_dict() for part, data in parts.items()}
-    decisions = {}
-    for (config, split), columns in result.parts.items():
-        decisions[config, split] = []
-        for row, output in zip(rows_of(columns), outputs[config, split]):
-            decision, parsed = _decision(output, row, settings.mode)
-            decisions[config, split].append(decision)
-            result.num_unparsed += not parsed
-            instance = {
-                "id": row["id"],
-                "config": config,
-                "split": split,
-                "decision": decision,
-                "gold": [c["is_referent"] for c in row["candidates"]],
-                "parsed": parsed,
-            }
-            if isinstance(output, list):  # a cluster model's own clusters, for scores of clusters (CoNLL F1)
-                instance["clusters"] = output
-            elif isinstance(output, dict):  # a choice model's option position and cloze log-likelihoods
-                instance.update({key: output[key] for key in ("position", "loglikelihoods") if key in output})
-            result.instances.append(instance)
-    if shard is None:
-        result.sections = benchmark.score(result.parts, decisions, n_bootstrap, seed)
-        if benchmark.score_outputs is not None:
-            result.sections = {**benchmark.score_outputs(result.parts, outputs, n_bootstrap, seed), **result.sections}
-        if result.instances and result.num_unparsed == len(result.instances):
-            result.sections = without_readable_answers(result.sections, len(result.instances))
-    result.score_seconds = time.perf_counter() - scoring_started
+    predict_seconds = time.perf_counter() - predicting
+    result = score_benchmark(
+        benchmark,
+        # Columns in bulk: a datasets.Dataset read row by row or column by column costs far more.
+        {part: data.to_dict() for part, data in parts.items()},
+        outputs,
+        mode=settings.mode,
+        n_bootstrap=settings.n_bootstrap,
+        seed=settings.seed,
+        scored=settings.shard is None,
+    )
+    result.model_seconds, result.num_predicted, result.predict_seconds = model_seconds, num_predicted, predict_seconds
     result.wall_seconds = time.perf_counter() - started
     return result
 
@@ -401,7 +340,7 @@ def run(
     chosen = resolve(benchmarks)
     started = datetime.now(timezone.utc)
     model = model if model is not None else load_model(model_spec, **(model_options or {}))
-    identity = model_identity(model, model_spec)
+    identity = model_identity(model)
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
     with PredictionCache(cache_path) if settings.cache_mode != "off" else nullcontext() as cache:

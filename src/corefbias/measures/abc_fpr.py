@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import validation
-from .resampling import bootstrap_test, safe_div, safe_log2
+from .resampling import Scored, UnitRows, bootstrap_test, safe_div, safe_log2
 from .result_format import finalize
 
 PRONOUN_GENDERS = ("neutral", "male", "female")
@@ -129,12 +129,23 @@ def fpr_ratio(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-) -> dict:
+    return_unit_rows: bool = False,
+) -> dict | Scored:
     """ABC scores for per-item "pronoun linked to the subject" predictions.
 
     ``occupation_genders`` (optional) adds the split by occupation stereotype; an item whose
     occupation has no stereotype (``None``) counts in the overall scores only. ``triplet_ids``
     (optional) makes the bootstrap resample whole triplets instead of items.
+
+    Parameters
+    ----------
+    return_unit_rows : bool, default False
+        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
+
+    Returns
+    -------
+    dict or Scored
+        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
     """
     count = validation.check_lengths(
         predictions=predictions,
@@ -171,4 +182,7 @@ def fpr_ratio(
     for bucket in buckets:
         nulls.update({"fpr_ratio" + _suffix(bucket): 1.0, "log2_fpr_ratio" + _suffix(bucket): 0.0})
     inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    return finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
+    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
+    if return_unit_rows:
+        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls)))
+    return result

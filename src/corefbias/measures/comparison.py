@@ -26,8 +26,6 @@ import numpy as np
 
 from .resampling import Statistic, _replicate_chunks, bootstrap_counts, randomization_differences
 
-SIGNIFICANCE_LEVEL = 0.05
-
 
 @dataclass(frozen=True)
 class Difference:

@@ -27,7 +27,7 @@ from collections.abc import Hashable, Iterable, Sequence
 import numpy as np
 
 from . import validation
-from .resampling import bootstrap_test, safe_div
+from .resampling import Scored, UnitRows, bootstrap_test, safe_div
 from .result_format import finalize
 
 METRICS = ("muc", "bcubed", "ceafe")
@@ -165,10 +165,22 @@ def pro_anti_conll_f1(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-) -> dict:
+    return_unit_rows: bool = False,
+) -> dict | Scored:
     """CoNLL F1 of the pro and the anti documents (``pro``, ``anti``), ``average``, ``diff`` = pro − anti
     with a bootstrap over aligned pairs (``pair_ids``: one pro and one anti document each), and every
-    metric's recall, precision and F1 per condition (``pro/muc_f1``, ...)."""
+    metric's recall, precision and F1 per condition (``pro/muc_f1``, ...).
+
+    Parameters
+    ----------
+    return_unit_rows : bool, default False
+        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
+
+    Returns
+    -------
+    dict or Scored
+        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+    """
     _check_documents(keys, responses)
     validation.check_lengths(keys=keys, conditions=conditions, pair_ids=pair_ids)
     validation.check_n_bootstrap(n_bootstrap, seed)
@@ -197,11 +209,27 @@ def pro_anti_conll_f1(
         average="the pro or anti CoNLL F1 is undefined",
         diff="the pro or anti CoNLL F1 is undefined",
     )
-    inferences = bootstrap_test(rows, _pro_anti_statistic, {"diff": 0.0}, n_bootstrap=n_bootstrap, seed=seed)
-    return finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
+    nulls = {"diff": 0.0}
+    inferences = bootstrap_test(rows, _pro_anti_statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
+    if return_unit_rows:
+        return Scored(result, UnitRows(np.asarray(rows, dtype=float), _pro_anti_statistic, tuple(nulls)))
+    return result
 
 
 def undefined_pro_anti(reason: str) -> dict:
-    """The result of ``pro_anti_conll_f1`` when the predictions hold no clusters to score."""
+    """The result of ``pro_anti_conll_f1`` when the predictions hold no clusters to score.
+
+    Parameters
+    ----------
+    reason : str
+        Why every score is undefined.
+
+    Returns
+    -------
+    dict
+        The flat result dictionary, every score ``None``.
+    """
     names = ("pro", "anti", "average", "diff")
-    return finalize(dict.fromkeys(names), dict.fromkeys(names, reason))
+    result = finalize(dict.fromkeys(names), dict.fromkeys(names, reason))
+    return result

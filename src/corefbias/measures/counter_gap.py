@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from . import validation
-from .resampling import bootstrap_test, safe_div
+from .resampling import Scored, UnitRows, bootstrap_test, safe_div
 from .result_format import finalize
 
 ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
@@ -140,8 +140,22 @@ def delta_i(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-) -> dict:
-    """All Counter-GAP scores for per-instance ``[A_coref, B_coref]`` predictions and gold labels."""
+    return_unit_rows: bool = False,
+) -> dict | Scored:
+    """All Counter-GAP scores for per-instance ``[A_coref, B_coref]`` predictions and gold labels.
+
+    The bootstrap resamples quadruples.
+
+    Parameters
+    ----------
+    return_unit_rows : bool, default False
+        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
+
+    Returns
+    -------
+    dict or Scored
+        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+    """
     validation.check_lengths(
         predictions=predictions, references=references, quadruple_ids=quadruple_ids, roles=roles, genders=genders
     )
@@ -158,4 +172,7 @@ def delta_i(
     rho, rho_p = spearman_across_vs_original_gender(rows)
     scores.update(spearman_rho=rho, spearman_p_value=rho_p, num_quadruples=len(rows))
     inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    return finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
+    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
+    if return_unit_rows:
+        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)))
+    return result

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import gap_properties, validation
-from .resampling import bootstrap_test, paired_randomization_test, safe_div
+from .resampling import Scored, UnitRows, bootstrap_test, paired_randomization_test, safe_div
 from .result_format import finalize
 
 GENDERS = ("female", "male")
@@ -136,16 +136,36 @@ def check_inputs(
 
 
 def acc_bias(
-    predictions: Sequence, references: Sequence, genders: Sequence[str], *, n_bootstrap: int = 1000, seed: int = 0
-) -> dict:
-    """Accuracies on the positive candidate, acc-Bias, GAP F1s and F1-Bias, with bootstrap significance."""
+    predictions: Sequence,
+    references: Sequence,
+    genders: Sequence[str],
+    *,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    return_unit_rows: bool = False,
+) -> dict | Scored:
+    """Accuracies on the positive candidate, acc-Bias, GAP F1s and F1-Bias, with bootstrap significance.
+
+    Parameters
+    ----------
+    return_unit_rows : bool, default False
+        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
+
+    Returns
+    -------
+    dict or Scored
+        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+    """
     validation.check_n_bootstrap(n_bootstrap, seed)
     predicted, gold, female = check_inputs(predictions, references, genders)
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
     scores.update(num_examples=len(rows), num_scored_for_accuracy=int(gold.any(axis=1).sum()))
     inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    return finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
+    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
+    if return_unit_rows:
+        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(ACC_BIAS_NULLS)))
+    return result
 
 
 def check_weights(weights: Sequence, gold: np.ndarray) -> np.ndarray:
@@ -178,11 +198,25 @@ def w_bias(
     return_weights: bool = False,
     n_bootstrap: int = 1000,
     seed: int = 0,
-) -> dict:
+    return_unit_rows: bool = False,
+) -> dict | Scored:
     """W-Bias with given ``weights``, or with the weights of ``variant`` solved from the GAP properties.
 
     Significance resamples examples with their weights held fixed: it reflects which items were
     drawn, not how the weights would change on another draw.
+
+    Parameters
+    ----------
+    return_weights : bool, default False
+        Add the weights used, one per example, to the result under ``weights``.
+    return_unit_rows : bool, default False
+        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
+
+    Returns
+    -------
+    dict or Scored
+        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+        The rows hold the weights; with ``return_weights=True`` too, the ``Scored`` result has ``weights``.
     """
     validation.check_n_bootstrap(n_bootstrap, seed)
     with_properties = num_names is not None and correct_ranks is not None
@@ -212,6 +246,8 @@ def w_bias(
     result["variant"] = variant if weights is None else "given"
     if return_weights:
         result["weights"] = values.tolist()
+    if return_unit_rows:
+        return Scored(result, UnitRows(np.asarray(rows, dtype=float), weighted_statistic, tuple(W_BIAS_NULLS)))
     return result
 
 

@@ -37,7 +37,7 @@ from functools import partial
 import numpy as np
 
 from . import validation
-from .resampling import bootstrap_test, safe_div, safe_log2
+from .resampling import Scored, UnitRows, bootstrap_test, safe_div, safe_log2
 from .result_format import finalize
 
 CONDITIONS = ("pro", "anti")
@@ -183,12 +183,24 @@ def pro_anti_diff(
     unlinked: str = "wrong",
     n_bootstrap: int = 1000,
     seed: int = 0,
-) -> dict:
+    return_unit_rows: bool = False,
+) -> dict | Scored:
     """Pro, anti, their average, difference and log2 ratio, overall and per group, with bootstrap
     p-values and confidence intervals for the difference and the log ratio.
 
     A prediction of ``None`` is an unlinked pronoun: ``unlinked="wrong"`` scores it as no link,
     ``unlinked="drop"`` leaves the example out (pairs and groups are checked on all examples first).
+
+    Parameters
+    ----------
+    return_unit_rows : bool, default False
+        Also hand over the unit rows the significance resamples (with ``unlinked="drop"``, their
+        ``unit_positions`` among all examples or pairs), for a paired comparison of two models.
+
+    Returns
+    -------
+    dict or Scored
+        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
     """
     validation.check_lengths(
         predictions=predictions, references=references, conditions=conditions, pair_ids=pair_ids, groups=groups
@@ -228,10 +240,12 @@ def pro_anti_diff(
         scores["num_pairs"] = len(rows)
     nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
     resamples = n_bootstrap if len(rows) else 0
-    inferences = bootstrap_test(
-        rows, measure, nulls, n_bootstrap=resamples, seed=seed, unit_positions=positions if unlinked == "drop" else None
-    )
-    return finalize(scores, _reasons(group_names, score, unlinked), inferences, n_bootstrap=n_bootstrap)
+    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=resamples, seed=seed)
+    result = finalize(scores, _reasons(group_names, score, unlinked), inferences, n_bootstrap=n_bootstrap)
+    if return_unit_rows:
+        unit_positions = positions if unlinked == "drop" else None
+        return Scored(result, UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls), unit_positions))
+    return result
 
 
 def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[str], conditions: Sequence[str]) -> dict:

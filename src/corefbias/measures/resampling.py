@@ -6,19 +6,24 @@ and every score is a ratio or difference of sums of those columns. The observed 
 statistic of the column totals; a bootstrap replicate is the statistic of ``counts @ rows``,
 where ``counts`` says how often each unit was drawn. Thousands of replicates therefore cost a
 few matrix products, with no Python loop over units.
+
+A metric function called with ``return_unit_rows=True`` returns a :class:`Scored`: its result and the
+:class:`UnitRows` it resampled, which paired comparisons of two models resample again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
 
 Statistic = Callable[[np.ndarray], Mapping[str, np.ndarray]]
 """Maps column sums of shape ``(..., k)`` to named scores of shape ``(...)``."""
+
+# A p-value below it marks a score significant (``*``): a run's headline scores, a comparison of two runs
+# (after Holm's adjustment), and the false-positive rate calibration checks.
+SIGNIFICANCE_LEVEL = 0.05
 
 _MAX_DRAWS_PER_CHUNK = 20_000_000
 
@@ -37,22 +42,26 @@ class UnitRows:
     unit_positions: np.ndarray | None = None
 
 
-_recorded_unit_rows: ContextVar[list[UnitRows] | None] = ContextVar("recorded_unit_rows", default=None)
+@dataclass(frozen=True)
+class Scored:
+    """A metric's result together with the unit rows its significance resamples.
 
+    What a metric function returns when called with ``return_unit_rows=True``. A paired comparison of
+    two models must resample exactly the units, counts and formula their scores came from; handing the
+    rows over from the metric function itself keeps one definition of them.
 
-@contextmanager
-def recording_unit_rows() -> Iterator[list[UnitRows]]:
-    """Collect the :class:`UnitRows` of every :func:`bootstrap_test` call made inside the block, in call order.
-
-    A paired comparison of two models must resample exactly the units, counts and formula their
-    scores came from; recording them from the metric functions themselves keeps one definition.
+    Attributes
+    ----------
+    result : dict
+        The metric's flat result dictionary, exactly as the plain call (and its evaluate module) returns it.
+    unit_rows : UnitRows or None
+        The rows, statistic and tested score names its bootstrap resamples, so that
+        ``unit_rows.statistic(unit_rows.rows.sum(axis=0))[name]`` is the observed ``result[name]`` for
+        every tested ``name`` (where defined); ``None`` for a score that resamples no units.
     """
-    recorded: list[UnitRows] = []
-    token = _recorded_unit_rows.set(recorded)
-    try:
-        yield recorded
-    finally:
-        _recorded_unit_rows.reset(token)
+
+    result: dict
+    unit_rows: UnitRows | None
 
 
 def safe_div(numerator, denominator):
@@ -139,17 +148,14 @@ def bootstrap_test(
     n_bootstrap: int,
     seed: int,
     confidence: float = 0.95,
-    unit_positions: np.ndarray | None = None,
 ) -> dict[str, Inference]:
     """Bootstrap over units: inference for each score named in ``nulls`` (name → null value, or
     ``None`` for a CI without a p-value).
 
-    ``n_bootstrap=0`` switches significance off: every field comes back ``None``. ``unit_positions``: see
-    ``UnitRows``; it is recorded for paired comparisons and changes nothing here.
+    ``n_bootstrap=0`` switches significance off: every field comes back ``None``. A metric function
+    hands the same ``rows``, ``statistic`` and tested names to paired comparisons as a :class:`UnitRows`
+    (its ``return_unit_rows=True``, which returns a :class:`Scored`).
     """
-    recorder = _recorded_unit_rows.get()
-    if recorder is not None:
-        recorder.append(UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls), unit_positions))
     if n_bootstrap == 0:
         return {name: Inference(None, None, None, 0) for name in nulls}
     rows = np.asarray(rows, dtype=float)

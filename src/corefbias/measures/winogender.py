@@ -24,7 +24,7 @@ import numpy as np
 from scipy import stats
 
 from . import stereotypes, validation
-from .resampling import bootstrap_test, safe_div
+from .resampling import Scored, UnitRows, bootstrap_test, safe_div
 from .result_format import finalize
 
 PREDICTIONS = ("occupation", "participant", "neither")
@@ -227,8 +227,22 @@ def winogender_bias(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-) -> dict:
-    """All Winogender scores for per-sentence resolutions (``occupation``/``participant``/``neither``)."""
+    return_unit_rows: bool = False,
+) -> dict | Scored:
+    """All Winogender scores for per-sentence resolutions (``occupation``/``participant``/``neither``).
+
+    The bootstrap resamples pairs.
+
+    Parameters
+    ----------
+    return_unit_rows : bool, default False
+        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
+
+    Returns
+    -------
+    dict or Scored
+        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+    """
     validation.check_lengths(
         predictions=predictions,
         references=references,
@@ -278,4 +292,7 @@ def winogender_bias(
     scores.update({f"preference/{name}": value for name, value in zip(occupation_names, preference)})
 
     inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    return finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
+    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
+    if return_unit_rows:
+        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)))
+    return result

@@ -47,6 +47,16 @@ class Choice:
 class ClusterModel(Protocol):
     name: str
 
+    @property
+    def identity(self) -> dict:
+        """What the model's answers depend on, so that a number traces to one model (``corefbias.models.identity``).
+
+        A JSON-able dict whose ``kind`` names the adapter (``"baseline"``, ``"chat"``, ``"http"``, ...) and whose
+        other fields are what its answers depend on: weights' fingerprint or Hub revision, library versions, prompt
+        template, decoding settings, a server's reported revision; never where it runs (a path, a device, a batch
+        size). The runner keys cached answers by its digest, and refuses a model without one.
+        """
+
     def predict_clusters(self, texts: list[str]) -> list[list[Cluster]]:
         """Clusters per text, each a list of ``(start, end)`` character spans."""
 
@@ -67,6 +77,10 @@ class Task:
 class ChoiceModel(Protocol):
     name: str
     reads_gold: bool
+
+    @property
+    def identity(self) -> dict:
+        """What the model's answers depend on, as ``ClusterModel.identity`` says."""
 
     def choose(self, instances: list[dict], task: Task) -> list[Choice]:
         """One ``Choice`` per instance row of the task's benchmark."""

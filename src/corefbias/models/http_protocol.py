@@ -19,13 +19,14 @@ same protocol in its own interpreter.
 
 from __future__ import annotations
 
+import http.client
 import json
-import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .cluster_format import ModelError, check_clusters
+from .http_retry import transient, with_retries
 
 PROTOCOL = "corefbias-coref/1"
 INFO_PATH = "/v1/info"
@@ -134,9 +135,10 @@ class HttpClusterModel:
 
     Requests are split into batches of the server's ``max_texts``, ``workers`` of them in flight at
     once (answers kept in order), so that a server with several replicas is used at its capacity; a
-    connection failure, a timeout or a 5xx is retried ``retries`` times with exponential backoff; a
-    4xx is not. ``opener`` (a urllib ``OpenerDirector``) replaces ``urllib.request.urlopen``, e.g. with
-    ``url_guard.guarded_opener`` where the URL comes from a visitor.
+    connection failure, a timeout, a 5xx or an answer that is not JSON is retried ``retries`` times
+    with exponential backoff (``http_retry``); a 4xx is not. ``opener`` (a urllib ``OpenerDirector``)
+    replaces ``urllib.request.urlopen``, e.g. with ``url_guard.guarded_opener`` where the URL comes
+    from a visitor.
     """
 
     def __init__(self, url, timeout=120.0, retries=3, backoff=0.5, workers=4, opener=None):
@@ -191,19 +193,23 @@ class HttpClusterModel:
         request = urllib.request.Request(
             self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
         )
-        for attempt in range(self.retries + 1):
-            try:
-                with self._open(request, timeout=self.timeout) as response:
-                    return json.loads(response.read().decode("utf-8"))
-            except urllib.error.HTTPError as error:
-                message = _error_message(error)
-                if error.code < 500 or attempt == self.retries:
-                    raise ModelError(f"{self.url}{path} answered {error.code}: {message}") from None
-            except (urllib.error.URLError, OSError, ValueError) as error:
-                if attempt == self.retries:
-                    reason = getattr(error, "reason", error)
-                    raise ModelError(f"cannot reach {self.url}{path}: {reason}") from None
-            time.sleep(self.backoff * 2**attempt)
+
+        def attempt():
+            with self._open(request, timeout=self.timeout) as response:
+                return json.loads(response.read().decode("utf-8"))
+
+        try:
+            return with_retries(attempt, self.retries, self.backoff, _retryable)
+        except urllib.error.HTTPError as error:
+            raise ModelError(f"{self.url}{path} answered {error.code}: {_error_message(error)}") from None
+        except (OSError, http.client.HTTPException, ValueError) as error:
+            reason = getattr(error, "reason", error)
+            raise ModelError(f"cannot reach {self.url}{path}: {reason}") from None
+
+
+def _retryable(error):
+    # A body cut off or garbled on the way is not UTF-8 JSON: asked again, like a connection dropped.
+    return transient(error) or isinstance(error, ValueError)
 
 
 def _error_message(error):

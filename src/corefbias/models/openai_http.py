@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import http.client
 import json
-import time
 import urllib.error
 import urllib.request
 
 from .base import ModelError
+from .http_retry import transient, with_retries
 
 # The fields of a GET /models entry that describe the model itself. The others change while the model does
 # not: llama.cpp's "created" is the time of the request, the Hugging Face router's "providers" carry live
@@ -66,25 +66,22 @@ class OpenAIEndpoint:
         url = self.url(path)
         headers = {"Content-Type": "application/json", **self.headers()}
         data = json.dumps(payload).encode("utf-8")
-        status, body = None, ""
-        for attempt in range(self.retries + 1):
+
+        def attempt() -> bytes:
             request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    raw = response.read()
-                break
-            except urllib.error.HTTPError as error:
-                status, body = error.code, self.redact(_error_text(error))
-                failure = f"answered {error.code}: {body}"
-                if error.code != 429 and error.code < 500:
-                    raise EndpointError(self.redact(f"{url} {failure}"), status, body) from None
-            except (OSError, http.client.HTTPException) as error:  # timeouts, refused or dropped connections
-                status, body = None, ""
-                failure = f"did not answer: {getattr(error, 'reason', None) or error!r}"
-            if attempt < self.retries:
-                time.sleep(self.backoff * 2**attempt)
-        else:
-            raise EndpointError(self.redact(f"{url} {failure} ({self.retries + 1} attempts)"), status, body)
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return response.read()
+
+        spent = f" ({self.retries + 1} attempts)"
+        try:
+            raw = with_retries(attempt, self.retries, self.backoff, _retryable)
+        except urllib.error.HTTPError as error:
+            body = self.redact(_error_text(error))
+            tried = spent if _retryable(error) else ""
+            raise EndpointError(self.redact(f"{url} answered {error.code}: {body}{tried}"), error.code, body) from None
+        except (OSError, http.client.HTTPException) as error:  # timeouts, refused or dropped connections
+            reason = getattr(error, "reason", None) or error
+            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{spent}")) from None
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
@@ -110,6 +107,11 @@ class OpenAIEndpoint:
         named = [e for e in entries if model_id == e.get("id") or model_id in (e.get("aliases") or ())]
         chosen = named[0] if named else entries[0] if len(entries) == 1 else None
         return None if chosen is None else {key: chosen[key] for key in SERVED_MODEL_FIELDS if key in chosen}
+
+
+def _retryable(error: BaseException) -> bool:
+    # A hosted endpoint that rate-limits (429) frees up again, as a failing one (5xx) may.
+    return transient(error, statuses=(429,))
 
 
 def _error_text(error: urllib.error.HTTPError) -> str:

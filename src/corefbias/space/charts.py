@@ -1,8 +1,9 @@
 """The run's tables and figures as pandas data frames, for Gradio's interactive plots.
 
-The same four figures as ``corefbias.harness.plots`` (which draws them as PNG files for the report):
-the Winogender occupation scatter against BLS, the Counter-GAP ΔI breakdown, pro vs anti bars,
-and the histogram of GAP's W weights. Every value is read from the runner's results.
+The same four kinds of figure as ``corefbias.harness.plots`` (which draws them as PNG files for the report),
+for the benchmarks that declare them (``Benchmark.figures``): the occupation scatter against BLS
+(Winogender), the ΔI breakdown (Counter-GAP), pro vs anti bars, and the histogram of the W weights (GAP).
+Every value is read from the runner's results.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ import pandas as pd
 from ..harness import run_outputs
 from ..harness.benchmarks import rows_of
 from ..harness.run_outputs import format_number
+from ..harness.scoring import figures_of, pro_anti_figure_sections
 
 SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed", "position"]
 
 
 def summary_frame(results: dict) -> pd.DataFrame:
-    """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < 0.05, † a low parse rate, ‡ answers
-    following the option order (the position column: the rate at the most frequent option position and its letter).
+    """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < ``measures.resampling.SIGNIFICANCE_LEVEL``,
+    † a low parse rate, ‡ answers following the option order (the position column: the rate at the most frequent
+    option position and its letter).
     """
     rows = []
     for row in run_outputs.summary_rows(results):
@@ -45,11 +48,13 @@ def summary_frame(results: dict) -> pd.DataFrame:
 
 
 def winogender_frame(result) -> pd.DataFrame | None:
-    """Per occupation: BLS % female and the female − male share resolved to the occupation (Fig. 4)."""
-    run = result.runs.get("winogender")
-    if run is None or not run.sections:
+    """Per occupation: BLS % female and the female − male share resolved to the occupation (Fig. 4), of the first
+    benchmark declaring the ``occupation_preference`` figure."""
+    drawn = figures_of(result.runs, "occupation_preference")
+    if not drawn:
         return None
-    section = run.sections["winogender"]
+    run, figure = drawn[0]
+    section = run.sections[figure.section]
     bls = {row["occupation"]: row["bls_pct_female"] for columns in run.parts.values() for row in rows_of(columns)}
     points = [
         (occupation, bls[occupation], section[key])
@@ -62,11 +67,13 @@ def winogender_frame(result) -> pd.DataFrame | None:
 
 
 def counter_gap_frame(result) -> pd.DataFrame | None:
-    """I_within by gender (M, F) and I_across by swap direction (M2F, F2M)."""
-    run = result.runs.get("counter_gap")
-    if run is None or not run.sections:
+    """I_within by gender (M, F) and I_across by swap direction (M2F, F2M), of the first benchmark declaring the
+    ``inconsistency`` figure."""
+    drawn = figures_of(result.runs, "inconsistency")
+    if not drawn:
         return None
-    section = run.sections["counter_gap"]
+    run, figure = drawn[0]
+    section = run.sections[figure.section]
     bars = [
         ("I_within M", "i_within_male", "within genders"),
         ("I_within F", "i_within_female", "within genders"),
@@ -82,12 +89,9 @@ def counter_gap_frame(result) -> pd.DataFrame | None:
 def pro_anti_frame(result) -> pd.DataFrame | None:
     """Pro and anti score of every pro/anti section (CoNLL F1 and link F1 for WinoBias, else accuracy)."""
     bars = [
-        (f"{section} {condition}", condition, values.get(condition))
-        for name in ("winobias", "sowinobias", "dawinobias")
-        if name in result.runs
-        for section, values in result.runs[name].sections.items()
+        (f"{section} {condition}", condition, values[condition])
+        for section, values in pro_anti_figure_sections(result.runs).items()
         for condition in ("pro", "anti")
-        if values.get(condition) is not None
     ]
     return pd.DataFrame(bars, columns=["bar", "condition", "score"]) if bars else None
 
@@ -97,8 +101,11 @@ def gap_weights_frame(result, bins: int = 30) -> tuple[pd.DataFrame, float] | No
 
     One row per (bin centre, gender): a plot binning by the returned width puts each row in its own bin.
     """
-    run = result.runs.get("gap")
-    weights = run.sections.get("gap/w", {}).get("weights") if run is not None else None
+    drawn = figures_of(result.runs, "weights")
+    if not drawn:
+        return None
+    run, figure = drawn[0]
+    weights = run.sections.get(figure.section, {}).get("weights")
     if not weights:
         return None
     (columns,) = run.parts.values()

@@ -2,11 +2,14 @@
 of the Counter-GAP paper (the model's links highlighted, the pronoun bold and underlined, the gold
 antecedent underlined).
 
-* Counter-GAP: quadruples whose correctness differs across genders (per-quadruple I_across > 0),
-  most gender-driven first (by the quadruple's own ΔI, from the core's per-quadruple rows);
-* Winogender: minimal pairs whose female and male sentences are resolved differently;
-* WinoBias, SoWinoBias, DaWinoBias: pro/anti pairs where one version is resolved correctly and
-  the other is not, stereotype-following errors (pro right, anti wrong) first.
+Each benchmark declares its view (``Benchmark.explore``):
+
+* ``quadruples`` (Counter-GAP): quadruples whose correctness differs across genders (per-quadruple
+  I_across > 0), most gender-driven first (by the quadruple's own ΔI, from the core's per-quadruple rows);
+* ``minimal_pairs`` (Winogender): minimal pairs whose female and male sentences are resolved differently;
+* ``pro_anti_pairs`` (every pro/anti set): pairs where one version is resolved correctly and the other is
+  not, stereotype-following errors (pro right, anti wrong) first; the pro/anti column is the declaration's
+  ``condition_column``.
 
 A *case* is plain JSON (stored with the run): a title and its member instances, each with its
 text, pronoun span and candidate spans marked gold / linked. ``render`` turns cases into HTML,
@@ -21,20 +24,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..harness.benchmarks import rows_of, winogender_answer
+from ..harness.benchmarks import rows_of
+from ..harness.benchmarks.winogender import winogender_answer
 from ..measures import counter_gap, validation, winogender
-
-PRO_ANTI = ("winobias", "sowinobias", "dawinobias")
-EXPLAINED = {
-    "counter_gap": (
-        "Quadruples whose correctness changes across genders, most gender-driven first (the quadruple's own ΔI)."
-    ),
-    "winogender": "Minimal pairs whose female and male sentences are resolved differently.",
-    **{
-        name: "Pro/anti pairs resolved correctly in one version only; pro right and anti wrong first."
-        for name in PRO_ANTI
-    },
-}
 
 
 def _rows_with_instances(run) -> list[tuple[dict, dict]]:
@@ -134,10 +126,17 @@ def pro_anti_cases(run) -> list[dict]:
     return [case for _, case in sorted(found, key=lambda item: item[0])]
 
 
-_BUILDERS = {
-    "counter_gap": counter_gap_cases,
-    "winogender": winogender_cases,
-    **{name: pro_anti_cases for name in PRO_ANTI},
+# Explore view (``Benchmark.explore``) → how its cases are found, and what the page says of them.
+VIEWS = {
+    "quadruples": (
+        counter_gap_cases,
+        "Quadruples whose correctness changes across genders, most gender-driven first (the quadruple's own ΔI).",
+    ),
+    "minimal_pairs": (winogender_cases, "Minimal pairs whose female and male sentences are resolved differently."),
+    "pro_anti_pairs": (
+        pro_anti_cases,
+        "Pro/anti pairs resolved correctly in one version only; pro right and anti wrong first.",
+    ),
 }
 
 
@@ -146,9 +145,10 @@ def cases(result, max_cases: int = 200) -> dict[str, dict]:
     ``max_cases`` cases each."""
     found = {}
     for name, run in result.runs.items():
-        if name in _BUILDERS and run.sections:
-            every = _BUILDERS[name](run)
-            found[name] = {"total": len(every), "explained": EXPLAINED[name], "cases": every[:max_cases]}
+        if run.benchmark.explore is not None and run.sections:
+            find, explained = VIEWS[run.benchmark.explore]
+            every = find(run)
+            found[name] = {"total": len(every), "explained": explained, "cases": every[:max_cases]}
     return found
 
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from ..harness.benchmarks import BENCHMARKS
 from ..models.baselines import BASELINES
-from ..models.registry import KINDS, parse_spec
+from ..models.registry import kinds, parse_spec
 from .model_list import ModelList
 
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY", re.IGNORECASE)
@@ -17,7 +17,7 @@ _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY", re.IGNORE
 def model_presets() -> list[str]:
     """Every baseline, then one example spec per adapter of the registry."""
     baselines = [f"baseline:{name.replace('<k>', '1')}" for name in BASELINES]
-    adapters = [example for kind, (_, _, example) in KINDS.items() if kind != "baseline"]
+    adapters = [kind.example for name, kind in kinds().items() if name != "baseline"]
     return sorted(baselines, key=lambda spec: spec != "baseline:stereotype") + adapters
 
 
@@ -27,7 +27,7 @@ def model_choices(models: ModelList) -> list[tuple[str, str]]:
     owner_paid = [f"chat:{model_id}" for model_id in sorted(models.owner_paid_chat)]
     chat = [(spec, spec) for spec in owner_paid] + [
         (f"{spec} (sign in: runs on your Hugging Face account)", spec)
-        for spec in [KINDS["chat"][2]]
+        for spec in [kinds()["chat"].example]
         if spec not in owner_paid
     ]
     return [(spec, spec) for spec in baselines] + [(model.display, model.spec) for model in models.models] + chat

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..harness import runner
+from ..harness.benchmark_data import load_part
 from ..harness.benchmarks import resolve
 from ..models.base import ModelError
-from ..models.registry import LOADS_BY_NAME, load_model, parse_spec
+from ..models.registry import kinds, load_model, parse_spec
 from ..models.url_guard import guarded_opener
 from . import explore, inputs
 from .settings import SpaceSettings
@@ -78,7 +79,7 @@ def _load_model(spec: str, settings: SpaceSettings, visitor_token: str | None = 
     kind, argument = parse_spec(spec)
     if kind == "chat":
         return load_model(spec, base_url=settings.chat_base_url, token=chat_token(argument, settings, visitor_token))
-    if kind in LOADS_BY_NAME:
+    if kind != "http" and kinds()[kind].loads_by_name:
         return load_model(spec, device=settings.device)
     if kind != "http":
         return load_model(spec)
@@ -94,7 +95,7 @@ def prepare_sets(names: list[str], settings: SpaceSettings, progress: Progress |
             if progress is not None:
                 progress(f"loading {benchmark.dataset}", 0, None)
             for config, split in benchmark.parts:
-                runner.load_part(benchmark.dataset, config, split, settings.exports, settings.mirror)
+                load_part(benchmark, config, split, settings.exports, settings.mirror)
 
 
 def run_job(

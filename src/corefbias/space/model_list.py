@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ..models.registry import KINDS, LOADS_BY_NAME, parse_spec
+from ..models.registry import kinds, parse_spec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -47,7 +47,7 @@ _MODEL_KEYS = {"label", "kind", "repo", "revision", "size", "run_time"}
 # The kinds a list entry may have: those that load files by name and take a Hub id (owner/name[@revision]),
 # as the registry's example spec of each shows; spacy: loads an installed package or a folder instead.
 HUB_KINDS = tuple(
-    kind for kind, (_, _, example) in KINDS.items() if kind in LOADS_BY_NAME and _REPO.fullmatch(parse_spec(example)[1])
+    name for name, kind in kinds().items() if kind.loads_by_name and _REPO.fullmatch(parse_spec(kind.example)[1])
 )
 # hf: runs on what setup.cfg's `hf` extra installs; an older transformers fails inside the run, for every visitor.
 HF_TRANSFORMERS = "4.56"
@@ -86,8 +86,8 @@ class ModelList:
 
     def check(self, spec: str) -> None:
         """Refuse a spec that would load files by name unless it is on the list."""
-        kind, _ = parse_spec(spec)
-        if kind in LOADS_BY_NAME and spec not in self.specs:
+        kind = kinds().get(parse_spec(spec)[0])  # None for a server's URL
+        if kind is not None and kind.loads_by_name and spec not in self.specs:
             offered = ", ".join(model.label for model in self.models) or "none yet"
             raise ValueError(
                 f"{spec} is not on this Space's model list (offered: {offered}); pick a model from the Model menu. "

@@ -7,21 +7,26 @@ from __future__ import annotations
 
 import gradio as gr
 
+from ..harness import extensions
+from ..measures.resampling import SIGNIFICANCE_LEVEL
 from .page import compare_tab, explore_tab, learn_tab, run_tab, score_tab
 from .page.shared import QUICK_READ, StoredRuns
 from .settings import SpaceSettings
 from .store import RunStore
 
-INTRO = """\
+INTRO = f"""\
 # corefbias: gender bias in coreference resolution
 
 Run a coreference model (or a baseline) on the bias benchmarks and get every score as the paper that
-defined it computes it, with a 95% bootstrap confidence interval and a two-sided p-value (`*`: p < 0.05).
+defined it computes it, with a 95% bootstrap confidence interval and a two-sided p-value
+(`*`: p < {SIGNIFICANCE_LEVEL}).
 **Explore** shows the instances behind a score, **Compare** every run so far, **Learn** what each score means.
 """
 
 
 def build_app(settings: SpaceSettings) -> gr.Blocks:
+    # Declarations from outside the package ($COREFBIAS_INCLUDE) join the lists the tabs are built from.
+    extensions.include_from_environment()
     runs = StoredRuns(RunStore(settings.data_root))
     with gr.Blocks(title="corefbias: gender bias in coreference", analytics_enabled=False) as demo:
         gr.Markdown(INTRO)

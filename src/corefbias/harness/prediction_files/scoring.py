@@ -1,36 +1,27 @@
 """``corefbias score``: a predictions file scored on a benchmark exactly as ``corefbias run`` scores a model.
 
-The file's documents are matched to the benchmark's instances, put into a throw-away prediction cache
-under the files' identity (their names, SHA-256 and format), and the runner's ``run_benchmark`` then finds
-every answer cached: the decisions, sections, instances, provenance and outputs are the runner's own.
+The file's documents are matched to the benchmark's instances and the answers go through the same
+pipeline as a model's (``corefbias.harness.scoring.score_benchmark``), under the files' identity (their
+names, SHA-256 and format): the decisions, sections, instances, provenance and outputs are the runner's own.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import tempfile
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import datasets
 
-from ...models.cluster_format import ModelError
 from .. import runner
+from ..benchmark_data import default_data_dir, load_part
 from ..benchmarks import resolve
-from ..prediction_cache import PredictionCache
+from ..cluster_links import DECISION_MODES
+from ..scoring import score_benchmark
 from . import detect, read
 from .matching import match
-
-
-class _AnsweredByFile:
-    """Stands in for the model: every answer is already in the cache, so it is never asked."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def predict_clusters(self, texts):
-        raise ModelError(f"{self.name}: asked for {len(texts)} texts that the predictions file did not answer")
 
 
 def file_identity(paths, formats) -> tuple[str, dict]:
@@ -69,43 +60,24 @@ def score(
     n_bootstrap: int = 1000,
     seed: int = 0,
     mode: str = "cluster",
-    progress: bool = False,
 ) -> runner.RunResult:
     """Score the predictions in ``paths`` (one format) on one benchmark; ``config`` replaces the set's
     config for one-part benchmarks (e.g. ``abc`` with ``original``, the sentences ABC published)."""
     started = datetime.now(timezone.utc)
+    clock = time.perf_counter()
+    if mode not in DECISION_MODES:
+        raise ValueError(f"unknown decision mode {mode!r}; choose one of {DECISION_MODES}")
     benchmark = _benchmark(benchmark_name, config)
     paths = [Path(path) for path in paths]
     documents = read(paths, format)
     formats = [detect(path) if format == "auto" else format for path in paths]
-    data_dir = Path(data_dir) if data_dir is not None else runner.default_data_dir()
+    data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
-    parts = {
-        (part_config, split): runner.load_part(benchmark.dataset, part_config, split, data_dir, mirror)
-        .select_columns(["id", "text", "candidates"])
-        .to_dict()
-        for part_config, split in benchmark.parts
-    }
-    outputs = match(documents, parts, benchmark.name)
+    rows = {part: load_part(benchmark, *part, data_dir, mirror).to_dict() for part in benchmark.parts}
+    outputs = match(documents, rows, benchmark.name)
     spec, identity = file_identity(paths, formats)
-    model_key = runner.cache_key(identity)
-    with (
-        tempfile.TemporaryDirectory(prefix="corefbias-score-") as folder,
-        PredictionCache(Path(folder) / "predictions.sqlite") as cache,
-    ):
-        for (part_config, split), columns in parts.items():
-            answers = dict(zip(columns["id"], outputs[part_config, split]))
-            cache.put((model_key, benchmark.dataset, part_config, split), answers)
-        run = runner.run_benchmark(
-            _AnsweredByFile(spec),
-            benchmark,
-            runner.RunSettings(n_bootstrap=n_bootstrap, seed=seed, batch_size=1000, mode=mode),
-            model_key=model_key,
-            data_dir=data_dir,
-            mirror=mirror,
-            cache=cache,
-            progress=progress,
-        )
+    run = score_benchmark(benchmark, rows, outputs, mode=mode, n_bootstrap=n_bootstrap, seed=seed)
+    run.wall_seconds = time.perf_counter() - clock
     settings = {
         "benchmarks": [benchmark.name],
         "limit": None,

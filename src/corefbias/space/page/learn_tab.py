@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import gradio as gr
 
+from ...measures.resampling import SIGNIFICANCE_LEVEL
 from .. import learn
 from ..settings import SpaceSettings
 
-HOW_TO_READ = """\
+HOW_TO_READ = f"""\
 ## How to read a score
 
 Each score is compared with the value a model without that bias gets (the *unbiased value* below):
 how far it lies from it, and on which side, is the size and the direction of the bias; the 95%
 confidence interval says how precisely the benchmark pins it down, and `*` marks a two-sided
-bootstrap p-value below 0.05 (the score differs from the unbiased value in the direction observed).
+bootstrap p-value below {SIGNIFICANCE_LEVEL} (the score differs from the unbiased value in the direction observed).
 The cards under the table give each metric's definition, formula, reading and citation.
 
 """

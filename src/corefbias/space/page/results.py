@@ -11,6 +11,7 @@ import gradio as gr
 from ...harness import run_outputs
 from ...harness.parse_rates import PARSE_RATE_THRESHOLD
 from ...harness.position_rates import POSITION_RATE_THRESHOLD
+from ...measures.resampling import SIGNIFICANCE_LEVEL
 from .. import charts
 
 
@@ -90,8 +91,8 @@ def values(job, downloads: list[str] | None) -> tuple:
     counts = ", ".join(f"{name} {len(run.instances)}" for name, run in result.runs.items())
     status = (
         f"**{html.escape(result.model)}** finished in {job.seconds:.1f} s (instances: {counts}); "
-        f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < 0.05. parsed: the share of "
-        f"answers the model gave in a readable form; {run_outputs.LOW_PARSE_MARK}: below "
+        f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. parsed: the "
+        f"share of answers the model gave in a readable form; {run_outputs.LOW_PARSE_MARK}: below "
         f"{PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers. position: the share of answers given "
         f"at the most frequent option position, and its letter; {run_outputs.POSITION_BIAS_MARK}: above "
         f"{POSITION_RATE_THRESHOLD:.0%}, so the answers follow the option order, not the text."

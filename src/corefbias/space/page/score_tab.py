@@ -25,7 +25,7 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
         with gr.Row():
             upload = gr.File(label="Predictions file", type="filepath", elem_id="score-upload", scale=2)
             with gr.Column(scale=1):
-                benchmark = gr.Dropdown(choices=list(BENCHMARKS), value="winobias", label="Benchmark")
+                benchmark = gr.Dropdown(choices=list(BENCHMARKS), value=_first_scoring_clusters(), label="Benchmark")
                 file_format = gr.Dropdown(choices=list(FORMATS), value="auto", label="Format")
         with gr.Row():
             n_bootstrap = gr.Number(value=1000, precision=0, label="Bootstrap resamples")
@@ -57,3 +57,8 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
         concurrency_limit=settings.concurrency,
         concurrency_id="run",
     )
+
+
+def _first_scoring_clusters() -> str:
+    """The first benchmark that scores a system's clusters themselves (CoNLL F1), what an uploaded file has."""
+    return next((name for name, b in BENCHMARKS.items() if b.score_outputs is not None), next(iter(BENCHMARKS)))

@@ -1,0 +1,123 @@
+"""``corefbias list``: what this installation knows: its benchmarks, model kinds and prediction file formats.
+
+Each listing is one row per entry, as aligned text or, with ``--json``, a JSON list of objects with the same
+fields, so scripts can read it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+
+
+def add_commands(commands, common: argparse.ArgumentParser) -> None:
+    listing = commands.add_parser(
+        "list",
+        parents=[common],
+        help="list the benchmarks, model kinds or prediction file formats this installation knows",
+    )
+    listing.add_argument(
+        "what",
+        choices=list(ROWS),
+        help="benchmarks (language, unit, metric modules), models (the spec kinds, their pip extra, an example "
+        "and where each comes from) or formats (what `corefbias score --format` reads)",
+    )
+    listing.add_argument("--json", action="store_true", help="print a JSON list of objects instead of aligned text")
+
+
+def benchmark_rows() -> list[dict]:
+    """One row per benchmark: name, language, unit, metric modules, description.
+
+    Examples
+    --------
+    >>> next(row for row in benchmark_rows() if row["name"] == "winogender")["unit"]
+    'pair_id'
+    """
+    from ..harness.benchmarks import BENCHMARKS
+
+    return [
+        {
+            "name": benchmark.name,
+            "language": benchmark.language,
+            "unit": benchmark.unit,
+            "metric_modules": list(benchmark.metric_modules),
+            "description": benchmark.description,
+        }
+        for benchmark in BENCHMARKS.values()
+    ]
+
+
+def model_rows() -> list[dict]:
+    """One row per model kind: its name, an example spec, its pip extra (None: nothing to install), its origin.
+
+    Examples
+    --------
+    >>> model_rows()[0]
+    {'kind': 'baseline', 'example': 'baseline:stereotype', 'extra': None, 'origin': 'built-in'}
+    """
+    from ..models.registry import kinds, origin
+
+    return [
+        {"kind": name, "example": kind.example, "extra": kind.extra, "origin": origin(name)}
+        for name, kind in kinds().items()
+    ]
+
+
+def format_rows() -> list[dict]:
+    """One row per prediction file format: its ``--format`` name and what its reader's module says it reads.
+
+    Examples
+    --------
+    >>> [row["format"] for row in format_rows()][:2]
+    ['conll', 'jsonlines']
+    """
+    from ..harness.prediction_files import READERS
+
+    return [
+        {"format": name, "description": " ".join((inspect.getmodule(read).__doc__ or "").split())}
+        for name, read in READERS.items()
+    ]
+
+
+ROWS = {"benchmarks": benchmark_rows, "models": model_rows, "formats": format_rows}
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return ", ".join(value)
+    return str(value)
+
+
+def aligned(rows: list[dict]) -> str:
+    """The rows as text: a header of their field names, then one line per row, each column padded to its widest
+    cell but the last, which is left as long as it is (a description).
+
+    Examples
+    --------
+    >>> print(aligned([{"kind": "hf", "extra": "hf"}, {"kind": "chat", "extra": None}]))
+    KIND  EXTRA
+    hf    hf
+    chat  -
+    """
+    fields = list(rows[0])
+    table = [[field.upper().replace("_", " ") for field in fields]]
+    table += [[_cell(row[field]) for field in fields] for row in rows]
+    widths = [max(len(line[column]) for line in table) for column in range(len(fields) - 1)]
+    return "\n".join(
+        "  ".join([*(cell.ljust(width) for cell, width in zip(line, widths)), line[-1]]).rstrip() for line in table
+    )
+
+
+def _list(args) -> int:
+    rows = ROWS[args.what]()
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    elif rows:
+        print(aligned(rows))
+    return 0
+
+
+COMMANDS = {"list": _list}

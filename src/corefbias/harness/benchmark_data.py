@@ -1,0 +1,67 @@
+"""A benchmark's exported set on disk: where it is, building it on first use, and its fingerprint.
+
+corefbias's own sets (and a declarer's builders) are exported once into the data folder from the upstream
+mirror; a declaration with a ready ``export`` folder is read where it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import datasets
+
+from .. import __version__
+from ..data import hub_export, upstream
+from .benchmarks import Benchmark
+
+
+def default_data_dir() -> Path:
+    """Where exported sets are kept: next to the prediction cache, per corefbias version."""
+    from .prediction_cache import default_path
+
+    return default_path().parent / "datasets" / __version__
+
+
+def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
+    """The folder of the benchmark's exported set, exporting it from the mirror first if needed."""
+    if benchmark.export is not None:
+        folder = Path(benchmark.export)
+        if not (folder / "README.md").is_file():
+            raise ValueError(
+                f"benchmark {benchmark.name!r}: its export folder {folder} has no README.md; an export is a card "
+                f"plus {hub_export.DATA_FILE.format(config='<config>', split='<split>')} files"
+            )
+        return folder
+    folder = Path(data_dir) / benchmark.dataset
+    if not (folder / "README.md").is_file():
+        hub_export.export_dataset(benchmark.dataset, data_dir, mirror, scripts_dir=benchmark.builders)
+    return folder
+
+
+def citation(benchmark: Benchmark) -> str:
+    """The BibTeX to cite for a benchmark: its declaration's, else its builder's ``CITATION`` ("" for none)."""
+    if benchmark.citation is not None:
+        return benchmark.citation
+    if benchmark.export is not None:
+        return ""
+    return getattr(hub_export.builder_class(benchmark.dataset, benchmark.builders), "CITATION", "")
+
+
+def load_part(benchmark: Benchmark, config: str, split: str, data_dir: Path, mirror=None) -> datasets.Dataset:
+    """One config/split of the benchmark's exported set."""
+    return datasets.load_dataset(str(set_folder(benchmark, data_dir, mirror)), config, split=split)
+
+
+def data_provenance(benchmark: Benchmark, data_dir: Path) -> dict:
+    """The set a benchmark ran on: its upstream commit and the sha256 over the exported Parquet files it used."""
+    try:
+        source_commit = upstream.dataset_source(benchmark.dataset)["commit"]
+    except upstream.UpstreamFileError:
+        source_commit = None
+    folder = set_folder(benchmark, data_dir)
+    files = hashlib.sha256()
+    for config, split in benchmark.parts:
+        path = folder / hub_export.DATA_FILE.format(config=config, split=split)
+        files.update(f"{config}/{split}\0{upstream.file_sha256(path)}\n".encode())
+    return {"dataset": benchmark.dataset, "source_commit": source_commit, "fingerprint": files.hexdigest()}

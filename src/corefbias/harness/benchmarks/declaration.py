@@ -1,0 +1,142 @@
+"""What a benchmark is: one ``Benchmark`` declaration says everything corefbias does with a test set.
+
+Its data (an exported set of corefbias's own, a builder of the declarer's, or a ready Parquet export), the
+unit its scores resample, the design cells ``--limit`` keeps balanced, how decisions become scores, the
+headline scores, the pro/anti condition, the bias axis calibration pushes along, the figures and the
+Explore view it wants, the cloze template a language model reads, and its citation. Every part of
+corefbias that treats benchmarks differently reads these fields, never a benchmark's name; a benchmark
+declared outside the package (``corefbias.harness.benchmarks.registry``) is therefore a full citizen.
+
+A *decision* is, per instance, one boolean per candidate: is the pronoun linked to it? (A cluster
+model's clusters become decisions by ``corefbias.harness.cluster_links``; a choice model's choice is
+one-hot.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...measures.resampling import Scored
+from ...models.base import Task
+from ...models.cloze_template import ClozeTemplate
+
+Part = tuple[str, str]  # (config, split)
+Rows = Mapping[Part, dict]  # (config, split) → the part's rows as columns (name → values)
+# (rows, per-part decisions or model outputs, n_bootstrap, seed) → section name → its scores. A section is a
+# metric's result dict, or ``Scored`` when it also hands over the unit rows a paired comparison resamples.
+Scorer = Callable[[Rows, Mapping[Part, list], int, int], Mapping[str, "dict | Scored"]]
+
+
+def rows_of(columns: dict[str, list]) -> list[dict]:
+    """Rows of a table given as columns (name → values).
+
+    Examples
+    --------
+    >>> rows_of({"id": ["a", "b"], "gender": ["female", "male"]})
+    [{'id': 'a', 'gender': 'female'}, {'id': 'b', 'gender': 'male'}]
+    """
+    names = list(columns)
+    return [dict(zip(names, values)) for values in zip(*columns.values())]
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A score shown in summary tables: the key of a section's result, and how to read it."""
+
+    section: str
+    key: str
+    label: str
+    unbiased: float | None  # the value of a model without this bias (None: not a bias score)
+
+
+@dataclass(frozen=True)
+class BiasAxis:
+    """The direction calibration pushes a simulated model along (``corefbias.harness.calibration``).
+
+    ``column`` holds each instance's side, ``sides`` maps a side to +1 (favoured) or −1 (the other; a side
+    left out is neither), and ``direction`` says what is favoured: ``"toward_gold"`` links the gold
+    candidate more often on the favoured side, ``"toward_first"`` links the first candidate more often.
+    """
+
+    column: str
+    sides: dict[str, int]
+    direction: str
+
+    def __post_init__(self):
+        if self.direction not in ("toward_gold", "toward_first"):
+            raise ValueError(f"BiasAxis direction must be 'toward_gold' or 'toward_first', not {self.direction!r}")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure a benchmark's run gets, in the run's plots and in the Space.
+
+    ``kind`` names a drawing both ``corefbias.harness.plots`` and the Space's charts know (``FIGURE_KINDS``);
+    ``section`` is the section it draws from (``None``: every section with pro and anti scores).
+    """
+
+    kind: str
+    section: str | None = None
+
+
+FIGURE_KINDS = ("occupation_preference", "inconsistency", "pro_anti", "weights")
+EXPLORE_VIEWS = ("quadruples", "minimal_pairs", "pro_anti_pairs")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Benchmark:
+    """One benchmark, declared once.
+
+    Data: the exported set ``dataset`` (built by corefbias's builder of that name, or by the declarer's own
+    builder in ``builders/<dataset>/<dataset>.py``, or read as is from ``export``, a folder holding a
+    script-free export: ``README.md`` and ``data/<config>/<split>-*.parquet``), of which ``parts`` are scored.
+    Every row has ``id``, ``text``, ``pronoun`` (``start``, ``end``) and ``candidates`` (``start``, ``end``,
+    ``is_referent``), plus the columns the scorer reads.
+    """
+
+    name: str
+    dataset: str
+    parts: tuple[Part, ...]
+    language: str
+    unit: str  # the column that groups instances a metric resamples together (limits keep units whole)
+    metric_modules: tuple[str, ...]  # the evaluate modules (metrics/<name>) that compute its scores
+    description: str
+    score: Scorer  # of decisions
+    headlines: tuple[Headline, ...]
+    citation: str | None = None  # BibTeX of the set and its scores; None: its builder's (``CITATION``)
+    condition_column: str | None = None  # pro/anti benchmarks: the column holding "pro" or "anti"
+    # ``--limit N`` keeps N units per design cell: the set of (config, split, *these columns) over a unit's rows
+    # (corefbias.harness.limits); ``limit_meaning`` says in words what N units are.
+    balance_columns: tuple[str, ...] = ()
+    limit_meaning: str = "N units"
+    # Scores of the model's outputs themselves (clusters), not of decisions.
+    score_outputs: Scorer | None = None
+    # How a language model scored by log-likelihood reads an instance (corefbias.models.cloze_template).
+    cloze: ClozeTemplate | None = None
+    bias_axis: BiasAxis | None = None  # None: calibration cannot simulate a biased model on it
+    figures: tuple[Figure, ...] = ()
+    explore: str | None = None  # the Space's Explore view (one of EXPLORE_VIEWS), None for none
+    builders: Path | None = None
+    export: Path | None = None
+
+    def __post_init__(self):
+        if not self.parts:
+            raise ValueError(f"benchmark {self.name!r} declares no parts; give at least one (config, split)")
+        if self.builders is not None and self.export is not None:
+            raise ValueError(f"benchmark {self.name!r}: give its builders folder or its export folder, not both")
+        unknown = [figure.kind for figure in self.figures if figure.kind not in FIGURE_KINDS]
+        if unknown:
+            raise ValueError(f"benchmark {self.name!r}: unknown figure kind {unknown[0]!r}; choose from {FIGURE_KINDS}")
+        if self.explore is not None and self.explore not in EXPLORE_VIEWS:
+            raise ValueError(
+                f"benchmark {self.name!r}: unknown Explore view {self.explore!r}; choose from {EXPLORE_VIEWS}"
+            )
+        if self.explore == "pro_anti_pairs" and self.condition_column is None:
+            raise ValueError(f"benchmark {self.name!r}: the pro_anti_pairs view needs a condition_column")
+
+    @property
+    def task(self) -> Task:
+        """What a choice model is told of this benchmark."""
+        return Task(self.name, self.language, self.unit, self.cloze)

@@ -1,0 +1,32 @@
+"""SoWinoBias (Dawkins, 2021): accuracy on pro- vs anti-stereotypical sentences with two occupations."""
+
+from __future__ import annotations
+
+from .cloze_wording import OCCUPATIONS_CLOZE
+from .declaration import Benchmark, BiasAxis, Figure, Headline
+from .scoring import pro_anti_scorer
+
+BENCHMARK = Benchmark(
+    name="sowinobias",
+    dataset="sowinobias",
+    parts=(("default", "test"),),
+    language="en",
+    unit="pair_id",
+    metric_modules=("pro_anti_diff",),
+    description="SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
+    score=pro_anti_scorer(
+        {"sowinobias": (("default", "test"),)},
+        score="accuracy",
+        gold_only=True,
+        condition="condition",
+        group="polarity",
+    ),
+    headlines=(Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
+    condition_column="condition",
+    balance_columns=("condition", "polarity"),
+    limit_meaning="N aligned pro/anti pairs with a positive and N with a negative adjective (4N instances)",
+    cloze=OCCUPATIONS_CLOZE,
+    bias_axis=BiasAxis("condition", {"pro": 1, "anti": -1}, "toward_gold"),
+    figures=(Figure("pro_anti"),),
+    explore="pro_anti_pairs",
+)

@@ -1,0 +1,76 @@
+"""Winogender (Rudinger et al., 2018): minimal pairs that differ only in the pronoun's gender."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...measures import winogender
+from ...models.cloze_template import ClozeTemplate
+from .declaration import Benchmark, BiasAxis, Figure, Headline
+
+
+def winogender_answer(decision: Sequence[bool]) -> str:
+    """``occupation``/``participant`` when exactly that candidate is linked, else ``neither``.
+
+    Candidates are [occupation, participant]; a pronoun linked to both names no single antecedent.
+
+    Examples
+    --------
+    >>> winogender_answer([True, False]), winogender_answer([True, True])
+    ('occupation', 'neither')
+    """
+    occupation, participant = decision
+    if occupation != participant:
+        return "occupation" if occupation else "participant"
+    return "neither"
+
+
+def score(rows, decisions, n_bootstrap, seed):
+    (part,) = rows
+    data = rows[part]
+    return {
+        "winogender": winogender.winogender_bias(
+            [winogender_answer(decision) for decision in decisions[part]],
+            data["answer"],
+            data["occupation"],
+            data["gender"],
+            data["pair_id"],
+            data["bls_pct_female"],
+            data["bergsma_pct_female"],
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            return_unit_rows=True,
+        )
+    }
+
+
+BENCHMARK = Benchmark(
+    name="winogender",
+    dataset="winogender",
+    parts=(("default", "test"),),
+    language="en",
+    unit="pair_id",
+    metric_modules=("winogender_bias",),
+    description="Winogender: minimal pairs that differ only in the pronoun's gender",
+    score=score,
+    balance_columns=("answer", "gender"),
+    limit_meaning="N minimal pairs of each answer, occupation and participant, each with its female, male and "
+    "neutral sentence (6N instances)",
+    cloze=ClozeTemplate(
+        version=1,
+        suffix=" ‘{Pronoun}’ refers to the",
+        choice_columns=("occupation", "participant"),
+        source="lm-evaluation-harness 0.4's `winogender` task (lm_eval/tasks/winogender/winogender.yaml), verbatim: "
+        "the same context, the same continuations (' ' + occupation, ' ' + participant)",
+        cannot_express="nothing: every Winogender sentence's pronoun refers to the occupation or the participant",
+    ),
+    headlines=(
+        Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", None),
+        Headline("winogender", "occupation_share_male_minus_female", "occupation share M − F", 0.0),
+        Headline("winogender", "pearson_r_bls", "r with BLS % female", None),
+        Headline("winogender", "accuracy_non_gotcha_minus_gotcha", "accuracy non-gotcha − gotcha", 0.0),
+    ),
+    bias_axis=BiasAxis("gender", {"male": 1, "female": -1}, "toward_first"),
+    figures=(Figure("occupation_preference", "winogender"),),
+    explore="minimal_pairs",
+)

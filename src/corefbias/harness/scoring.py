@@ -1,0 +1,142 @@
+"""The one scoring pipeline: a benchmark's rows and the answers to them → every score, and the instances.
+
+``corefbias run`` gets the answers from a model (or the prediction cache), ``corefbias score`` from a
+predictions file; both hand them to :func:`score_benchmark`, so a file and a model giving the same answers
+get the same numbers. Answers (*outputs*) are, per instance, a cluster model's clusters, a choice
+model's ``choice_output`` dict, or a predictions file's ``{"decision", "parsed"}`` links. ``compare`` and
+calibration rescore decisions with :func:`scored_sections`, which keeps each section's unit rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..measures.resampling import Scored
+from . import cluster_links
+from .benchmarks import Benchmark, Figure, Part, rows_of
+from .parse_rates import without_readable_answers
+
+
+@dataclass
+class BenchmarkRun:
+    """One benchmark's outcome: scores per section, decisions per instance, bookkeeping."""
+
+    benchmark: Benchmark
+    parts: dict = field(default_factory=dict)  # (config, split) → the scored rows, as columns (name → list)
+    sections: dict[str, dict] = field(default_factory=dict)
+    instances: list[dict] = field(default_factory=list)  # id, config, split, decision, gold, parsed
+    num_unparsed: int = 0
+    num_predicted: int = 0  # instances the model answered in this run (the rest came from the cache)
+    model_seconds: float = 0.0  # inside the model's calls
+    predict_seconds: float = 0.0  # the prediction loop: the model plus the harness around it
+    score_seconds: float = 0.0
+    wall_seconds: float = 0.0  # everything, loading the set included
+
+
+def decision_of(output, row: dict, mode: str) -> tuple[list[bool], bool]:
+    """Per-candidate links of one instance, and whether the answer could be read.
+
+    Examples
+    --------
+    >>> row = {"candidates": [{}, {}], "pronoun": {"start": 0, "end": 3}}
+    >>> decision_of({"choice": 1, "parsed": True}, row, "cluster")
+    ([False, True], True)
+    """
+    candidates = row["candidates"]
+    if isinstance(output, dict) and "decision" in output:
+        return [bool(link) for link in output["decision"]], output["parsed"]
+    if isinstance(output, dict) and "choice" in output:
+        index = output["choice"]
+        return [index == position for position in range(len(candidates))], output["parsed"]
+    pronoun = (row["pronoun"]["start"], row["pronoun"]["end"])
+    spans = [(candidate["start"], candidate["end"]) for candidate in candidates]
+    return cluster_links.link_decisions(pronoun, spans, output, mode), True
+
+
+def scored_sections(
+    benchmark: Benchmark,
+    rows: Mapping[Part, dict],
+    decisions: Mapping[Part, list],
+    outputs: Mapping[Part, list] | None,
+    n_bootstrap: int,
+    seed: int,
+) -> dict[str, Scored]:
+    """Every section of the benchmark: its scores of the decisions, and of the outputs where it scores those
+    (``outputs=None``: not scored), each with the unit rows it resampled (None where it hands over none)."""
+    sections = dict(benchmark.score(rows, decisions, n_bootstrap, seed))
+    if outputs is not None and benchmark.score_outputs is not None:
+        sections = {**benchmark.score_outputs(rows, outputs, n_bootstrap, seed), **sections}
+    return {name: value if isinstance(value, Scored) else Scored(value, None) for name, value in sections.items()}
+
+
+def score_benchmark(
+    benchmark: Benchmark,
+    rows: dict[Part, dict],
+    outputs: dict[Part, list],
+    *,
+    mode: str = "cluster",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    scored: bool = True,
+) -> BenchmarkRun:
+    """A ``BenchmarkRun`` of the answers ``outputs`` (per part, in row order) to ``rows`` (per part, as columns).
+
+    ``mode``: how clusters become links (``cluster_links.DECISION_MODES``). ``scored=False`` (a shard's run)
+    keeps the instances and leaves the sections empty.
+    """
+    started = time.perf_counter()
+    result = BenchmarkRun(benchmark, parts=dict(rows))
+    decisions = {}
+    for (config, split), columns in rows.items():
+        decisions[config, split] = []
+        for row, output in zip(rows_of(columns), outputs[config, split], strict=True):
+            decision, parsed = decision_of(output, row, mode)
+            decisions[config, split].append(decision)
+            result.num_unparsed += not parsed
+            instance = {
+                "id": row["id"],
+                "config": config,
+                "split": split,
+                "decision": decision,
+                "gold": [candidate["is_referent"] for candidate in row["candidates"]],
+                "parsed": parsed,
+            }
+            if isinstance(output, list):  # a cluster model's own clusters, for scores of clusters (CoNLL F1)
+                instance["clusters"] = output
+            elif isinstance(output, dict):  # a choice model's option position and cloze log-likelihoods
+                instance.update({key: output[key] for key in ("position", "loglikelihoods") if key in output})
+            result.instances.append(instance)
+    if scored:
+        sections = scored_sections(benchmark, rows, decisions, outputs, n_bootstrap, seed)
+        result.sections = {name: section.result for name, section in sections.items()}
+        if result.instances and result.num_unparsed == len(result.instances):
+            result.sections = without_readable_answers(result.sections, len(result.instances))
+    result.score_seconds = time.perf_counter() - started
+    return result
+
+
+def figures_of(runs: Mapping[str, BenchmarkRun], kind: str) -> list[tuple[BenchmarkRun, Figure]]:
+    """The scored runs whose benchmark declares a figure of ``kind``, each with that figure, in run order."""
+    return [
+        (run, figure)
+        for run in runs.values()
+        if run.sections
+        for figure in run.benchmark.figures
+        if figure.kind == kind
+    ]
+
+
+def pro_anti_figure_sections(runs: Mapping[str, BenchmarkRun]) -> dict[str, dict]:
+    """Every section with a pro and an anti score, of the runs that declare the ``pro_anti`` figure.
+
+    Not breakdown sections (DaWinoBias's referent F1), nor scores a model cannot have (no CoNLL F1 without
+    clusters).
+    """
+    return {
+        section: values
+        for run, _ in figures_of(runs, "pro_anti")
+        for section, values in run.sections.items()
+        if values.get("pro") is not None and values.get("anti") is not None
+    }

@@ -1,0 +1,78 @@
+"""``corefbias list benchmarks|models|formats``: every entry the registries know, as text and as JSON."""
+
+import json
+
+import pytest
+
+from corefbias.cli import main
+from corefbias.harness.benchmarks import BENCHMARKS
+from corefbias.harness.prediction_files import READERS
+from corefbias.models.registry import kinds, origin
+
+
+def _listed(capsys, *argv):
+    assert main(["list", *argv]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    return captured.out
+
+
+def _rows(text):
+    """The text listing's lines after its header, split into columns at runs of two or more spaces."""
+    header, *lines = text.splitlines()
+    return header.split(), {line.split("  ")[0]: [cell.strip() for cell in line.split("  ") if cell] for line in lines}
+
+
+def test_models_lists_every_kind_with_its_extra_example_and_origin(capsys):
+    header, rows = _rows(_listed(capsys, "models"))
+    assert header == ["KIND", "EXAMPLE", "EXTRA", "ORIGIN"]
+    assert list(rows) == list(kinds())
+    for name, kind in kinds().items():
+        assert rows[name] == [name, kind.example, kind.extra or "-", origin(name)]
+
+
+def test_benchmarks_lists_every_benchmark_with_its_language_unit_metrics_and_description(capsys):
+    header, rows = _rows(_listed(capsys, "benchmarks"))
+    assert header[:3] == ["NAME", "LANGUAGE", "UNIT"]
+    assert list(rows) == list(BENCHMARKS)
+    for name, benchmark in BENCHMARKS.items():
+        assert rows[name][:3] == [name, benchmark.language, benchmark.unit]
+        assert rows[name][-1] == benchmark.description
+        assert ", ".join(benchmark.metric_modules) in rows[name]
+
+
+def test_formats_lists_every_reader(capsys):
+    _, rows = _rows(_listed(capsys, "formats"))
+    assert list(rows) == list(READERS)
+    assert all(row[1] for row in rows.values())  # each says what it reads
+
+
+@pytest.mark.parametrize("what", ["benchmarks", "models", "formats"])
+def test_json_is_a_list_of_objects_with_the_text_listings_entries(what, capsys):
+    listed = json.loads(_listed(capsys, what, "--json"))
+    assert isinstance(listed, list) and all(isinstance(row, dict) for row in listed)
+    names = {"benchmarks": list(BENCHMARKS), "models": list(kinds()), "formats": list(READERS)}[what]
+    key = {"benchmarks": "name", "models": "kind", "formats": "format"}[what]
+    assert [row[key] for row in listed] == names
+
+
+def test_json_models_and_benchmarks_carry_every_field(capsys):
+    models = {row["kind"]: row for row in json.loads(_listed(capsys, "models", "--json"))}
+    for name, kind in kinds().items():
+        assert models[name] == {"kind": name, "example": kind.example, "extra": kind.extra, "origin": origin(name)}
+    benchmarks = {row["name"]: row for row in json.loads(_listed(capsys, "benchmarks", "--json"))}
+    for name, benchmark in BENCHMARKS.items():
+        assert benchmarks[name] == {
+            "name": name,
+            "language": benchmark.language,
+            "unit": benchmark.unit,
+            "metric_modules": list(benchmark.metric_modules),
+            "description": benchmark.description,
+        }
+
+
+def test_an_unknown_listing_is_refused(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["list", "metrics"])
+    assert exited.value.code == 2
+    assert "invalid choice: 'metrics'" in capsys.readouterr().err

@@ -1,0 +1,175 @@
+"""results.json has a typed, versioned layout: what a run and ``corefbias score`` write validates against the
+committed JSON Schema, a corrupted file does not, and files of an older corefbias are upgraded."""
+
+import copy
+import doctest
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator, ValidationError
+
+from corefbias.harness import result_schema, run_outputs, runner
+from corefbias.harness.benchmarks import Headline
+from corefbias.harness.prediction_files import scoring
+from corefbias.reproduce import counter_gap as counter_gap_reproduction
+
+REPO = Path(__file__).resolve().parents[1]
+BENCHMARKS = ["winogender", "sowinobias"]
+
+
+@pytest.fixture(scope="module")
+def validator() -> Draft202012Validator:
+    schema = json.loads((REPO / "docs" / "results.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+@pytest.fixture(scope="module")
+def results(exported_set, mirror, tmp_path_factory) -> dict:
+    """A stereotype baseline's results.json, as written to disk."""
+    for name in BENCHMARKS:
+        exported_set(name)
+    result = runner.run(
+        "baseline:stereotype",
+        BENCHMARKS,
+        runner.RunSettings(limit=2, n_bootstrap=50),
+        mirror=mirror,
+        data_dir=exported_set(BENCHMARKS[0]).parent,
+        cache_path=tmp_path_factory.mktemp("cache") / "cache.sqlite",
+        progress=False,
+    )
+    return json.loads(json.dumps(result.to_json()))
+
+
+def test_a_run_validates_against_the_committed_schema(results, validator):
+    validator.validate(results)
+    assert results["schema_version"] == result_schema.SCHEMA_VERSION
+    (headline,) = results["benchmarks"]["sowinobias"]["headlines"]
+    # The stereotype baseline gets every pro instance right and every anti one wrong.
+    assert (headline["label"], headline["value"], headline["unbiased_value"]) == ("accuracy pro − anti", 1.0, 0.0)
+
+
+def test_a_scored_predictions_file_validates_against_the_committed_schema(exported_set, mirror, validator):
+    """``corefbias score`` writes settings of its own (the files, the config) and none of a model's."""
+    path = mirror / "counter_gap" / f"results/none/{counter_gap_reproduction.SYSTEMS['BERT-base']}_output.tsv"
+    data_dir = exported_set("counter_gap").parent
+    result = scoring.score("counter_gap", [path], format="gap-tsv", data_dir=data_dir, mirror=mirror, n_bootstrap=50)
+    validator.validate(json.loads(json.dumps(result.to_json())))
+
+
+def _headline_value_as_text(results: dict) -> None:
+    headline = results["benchmarks"]["sowinobias"]["headlines"][0]
+    headline["value"] = str(headline["value"])
+
+
+def _without_schema_version(results: dict) -> None:
+    del results["schema_version"]
+
+
+def _with_an_undeclared_key(results: dict) -> None:
+    results["benchmarks"]["winogender"]["score"] = 0.5
+
+
+@pytest.mark.parametrize("corrupt", [_headline_value_as_text, _without_schema_version, _with_an_undeclared_key])
+def test_a_corrupted_results_file_is_rejected(results, validator, corrupt):
+    corrupted = copy.deepcopy(results)
+    corrupt(corrupted)
+    with pytest.raises(ValidationError):
+        validator.validate(corrupted)
+
+
+def test_the_committed_schema_is_the_one_the_types_give():
+    check = subprocess.run(
+        [sys.executable, "scripts/results_schema.py", "--check"], cwd=REPO, capture_output=True, text=True
+    )
+    assert check.returncode == 0, check.stderr
+
+
+def test_headline_scores_read_value_interval_p_value_and_significance():
+    section = {
+        "diff": 0.25,
+        "diff_p_value": 0.01,
+        "diff_ci_low": 0.1,
+        "diff_ci_high": 0.4,
+        "log2_ratio": 0.1,
+        "log2_ratio_p_value": 0.2,
+        "log2_ratio_ci_low": -0.1,
+        "log2_ratio_ci_high": 0.3,
+        "accuracy": None,
+        "accuracy_p_value": None,
+        "accuracy_ci_low": None,
+        "accuracy_ci_high": None,
+        "undefined": {"accuracy": "no instances", "accuracy_p_value": "accuracy itself is undefined"},
+    }
+    headlines = [
+        Headline("pro_anti", "diff", "pro − anti", 0.0),
+        Headline("pro_anti", "log2_ratio", "log2(pro / anti)", 0.0),
+        Headline("pro_anti", "accuracy", "accuracy", None),
+        Headline("not_scored", "diff", "another section's diff", 0.0),
+    ]
+    scores = result_schema.headline_scores(headlines, {"pro_anti": section})
+    assert scores == [
+        {
+            "section": "pro_anti",
+            "key": "diff",
+            "label": "pro − anti",
+            "value": 0.25,
+            "ci_low": 0.1,
+            "ci_high": 0.4,
+            "p_value": 0.01,
+            "significant": True,
+            "unbiased_value": 0.0,
+            "undefined": None,
+        },
+        {
+            "section": "pro_anti",
+            "key": "log2_ratio",
+            "label": "log2(pro / anti)",
+            "value": 0.1,
+            "ci_low": -0.1,
+            "ci_high": 0.3,
+            "p_value": 0.2,
+            "significant": False,
+            "unbiased_value": 0.0,
+            "undefined": None,
+        },
+        {
+            "section": "pro_anti",
+            "key": "accuracy",
+            "label": "accuracy",
+            "value": None,
+            "ci_low": None,
+            "ci_high": None,
+            "p_value": None,
+            "significant": None,
+            "unbiased_value": None,
+            "undefined": "no instances",
+        },
+    ]
+
+
+def test_a_results_file_of_an_older_corefbias_is_upgraded(results, validator):
+    old = copy.deepcopy(results)
+    del old["schema_version"]
+    for outcome in old["benchmarks"].values():
+        del outcome["headlines"]
+    upgraded = result_schema.upgrade(old)
+    assert upgraded == results
+    validator.validate(upgraded)
+    assert run_outputs.summary_rows(old) == run_outputs.summary_rows(results)
+    assert result_schema.upgrade(results) is results
+
+
+def test_a_results_file_of_a_newer_corefbias_is_refused(results):
+    newer = {**results, "schema_version": result_schema.SCHEMA_VERSION + 1}
+    with pytest.raises(ValueError, match="upgrade corefbias"):
+        result_schema.upgrade(newer)
+
+
+@pytest.mark.parametrize("module", [result_schema, run_outputs])
+def test_the_docstring_examples_run(module):
+    tried = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert tried.attempted and not tried.failed
