@@ -204,7 +204,7 @@ def headline_scores(headlines: Iterable[Headline], sections: Mapping[str, Sectio
     Examples
     --------
     >>> section = {"diff": 0.25, "diff_p_value": 0.01, "diff_ci_low": 0.1, "diff_ci_high": 0.4, "undefined": {}}
-    >>> (score,) = headline_scores([Headline("sowinobias", "diff", "pro − anti", 0.0)], {"sowinobias": section})
+    >>> (score,) = headline_scores([Headline("pro_anti", "diff", "pro − anti", 0.0)], {"pro_anti": section})
     >>> score["value"], score["ci_low"], score["ci_high"], score["p_value"], score["significant"]
     (0.25, 0.1, 0.4, 0.01, True)
     """
@@ -245,10 +245,10 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
 
     Examples
     --------
-    >>> old = {"model": "m", "benchmarks": {"sowinobias": {"sections": {"sowinobias": {"diff": 0.5}}}}}
+    >>> old = {"model": "m", "benchmarks": {"gap": {"sections": {"gap": {"acc_bias": 0.98}}}}}
     >>> new = upgrade(old)
-    >>> new["schema_version"], [headline["value"] for headline in new["benchmarks"]["sowinobias"]["headlines"]]
-    (2, [0.5])
+    >>> new["schema_version"], [headline["value"] for headline in new["benchmarks"]["gap"]["headlines"]]
+    (2, [0.98, None])
     >>> upgrade(new) is new
     True
     """

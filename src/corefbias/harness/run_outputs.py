@@ -47,7 +47,7 @@ def summary_rows(results: Mapping) -> list[dict]:
     >>> headline = {"label": "pro − anti", "value": 0.25, "ci_low": 0.1, "ci_high": 0.4, "p_value": 0.01,
     ...             "significant": True, "unbiased_value": 0.0, "undefined": None}
     >>> outcome = {"parse_rate": 1.0, "low_parse_rate": False, "headlines": [headline], "sections": {}}
-    >>> (row,) = summary_rows({"schema_version": 2, "benchmarks": {"sowinobias": outcome}})
+    >>> (row,) = summary_rows({"schema_version": 2, "benchmarks": {"my_pro_anti": outcome}})
     >>> row["score"], row["value"], row["significant"], row["position_rate"]
     ('pro − anti', 0.25, True, None)
     """
