@@ -25,6 +25,7 @@ from corefbias.harness import prediction_cache, runner
 from corefbias.models import chat, fingerprint
 from corefbias.models.base import Choice
 from corefbias.models.http_protocol import HttpClusterModel, make_server
+from corefbias.models.openai_http import EndpointError
 from corefbias.models.registry import load_model
 
 # Two spaCy components standing in for two trained coreference models, in spacy-experimental's
@@ -255,8 +256,13 @@ def test_a_changed_spacy_pipeline_folder_is_another_model(stand_ins, tmp_path):
 
 
 def test_a_chat_model_is_its_endpoint_prompt_and_decoding(monkeypatch):
+    # Two live endpoints that list no model: an identity is only known for an endpoint that answers.
+    first, second = ModelsEndpoint(), ModelsEndpoint()
+    monkeypatch.setattr(first, "listing", lambda: (404, {}))
+    monkeypatch.setattr(second, "listing", lambda: (404, {}))
+
     def identity(**options):
-        return load_model("chat:org/model", base_url="http://127.0.0.1:1/v1", **options).identity
+        return load_model("chat:org/model", base_url=first.base_url, **options).identity
 
     base = identity()
     assert base == identity(timeout=5, retries=0)  # how it is reached does not change its answers
@@ -271,13 +277,21 @@ def test_a_chat_model_is_its_endpoint_prompt_and_decoding(monkeypatch):
     assert identity(answer="logprobs")["decoding"]["max_tokens"] == 1
     assert len({str(identity(answer=mode)) for mode in chat.ANSWER_MODES}) == 3
     assert identity(max_tokens=32) != base
-    assert load_model("chat:org/model", base_url="http://127.0.0.1:2/v1").identity != base
-    assert load_model("chat:org/other", base_url="http://127.0.0.1:1/v1").identity != base
+    assert load_model("chat:org/model", base_url=second.base_url).identity != base
+    assert load_model("chat:org/other", base_url=first.base_url).identity != base
     monkeypatch.setattr(chat, "PROMPT_TEMPLATE_VERSION", chat.PROMPT_TEMPLATE_VERSION + 1)
     assert identity() != base
     monkeypatch.undo()
     monkeypatch.setattr(chat, "SYSTEM_PROMPT", chat.SYSTEM_PROMPT + " Think carefully.")
     assert identity()["prompt_template"]["digest"] != base["prompt_template"]["digest"]
+    first.close()
+    second.close()
+
+
+def test_an_endpoint_that_does_not_answer_has_no_identity():
+    """Not a silent "serves nothing known": its cache key would change with every outage."""
+    with pytest.raises(EndpointError, match=r"127\.0\.0\.1:1/v1/models did not answer"):
+        _ = load_model("chat:org/model", base_url="http://127.0.0.1:1/v1", retries=0).identity
 
 
 class ModelsEndpoint:

@@ -4,6 +4,7 @@ import json
 import re
 import threading
 from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -297,8 +298,29 @@ def test_the_cache_tells_chat_endpoints_apart():
     def key(spec, **options):
         return runner.cache_key(load_model(spec, **options).identity)
 
-    assert key("chat:m", base_url="http://a/v1") != key("chat:m", base_url="http://b/v1")
+    # Two loopback endpoints that list no model (every path answers 404): same model name, other endpoints.
+    servers = [ThreadingHTTPServer(("127.0.0.1", 0), NotFound) for _ in range(2)]
+    for server in servers:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        first, second = (f"http://127.0.0.1:{server.server_address[1]}/v1" for server in servers)
+        assert key("chat:m", base_url=first) != key("chat:m", base_url=second)
+        assert key("chat:m", base_url=first) == key("chat:m", base_url=first)
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
     assert key("baseline:oracle", device="cuda:0") == key("baseline:oracle")
+
+
+class NotFound(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
 
 
 def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(data_dir, mirror, tmp_path):

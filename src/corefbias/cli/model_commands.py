@@ -109,7 +109,32 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "--shard",
         type=_shard,
         metavar="I/N",
-        help="only predict shard I of N (merge the caches, then run again to score)",
+        help="only predict shard I of N (merge the caches, then run again to score): how a scheduler without Ray "
+        "(Slurm array jobs, separate machines) spreads a run",
+    )
+    run.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where the model answers: in this process (local, the default) or in --replicas Ray actors, each "
+        "holding the model, with the answers cached, scored and written here (ray; pip install 'corefbias[ray]'); "
+        "the results are the same",
+    )
+    run.add_argument("--replicas", type=int, metavar="N", help="for ray: actors holding the model (default 2)")
+    run.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="for ray: the cluster to join (auto, HOST:PORT, ray://HOST:10001); default: $RAY_ADDRESS, else a "
+        "one-machine cluster on 127.0.0.1 for the run",
+    )
+    run.add_argument(
+        "--replica-gpus",
+        type=float,
+        metavar="G",
+        help="for ray: GPUs per replica, e.g. 1 with --device cuda (default 0)",
+    )
+    run.add_argument(
+        "--replica-cpus", type=float, metavar="C", help="for ray: CPUs per replica, torch's threads there (default 1)"
     )
     run.add_argument(
         "--base-url",
@@ -211,6 +236,26 @@ def print_written(result, written: dict, out) -> None:
     print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {out}")
 
 
+def executor(args):
+    """The executor ``run``'s flags ask for: None (the local one) or a ``RayExecutor``.
+
+    Ray's flags without ``--executor ray`` are refused, not ignored."""
+    flags = {
+        "--replicas": ("replicas", args.replicas),
+        "--ray-address": ("address", args.ray_address),
+        "--replica-gpus": ("replica_gpus", args.replica_gpus),
+        "--replica-cpus": ("replica_cpus", args.replica_cpus),
+    }
+    given = {flag: option for flag, option in flags.items() if option[1] is not None}
+    if args.executor != "ray":
+        if given:
+            raise ValueError(f"{next(iter(given))} is for --executor ray only")
+        return None
+    from ..harness.ray_executor import RayExecutor
+
+    return RayExecutor(**dict(given.values()), include=tuple(args.include))
+
+
 def _run(args) -> int:
     from ..harness import run_outputs, runner
 
@@ -231,6 +276,7 @@ def _run(args) -> int:
         mirror=args.mirror,
         cache_path=args.cache,
         model_options=options,
+        executor=executor(args),
     )
     if args.shard is not None:
         predicted = sum(run.num_predicted for run in result.runs.values())

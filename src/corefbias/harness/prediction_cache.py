@@ -69,6 +69,38 @@ class PredictionCache:
     def count(self) -> int:
         return self._connection.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
 
+    def check(self) -> list[str]:
+        """What is wrong with the file: SQLite's ``PRAGMA integrity_check``, then every stored output read as JSON.
+
+        A run killed at any moment, or several runs writing at once, must leave a file that passes: a
+        resumed run trusts every answer it finds.
+
+        Returns
+        -------
+        list of str
+            One line per problem found; empty when the file is sound.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> with tempfile.TemporaryDirectory() as folder, PredictionCache(os.path.join(folder, "p.sqlite")) as cache:
+        ...     cache.put(("model", "winogender", "default", "test"), {"1": {"choice": 0}})
+        ...     cache.check()
+        []
+        """
+        problems = []
+        try:
+            problems += [line for (line,) in self._connection.execute("PRAGMA integrity_check") if line != "ok"]
+            rows = self._connection.execute("SELECT model, dataset, config, split, instance, output FROM predictions")
+            for *key, output in rows:
+                try:
+                    json.loads(output)
+                except ValueError as error:
+                    problems.append(f"{tuple(key)}: the stored output is not JSON ({error})")
+        except sqlite3.DatabaseError as error:  # a file too damaged to read through
+            problems.append(f"{self.path}: {error}")
+        return problems
+
     def close(self) -> None:
         self._connection.close()
 

@@ -116,6 +116,11 @@ class Settings(TypedDict):
     """Instances per model call (``corefbias run`` only)."""
     cache_mode: NotRequired[str]
     """``use``, ``refresh`` or ``off`` (``corefbias run`` only)."""
+    executor: NotRequired[str]
+    """Where the model answered: ``local`` (the running process) or ``ray`` (a pool of Ray actors); it changes no
+    answer, score or cache key (``corefbias run`` only)."""
+    replicas: NotRequired[int]
+    """The Ray actors holding the model (``--executor ray`` only)."""
     config: NotRequired[str | None]
     """The config that replaced the set's own (``corefbias score`` only)."""
     predictions: NotRequired[list[PredictionFile]]

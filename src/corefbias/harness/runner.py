@@ -5,9 +5,15 @@ first use), asks the model for the instances it has not answered yet (``datasets
 in batches, each batch committed to the prediction cache before the next, so an interrupted run
 resumes), turns outputs into per-candidate decisions and scores them with the core metrics.
 
+Where the model answers is the run's executor: ``LocalExecutor`` (the default: this process, batch
+after batch) or ``ray_executor.RayExecutor`` (a pool of Ray actors, each holding the model; the
+answers still come back to this process, which caches, scores and writes them). The executor
+changes no answer, score or cache key; ``results.json`` records it in ``settings``.
+
 A shard run (``shard=(index, count)``) only predicts its contiguous share of every set; after the
 shards' caches are merged (``prediction_cache.merge``), a run over the merged cache asks the
-model nothing and scores exactly what one run would have.
+model nothing and scores exactly what one run would have. Shards are how a scheduler without Ray
+(Slurm array jobs, separate machines) spreads a run.
 
 Cached answers are keyed by the model's identity (``corefbias.models.identity``), never by the spec
 string: a changed model (another model behind the same URL, a retrained folder, a new prompt) is
@@ -21,11 +27,12 @@ import hashlib
 import json
 import platform
 import time
-from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Protocol
 
 import datasets
 
@@ -142,6 +149,33 @@ def _without_gold(row: dict) -> dict:
     return {**row, "candidates": [{k: v for k, v in c.items() if k != "is_referent"} for c in row["candidates"]]}
 
 
+def ask(model, task: Task, rows: list[dict]) -> list:
+    """The model's outputs for ``rows`` (whole instance rows) as the prediction cache keeps them: a choice
+    (``choice_output``) per row for a choice model, clusters of ``[start, end]`` spans for a cluster model.
+
+    Gold labels are removed first unless the model ``reads_gold``. Every executor asks through this, so a
+    model answers the same rows alike wherever it runs.
+
+    Examples
+    --------
+    >>> from corefbias.models.baselines import NearestBaseline
+    >>> ann, bo = {"start": 0, "end": 3, "is_referent": True}, {"start": 8, "end": 10, "is_referent": False}
+    >>> row = {"id": "a", "text": "Ann met Bo; she left.", "pronoun": {"start": 12, "end": 15}, "candidates": [ann, bo]}
+    >>> ask(NearestBaseline(), Task("t", "en", "id"), [row])
+    [{'choice': 1, 'parsed': True, 'raw': ''}]
+    """
+    if isinstance(model, ChoiceModel):
+        shown = rows if model.reads_gold else [_without_gold(row) for row in rows]
+        choices = model.choose(shown, task)
+        if len(choices) != len(rows) or not all(isinstance(choice, Choice) for choice in choices):
+            raise ModelError(f"{model.name}: expected {len(rows)} choices, got {choices!r:.200}")
+        return [choice_output(choice) for choice in choices]
+    if isinstance(model, ClusterModel):
+        clusters = model.predict_clusters([row["text"] for row in rows])
+        return [[[list(span) for span in cluster] for cluster in text] for text in clusters]
+    raise ModelError(f"{model!r} is neither a cluster model nor a choice model")
+
+
 class _Predictor:
     """The ``Dataset.map`` function: cached outputs, and the model asked for the rest."""
 
@@ -165,7 +199,8 @@ class _Predictor:
         missing = [index for index, instance in enumerate(ids) if instance not in found]
         if missing:
             started = time.perf_counter()
-            outputs = self._ask([{column: batch[column][index] for column in batch} for index in missing])
+            rows = [{column: batch[column][index] for column in batch} for index in missing]
+            outputs = ask(self.model, self.task, rows)
             self.model_seconds += time.perf_counter() - started
             new = {ids[index]: output for index, output in zip(missing, outputs)}
             if self.cache is not None:
@@ -176,17 +211,92 @@ class _Predictor:
         # JSON text, because Arrow would fix the column type from the first batch (an empty cluster list).
         return {"output": [json.dumps(found[instance]) for instance in ids]}
 
-    def _ask(self, rows: list[dict]) -> list:
-        if isinstance(self.model, ChoiceModel):
-            shown = rows if self.model.reads_gold else [_without_gold(row) for row in rows]
-            choices = self.model.choose(shown, self.task)
-            if len(choices) != len(rows) or not all(isinstance(choice, Choice) for choice in choices):
-                raise ModelError(f"{self.model.name}: expected {len(rows)} choices, got {choices!r:.200}")
-            return [choice_output(choice) for choice in choices]
-        if isinstance(self.model, ClusterModel):
-            clusters = self.model.predict_clusters([row["text"] for row in rows])
-            return [[[list(span) for span in cluster] for cluster in text] for text in clusters]
-        raise ModelError(f"{self.model!r} is neither a cluster model nor a choice model")
+
+@dataclass
+class Predictions:
+    """One benchmark's answers from an executor: outputs per part (JSON values, in the part's row order), the
+    seconds spent inside the model's calls (summed over replicas) and how many instances it was asked about."""
+
+    outputs: dict[tuple[str, str], list]
+    model_seconds: float = 0.0
+    predicted: int = 0
+
+
+class ExecutorSession(Protocol):
+    """A started executor: ``model`` is what this process knows of the model (at least its ``identity``), and
+    ``predict`` answers one benchmark's parts, taking cached answers (when ``reuse``), asking the model for the
+    rest in batches of ``batch_size`` consecutive rows, committing each batch to ``cache`` as it comes back and
+    calling ``advance(rows)`` after it."""
+
+    model: object
+
+    def predict(
+        self,
+        parts: dict[tuple[str, str], datasets.Dataset],
+        keys: dict[tuple[str, str], tuple],
+        task: Task,
+        cache: PredictionCache | None,
+        *,
+        reuse: bool,
+        batch_size: int,
+        advance: Callable[[int], None],
+    ) -> Predictions: ...
+
+
+class Executor(Protocol):
+    """Where a run's model answers (``LocalExecutor``, ``ray_executor.RayExecutor``)."""
+
+    def settings(self) -> dict:
+        """What ``results.json["settings"]`` records of it (nothing a score or the cache key depends on)."""
+
+    def open(self, model_spec: str, model_options: dict, model=None) -> AbstractContextManager[ExecutorSession]:
+        """The model of ``model_spec`` (or ``model``, ready-made) ready to answer, until the context closes."""
+
+
+class _LocalSession:
+    def __init__(self, model):
+        self.model = model
+
+    def predict(self, parts, keys, task, cache, *, reuse, batch_size, advance) -> Predictions:
+        found = Predictions({})
+        for part, data in parts.items():
+            key = keys[part]
+            predictor = _Predictor(self.model, task, key, cache, advance, reuse)
+            mapped = data.map(
+                predictor,
+                batched=True,
+                batch_size=batch_size,
+                remove_columns=data.column_names,
+                load_from_cache_file=False,
+                keep_in_memory=True,
+                new_fingerprint=hashlib.sha256(f"{key[0]}/{key[2]}/{key[3]}".encode()).hexdigest()[:32],
+            )
+            # A part the limit emptied (pairs of another split or type) maps to no output column.
+            found.outputs[part] = [json.loads(output) for output in mapped["output"]] if len(data) else []
+            found.model_seconds += predictor.model_seconds
+            found.predicted += predictor.predicted
+        return found
+
+
+class LocalExecutor:
+    """The model answers in this process, batch after batch (``datasets.Dataset.map``), each batch committed to
+    the prediction cache before the next.
+
+    Examples
+    --------
+    >>> with LocalExecutor().open("baseline:nearest", {}) as session:
+    ...     session.model.name
+    'baseline:nearest'
+    >>> LocalExecutor().settings()
+    {'executor': 'local'}
+    """
+
+    def settings(self) -> dict:
+        return {"executor": "local"}
+
+    @contextmanager
+    def open(self, model_spec: str, model_options: dict, model=None) -> Iterator[_LocalSession]:
+        yield _LocalSession(model if model is not None else load_model(model_spec, **model_options))
 
 
 def _shard(data: datasets.Dataset, index: int, count: int) -> datasets.Dataset:
@@ -248,7 +358,7 @@ def benchmark_parts(benchmark: Benchmark, settings: RunSettings, data_dir: Path,
 
 
 def run_benchmark(
-    model,
+    session: ExecutorSession,
     benchmark: Benchmark,
     settings: RunSettings,
     *,
@@ -277,27 +387,18 @@ def run_benchmark(
         if on_progress is not None:
             on_progress(benchmark.name, done, total)
 
-    outputs = {}
-    model_seconds, num_predicted = 0.0, 0
     predicting = time.perf_counter()
     try:
         advance(0)
-        for (config, split), data in parts.items():
-            key = (model_key, benchmark.dataset, config, split)
-            predictor = _Predictor(model, benchmark.task, key, cache, advance, settings.cache_mode == "use")
-            mapped = data.map(
-                predictor,
-                batched=True,
-                batch_size=settings.batch_size,
-                remove_columns=data.column_names,
-                load_from_cache_file=False,
-                keep_in_memory=True,
-                new_fingerprint=hashlib.sha256(f"{model_key}/{config}/{split}".encode()).hexdigest()[:32],
-            )
-            # A part the limit emptied (pairs of another split or type) maps to no output column.
-            outputs[config, split] = [json.loads(output) for output in mapped["output"]] if len(data) else []
-            model_seconds += predictor.model_seconds
-            num_predicted += predictor.predicted
+        predicted = session.predict(
+            parts,
+            {(config, split): (model_key, benchmark.dataset, config, split) for config, split in parts},
+            benchmark.task,
+            cache,
+            reuse=settings.cache_mode == "use",
+            batch_size=settings.batch_size,
+            advance=advance,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -306,13 +407,14 @@ def run_benchmark(
         benchmark,
         # Columns in bulk: a datasets.Dataset read row by row or column by column costs far more.
         {part: data.to_dict() for part, data in parts.items()},
-        outputs,
+        predicted.outputs,
         mode=settings.mode,
         n_bootstrap=settings.n_bootstrap,
         seed=settings.seed,
         scored=settings.shard is None,
     )
-    result.model_seconds, result.num_predicted, result.predict_seconds = model_seconds, num_predicted, predict_seconds
+    result.model_seconds, result.num_predicted = predicted.model_seconds, predicted.predicted
+    result.predict_seconds = predict_seconds
     result.wall_seconds = time.perf_counter() - started
     return result
 
@@ -329,36 +431,41 @@ def run(
     model=None,
     model_options: dict | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Run one model on the named benchmarks under ``settings`` (default ``RunSettings()``); ``model`` may be
     given ready-made (its ``identity`` keys the cache).
 
+    ``executor`` is where the model answers: ``LocalExecutor()`` (the default) or e.g.
+    ``ray_executor.RayExecutor(replicas=4)``; the results are the same either way.
     ``on_progress(benchmark, done, total)`` is called before a benchmark's predictions and after each
     batch; an exception it raises stops the run (the batches answered so far stay cached).
     """
     settings = settings if settings is not None else RunSettings()
+    executor = executor if executor is not None else LocalExecutor()
     chosen = resolve(benchmarks)
     started = datetime.now(timezone.utc)
-    model = model if model is not None else load_model(model_spec, **(model_options or {}))
-    identity = model_identity(model)
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
-    with PredictionCache(cache_path) if settings.cache_mode != "off" else nullcontext() as cache:
-        runs = {
-            benchmark.name: run_benchmark(
-                model,
-                benchmark,
-                settings,
-                model_key=cache_key(benchmark_identity(model, identity, benchmark)),
-                data_dir=data_dir,
-                mirror=mirror,
-                cache=cache,
-                progress=progress,
-                on_progress=on_progress,
-            )
-            for benchmark in chosen
-        }
-    result = RunResult(model_spec, runs, settings.to_json(chosen))
+    with executor.open(model_spec, model_options or {}, model) as session:
+        model = session.model
+        identity = model_identity(model)
+        with PredictionCache(cache_path) if settings.cache_mode != "off" else nullcontext() as cache:
+            runs = {
+                benchmark.name: run_benchmark(
+                    session,
+                    benchmark,
+                    settings,
+                    model_key=cache_key(benchmark_identity(model, identity, benchmark)),
+                    data_dir=data_dir,
+                    mirror=mirror,
+                    cache=cache,
+                    progress=progress,
+                    on_progress=on_progress,
+                )
+                for benchmark in chosen
+            }
+    result = RunResult(model_spec, runs, {**settings.to_json(chosen), **executor.settings()})
     result.provenance = provenance(result, model_spec, identity, data_dir, started)
     templates = {b.name: benchmark_identity(model, identity, b).get("cloze_template") for b in chosen}
     if any(templates.values()):

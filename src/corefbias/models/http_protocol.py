@@ -136,9 +136,9 @@ class HttpClusterModel:
     Requests are split into batches of the server's ``max_texts``, ``workers`` of them in flight at
     once (answers kept in order), so that a server with several replicas is used at its capacity; a
     connection failure, a timeout, a 5xx or an answer that is not JSON is retried ``retries`` times
-    with exponential backoff (``http_retry``); a 4xx is not. ``opener`` (a urllib ``OpenerDirector``)
-    replaces ``urllib.request.urlopen``, e.g. with ``url_guard.guarded_opener`` where the URL comes
-    from a visitor.
+    with exponential backoff (``http_retry``), and the error it then raises says how many attempts were
+    made; a 4xx is not retried. ``opener`` (a urllib ``OpenerDirector``) replaces
+    ``urllib.request.urlopen``, e.g. with ``url_guard.guarded_opener`` where the URL comes from a visitor.
     """
 
     def __init__(self, url, timeout=120.0, retries=3, backoff=0.5, workers=4, opener=None):
@@ -198,13 +198,16 @@ class HttpClusterModel:
             with self._open(request, timeout=self.timeout) as response:
                 return json.loads(response.read().decode("utf-8"))
 
+        # Said in the error: a failure after the retries is an outage, not one lost packet.
+        spent = f" ({self.retries + 1} attempts)"
         try:
             return with_retries(attempt, self.retries, self.backoff, _retryable)
         except urllib.error.HTTPError as error:
-            raise ModelError(f"{self.url}{path} answered {error.code}: {_error_message(error)}") from None
+            tried = spent if _retryable(error) else ""
+            raise ModelError(f"{self.url}{path} answered {error.code}: {_error_message(error)}{tried}") from None
         except (OSError, http.client.HTTPException, ValueError) as error:
             reason = getattr(error, "reason", error)
-            raise ModelError(f"cannot reach {self.url}{path}: {reason}") from None
+            raise ModelError(f"cannot reach {self.url}{path}: {reason}{spent}") from None
 
 
 def _retryable(error):

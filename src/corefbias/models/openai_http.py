@@ -4,7 +4,8 @@ Both adapters must fail the same way: a hosted endpoint that is busy (429), fail
 unreachable is asked again with exponential backoff, a request it refuses (any other 4xx) is not,
 and the bearer token never appears in an error message — servers echo request headers back in
 their errors. Both also identify the model that answers by what ``GET {base_url}/models`` reports,
-so another model served under the same name is asked again rather than read from the cache.
+so another model served under the same name is asked again rather than read from the cache; that GET
+is retried as a request is, since one lost answer would key the model's answers as if it listed none.
 Standard library only: the adapters need no client package.
 """
 
@@ -95,13 +96,37 @@ class OpenAIEndpoint:
         dict or None
             The ``SERVED_MODEL_FIELDS`` of the entry whose id or alias is ``model_id``, else of the only
             entry (a llama.cpp server answers with its one model whatever the id); None where the endpoint
-            lists no models, or several and not this one.
+            lists no models (it has no ``/models``, or answers it with something else than a list), or
+            several and not this one.
+
+        Raises
+        ------
+        EndpointError
+            When ``/models`` fails on every attempt in a way ``post`` retries (a 429, a 5xx other than 501, a
+            timeout, a dropped connection): its answer keys the model's cached answers, and a guess of None
+            would key two models' answers alike.
         """
-        request = urllib.request.Request(self.url("/models"), headers=self.headers())
-        try:
+        url = self.url("/models")
+        request = urllib.request.Request(url, headers=self.headers())
+
+        def attempt() -> bytes:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                listed = json.loads(response.read().decode("utf-8")).get("data")
-        except (OSError, http.client.HTTPException, ValueError, AttributeError):
+                return response.read()
+
+        spent = f" ({self.retries + 1} attempts)"
+        try:
+            raw = with_retries(attempt, self.retries, self.backoff, _listing_retryable)
+        except urllib.error.HTTPError as error:
+            if not _listing_retryable(error):
+                return None  # no /models here (404, or 501 from a server without GET)
+            body = self.redact(_error_text(error))
+            raise EndpointError(self.redact(f"{url} answered {error.code}: {body}{spent}"), error.code, body) from None
+        except (OSError, http.client.HTTPException) as error:
+            reason = getattr(error, "reason", None) or error
+            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{spent}")) from None
+        try:
+            listed = json.loads(raw.decode("utf-8")).get("data")
+        except (ValueError, AttributeError):
             return None
         entries = [entry for entry in listed if isinstance(entry, dict)] if isinstance(listed, list) else []
         named = [e for e in entries if model_id == e.get("id") or model_id in (e.get("aliases") or ())]
@@ -112,6 +137,11 @@ class OpenAIEndpoint:
 def _retryable(error: BaseException) -> bool:
     # A hosted endpoint that rate-limits (429) frees up again, as a failing one (5xx) may.
     return transient(error, statuses=(429,))
+
+
+def _listing_retryable(error: BaseException) -> bool:
+    # 501 Not Implemented is how a server without GET routes answers: it will not list models on a retry.
+    return _retryable(error) and getattr(error, "code", None) != 501
 
 
 def _error_text(error: urllib.error.HTTPError) -> str:

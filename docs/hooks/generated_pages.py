@@ -1,0 +1,277 @@
+"""MkDocs hooks: the parts of the site whose facts live in other files are generated from those files.
+
+- ``test_sets/<name>.md``, one page per test set, from its builder (``builders/<name>/card.md``'s prose, the
+  builder's description, configs and citation) and the upstream registry (repository, commit, license),
+  added to the nav's "Test sets" section;
+- ``contributing.md`` from the repository's ``CONTRIBUTING.md``;
+- on a page, ``<!-- metric card: NAME -->`` becomes the reference sections of ``metrics/NAME/README.md``,
+  ``<!-- benchmark script: FILE -->`` the docstring of ``benchmarks/FILE``, ``<!-- other benchmark scripts -->``
+  the docstrings of the scripts no marker names (so a new script is never missing), and
+  ``<!-- public scoring functions -->`` the API of the functions ``corefbias/__init__.py`` exports;
+- a relative link that leaves ``docs/`` (``../services/llamacpp/README.md``) is aimed at the file on the forge,
+  whose address is setup.cfg's ``url``, as setup.py does for the README on PyPI; a link to a file that does not
+  exist is a warning, which ``mkdocs build --strict`` turns into an error.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import logging
+import os
+import re
+from pathlib import Path
+
+import yaml
+from mkdocs.structure.files import File
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+BENCHMARK_SCRIPTS = REPO / "benchmarks"
+METRICS = REPO / "metrics"
+BUILDERS = REPO / "src" / "corefbias" / "data" / "builders"
+TEST_SETS_SECTION = "Test sets"
+TEST_SETS_FOLDER = "test_sets"
+# The reference parts of a metric card; its description and usage are what the measure page itself explains.
+CARD_SECTIONS = ("Inputs", "Output Values", "Values from Popular Papers", "Limitations and Bias", "Citation")
+
+log = logging.getLogger("mkdocs.hooks.generated_pages")
+MARKERS = ("metric card", "benchmark script", "other benchmark scripts", "public scoring functions")
+_MARKER = re.compile(rf"^<!-- ({'|'.join(MARKERS)})(?:: (\S+))? -->$", re.MULTILINE)
+# A Markdown link or image target that names no scheme and is no in-page anchor or absolute path.
+_RELATIVE_LINK = re.compile(r"(!?\[[^\]]*\]\()(?![a-z][a-z0-9+.-]*:|#|/)([^)\s]+)\)", re.IGNORECASE)
+_FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
+
+
+def forge_home() -> str:
+    config = configparser.ConfigParser()
+    config.read(REPO / "setup.cfg", encoding="utf-8")
+    return config["metadata"]["url"].rstrip("/")
+
+
+def front_matter(text: str) -> tuple[dict, str]:
+    """The YAML front matter of a Markdown file and the rest of it."""
+    if text.startswith("---\n"):
+        header, _, body = text[4:].partition("\n---\n")
+        return yaml.safe_load(header) or {}, body.strip()
+    return {}, text.strip()
+
+
+def aim_links(markdown: str, source_dir: Path, page_dir: Path, where: str) -> str:
+    """``markdown`` (written in ``source_dir``) with its relative links made right for a page in ``page_dir``:
+    a target inside docs/ becomes relative to the page, any other file of the repository its address on the forge.
+    Fenced code blocks are left alone."""
+
+    def aim(match: re.Match) -> str:
+        path, hash_, anchor = match[2].partition("#")
+        target = Path(os.path.normpath(source_dir / path))
+        if target.is_relative_to(DOCS):  # mkdocs itself checks links between pages, generated ones included
+            if source_dir == page_dir:
+                return match[0]
+            return f"{match[1]}{os.path.relpath(target, page_dir)}{hash_}{anchor})"
+        if not target.exists():
+            log.warning(f"{where}: the link {match[2]!r} names {target}, which does not exist")
+            return match[0]
+        if not target.is_relative_to(REPO):
+            log.warning(f"{where}: the link {match[2]!r} leaves the repository")
+            return match[0]
+        kind = "raw" if match[1].startswith("!") else "tree" if target.is_dir() else "blob"
+        return f"{match[1]}{forge_home()}/{kind}/main/{target.relative_to(REPO).as_posix()}{hash_}{anchor})"
+
+    parts = _FENCE.split(markdown)
+    # split() keeps the fence markers: text, marker, code, marker, text, ...; links are aimed in the text only.
+    inside = False
+    for index, part in enumerate(parts):
+        if _FENCE.fullmatch(part):
+            inside = not inside
+        elif not inside:
+            parts[index] = _RELATIVE_LINK.sub(aim, part)
+    return "".join(parts)
+
+
+# ----- test sets ---------------------------------------------------------------------------------------------
+
+
+def set_names() -> list[str]:
+    from corefbias.data import hub_export
+
+    return hub_export.available(BUILDERS)
+
+
+def set_title(name: str) -> str:
+    metadata, _ = front_matter((BUILDERS / name / "card.md").read_text(encoding="utf-8"))
+    return metadata.get("pretty_name", name)
+
+
+def _source_sentence(entry: str) -> str:
+    from corefbias.data import upstream
+
+    source = upstream.dataset_source(entry)
+    home = f"https://github.com/{source['repository']}"
+    where = f"[{source['repository']}]({home})"
+    if source["commit"]:
+        origin = f"built from the files of {where} at commit `{source['commit']}`, each checked against its sha256"
+    else:
+        origin = f"generated by corefbias (no upstream file is read); the original set's home is {where}"
+    return f"{origin}. License: {source['license']}."
+
+
+def set_page(name: str) -> str:
+    """The page of one test set, from the files its exported card is made of (the export adds row counts)."""
+    from corefbias.data import hub_export
+    from corefbias.harness.benchmarks import BENCHMARKS
+
+    card = BUILDERS / name / "card.md"
+    metadata, body = front_matter(card.read_text(encoding="utf-8"))
+    builder = hub_export.builder_class(name, BUILDERS)
+    configs_of = hub_export.config_sources(name, builder)
+    page_dir = DOCS / TEST_SETS_FOLDER
+    lines = [f"# {metadata.get('pretty_name', name)}", "", builder.DESCRIPTION.strip(), ""]
+    benchmarks = [benchmark for benchmark in BENCHMARKS.values() if benchmark.dataset == name]
+    for benchmark in benchmarks:
+        measures = ", ".join(f"[`{module}`](../measures/{module}.md)" for module in benchmark.metric_modules)
+        lines += [f"The benchmark `{benchmark.name}` ({benchmark.language}) scores it with {measures}.", ""]
+    lines += [
+        f"`corefbias export-datasets {name}` writes it as Parquet with its card, whose prose is "
+        f"[`{card.relative_to(REPO).as_posix()}`]({forge_home()}/blob/main/{card.relative_to(REPO).as_posix()}).",
+        "",
+        "## Configurations",
+        "",
+        "| config | content |",
+        "|---|---|",
+        *(
+            f"| `{config}` | {' '.join((builder.builder_configs[config].description or '').split())} |"
+            for config in builder.builder_configs
+        ),
+        "",
+        aim_links(body, card.parent, page_dir, str(card)),
+        "",
+        "## Source",
+        "",
+        *(
+            f"- {', '.join(f'`{config}`' for config in configs)}: {_source_sentence(entry)}"
+            for entry, configs in configs_of.items()
+        ),
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        builder.CITATION.strip(),
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# ----- markers -----------------------------------------------------------------------------------------------
+
+
+def _sections(markdown: str) -> dict[str, str]:
+    """Heading title → the text under it, up to the next heading of any level."""
+    found: dict[str, str] = {}
+    title = None
+    inside_code = False
+    for line in markdown.splitlines():
+        if _FENCE.match(line):
+            inside_code = not inside_code
+        heading = None if inside_code else re.match(r"^#{1,6} (.+)$", line)
+        if heading:
+            title = heading[1].strip()
+            found[title] = ""
+        elif title is not None:
+            found[title] += line + "\n"
+    return found
+
+
+def metric_card(name: str, page_dir: Path) -> str:
+    card = METRICS / name / "README.md"
+    if not card.is_file():
+        log.warning(f"<!-- metric card: {name} -->: there is no {card}")
+        return ""
+    _, body = front_matter(card.read_text(encoding="utf-8"))
+    sections = _sections(aim_links(body, card.parent, page_dir, str(card)))
+    lines = [
+        "## The metric card",
+        "",
+        f"The reference part of the `{name}` module's card ([`metrics/{name}/README.md`]"
+        f"({forge_home()}/blob/main/metrics/{name}/README.md)), which the Hub and the Space's Learn tab show.",
+        "",
+    ]
+    for title in CARD_SECTIONS:
+        if title in sections:
+            lines += [f"### {title}", "", sections[title].strip(), ""]
+    return "\n".join(lines)
+
+
+def benchmark_script(file_name: str) -> str:
+    script = BENCHMARK_SCRIPTS / file_name
+    if not script.is_file():
+        log.warning(f"<!-- benchmark script: {file_name} -->: there is no {script}")
+        return ""
+    docstring = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
+    summary, _, rest = docstring.partition("\n\n")
+    # Only blank lines are stripped from the rest: usage lines, indented, stay a code block.
+    return "\n".join([f"`benchmarks/{file_name}`: {' '.join(summary.split())}", "", rest.strip("\n"), ""])
+
+
+def other_benchmark_scripts(markdown: str) -> str:
+    named = {match[2] for match in _MARKER.finditer(markdown) if match[1] == "benchmark script"}
+    others = sorted(path.name for path in BENCHMARK_SCRIPTS.glob("*.py") if path.name not in named)
+    if not others:
+        return ""
+    return "\n".join(["## Other scripts", "", *(f"### `{name}`\n\n{benchmark_script(name)}" for name in others)])
+
+
+def public_scoring_functions() -> str:
+    import corefbias
+
+    # Under the page's own section heading, each named as it is imported: corefbias.<name>.
+    options = "    options:\n      heading_level: 3\n      show_root_full_path: false"
+    return "\n\n".join(
+        f"::: corefbias.measures.{module}.{name}\n{options}" for name, module in corefbias._PUBLIC_SCORES.items()
+    )
+
+
+def expand_markers(markdown: str, page_dir: Path) -> str:
+    def expand(match: re.Match) -> str:
+        kind, argument = match[1], match[2]
+        if kind == "metric card":
+            return metric_card(argument, page_dir)
+        if kind == "benchmark script":
+            return benchmark_script(argument)
+        if kind == "other benchmark scripts":
+            return other_benchmark_scripts(markdown)
+        return public_scoring_functions()
+
+    return _MARKER.sub(expand, markdown)
+
+
+# ----- the hooks ---------------------------------------------------------------------------------------------
+
+
+def on_config(config):
+    # Set after mkdocs derived its defaults from the config file, so the name is derived here too.
+    config["repo_url"] = forge_home()
+    config["repo_name"] = forge_home().split("://", 1)[-1].split("/", 1)[-1]
+    section = next((item for item in config["nav"] if isinstance(item, dict) and TEST_SETS_SECTION in item), None)
+    if section is None:
+        log.warning(f"the nav has no section {TEST_SETS_SECTION!r} for the test-set pages")
+        return config
+    section[TEST_SETS_SECTION] += [{set_title(name): f"{TEST_SETS_FOLDER}/{name}.md"} for name in set_names()]
+    return config
+
+
+def on_files(files, config):
+    for name in set_names():
+        files.append(File.generated(config, f"{TEST_SETS_FOLDER}/{name}.md", content=set_page(name)))
+    contributing = REPO / "CONTRIBUTING.md"
+    content = aim_links(contributing.read_text(encoding="utf-8"), REPO, DOCS, str(contributing))
+    files.append(File.generated(config, "contributing.md", content=content))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    if page.file.abs_src_path is None:  # generated above, its links already aimed
+        return expand_markers(markdown, DOCS / Path(page.file.src_uri).parent)
+    source_dir = Path(page.file.abs_src_path).parent
+    return aim_links(expand_markers(markdown, source_dir), source_dir, source_dir, page.file.src_uri)

@@ -1,0 +1,180 @@
+"""The documentation: the site builds with every link and anchor checked, a broken link fails the build, every
+runnable block of a page runs, and the README and CONTRIBUTING.md say what the code does.
+
+A fenced block marked ``pycon`` is runnable: its ``>>>`` lines and their output are a doctest, and a page's blocks
+run in order in one namespace, from the repository root. Mark a block ``python`` when it is not meant to run.
+"""
+
+import configparser
+import doctest
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html import unescape
+from pathlib import Path
+
+import pytest
+from test_layering import ALLOWED, ROOMS
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+RUNNABLE_BLOCK = re.compile(r"^```pycon\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+RELATIVE_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s#]+)", re.IGNORECASE)
+README_LINES = 200
+# The sections of the README before the documentation site existed, each now a page or a section of one; the
+# titles that changed say what they are called now.
+OLD_README_SECTIONS = {
+    "Install": "Install",
+    "Set-up: two commands": "Set-up: two commands",
+    "Metrics (`evaluate` modules)": "Measures (evaluate modules)",
+    "Reproducing published tables": "Reproducing published tables",
+    "Test sets (`datasets`)": "Test sets (datasets)",
+    "Running a model on every benchmark": "Running a model on every benchmark",
+    "HTTP protocol: texts in, clusters out": "HTTP protocol: texts in, clusters out",
+    "Model adapters": "Model adapters",
+    "LLMs: cloze scoring, the field's method": "LLMs: cloze scoring, the field's method",
+    "NeuralCoref: a real trained model, offline": "NeuralCoref: a real trained model, offline",
+    "Real models on every benchmark": "Real models on every benchmark",
+    "Scoring a predictions file (`corefbias score`)": "Scoring a predictions file (corefbias score)",
+    "Comparing models: `corefbias compare`": "Comparing models: corefbias compare",
+    "Adding a benchmark or a model": "Adding a benchmark, a model or a file format",
+    "The Space": "The Space",
+    "Deploying the Space": "Deploying the Space",
+    "Publishing": "Publishing",
+    "Releasing": "Releasing",
+    "Benchmarks": "Performance",
+    "Scoring rules": "Scoring rules",
+    "DaWinoBias as GenDa Lens scores it": "DaWinoBias as GenDa Lens scores it",
+    "Layout": "Layout",
+}
+
+
+def build(config: Path, site: Path) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` of ``config`` into ``site``: any warning fails it."""
+    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "-d", str(site)]
+    return subprocess.run(command, cwd=config.parent, env=environment, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("site")
+    built = build(REPO / "mkdocs.yml", folder)
+    assert built.returncode == 0, built.stderr
+    return folder
+
+
+def titles(site: Path) -> set[str]:
+    """Every page and section title of the built site, as its search index holds them (markup removed)."""
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    return {" ".join(re.sub(r"<[^>]+>", "", unescape(entry["title"])).split()) for entry in index["docs"]}
+
+
+def page_text(site: Path, page: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", "", (site / page / "index.html").read_text(encoding="utf-8")))
+
+
+def test_the_site_builds_with_every_link_and_anchor_checked(site):
+    assert (site / "index.html").is_file()
+    assert (site / "results.schema.json").read_bytes() == (DOCS / "results.schema.json").read_bytes()
+
+
+def test_a_broken_link_an_anchor_or_a_repository_file_fails_the_build(tmp_path):
+    """A copy of docs/ and mkdocs.yml beside links to the rest of the repository, with three broken links."""
+    for entry in REPO.iterdir():
+        if entry.name not in {"docs", "mkdocs.yml", ".git", ".venv", "site"}:
+            (tmp_path / entry.name).symlink_to(entry)
+    shutil.copytree(DOCS, tmp_path / "docs", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    index = tmp_path / "docs" / "index.md"
+    broken = "[a](no_such_page.md) [b](getting_started.md#no-such-section) [c](../no_such_file.py)"
+    index.write_text(index.read_text(encoding="utf-8") + f"\n{broken}\n", encoding="utf-8")
+    built = build(tmp_path / "mkdocs.yml", tmp_path / "site")
+    assert built.returncode != 0
+    for target in ("no_such_page.md", "no-such-section", "no_such_file.py"):
+        assert target in built.stderr, built.stderr
+
+
+def test_every_section_of_the_old_readme_is_in_the_site(site):
+    found = titles(site)
+    assert [new for new in OLD_README_SECTIONS.values() if new not in found] == []
+
+
+def test_the_test_set_pages_are_generated_from_the_builders_cards(site):
+    builders = sorted(path.parent.name for path in (REPO / "src/corefbias/data/builders").glob("*/card.md"))
+    assert builders
+    for name in builders:
+        text = page_text(site, f"test_sets/{name}")
+        assert "Known issues" in text and "Citation" in text and "Configurations" in text, name
+
+
+def test_each_measure_page_has_a_worked_example_and_its_metric_card(site):
+    measures = sorted(path.stem for path in (DOCS / "measures").glob("*.md") if path.stem != "index")
+    assert measures == sorted(path.name for path in (REPO / "metrics").iterdir() if (path / "README.md").is_file())
+    for name in measures:
+        assert RUNNABLE_BLOCK.search((DOCS / "measures" / f"{name}.md").read_text(encoding="utf-8")), name
+        assert "Values from Popular Papers" in page_text(site, f"measures/{name}"), name
+
+
+def test_the_performance_page_shows_every_benchmark_script(site):
+    text = page_text(site, "performance")
+    missing = [
+        path.name for path in sorted((REPO / "benchmarks").glob("*.py")) if f"benchmarks/{path.name}" not in text
+    ]
+    assert missing == []
+
+
+def runnable_pages() -> list[Path]:
+    pages = sorted(DOCS.rglob("*.md")) + [REPO / "README.md", REPO / "CONTRIBUTING.md"]
+    return [page for page in pages if RUNNABLE_BLOCK.search(page.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize("page", runnable_pages(), ids=lambda page: str(page.relative_to(REPO)))
+def test_the_runnable_blocks_of_a_page_run(page, monkeypatch):
+    text = page.read_text(encoding="utf-8")
+    # Only the blocks' lines are kept, the rest blanked, so a failure names the line of the Markdown file.
+    kept = [" " * len(line) for line in text.split("\n")]
+    for block in RUNNABLE_BLOCK.finditer(text):
+        first = text.count("\n", 0, block.start(1))
+        for offset, line in enumerate(block[1].rstrip("\n").split("\n")):
+            kept[first + offset] = line
+    monkeypatch.chdir(REPO)
+    name = str(page.relative_to(REPO))
+    test = doctest.DocTestParser().get_doctest("\n".join(kept), {}, name, str(page), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report = io.StringIO()
+    runner.run(test, out=report.write)
+    assert test.examples and runner.failures == 0, report.getvalue()
+
+
+def test_the_readme_is_a_five_minute_read_whose_links_work():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= README_LINES
+    for document in ("README.md", "CONTRIBUTING.md"):
+        text = (REPO / document).read_text(encoding="utf-8")
+        missing = [target for target in RELATIVE_LINK.findall(text) if not (REPO / target).exists()]
+        assert missing == [], document
+
+
+def test_getting_started_lists_every_extra_of_setup_cfg():
+    config = configparser.ConfigParser()
+    config.read(REPO / "setup.cfg", encoding="utf-8")
+    table = [
+        line for line in (DOCS / "getting_started.md").read_text(encoding="utf-8").splitlines() if line[:3] == "| `"
+    ]
+    listed = {name for line in table for name in re.findall(r"`([\w-]+)`", line.split(" | ")[0])}
+    assert set(config["options.extras_require"]) <= listed
+
+
+def test_contributing_states_the_room_imports_test_layering_allows():
+    """The rooms table of CONTRIBUTING.md says, per room, what tests/test_layering.py lets it import."""
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    stated = {}
+    for room, allowed in re.findall(r"^\| `(\w+)/` \| .* \| (.*) \|$", text, re.MULTILINE):
+        names = set(re.findall(r"`(\w+)`", allowed))
+        stated[room] = set(ROOMS) if allowed == "every room" else names
+    assert stated == ALLOWED
