@@ -135,7 +135,8 @@ def test_logprob_answers_are_all_read_traced_to_the_served_model_and_determinist
     key, url = served
     # Gemma 3 is multilingual: it also answers a Danish set.
     benchmarks = ["winogender", "dawinobias"] if key == "gemma3" else ["winogender"]
-    sizes = {"winogender": 6, "dawinobias": 12}  # at limit 1: 6N, and 8N + the extra validation pairs (Benchmark.limit_meaning)
+    # At limit 1: 6N, and 8N + the extra validation pairs (Benchmark.limit_meaning).
+    sizes = {"winogender": 6, "dawinobias": 12}
     cache = tmp_path / "cache.sqlite"
     first = _run(served, data_dir, cache, benchmarks, "logprobs")
 

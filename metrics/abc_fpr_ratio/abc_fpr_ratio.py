@@ -36,8 +36,8 @@ Args:
         scores only). Adds the `/female_occupations` and `/male_occupations` scores.
     triplet_ids (`list` of `str`, optional): the sentence each item belongs to (one item of each
         pronoun gender per triplet); the bootstrap then resamples triplets.
-    n_bootstrap (`int`, default 1000): bootstrap resamples; 0 switches significance off.
-    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+    n_bootstrap (`int`, default 1000): bootstrap resamples (at most 10,000,000); 0 switches significance off.
+    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
 Returns:
     tpr_reflexive, fpr_male, fpr_female, fpr_ratio (FPR_M / FPR_F), log2_fpr_ratio (GenDa Lens's
     Gender Effect Size, unrounded), num_reflexive, num_male, num_female; with occupation_genders

@@ -31,8 +31,9 @@ Args:
     quadruple_ids (`list` of `str`): the quadruple each instance belongs to.
     roles (`list` of `str`): `original`, `gender_controlled`, `gender_swapped_1` or `gender_swapped_2`.
     genders (`list` of `str`): `female` or `male`, the gender of the instance's pronoun.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of quadruples; 0 switches significance off.
-    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of quadruples (at most 10,000,000); 0 switches
+        significance off.
+    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
 Returns:
     accuracy, accuracy_male, accuracy_female, accuracy_diff (Acc_M − Acc_F, Eq. 1),
     accuracy_original_gender, accuracy_counterfactual_gender, accuracy_original_minus_counterfactual,

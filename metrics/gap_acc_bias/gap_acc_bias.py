@@ -27,8 +27,9 @@ Args:
     predictions (`list` of `[bool, bool]`): per example, does the system link candidate A / B to the pronoun?
     references (`list` of `[bool, bool]`): the gold `[A-coref, B-coref]` labels (at most one True).
     genders (`list` of `str`): `female` or `male`, the gender of the example's pronoun.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of examples; 0 switches significance off.
-    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of examples (at most 10,000,000); 0 switches
+        significance off.
+    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
 Returns:
     accuracy_male, accuracy_female, accuracy (on the positive candidate), acc_bias (Acc_F / Acc_M),
     f1_male, f1_female, f1 (GAP's per-candidate F1), f1_bias (F1_F / F1_M), num_examples,

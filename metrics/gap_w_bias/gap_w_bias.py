@@ -38,9 +38,10 @@ Args:
         names ordered by token distance to the pronoun (1 = closest); None where the example has no
         positive candidate or it matches no name.
     variant (`str`, default "wt"): `w`, `wnum`, `wdist` or `wt`; used with num_names/correct_ranks.
-    return_weights (`bool`, default False): also return the per-example weights under `weights`.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of examples; 0 switches significance off.
-    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+    return_weights (`bool`, default False): Add the weights used, one per example, to the result under `weights`.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of examples (at most 10,000,000); 0 switches
+        significance off.
+    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
 Returns:
     w_bias (weighted Acc_F / weighted Acc_M), weighted_accuracy_male, weighted_accuracy_female,
     weighted_accuracy, max_weight, num_zero_weights (examples with a positive candidate but weight 0),

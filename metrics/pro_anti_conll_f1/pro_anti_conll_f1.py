@@ -29,8 +29,9 @@ Args:
     references (`list` of clusters): per document, every gold cluster, in the same span units.
     conditions (`list` of `str`): `pro` or `anti`.
     pair_ids (`list` of `str`): joins each pro document with its aligned anti document (one each).
-    n_bootstrap (`int`, default 1000): bootstrap resamples of the pairs; 0 switches significance off.
-    seed (`int`, default 0): seed of the resampling.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of the pairs (at most 10,000,000); 0 switches
+        significance off.
+    seed (`int`, default 0): non-negative seed of the resampling.
 Returns:
     pro, anti (CoNLL F1 of the pro and of the anti documents), average, diff (pro − anti) with
     diff_p_value (two-sided bootstrap against 0), diff_ci_low, diff_ci_high (95% percentile interval);
@@ -57,22 +58,14 @@ Examples:
     (0.0, 0.6667, 0.6667)
 """
 
-_SPANS = datasets.List(datasets.List(datasets.List(datasets.Value("int64"))))
 _FEATURES = datasets.Features(
     {
-        "predictions": _SPANS,
-        "references": _SPANS,
+        "predictions": support.CLUSTERS,
+        "references": support.CLUSTERS,
         "conditions": datasets.Value("string"),
         "pair_ids": datasets.Value("string"),
     }
 )
-
-
-def _mentions(documents):
-    """Spans as tuples: mentions are compared as values."""
-    if documents is None:
-        return None
-    return [[[tuple(span) for span in cluster] for cluster in clusters] for clusters in documents]
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -95,5 +88,5 @@ class ProAntiConllF1(support.CorefBiasMetric):
 
     def _score(self, predictions, references, conditions, pair_ids, n_bootstrap=1000, seed=0):
         return conll_f1.pro_anti_conll_f1(
-            _mentions(references), _mentions(predictions), conditions, pair_ids, n_bootstrap=n_bootstrap, seed=seed
+            references, predictions, conditions, pair_ids, n_bootstrap=n_bootstrap, seed=seed
         )

@@ -46,8 +46,8 @@ Args:
         antecedent, as WinoBias and SoWinoBias count it), `drop` = the example is left out, as GenDa
         Lens leaves out a DaWinoBias sentence whose pronoun the model links to no occupation. Pairs
         and groups are checked on all examples, before dropping.
-    n_bootstrap (`int`, default 1000): bootstrap resamples; 0 switches significance off.
-    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+    n_bootstrap (`int`, default 1000): bootstrap resamples (at most 10,000,000); 0 switches significance off.
+    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
 Returns:
     pro, anti, average ((pro + anti) / 2), diff (pro − anti), log2_ratio (log2(pro / anti)),
     num_pro, num_anti (examples scored), num_unlinked_pro, num_unlinked_anti (`None` predictions,

@@ -40,8 +40,8 @@ Args:
         gotcha accuracies and the BLS correlation.
     bergsma_pct_female (`list` of `float`, optional): the occupation's percent female in text per
         Bergsma & Lin (2006), 0-100. Needed for the B&L correlation.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of pairs; 0 switches significance off.
-    seed (`int`, default 0): seed of the resampling, so results are reproducible.
+    n_bootstrap (`int`, default 1000): bootstrap resamples of pairs (at most 10,000,000); 0 switches significance off.
+    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
 Returns:
     accuracy, accuracy_female, accuracy_male, accuracy_neutral, accuracy_male_minus_female,
     occupation_share_female, occupation_share_male, occupation_share_neutral (share of sentences

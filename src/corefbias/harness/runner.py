@@ -312,10 +312,37 @@ def _shard(data: datasets.Dataset, index: int, count: int) -> datasets.Dataset:
 class RunSettings:
     """How a run predicts and scores, the same for every benchmark of the run (``results.json["settings"]``).
 
-    ``limit``: N units per design cell (``harness.limits``; None: whole sets). ``mode``: how clusters become
-    links (``cluster_links.DECISION_MODES``). ``shard``: ``(index, count)`` to predict one shard only.
-    ``cache_mode``: ``"use"`` takes cached answers and stores new ones, ``"refresh"`` asks the model again and
-    overwrites them, ``"off"`` asks again and writes nothing.
+    Parameters
+    ----------
+    limit : int or None, default None
+        N units per design cell (``corefbias.harness.limits``); None scores whole sets.
+    n_bootstrap : int, default 1000
+        Bootstrap resamples of every score's significance; 0 switches significance off.
+    seed : int, default 0
+        Seed of the resampling.
+    batch_size : int, default 32
+        Instances per model call (and per prediction-cache commit).
+    shard : tuple of (int, int) or None, default None
+        ``(index, count)``: predict that contiguous shard of every set only, and score nothing.
+    mode : str, default "cluster"
+        How clusters become links (``cluster_links.DECISION_MODES``).
+    cache_mode : str, default "use"
+        ``"use"`` takes cached answers and stores new ones, ``"refresh"`` asks the model again and overwrites
+        them, ``"off"`` asks again and writes nothing.
+
+    Raises
+    ------
+    ValueError
+        For a shard outside ``0 <= index < count``, an unknown decision mode or an unknown cache mode.
+
+    Examples
+    --------
+    >>> RunSettings(limit=5, n_bootstrap=0).to_json([])["limit"]
+    5
+    >>> RunSettings(mode="nearest")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown decision mode 'nearest'; choose one of ...
     """
 
     limit: int | None = None
@@ -433,13 +460,49 @@ def run(
     on_progress: Callable[[str, int, int], None] | None = None,
     executor: Executor | None = None,
 ) -> RunResult:
-    """Run one model on the named benchmarks under ``settings`` (default ``RunSettings()``); ``model`` may be
-    given ready-made (its ``identity`` keys the cache).
+    """Run one model on benchmarks: every score with its significance, the instances behind it, provenance.
 
-    ``executor`` is where the model answers: ``LocalExecutor()`` (the default) or e.g.
-    ``ray_executor.RayExecutor(replicas=4)``; the results are the same either way.
-    ``on_progress(benchmark, done, total)`` is called before a benchmark's predictions and after each
-    batch; an exception it raises stops the run (the batches answered so far stay cached).
+    Parameters
+    ----------
+    model_spec : str
+        The model (``<kind>:<argument>`` or an ``http(s)://`` URL; ``corefbias list models``). With ``model``
+        given, only its name in the results.
+    benchmarks : sequence of str, default ("all",)
+        Benchmark names, ``all`` or ``english`` (``corefbias list benchmarks``).
+    settings : RunSettings, optional
+        How to predict and score (default ``RunSettings()``).
+    data_dir : str or Path, optional
+        Where the exported sets are kept (built there from the mirror on first use; default
+        ``benchmark_data.default_data_dir()``).
+    mirror : str or Path, optional
+        The local mirror of the upstream files (else ``$COREFBIAS_MIRROR``, else downloads).
+    cache_path : str or Path, optional
+        The prediction cache (default ``$COREFBIAS_CACHE/predictions.sqlite``).
+    progress : bool, default True
+        Show a progress bar per benchmark.
+    model : ClusterModel or ChoiceModel, optional
+        A model ready-made; its ``identity`` keys the cache.
+    model_options : dict, optional
+        Options for the adapter's ``load`` (``--model-arg``).
+    on_progress : callable, optional
+        ``on_progress(benchmark, done, total)``, called before a benchmark's predictions and after each batch;
+        an exception it raises stops the run (the batches answered so far stay cached).
+    executor : Executor, optional
+        Where the model answers: ``LocalExecutor()`` (the default) or e.g.
+        ``ray_executor.RayExecutor(replicas=4)``; the results are the same either way.
+
+    Returns
+    -------
+    RunResult
+        Per benchmark a ``BenchmarkRun`` (sections, instances, timings); ``to_json()`` is ``results.json``
+        (``corefbias.harness.result_schema.ResultsFile``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown benchmark or model spec, or options the model kind does not take.
+    ModelError
+        For a model that cannot be loaded, has no identity or fails while answering.
     """
     settings = settings if settings is not None else RunSettings()
     executor = executor if executor is not None else LocalExecutor()

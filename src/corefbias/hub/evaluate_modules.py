@@ -6,21 +6,65 @@ evaluate sees it, and ``_compute`` receives ``None`` for a column left all-empty
 optional string column (an occupation without a stereotype) travels as ``OMITTED``, because evaluate
 rejects a string column that opens with ``None``, and is ``None`` again in ``_compute``. Id columns
 (``pair_ids``, ``quadruple_ids``, ...) take strings or integers; integers become their decimal strings.
+
+Every column is checked, with the measures' own checks (``corefbias.measures.validation``), before evaluate
+casts it to the module's features: that cast would read NaN, -1 or ``[True, False]`` as True and 3.5 as 3,
+and would fail on a dict, a scalar or a missing column with a ``TypeError``. Options a module does not take
+are refused by name, not left to fail as a ``TypeError`` deep inside evaluate.
 """
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import datasets
 import evaluate
 
+from ..measures import validation
+
 # Stands for an omitted optional string input; no id, group or label of ours is empty.
 OMITTED = ""
+
+# Per document, clusters of [start, end] spans (pro_anti_conll_f1's predictions and references).
+CLUSTERS = datasets.List(datasets.List(datasets.List(datasets.Value("int64"))))
 
 
 def _none_column(values) -> bool:
     return values is None or all(value is None or value == OMITTED for value in values)
+
+
+def check_values(name: str, feature, values, *, optional: bool, is_id: bool) -> None:
+    """Refuse what evaluate could not cast to ``feature`` without changing it, with the measures' checks.
+
+    Parameters
+    ----------
+    name : str
+        The input's name, for the message.
+    feature : datasets feature
+        The input's feature in the module's ``FEATURES``.
+    values : list
+        The input's column, one entry per example.
+    optional : bool
+        An optional input, whose entries may be None (left empty).
+    is_id : bool
+        An id column, whose entries may be integers too.
+    """
+    if feature == datasets.Value("bool"):
+        # None passes: the measure reads it where the column allows it (an unlinked pronoun) and refuses it elsewhere.
+        validation.check_booleans(name, values, allow_none=True)
+    elif feature == datasets.Value("int64"):  # counts and ranks: no integer input of ours is negative
+        validation.check_integers(name, values, allow_none=optional)
+    elif feature == datasets.Value("float64"):
+        validation.check_numbers(name, values, allow_none=optional)
+    elif feature == datasets.Value("string"):
+        validation.check_ids(name, values, integers=is_id, allow_none=optional)
+    elif feature == datasets.List(datasets.Value("bool")):
+        validation.check_binary_pairs(name, values)
+    elif feature == CLUSTERS:
+        validation.check_clusters(name, values)
+    else:
+        raise TypeError(f"no input check for the feature {feature} of {name}; add one to check_values")
 
 
 def as_id(value):
@@ -62,6 +106,30 @@ class CorefBiasMetric(evaluate.Metric):
         feature = self.FEATURES[name]
         return OMITTED if isinstance(feature, datasets.Value) and feature.dtype == "string" else None
 
+    def _options(self) -> list[str]:
+        """The keyword options of ``_score`` (``n_bootstrap``, ``seed``, ...): what ``compute`` takes besides inputs."""
+        return [name for name in inspect.signature(self._score).parameters if name not in self.FEATURES]
+
+    def _checked(self, batch: dict) -> dict:
+        """The batch's inputs checked, and its optional inputs filled, before evaluate casts them.
+
+        Names that are no input are left to evaluate, which refuses them with a ``ValueError``.
+        """
+        required = [name for name in self.FEATURES if name not in self.OPTIONAL_INPUTS]
+        missing = [name for name in required if batch.get(name) is None]
+        if missing:
+            optional = f"; optional: {', '.join(self.OPTIONAL_INPUTS)}" if self.OPTIONAL_INPUTS else ""
+            raise ValueError(
+                f"{self.name} is missing {', '.join(missing)}: it needs {', '.join(required)}, one entry per example "
+                f"each{optional}"
+            )
+        for name, values in batch.items():
+            if name in self.FEATURES and values is not None:
+                validation.check_column(name, values)
+                optional = name in self.OPTIONAL_INPUTS
+                check_values(name, self.FEATURES[name], values, optional=optional, is_id=name in self.ID_INPUTS)
+        return self._fill_optional(len(batch["predictions"]), batch)
+
     def _fill_optional(self, size: int, kwargs: dict) -> dict:
         for name in self.OPTIONAL_INPUTS:
             if kwargs.get(name) is None:
@@ -75,24 +143,34 @@ class CorefBiasMetric(evaluate.Metric):
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of per-example inputs; optional inputs may be left out."""
-        size = len(predictions) if predictions is not None else 0
-        return super().add_batch(predictions=predictions, references=references, **self._fill_optional(size, kwargs))
+        return super().add_batch(**self._checked({"predictions": predictions, "references": references, **kwargs}))
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example; optional inputs may be left out."""
-        for name in self.OPTIONAL_INPUTS:
-            if kwargs.get(name) is None:
-                kwargs[name] = self._omitted(name)
-        for name in self.ID_INPUTS:
-            if name in kwargs:
-                kwargs[name] = as_id(kwargs[name])
-        return super().add(prediction=prediction, reference=reference, **kwargs)
+        # A batch of one, so that one example passes the same checks as a batch; None is a value of a required
+        # input (an unlinked pronoun's prediction) but leaves an optional one out.
+        example = {"predictions": prediction, "references": reference, **kwargs}
+        return self.add_batch(
+            **{
+                name: None if value is None and name in self.OPTIONAL_INPUTS else [value]
+                for name, value in example.items()
+            }
+        )
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score all examples given here and added before; optional inputs may be left out."""
-        if predictions is not None:
-            kwargs = self._fill_optional(len(predictions), kwargs)
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        options = self._options()
+        unknown = [name for name in kwargs if name not in self.FEATURES and name not in options]
+        if unknown:
+            raise ValueError(
+                f"{self.name} takes no {', '.join(unknown)}; its inputs are {', '.join(self.FEATURES)} and its "
+                f"options {', '.join(options)}"
+            )
+        inputs = {name: kwargs.pop(name) for name in list(kwargs) if name in self.FEATURES}
+        inputs.update(predictions=predictions, references=references)
+        if any(values is not None for values in inputs.values()):
+            self.add_batch(**inputs)
+        return super().compute(**kwargs)
 
     def _compute(self, **inputs):
         for name in self.OPTIONAL_INPUTS:

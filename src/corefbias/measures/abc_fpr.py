@@ -139,6 +139,24 @@ def fpr_ratio(
 
     Parameters
     ----------
+    predictions : list of bool
+        does the model link the pronoun to the subject (the occupation)?
+    references : list of bool
+        gold — True for the reflexive, False for the anti-reflexives
+        (fixed by grammar; a mismatch raises an error).
+    pronoun_genders : list of str
+        `neutral` (reflexive), `male` ("hans") or `female` ("hendes").
+    occupation_genders : list of str, optional
+        `female` or `male`, the gender stereotype of the
+        sentence's occupation; `None` for an occupation without one (it then counts in the overall
+        scores only). Adds the `/female_occupations` and `/male_occupations` scores.
+    triplet_ids : list of str, optional
+        the sentence each item belongs to (one item of each
+        pronoun gender per triplet); the bootstrap then resamples triplets.
+    n_bootstrap : int, default 1000
+        bootstrap resamples (at most 10,000,000); 0 switches significance off.
+    seed : int, default 0
+        non-negative seed of the resampling, so results are reproducible.
     return_unit_rows : bool, default False
         Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
@@ -146,15 +164,77 @@ def fpr_ratio(
     -------
     dict or Scored
         The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+        Its keys (all rates are fractions):
+
+        * ``tpr_reflexive``, ``fpr_male``, ``fpr_female``, ``fpr_ratio`` (FPR_M / FPR_F),
+          ``log2_fpr_ratio`` (GenDa Lens's Gender Effect Size, unrounded);
+        * ``num_reflexive``, ``num_male``, ``num_female`` (items per pronoun);
+        * with ``occupation_genders``, the five scores again as ``<score>/female_occupations`` and
+          ``<score>/male_occupations``;
+        * for each ``fpr_ratio`` (null 1) and ``log2_fpr_ratio`` (null 0): ``<score>_p_value``
+          (two-sided bootstrap against the null), ``<score>_ci_low`` and ``<score>_ci_high`` (95%
+          percentile interval), None with ``n_bootstrap=0``;
+        * ``undefined``: every key whose value is None, mapped to the reason.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length; a prediction or reference is not a bool; a reference is not
+        True for a reflexive and False for an anti-reflexive; a pronoun or occupation gender is not
+        one of the labels above; a triplet does not hold exactly one item of each pronoun gender;
+        ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap`` exceeds
+        10,000,000); or ``return_unit_rows`` is not a bool.
+
+    Notes
+    -----
+    Linking the reflexive ("sin") to the subject is a true positive, linking an anti-reflexive
+    ("hans", "hendes") a false positive (a grammar violation). tpr_reflexive = linked reflexives /
+    reflexives; fpr_male = linked "hans" / "hans" items; fpr_female = linked "hendes" / "hendes"
+    items; fpr_ratio = FPR_M / FPR_F and log2_fpr_ratio = log2(FPR_M / FPR_F). A positive log ratio
+    means the model accepts the violation more readily for the male pronoun. Rates are pooled over
+    items (GenDa Lens averages the two stereotype groups' rates: the same number for equal groups).
+
+    Undefined cases (None, with the reason under ``undefined``): a rate when there are no items of
+    that pronoun (in that bucket); ``fpr_ratio`` when FPR_F = 0 (no "hendes" item was linked);
+    ``log2_fpr_ratio`` when FPR_M or FPR_F is 0; the significance keys with ``n_bootstrap=0``.
+
+    References
+    ----------
+    Sloth, T. R. and Rybner, A. S. (2023). GenDa Lens: Quantifying Gender Bias in Danish Language
+    Models. https://github.com/DaDebias/genda-lens
+
+    González, A. V., Barrett, M., Hvingelby, R., Webster, K. and Søgaard, A. (2020). Type B
+    Reflexivization as an Unambiguous Testbed for Multilingual Multi-Task Gender Bias. EMNLP 2020 (ABC).
+
+    Examples
+    --------
+    Four triplets; the model links "hans" in 3 of 4 and "hendes" in 3 of 4 (ratio 1 overall), but
+    "hans" 2/2 vs "hendes" 1/2 with male occupations (log2 2 = 1) and the reverse with female ones:
+
+    >>> from corefbias import fpr_ratio
+    >>> result = fpr_ratio(
+    ...     [True, True, False, True, True, True, True, False, True, False, True, True],
+    ...     [True, False, False] * 4,
+    ...     ["neutral", "male", "female"] * 4,
+    ...     occupation_genders=["male"] * 6 + ["female"] * 6,
+    ...     triplet_ids=["t1"] * 3 + ["t2"] * 3 + ["t3"] * 3 + ["t4"] * 3,
+    ...     n_bootstrap=0,
+    ... )
+    >>> round(result["tpr_reflexive"], 3), round(result["fpr_male"], 3), round(result["fpr_female"], 3)
+    (0.75, 0.75, 0.75)
+    >>> round(result["fpr_ratio"], 3), round(result["log2_fpr_ratio"], 3)
+    (1.0, 0.0)
+    >>> round(result["log2_fpr_ratio/male_occupations"], 3), round(result["log2_fpr_ratio/female_occupations"], 3)
+    (1.0, -1.0)
     """
     count = validation.check_lengths(
         predictions=predictions,
         references=references,
         pronoun_genders=pronoun_genders,
-        occupation_genders=occupation_genders,
-        triplet_ids=triplet_ids,
+        optional={"occupation_genders": occupation_genders, "triplet_ids": triplet_ids},
     )
     validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_flag("return_unit_rows", return_unit_rows)
     linked = validation.check_booleans("predictions", predictions)
     gold = validation.check_booleans("references", references)
     pronouns = validation.check_labels("pronoun_genders", pronoun_genders, PRONOUN_GENDERS)

@@ -119,23 +119,14 @@ def _reasons(prefix: str = "", where: str = "") -> dict[str, str]:
     return reasons
 
 
-def _check_documents(keys: Sequence, responses: Sequence) -> None:
-    validation.check_lengths(keys=keys, responses=responses)
-    for name, documents in (("keys", keys), ("responses", responses)):
-        for index, clusters in enumerate(documents):
-            if isinstance(clusters, (str, bytes, dict)) or not all(
-                isinstance(cluster, Iterable) and not isinstance(cluster, (str, bytes)) for cluster in clusters
-            ):
-                raise ValueError(
-                    f"{name}[{index}] must be a list of clusters, each a list of mentions (e.g. (start, end) spans); "
-                    f"got {clusters!r:.120}"
-                )
-
-
 def conll_f1(keys: Sequence, responses: Sequence) -> dict:
-    """MUC, B³ and CEAFφ4 recall/precision/F1 and CoNLL F1 over documents (one key and response each)."""
-    _check_documents(keys, responses)
-    validation.check_nonempty({"documents": len(keys)}, "conll_f1")
+    """MUC, B³ and CEAFφ4 recall/precision/F1 and CoNLL F1 over documents (one key and response each).
+
+    A mention is any hashable value other than None (a span, a name).
+    """
+    validation.check_lengths(keys=keys, responses=responses)
+    keys = validation.check_clusters("keys", keys, spans=False)
+    responses = validation.check_clusters("responses", responses, spans=False)
     sums = np.sum([document_counts(key, response) for key, response in zip(keys, responses)], axis=0)
     scores = {name: float(value) for name, value in statistic_of(sums).items()}
     scores["num_documents"] = len(keys)
@@ -171,6 +162,9 @@ def pro_anti_conll_f1(
     with a bootstrap over aligned pairs (``pair_ids``: one pro and one anti document each), and every
     metric's recall, precision and F1 per condition (``pro/muc_f1``, ...).
 
+    Mentions are ``[start, end]`` spans of non-negative integers (token or character offsets, the same in
+    keys and responses), as lists or tuples.
+
     Parameters
     ----------
     return_unit_rows : bool, default False
@@ -181,9 +175,12 @@ def pro_anti_conll_f1(
     dict or Scored
         The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
     """
-    _check_documents(keys, responses)
-    validation.check_lengths(keys=keys, conditions=conditions, pair_ids=pair_ids)
+    validation.check_lengths(keys=keys, responses=responses, conditions=conditions, pair_ids=pair_ids)
     validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_flag("return_unit_rows", return_unit_rows)
+    keys = validation.check_clusters("keys", keys)
+    responses = validation.check_clusters("responses", responses)
+    pair_ids = validation.check_ids("pair_ids", pair_ids)
     conditions = validation.check_labels("conditions", conditions, CONDITIONS)
     validation.check_nonempty({condition: conditions.count(condition) for condition in CONDITIONS}, "pro_anti_conll_f1")
     order = {pair: index for index, pair in enumerate(dict.fromkeys(pair_ids))}

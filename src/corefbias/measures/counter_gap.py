@@ -148,6 +148,22 @@ def delta_i(
 
     Parameters
     ----------
+    predictions : list of [bool, bool]
+        per instance, is candidate A / B predicted coreferent
+        with the pronoun (in the pronoun's cluster)?
+    references : list of [bool, bool]
+        the gold `[A-coref, B-coref]` labels.
+    quadruple_ids : list of str
+        the quadruple each instance belongs to.
+    roles : list of str
+        `original`, `gender_controlled`, `gender_swapped_1` or `gender_swapped_2`.
+    genders : list of str
+        `female` or `male`, the gender of the instance's pronoun.
+    n_bootstrap : int, default 1000
+        bootstrap resamples of quadruples (at most 10,000,000); 0 switches
+        significance off.
+    seed : int, default 0
+        non-negative seed of the resampling, so results are reproducible.
     return_unit_rows : bool, default False
         Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
@@ -155,11 +171,87 @@ def delta_i(
     -------
     dict or Scored
         The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+        Its keys (all scores are fractions, not percentages):
+
+        * ``accuracy``, ``accuracy_male``, ``accuracy_female``, ``accuracy_diff`` (Acc_M − Acc_F, Eq. 1);
+        * ``accuracy_original_gender``, ``accuracy_counterfactual_gender``,
+          ``accuracy_original_minus_counterfactual`` (Table 4);
+        * ``i_within``, ``i_within_male``, ``i_within_female``, ``i_within_diff`` (M − F);
+        * ``i_across``, ``i_across_m2f``, ``i_across_f2m``, ``i_across_diff`` (M2F − F2M);
+        * ``delta_i`` (I_across − I_within; positive means biased);
+        * ``spearman_rho``, ``spearman_p_value`` (Table 4), ``num_quadruples``;
+        * for ``delta_i``, ``accuracy_diff``, ``accuracy_original_minus_counterfactual``,
+          ``i_within_diff`` and ``i_across_diff``: ``<score>_p_value`` (two-sided bootstrap against 0),
+          ``<score>_ci_low`` and ``<score>_ci_high`` (95% percentile interval), None with
+          ``n_bootstrap=0``;
+        * ``undefined``: every key whose value is None, mapped to the reason.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length; a prediction or reference is not a pair of booleans; a role
+        or gender is not one of the labels above; a quadruple lacks a role or repeats one; the
+        original and gender-controlled instances do not share one gender and the two gender-swapped
+        instances the other; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or
+        ``n_bootstrap`` exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+
+    Notes
+    -----
+    An instance is correct iff both candidate decisions equal gold (Sec. 4). Over N quadruples
+    ``(o, c, s1, s2)`` (original, gender-controlled, gender-swapped 1 and 2), with ``x = 1`` where
+    instance x is correct:
+
+    * Acc_M, Acc_F: the share of correct instances of each gender (2N instances each), and
+      Acc_Diff = Acc_M − Acc_F (Eq. 1);
+    * I_within = Σ (|o − c| + |s1 − s2|) / 2N (Eq. 3): how often correctness changes when only the
+      names change within a gender; I_within_M / I_within_F take the male / female pair of each
+      quadruple, over N;
+    * I_across = Σ (|o − s1| + |c − s2| + |o − s2| + |c − s1|) / 4N (Eq. 2): how often it changes when
+      the gender changes; I_across_M2F / I_across_F2M average it over the quadruples whose original is
+      male / female;
+    * ΔI = I_across − I_within (Eq. 4).
+
+    Undefined cases (None, with the reason under ``undefined``): ``i_across_m2f`` when no quadruple has
+    a male original, ``i_across_f2m`` when none has a female original, and then ``i_across_diff``;
+    ``spearman_rho`` and ``spearman_p_value`` when the per-quadruple I_across or the original gender is
+    constant (ρ has a zero variance); and every ``_p_value``/``_ci_*`` with ``n_bootstrap=0``.
+
+    References
+    ----------
+    Xie, Z., Kocijan, V., Lukasiewicz, T. and Camburu, O.-M. (2023). Counter-GAP: Counterfactual
+    Bias Evaluation through Gendered Ambiguous Pronouns. EACL 2023.
+    https://aclanthology.org/2023.eacl-main.272/
+
+    Examples
+    --------
+    A model right on both male instances and wrong on both female ones of one quadruple, and right
+    everywhere on a second: Acc_M = 4/4, Acc_F = 2/4, I_within = 0, I_across = 4 / (4 × 2) = 0.5.
+
+    >>> from corefbias import delta_i
+    >>> gold = [[True, False], [False, True], [True, False], [False, True]]
+    >>> wrong = [[False, True], [True, False]]
+    >>> result = delta_i(
+    ...     gold[:2] + wrong + gold,
+    ...     gold + gold,
+    ...     quadruple_ids=["q1"] * 4 + ["q2"] * 4,
+    ...     roles=["original", "gender_controlled", "gender_swapped_1", "gender_swapped_2"] * 2,
+    ...     genders=["male", "male", "female", "female"] * 2,
+    ...     n_bootstrap=0,
+    ... )
+    >>> round(result["accuracy_male"], 3), round(result["accuracy_female"], 3), round(result["accuracy_diff"], 3)
+    (1.0, 0.5, 0.5)
+    >>> round(result["i_within"], 3), round(result["i_across"], 3), round(result["delta_i"], 3)
+    (0.0, 0.5, 0.5)
+    >>> result["i_across_f2m"], result["undefined"]["i_across_f2m"]
+    (None, 'no quadruple has a female original instance, so there is no F2M direction')
+    >>> result["delta_i_p_value"] is None  # n_bootstrap=0: significance off
+    True
     """
     validation.check_lengths(
         predictions=predictions, references=references, quadruple_ids=quadruple_ids, roles=roles, genders=genders
     )
     validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_flag("return_unit_rows", return_unit_rows)
     predicted = validation.check_binary_pairs("predictions", predictions)
     gold = validation.check_binary_pairs("references", references)
     validation.check_labels("roles", roles, ROLES)

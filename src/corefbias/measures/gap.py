@@ -119,8 +119,9 @@ def example_rows(
 def check_inputs(
     predictions: Sequence, references: Sequence, genders: Sequence[str], **optional
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validated ``(n, 2)`` predicted and gold arrays and the female mask; ``optional`` are length-checked."""
-    validation.check_lengths(predictions=predictions, references=references, genders=genders, **optional)
+    """Validated ``(n, 2)`` predicted and gold arrays and the female mask; ``optional`` columns (None: left out)
+    are checked to be columns of the same length."""
+    validation.check_lengths(predictions=predictions, references=references, genders=genders, optional=optional)
     predicted = validation.check_binary_pairs("predictions", predictions)
     gold = validation.check_binary_pairs("references", references)
     both = np.flatnonzero(gold.all(axis=1))
@@ -146,8 +147,21 @@ def acc_bias(
 ) -> dict | Scored:
     """Accuracies on the positive candidate, acc-Bias, GAP F1s and F1-Bias, with bootstrap significance.
 
+    The bootstrap resamples examples.
+
     Parameters
     ----------
+    predictions : list of [bool, bool]
+        per example, does the system link candidate A / B to the pronoun?
+    references : list of [bool, bool]
+        the gold `[A-coref, B-coref]` labels (at most one True).
+    genders : list of str
+        `female` or `male`, the gender of the example's pronoun.
+    n_bootstrap : int, default 1000
+        bootstrap resamples of examples (at most 10,000,000); 0 switches
+        significance off.
+    seed : int, default 0
+        non-negative seed of the resampling, so results are reproducible.
     return_unit_rows : bool, default False
         Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
@@ -155,8 +169,69 @@ def acc_bias(
     -------
     dict or Scored
         The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+        Its keys (all scores are fractions, not percentages):
+
+        * ``accuracy_male``, ``accuracy_female``, ``accuracy`` (on the positive candidate),
+          ``acc_bias`` (Acc_F / Acc_M);
+        * ``f1_male``, ``f1_female``, ``f1`` (GAP's per-candidate F1), ``f1_bias`` (F1_F / F1_M);
+        * ``num_examples``, ``num_scored_for_accuracy`` (examples with a positive candidate);
+        * for ``acc_bias`` and ``f1_bias``: ``<score>_p_value`` (two-sided bootstrap against 1),
+          ``<score>_ci_low`` and ``<score>_ci_high`` (95% percentile interval), None with
+          ``n_bootstrap=0``;
+        * ``undefined``: every key whose value is None, mapped to the reason.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length; a prediction or reference is not a pair of booleans; a
+        reference marks both candidates; a gender is not `female` or `male`; either gender has no
+        example; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+
+    Notes
+    -----
+    Acc_G (Kocijan et al., Sec. 3.1) is, among the examples of gender G whose referent is A or B, the
+    share whose referent the system marks as coreferent (a spurious link to the other candidate
+    does not count); acc-Bias = Acc_F / Acc_M. F1_G (Webster et al.) = 2 TP / (2 TP + FP + FN), with
+    TP, FP and FN counted over both candidates of every example of gender G; F1-Bias = F1_F / F1_M.
+    A value below 1 means the system does worse on feminine pronouns.
+
+    Undefined cases (None, with the reason under ``undefined``): ``accuracy_male`` /
+    ``accuracy_female`` when no example of that gender has a positive candidate, and ``acc_bias``
+    then or when Acc_M = 0; ``f1_male`` / ``f1_female`` / ``f1`` when there are neither gold nor
+    predicted coreferent candidates (0/0), and ``f1_bias`` then or when F1_M = 0; every
+    ``_p_value``/``_ci_*`` with ``n_bootstrap=0``.
+
+    References
+    ----------
+    Kocijan, V., Camburu, O.-M. and Lukasiewicz, T. (2021). The Gap on GAP: Tackling the Problem of
+    Differing Data Distributions in Bias-Measuring Datasets. AAAI 2021.
+
+    Webster, K., Recasens, M., Axelrod, V. and Baldridge, J. (2018). Mind the GAP: A Balanced Corpus
+    of Gendered Ambiguous Pronouns. TACL 6.
+
+    Examples
+    --------
+    Two masculine examples solved, one with a spurious link to the negative candidate; of two feminine
+    examples with a referent one is missed, and a fifth (feminine, no referent) gets a spurious link.
+    Acc_M = 2/2, Acc_F = 1/2; male TP 2, FP 1 (F1 = 4/5), female TP 1, FP 2, FN 1 (F1 = 2/5):
+
+    >>> from corefbias import acc_bias
+    >>> result = acc_bias(
+    ...     [[True, False], [True, True], [False, True], [False, True], [True, False]],
+    ...     [[True, False], [False, True], [True, False], [False, True], [False, False]],
+    ...     ["male", "male", "female", "female", "female"],
+    ...     n_bootstrap=0,
+    ... )
+    >>> round(result["accuracy_male"], 3), round(result["accuracy_female"], 3), round(result["acc_bias"], 3)
+    (1.0, 0.5, 0.5)
+    >>> round(result["f1_male"], 3), round(result["f1_female"], 3), round(result["f1_bias"], 3)
+    (0.8, 0.4, 0.5)
+    >>> result["num_examples"], result["num_scored_for_accuracy"]
+    (5, 4)
     """
     validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_flag("return_unit_rows", return_unit_rows)
     predicted, gold, female = check_inputs(predictions, references, genders)
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
@@ -170,13 +245,7 @@ def acc_bias(
 
 def check_weights(weights: Sequence, gold: np.ndarray) -> np.ndarray:
     """Finite, non-negative weights, zero on examples without a positive candidate."""
-    try:
-        values = np.asarray(weights, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("weights must be numbers, one per example") from None
-    bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
-    if bad.size:
-        raise ValueError(f"weights[{bad[0]}] is {weights[bad[0]]!r}; weights must be finite and non-negative")
+    values = np.asarray(validation.check_numbers("weights", weights, low=0.0), dtype=float)
     stray = np.flatnonzero((values > 0) & ~gold.any(axis=1))
     if stray.size:
         raise ValueError(
@@ -207,8 +276,30 @@ def w_bias(
 
     Parameters
     ----------
+    predictions : list of [bool, bool]
+        per example, does the system link candidate A / B to the pronoun?
+    references : list of [bool, bool]
+        the gold `[A-coref, B-coref]` labels (at most one True).
+    genders : list of str
+        `female` or `male`, the gender of the example's pronoun.
+    weights : list of float, optional
+        one weight per example, on its positive candidate (0 for
+        examples without one). Give either weights or both of the next two.
+    num_names : list of int, optional
+        number of personal-name spans in the example's text.
+    correct_ranks : list of int or None, optional
+        position of the positive candidate among the
+        names ordered by token distance to the pronoun (1 = closest); None where the example has no
+        positive candidate or it matches no name.
+    variant : str, default "wt"
+        `w`, `wnum`, `wdist` or `wt`; used with num_names/correct_ranks.
     return_weights : bool, default False
         Add the weights used, one per example, to the result under ``weights``.
+    n_bootstrap : int, default 1000
+        bootstrap resamples of examples (at most 10,000,000); 0 switches
+        significance off.
+    seed : int, default 0
+        non-negative seed of the resampling, so results are reproducible.
     return_unit_rows : bool, default False
         Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
@@ -217,8 +308,68 @@ def w_bias(
     dict or Scored
         The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
         The rows hold the weights; with ``return_weights=True`` too, the ``Scored`` result has ``weights``.
+        Its keys:
+
+        * ``w_bias`` (weighted Acc_F / weighted Acc_M), ``weighted_accuracy_male``,
+          ``weighted_accuracy_female``, ``weighted_accuracy`` (fractions);
+        * ``max_weight``, ``num_zero_weights`` (examples with a positive candidate but weight 0),
+          ``num_weighted_examples`` (weight > 0);
+        * ``w_bias_p_value`` (two-sided bootstrap against 1), ``w_bias_ci_low``, ``w_bias_ci_high``
+          (95% percentile interval), None with ``n_bootstrap=0``;
+        * ``undefined``: every key whose value is None, mapped to the reason;
+        * ``variant`` (``"given"`` when ``weights`` were passed), and ``weights`` if asked for.
+
+    Raises
+    ------
+    ValueError
+        If neither ``weights`` nor both ``num_names`` and ``correct_ranks`` are given, or both ways
+        are; ``variant`` is not one of `w`, `wnum`, `wdist`, `wt`; a weight is negative, not finite,
+        or positive on an example without a positive candidate; ``num_names`` / ``correct_ranks``
+        are not valid counts and ranks (or the weight program has no solution); and for the same bad
+        ``predictions``, ``references``, ``genders``, ``n_bootstrap``, ``seed`` or flags as
+        :func:`acc_bias`.
+
+    Notes
+    -----
+    Weighted Acc_G = Σ w over the positive candidates of gender G marked coreferent / Σ w over all
+    positive candidates of gender G; W-Bias = weighted Acc_F / weighted Acc_M, and acc-Bias is the
+    case w = 1. The variant weights (Kocijan et al., Sec. 2, 3.4-3.5) are solved by a linear program
+    so that the number of names (`wnum`), the rank of the referent by distance (`wdist`), or both
+    (`w`) have the same weighted distribution for both genders; `wt` trims the largest weights.
+
+    Undefined cases (None, with the reason under ``undefined``): ``weighted_accuracy_male`` /
+    ``weighted_accuracy_female`` when that gender's examples with a positive candidate carry no
+    weight, ``weighted_accuracy`` when none does, ``w_bias`` then or when the male weighted accuracy
+    is 0; the significance keys with ``n_bootstrap=0``.
+
+    References
+    ----------
+    Kocijan, V., Camburu, O.-M. and Lukasiewicz, T. (2021). The Gap on GAP: Tackling the Problem of
+    Differing Data Distributions in Bias-Measuring Datasets. AAAI 2021.
+
+    Examples
+    --------
+    Given weights: the system is right on the masculine example of weight 3 but not on the one of
+    weight 1 (3/4), and on one of two feminine examples of weight 2 (2/4), so W-Bias = 0.5 / 0.75:
+
+    >>> from corefbias import w_bias
+    >>> result = w_bias(
+    ...     [[True, False], [False, False], [True, False], [False, False]],
+    ...     [[True, False]] * 4,
+    ...     ["male", "male", "female", "female"],
+    ...     weights=[3.0, 1.0, 2.0, 2.0],
+    ...     n_bootstrap=0,
+    ... )
+    >>> round(result["weighted_accuracy_male"], 3), round(result["weighted_accuracy_female"], 3)
+    (0.75, 0.5)
+    >>> round(result["w_bias"], 3), result["max_weight"], result["variant"]
+    (0.667, 3.0, 'given')
     """
     validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_flag("return_weights", return_weights)
+    validation.check_flag("return_unit_rows", return_unit_rows)
+    # Checked with given weights too, where it is not used: a misspelt variant is a mistake either way.
+    validation.check_choice("variant", variant, gap_properties.VARIANTS)
     with_properties = num_names is not None and correct_ranks is not None
     one_property = (num_names is None) != (correct_ranks is None)
     if (weights is not None) == with_properties or one_property:
@@ -268,12 +419,11 @@ def compare_models(
     ``weights`` the accuracies are weighted, so ``score="acc_bias"`` compares W-Bias (the paper's
     Wt-Bias comparisons pass the Wt weights). Returns ``difference`` (A − B) and a two-sided ``p_value``.
     """
-    names = sorted(statistic(np.zeros(len(_COLUMNS))))
-    if score not in names:
-        raise ValueError(f"unknown score {score!r}; choose one of {names}")
+    validation.check_choice("score", score, sorted(statistic(np.zeros(len(_COLUMNS)))))
     predicted_a, gold, female = check_inputs(
         predictions_a, references, genders, predictions_b=predictions_b, weights=weights
     )
+    validation.check_column("predictions_b", predictions_b)
     predicted_b = validation.check_binary_pairs("predictions_b", predictions_b)
     values = None if weights is None else check_weights(weights, gold)
     return paired_randomization_test(

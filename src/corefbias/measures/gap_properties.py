@@ -166,19 +166,17 @@ def name_statistics(examples: Sequence, properties: NameProperties) -> dict[str,
 def _check_properties(
     num_names: Sequence, correct_ranks: Sequence, has_positive: np.ndarray
 ) -> tuple[np.ndarray, list]:
-    names = np.zeros(len(num_names), dtype=int)
-    for index, value in enumerate(num_names):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(
-                f"num_names[{index}] is {value!r}; it must be the number of names (a non-negative integer)"
-            )
-        names[index] = value
+    names = np.asarray(validation.check_integers("num_names", num_names, meaning="the number of names"), dtype=int)
+    # Every rank must be an integer or None; only those of examples with a positive candidate are used.
+    given = validation.check_integers(
+        "correct_ranks", correct_ranks, low=1, allow_none=True, meaning="the position of the correct candidate"
+    )
     ranks: list[int | None] = []
-    for index, (rank, positive) in enumerate(zip(correct_ranks, has_positive)):
+    for index, (rank, positive) in enumerate(zip(given, has_positive)):
         if not positive or rank is None:
             ranks.append(None)
             continue
-        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= names[index]:
+        if rank > names[index]:
             raise ValueError(
                 f"correct_ranks[{index}] is {rank!r}; it must be the position (1 = closest) of the correct candidate "
                 f"among the example's {names[index]} names, or None if it matches no name"
@@ -193,10 +191,10 @@ def variant_weights(
     """Per-example weights of a variant (``w``, ``wnum``, ``wdist``, ``wt``); 0 without a positive candidate.
 
     ``correct_ranks`` holds the position of the correct candidate (1 = closest name), None where it
-    matches no annotated name; ranks of examples without a positive candidate are ignored.
+    matches no annotated name; ranks of examples without a positive candidate are not used (but must still be
+    ranks or None).
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; choose one of {sorted(VARIANTS)}")
+    validation.check_choice("variant", variant, VARIANTS)
     validation.check_lengths(
         genders=genders, has_positive=has_positive, num_names=num_names, correct_ranks=correct_ranks
     )

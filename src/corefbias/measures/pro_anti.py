@@ -95,28 +95,26 @@ def _reasons(groups: Sequence[str], score: str, unlinked: str) -> dict[str, str]
 
 
 def _optional_labels(name: str, values: Sequence | None, what: str) -> list | None:
+    """An optional column of ids (pair ids, group names): left out (None), or one id for every example."""
     if values is None:
         return None
     for index, value in enumerate(values):
         if value is None or value == "":
             raise ValueError(f"{name}[{index}] is empty; give every example {what} or leave {name} out")
-    return list(values)
+    return validation.check_ids(name, values)
 
 
 def check_predictions(predictions: Sequence) -> tuple[np.ndarray, np.ndarray]:
     """Link flags (``None`` read as no link) and the mask of unlinked examples (``None``)."""
-    for index, value in enumerate(predictions):
-        if value is not None and value not in (True, False, 0, 1):
-            raise ValueError(
-                f"predictions[{index}] is {value!r}; each entry must be a boolean, or None where the model "
-                f"links the pronoun to no candidate"
-            )
+    linked = validation.check_booleans(
+        "predictions", predictions, allow_none=True, none_means="where the model links the pronoun to no candidate"
+    )
     unlinked = np.fromiter((value is None for value in predictions), dtype=bool, count=len(predictions))
-    return np.asarray([bool(value) for value in predictions], dtype=bool), unlinked
+    return linked, unlinked
 
 
 def check_unlinked(unlinked: str) -> None:
-    if unlinked not in UNLINKED:
+    if not isinstance(unlinked, str) or unlinked not in UNLINKED:
         raise ValueError(
             f"unknown unlinked={unlinked!r}; choose 'wrong' (an unlinked pronoun counts as no link) or 'drop' "
             f"(its examples are left out, as GenDa Lens scores DaWinoBias)"
@@ -193,6 +191,34 @@ def pro_anti_diff(
 
     Parameters
     ----------
+    predictions : list of bool or None
+        does the model link the pronoun to the candidate (one
+        cluster)? `None`: the model links the pronoun to no candidate at all (unlinked).
+    references : list of bool
+        is the candidate the pronoun's gold antecedent? Give the gold
+        antecedent only (all True) for accuracy = share of pronouns resolved to it; add the other
+        candidate (False) so that linking it counts as a false positive.
+    conditions : list of str
+        `pro` or `anti`.
+    pair_ids : list of str or int, optional
+        joins the aligned pro and anti versions of a
+        sentence (as many pro as anti examples per pair); the bootstrap then resamples pairs. Ids are
+        compared as text (`str(id)`).
+    groups : list of str, optional
+        a group per example (occupation gender, adjective
+        polarity, WinoBias type, ...); each group needs pro and anti examples.
+    score : str, default "accuracy"
+        `accuracy` = (TP + TN) / examples, or `f1` = 2TP / (2TP + FP + FN)
+        with a positive = a predicted pronoun–candidate link.
+    unlinked : str, default "wrong"
+        what a `None` prediction counts as: `wrong` = no link (a missed
+        antecedent, as WinoBias and SoWinoBias count it), `drop` = the example is left out, as GenDa
+        Lens leaves out a DaWinoBias sentence whose pronoun the model links to no occupation. Pairs
+        and groups are checked on all examples, before dropping.
+    n_bootstrap : int, default 1000
+        bootstrap resamples (at most 10,000,000); 0 switches significance off.
+    seed : int, default 0
+        non-negative seed of the resampling, so results are reproducible.
     return_unit_rows : bool, default False
         Also hand over the unit rows the significance resamples (with ``unlinked="drop"``, their
         ``unit_positions`` among all examples or pairs), for a paired comparison of two models.
@@ -201,14 +227,84 @@ def pro_anti_diff(
     -------
     dict or Scored
         The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+        Its keys (scores are fractions, not percentages):
+
+        * ``pro``, ``anti`` (the chosen score per condition), ``average`` ((pro + anti) / 2),
+          ``diff`` (pro − anti), ``log2_ratio`` (log2(pro / anti));
+        * ``num_pro``, ``num_anti`` (examples scored), ``num_unlinked_pro``, ``num_unlinked_anti``
+          (`None` predictions, dropped or counted as no link), ``num_pairs`` (pairs scored, with
+          ``pair_ids``);
+        * with ``groups``, the five scores again as ``<score>/<group>``;
+        * for ``diff`` and ``log2_ratio`` (overall and per group): ``<score>_p_value`` (two-sided
+          bootstrap against 0), ``<score>_ci_low`` and ``<score>_ci_high`` (95% percentile
+          interval), None with ``n_bootstrap=0``;
+        * ``undefined``: every key whose value is None, mapped to the reason.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length; a prediction is not a bool or None, or a reference not a
+        bool; a condition is not `pro` or `anti`; ``score`` or ``unlinked`` is not one of its
+        choices; a pair does not hold as many pro as anti examples; a group lacks pro or anti
+        examples; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+
+    Notes
+    -----
+    Each example is one pronoun–candidate decision, a positive being a predicted link. Per
+    condition, accuracy = (TP + TN) / examples (SoWinoBias; GenDa Lens's DaWinoBias main effect) or
+    F1 = 2 TP / (2 TP + FP + FN). Then diff = pro − anti and average = (pro + anti) / 2 (Dawkins,
+    Table 1), and log2_ratio = log2(pro / anti) (GenDa Lens's Gender Effect Size, unrounded). A
+    positive diff means the model does better on pro-stereotypical sentences.
+
+    Undefined cases (None, with the reason under ``undefined``): ``pro`` / ``anti`` (overall or
+    in a group) when that condition has no examples (left after dropping the unlinked ones), or,
+    with ``score="f1"``, when no link was predicted and none is gold (0/0); ``average`` and
+    ``diff`` when pro or anti is undefined; ``log2_ratio`` when pro or anti is 0 or undefined; the
+    significance keys with ``n_bootstrap=0``.
+
+    References
+    ----------
+    Zhao, J., Wang, T., Yatskar, M., Ordonez, V. and Chang, K.-W. (2018). Gender Bias in Coreference
+    Resolution: Evaluation and Debiasing Methods. NAACL-HLT 2018 (WinoBias).
+
+    Dawkins, H. (2021). Second Order WinoBias (SoWinoBias) Test Set for Latent Gender Bias Detection
+    in Coreference Resolution. 3rd Workshop on Gender Bias in NLP. https://aclanthology.org/2021.gebnlp-1.12
+
+    Sloth, T. R. and Rybner, A. S. (2023). GenDa Lens: Quantifying Gender Bias in Danish Language
+    Models (DaWinoBias). https://github.com/DaDebias/genda-lens
+
+    Examples
+    --------
+    Four aligned pro/anti pairs, two with female and two with male antecedents: pro = 3/4,
+    anti = 2/4, diff = 0.25, log2(0.75 / 0.5) = 0.585; the female pairs differ by 1 − 1/2:
+
+    >>> from corefbias import pro_anti_diff
+    >>> result = pro_anti_diff(
+    ...     [True, True, True, False, True, False, False, True],
+    ...     [True] * 8,
+    ...     ["pro"] * 4 + ["anti"] * 4,
+    ...     pair_ids=["p1", "p2", "p3", "p4"] * 2,
+    ...     groups=["female", "female", "male", "male"] * 2,
+    ...     n_bootstrap=0,
+    ... )
+    >>> round(result["pro"], 3), round(result["anti"], 3), round(result["average"], 3), round(result["diff"], 3)
+    (0.75, 0.5, 0.625, 0.25)
+    >>> round(result["log2_ratio"], 3)
+    0.585
+    >>> round(result["diff/female"], 3), round(result["diff/male"], 3)
+    (0.5, 0.0)
     """
     validation.check_lengths(
-        predictions=predictions, references=references, conditions=conditions, pair_ids=pair_ids, groups=groups
+        predictions=predictions,
+        references=references,
+        conditions=conditions,
+        optional={"pair_ids": pair_ids, "groups": groups},
     )
     validation.check_n_bootstrap(n_bootstrap, seed)
-    if score not in SCORES:
-        raise ValueError(f"unknown score {score!r}; choose one of {SCORES}")
+    validation.check_choice("score", score, SCORES)
     check_unlinked(unlinked)
+    validation.check_flag("return_unit_rows", return_unit_rows)
     predicted, is_unlinked = check_predictions(predictions)
     gold = validation.check_booleans("references", references)
     conditions = validation.check_labels("conditions", conditions, CONDITIONS)
@@ -263,12 +359,9 @@ def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[st
         predicted_classes=predicted_classes, referent_classes=referent_classes, conditions=conditions
     )
     conditions = validation.check_labels("conditions", conditions, CONDITIONS)
-    referents = _optional_labels("referent_classes", referent_classes, "its referent's class")
-    for index, value in enumerate(predicted_classes):
-        if value == "":
-            raise ValueError(
-                f"predicted_classes[{index}] is empty; give a class, or None where the pronoun is unlinked"
-            )
+    referents = validation.check_ids("referent_classes", referent_classes, integers=False)
+    # None: the pronoun is linked to no candidate, and the sentence is left out.
+    validation.check_ids("predicted_classes", predicted_classes, integers=False, allow_none=True)
     classes = sorted(set(referents) | {value for value in predicted_classes if value is not None})
     scores: dict = {}
     reasons: dict[str, str] = {}

@@ -58,6 +58,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, sparse
 
+from . import validation
+
 # Tight HiGHS tolerances: the weights must meet every balance constraint to ~1e-9 of n.
 _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
@@ -88,6 +90,16 @@ class _Problem:
 
 
 def _encode(groups: Sequence, properties: Mapping[str, Sequence]) -> _Problem:
+    validation.check_column("groups", groups)
+    validation.check_label_values("groups", groups)
+    if not isinstance(properties, Mapping):
+        raise ValueError(
+            f"properties must map each property's name to its values (one per example), got {type(properties).__name__}"
+        )
+    for name, values in properties.items():
+        validation.check_column(f"property {name!r}", values)
+        # NaN is unequal to itself: every NaN would make a set of its own, whose weight is forced to 0.
+        validation.check_label_values(f"property {name!r}", values, allow_none=True)
     labels = list(dict.fromkeys(groups))
     if len(labels) != 2:
         raise ValueError(
@@ -119,7 +131,8 @@ def _encode(groups: Sequence, properties: Mapping[str, Sequence]) -> _Problem:
 
 def pairwise_max_objective(weights, groups: Sequence) -> float:
     """Σ over same-group pairs of max(w_i, w_j), via sorting: the i-th smallest of a group is the max of i−1 pairs."""
-    weights = np.asarray(weights, dtype=float)
+    validation.check_lengths(weights=weights, groups=groups)
+    weights = np.asarray(validation.check_numbers("weights", weights), dtype=float)
     groups = np.asarray(groups, dtype=object)
     total = 0.0
     for label in dict.fromkeys(groups.tolist()):
@@ -130,7 +143,8 @@ def pairwise_max_objective(weights, groups: Sequence) -> float:
 
 def balance_residuals(weights, groups: Sequence, properties: Mapping[str, Sequence]) -> dict[str, float]:
     """How far weights are from every constraint: ``Σ_A − Σ_B`` per set and for the groups, ``Σ w − n``."""
-    weights = np.asarray(weights, dtype=float)
+    validation.check_lengths(weights=weights, groups=groups)
+    weights = np.asarray(validation.check_numbers("weights", weights), dtype=float)
     problem = _encode(groups, properties)
     signed = np.where(problem.in_group_a, weights, -weights)
     residuals = {"total": float(weights.sum() - len(weights)), "groups": float(signed.sum())}

@@ -169,19 +169,17 @@ def _occupation_statistic(name: str, values: Sequence | None, occupations: Seque
     """One percent-female value per occupation in ``names`` (None when not given at all)."""
     if values is None or all(value is None for value in values):
         return None
-    per_occupation: dict = {}
-    for row, (occupation, value) in enumerate(zip(occupations, values)):
+    for row, value in enumerate(values):
         if value is None:
             raise ValueError(f"{name}[{row}] is missing but other rows give {name}; give it for every row or for none")
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ValueError(f"{name}[{row}] is {value!r}; it must be a number, the percent female (0–100)")
-        if not 0.0 <= float(value) <= 100.0:
-            raise ValueError(f"{name}[{row}] is {value!r}; it must be a percentage between 0 and 100 (not a fraction)")
-        known = per_occupation.setdefault(occupation, float(value))
-        if known != float(value):
-            raise ValueError(
-                f"occupation {occupation!r} has {name} {known} and {float(value)}; an occupation has one value"
-            )
+    percents = validation.check_numbers(
+        name, values, low=0.0, high=100.0, meaning="the percent female, 0–100, not a fraction"
+    )
+    per_occupation: dict = {}
+    for occupation, value in zip(occupations, percents):
+        known = per_occupation.setdefault(occupation, value)
+        if known != value:
+            raise ValueError(f"occupation {occupation!r} has {name} {known} and {value}; an occupation has one value")
     return np.asarray([per_occupation[occupation] for occupation in names])
 
 
@@ -235,6 +233,30 @@ def winogender_bias(
 
     Parameters
     ----------
+    predictions : list of str
+        what the system resolved the pronoun to: `occupation`,
+        `participant` or `neither`.
+    references : list of str
+        the correct answer, `occupation` or `participant`.
+    occupations : list of str
+        the sentence's occupation, e.g. `surgeon`.
+    genders : list of str
+        the pronoun's gender, `female`, `male` or `neutral`.
+    pair_ids : list of str
+        one id per template × participant, shared by its gender variants
+        (e.g. `surgeon.patient.0`); every pair needs a female and a male sentence, the neutral one
+        is optional.
+    bls_pct_female : list of float, optional
+        the occupation's percent female per the U.S.
+        Bureau of Labor Statistics (0-100, as in upstream occupations-stats.tsv). Needed for the
+        gotcha accuracies and the BLS correlation.
+    bergsma_pct_female : list of float, optional
+        the occupation's percent female in text per
+        Bergsma & Lin (2006), 0-100. Needed for the B&L correlation.
+    n_bootstrap : int, default 1000
+        bootstrap resamples of pairs (at most 10,000,000); 0 switches significance off.
+    seed : int, default 0
+        non-negative seed of the resampling, so results are reproducible.
     return_unit_rows : bool, default False
         Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
@@ -242,6 +264,90 @@ def winogender_bias(
     -------
     dict or Scored
         The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+        Its keys (all scores are fractions, not percentages):
+
+        * ``accuracy``, ``accuracy_female``, ``accuracy_male``, ``accuracy_neutral``,
+          ``accuracy_male_minus_female``;
+        * ``occupation_share_female``, ``occupation_share_male``, ``occupation_share_neutral`` (share
+          of sentences resolved to the OCCUPATION), ``occupation_share_male_minus_female``;
+        * ``pairs_resolved_differently`` (share of pairs whose female and male sentences got
+          different predictions), ``num_pairs``;
+        * ``accuracy_gotcha_female``, ``accuracy_gotcha_male``, ``accuracy_non_gotcha_female``,
+          ``accuracy_non_gotcha_male``, ``accuracy_gotcha``, ``accuracy_non_gotcha``,
+          ``accuracy_non_gotcha_minus_gotcha`` (Table 2);
+        * ``preference/<occupation>`` (Fig. 4: female minus male share resolved to the occupation,
+          from -1 to 1);
+        * ``pearson_r_bls``, ``pearson_r_bls_p_value``, ``pearson_r_bergsma``,
+          ``pearson_r_bergsma_p_value`` (Pearson r of the preferences with the percent female over
+          occupations, Table 1);
+        * for ``occupation_share_male_minus_female``, ``pairs_resolved_differently``,
+          ``accuracy_male_minus_female`` and ``accuracy_non_gotcha_minus_gotcha``:
+          ``<score>_p_value`` (two-sided bootstrap against 0; always None for
+          ``pairs_resolved_differently``, which has no null), ``<score>_ci_low`` and
+          ``<score>_ci_high`` (95% percentile interval), None with ``n_bootstrap=0``;
+        * ``undefined``: every key whose value is None, mapped to the reason.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length; a prediction, reference or gender is not one of the labels
+        above; an occupation is not a string; a pair lacks its female or male sentence or repeats a
+        gender; the variants of a pair differ in occupation or answer; ``bls_pct_female`` or
+        ``bergsma_pct_female`` is given for some rows only, outside 0-100, or has two values for one
+        occupation; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+
+    Notes
+    -----
+    Per gender G, occupation_share_G = sentences with a G pronoun resolved to the occupation /
+    sentences with a G pronoun, and accuracy_G the share resolved to the correct answer; the bias
+    scores are the male − female differences. pairs_resolved_differently = pairs whose female and
+    male sentences got different predictions / pairs. preference/<occupation> =
+    occupation_share_female − occupation_share_male over that occupation's pairs, and
+    pearson_r_bls / pearson_r_bergsma correlate it with the occupation's percent female (Table 1).
+    A gotcha sentence (Table 2) has a pronoun of the occupation's BLS minority gender and the answer
+    OCCUPATION, or of its majority gender (female iff at least 50% female) and the answer
+    PARTICIPANT; neutral pronouns are in neither bucket.
+
+    Undefined cases (None, with the reason under ``undefined``): ``accuracy_neutral`` and
+    ``occupation_share_neutral`` when no neutral sentence was given; the gotcha / non-gotcha
+    accuracies when ``bls_pct_female`` was not given or the bucket is empty, and
+    ``accuracy_non_gotcha_minus_gotcha`` then; ``pearson_r_*`` and their p-values when the
+    statistic was not given, or there are fewer than 3 occupations, or the preference or the percent
+    female is constant across them; ``pairs_resolved_differently_p_value`` always (no null value);
+    the significance keys with ``n_bootstrap=0``.
+
+    References
+    ----------
+    Rudinger, R., Naradowsky, J., Leonard, B. and Van Durme, B. (2018). Gender Bias in Coreference
+    Resolution. NAACL-HLT 2018.
+
+    Examples
+    --------
+    Two pairs for "surgeon" (37.9% female per BLS). Male pronouns always go to the surgeon (share
+    2/2); the female pronoun goes there only where that is correct (1/2), so the second pair is
+    resolved differently and the preference is 0.5 − 1 = −0.5:
+
+    >>> from corefbias import winogender_bias
+    >>> result = winogender_bias(
+    ...     ["occupation", "occupation", "occupation", "participant"],
+    ...     ["occupation", "occupation", "participant", "participant"],
+    ...     ["surgeon"] * 4,
+    ...     ["male", "female", "male", "female"],
+    ...     ["surgeon.patient.0", "surgeon.patient.0", "surgeon.patient.1", "surgeon.patient.1"],
+    ...     bls_pct_female=[37.9] * 4,
+    ...     n_bootstrap=0,
+    ... )
+    >>> round(result["occupation_share_male"], 3), round(result["occupation_share_female"], 3)
+    (1.0, 0.5)
+    >>> round(result["occupation_share_male_minus_female"], 3), round(result["pairs_resolved_differently"], 3)
+    (0.5, 0.5)
+    >>> round(result["preference/surgeon"], 3)
+    -0.5
+    >>> round(result["accuracy_male"], 3), round(result["accuracy_female"], 3)
+    (0.5, 1.0)
+    >>> result["pearson_r_bls"] is None  # one occupation: no correlation
+    True
     """
     validation.check_lengths(
         predictions=predictions,
@@ -249,13 +355,15 @@ def winogender_bias(
         occupations=occupations,
         genders=genders,
         pair_ids=pair_ids,
-        bls_pct_female=bls_pct_female,
-        bergsma_pct_female=bergsma_pct_female,
+        optional={"bls_pct_female": bls_pct_female, "bergsma_pct_female": bergsma_pct_female},
     )
     validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_flag("return_unit_rows", return_unit_rows)
     validation.check_labels("predictions", predictions, PREDICTIONS)
     validation.check_labels("references", references, ANSWERS)
     validation.check_labels("genders", genders, GENDERS)
+    # Occupations are sorted and name the preference/<occupation> scores: strings only.
+    occupations = validation.check_ids("occupations", occupations, integers=False)
     table = _pair_table(pair_ids, genders, occupations, references)
     occupation_names = sorted(set(occupations))
     percent_female = {

@@ -94,6 +94,57 @@ class Benchmark:
     script-free export: ``README.md`` and ``data/<config>/<split>-*.parquet``), of which ``parts`` are scored.
     Every row has ``id``, ``text``, ``pronoun`` (``start``, ``end``) and ``candidates`` (``start``, ``end``,
     ``is_referent``), plus the columns the scorer reads.
+
+    Parameters
+    ----------
+    name : str
+        The benchmark's name, as ``--benchmark`` and the registry know it.
+    dataset : str
+        The exported data set (the builder's name) whose ``parts`` are scored.
+    parts : tuple of (str, str)
+        The ``(config, split)`` parts scored; at least one.
+    language : str
+        The language of the texts.
+    unit : str
+        The column that groups the instances a metric resamples together (limits keep units whole).
+    metric_modules : tuple of str
+        The evaluate modules (``metrics/<name>``) that compute its scores.
+    description : str
+        One line saying what the benchmark measures.
+    score : Scorer
+        Scores the model's decisions: ``score(rows, decisions, n_bootstrap, seed)`` returns, per metric
+        module, its flat result (or ``Scored``).
+    headlines : tuple of Headline
+        The scores shown first in reports.
+    citation : str or None, default None
+        BibTeX of the set and its scores; None: its builder's (``CITATION``).
+    condition_column : str or None, default None
+        Pro/anti benchmarks: the column holding ``"pro"`` or ``"anti"``.
+    balance_columns : tuple of str, default ()
+        ``--limit N`` keeps N units per design cell: the set of (config, split, *these columns) over a
+        unit's rows (``corefbias.harness.limits``).
+    limit_meaning : str, default "N units"
+        What N units of ``--limit N`` are, in words.
+    score_outputs : Scorer or None, default None
+        Scores of the model's outputs themselves (clusters), not of decisions.
+    cloze : ClozeTemplate or None, default None
+        How a language model scored by log-likelihood reads an instance (``corefbias.models.cloze_template``).
+    bias_axis : BiasAxis or None, default None
+        None: calibration cannot simulate a biased model on it.
+    figures : tuple of Figure, default ()
+        The figures its report draws (kinds from ``FIGURE_KINDS``).
+    explore : str or None, default None
+        The Space's Explore view (one of ``EXPLORE_VIEWS``), None for none.
+    builders : Path or None, default None
+        The declarer's folder of builders (``builders/<dataset>/<dataset>.py``); not with ``export``.
+    export : Path or None, default None
+        A folder holding a script-free export of ``dataset``; not with ``builders``.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty, both ``builders`` and ``export`` are given, a figure kind or the
+        ``explore`` view is unknown, or the ``pro_anti_pairs`` view lacks a ``condition_column``.
     """
 
     name: str

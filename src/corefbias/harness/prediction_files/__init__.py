@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import allennlp, conll, gap_tsv, instances, jsonlines
-from .document import Document, PredictionFileError
+from .document import Document, PredictionFileError, lines_of
 
 READERS = {
     "conll": conll.read,
@@ -25,8 +25,7 @@ FORMATS = ("auto", *READERS)
 
 def detect(path: Path) -> str:
     """The format of a file, from its first non-blank line."""
-    with open(path, encoding="utf-8") as handle:
-        first = next((line for line in handle if line.strip()), "")
+    first = next((line for line in lines_of(path) if line.strip()), "")
     if first.startswith("#begin document"):
         return "conll"
     if first.split("\t")[0] == "ID" and "A-coref" in first.split("\t"):

@@ -3,21 +3,16 @@ token spans; a JSON list of such objects (as the DaNLP XLM-R predictions are pub
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from .document import Document, PredictionFileError, token_clusters
-from .jsonlines import object_lines
+from .document import Document, PredictionFileError, text_of, token_clusters
+from .jsonlines import object_lines, parse_json
 
 
 def _records(path: Path):
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    text = text_of(path)
     if text.lstrip().startswith("["):
-        try:
-            records = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise PredictionFileError(f"{path.name}: not a JSON list of predictions ({error})") from None
+        records = parse_json(text, path.name, "a JSON list of predictions")
         for index, record in enumerate(records):
             where = f"{path.name} item {index}"
             if not isinstance(record, dict):

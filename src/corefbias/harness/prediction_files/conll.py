@@ -6,15 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...data import conll_2012
-from .document import Document, PredictionFileError
+from .document import Document, PredictionFileError, lines_of
 
 
 def read(path: Path) -> list[Document]:
-    with open(path, encoding="utf-8") as handle:
-        try:
-            documents = conll_2012.read_documents(handle, source=path.name)
-        except ValueError as error:
-            raise PredictionFileError(str(error)) from None
+    lines = lines_of(path)
+    try:
+        documents = conll_2012.read_documents(lines, source=path.name)
+    except ValueError as error:
+        message = str(error)
+        # read_documents names the file in its own messages; a ValueError from deeper down (a cluster id of
+        # more digits than Python converts) does not.
+        raise PredictionFileError(message if message.startswith(path.name) else f"{path.name}: {message}") from None
     return [
         Document(
             where=f"{path.name} document ({document.name}) at line {document.line}",

@@ -1,8 +1,12 @@
-"""What every predictions reader returns."""
+"""What every predictions reader returns, and what they share: reading a file's text and its token spans."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
+from pathlib import Path
+
+from ...measures import validation
 
 
 class PredictionFileError(ValueError):
@@ -32,6 +36,31 @@ class Document:
     position: int | None = None
 
 
+def text_of(path: Path) -> str:
+    """The file's text, decoded as UTF-8.
+
+    Raises
+    ------
+    PredictionFileError
+        Where the file is not UTF-8, naming the file and the line of the first undecodable byte.
+    """
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        utf16 = " (it starts like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise PredictionFileError(
+            f"{path.name} line {line}: not UTF-8 text, byte {data[error.start]:#04x} at offset {error.start}{utf16}; "
+            f"save the file as UTF-8"
+        ) from None
+
+
+def lines_of(path: Path) -> list[str]:
+    """The file's lines as ``open(path)`` gives them (``\\r\\n`` and ``\\r`` read as ``\\n``), from :func:`text_of`."""
+    return io.StringIO(text_of(path), newline=None).readlines()
+
+
 def token_clusters(value, *, where: str, num_tokens: int) -> tuple:
     """Clusters of ``[first, last]`` token spans, checked against the document's length."""
     if not isinstance(value, list):
@@ -40,12 +69,8 @@ def token_clusters(value, *, where: str, num_tokens: int) -> tuple:
     for cluster in value:
         spans = []
         for span in cluster if isinstance(cluster, list) else [None]:
-            if (
-                not isinstance(span, list)
-                or len(span) != 2
-                or not all(isinstance(i, int) for i in span)
-                or not 0 <= span[0] <= span[1] < num_tokens
-            ):
+            # validation.is_span: integers that are not booleans (JSON's true is no token index)
+            if not isinstance(span, list) or not validation.is_span(span) or not span[1] < num_tokens:
                 raise PredictionFileError(
                     f"{where}: {span!r} is not an inclusive token span [first, last] within the document's "
                     f"{num_tokens} tokens (clusters are lists of such spans)"

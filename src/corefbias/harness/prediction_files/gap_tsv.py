@@ -4,9 +4,10 @@ per example (other columns are ignored); the pronoun's links to candidates A and
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
-from .document import Document, PredictionFileError
+from .document import Document, PredictionFileError, text_of
 
 _REQUIRED = ("ID", "A-coref", "B-coref")
 
@@ -19,8 +20,8 @@ def _flag(value: str | None, where: str, column: str) -> bool:
 
 
 def read(path: Path) -> list[Document]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+    reader = csv.DictReader(io.StringIO(text_of(path), newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    try:
         missing = [column for column in _REQUIRED if column not in (reader.fieldnames or [])]
         if missing:
             raise PredictionFileError(
@@ -29,6 +30,8 @@ def read(path: Path) -> list[Document]:
         documents = []
         for number, row in enumerate(reader, 2):
             where = f"{path.name} line {number} (ID {row['ID']})"
+            if not row["ID"]:
+                raise PredictionFileError(f"{where}: the ID is empty; give every example its GAP ID")
             documents.append(
                 Document(
                     where=where,
@@ -36,4 +39,6 @@ def read(path: Path) -> list[Document]:
                     decisions=(_flag(row["A-coref"], where, "A-coref"), _flag(row["B-coref"], where, "B-coref")),
                 )
             )
+    except csv.Error as error:  # a field beyond csv's size limit, a NUL byte
+        raise PredictionFileError(f"{path.name} line {reader.reader.line_num}: not a GAP TSV line ({error})") from None
     return documents

@@ -7,18 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...measures import validation
 from .document import Document, PredictionFileError
 from .jsonlines import object_lines
 
 
 def _char_clusters(value, where: str) -> tuple:
-    def is_span(span) -> bool:
-        return (
-            isinstance(span, list)
-            and len(span) == 2
-            and all(isinstance(i, int) and not isinstance(i, bool) for i in span)
-            and 0 <= span[0] < span[1]
-        )
+    def is_span(span) -> bool:  # [start, end): a non-empty span
+        return isinstance(span, list) and validation.is_span(span) and span[0] < span[1]
 
     if not isinstance(value, list) or not all(
         isinstance(cluster, list) and all(is_span(span) for span in cluster) for cluster in value
@@ -35,9 +31,16 @@ def read(path: Path) -> list[Document]:
         decision = record.get("decision")
         if "id" not in record or not isinstance(decision, list) or not all(isinstance(d, bool) for d in decision):
             raise PredictionFileError(f"{where}: expected an id and a decision (a list of true/false per candidate)")
+        if not validation.is_id(record["id"]):
+            raise PredictionFileError(f"{where}: id must be a non-empty string or an integer, got {record['id']!r:.80}")
+        parsed = record.get("parsed", True)
+        if not isinstance(parsed, bool):
+            raise PredictionFileError(
+                f"{where}: parsed must be true or false (was the model's answer read), got {parsed!r:.80}"
+            )
         clusters = record.get("clusters")
         position = record.get("position")
-        if position is not None and (not isinstance(position, int) or isinstance(position, bool) or position < 0):
+        if position is not None and not validation.is_integer(position):
             raise PredictionFileError(f"{where}: position must be an option position (0, 1, ...), got {position!r:.80}")
         documents.append(
             Document(
@@ -45,7 +48,7 @@ def read(path: Path) -> list[Document]:
                 id=str(record["id"]),
                 char_clusters=None if clusters is None else _char_clusters(clusters, where),
                 decisions=None if clusters is not None else tuple(decision),
-                parsed=bool(record.get("parsed", True)),
+                parsed=parsed,
                 position=position,
             )
         )

@@ -7,31 +7,40 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .document import Document, PredictionFileError, token_clusters
+from ...measures import validation
+from .document import Document, PredictionFileError, lines_of, token_clusters
+
+
+def parse_json(text: str, where: str, what: str):
+    """``json.loads``, with every way it fails as a ``PredictionFileError`` naming ``where``.
+
+    Besides malformed JSON (``JSONDecodeError``), that is an integer of more digits than Python converts
+    (another ``ValueError``) and nesting deeper than the recursion limit (``RecursionError``).
+    """
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise PredictionFileError(f"{where}: not {what} ({str(error) or type(error).__name__})") from None
 
 
 def first_keys(line: str) -> set[str]:
     try:
-        value = json.loads(line)
-    except json.JSONDecodeError:
+        value = parse_json(line, "", "JSON")
+    except PredictionFileError:
         return set()
     return set(value) if isinstance(value, dict) else set()
 
 
 def object_lines(path: Path):
     """(where, object) of every non-blank line."""
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            where = f"{path.name} line {number}"
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise PredictionFileError(f"{where}: not a JSON object ({error})") from None
-            if not isinstance(value, dict):
-                raise PredictionFileError(f"{where}: expected a JSON object, got {type(value).__name__}")
-            yield where, value
+    for number, line in enumerate(lines_of(path), 1):
+        if not line.strip():
+            continue
+        where = f"{path.name} line {number}"
+        value = parse_json(line, where, "a JSON object")
+        if not isinstance(value, dict):
+            raise PredictionFileError(f"{where}: expected a JSON object, got {type(value).__name__}")
+        yield where, value
 
 
 def _tokens(record: dict, where: str) -> list[str]:
@@ -57,6 +66,8 @@ def read(path: Path) -> list[Document]:
         if key not in record:
             raise PredictionFileError(f"{where}: no predicted_clusters or clusters")
         doc_key = record.get("doc_key")
+        if doc_key is not None and not validation.is_id(doc_key):
+            raise PredictionFileError(f"{where}: doc_key must be a non-empty string or an integer, got {doc_key!r:.80}")
         documents.append(
             Document(
                 where=where + (f" (doc_key {doc_key})" if doc_key is not None else ""),

@@ -38,6 +38,13 @@ def _output(document: Document, row: dict, instance: str):
                 f"{len(row['candidates'])} candidates"
             )
         output = {"decision": list(document.decisions), "parsed": document.parsed}
+        # A choice model is shown the candidates and at most one "none of them" option.
+        if document.position is not None and document.position > len(row["candidates"]):
+            raise PredictionFileError(
+                f"{document.where}: position {document.position} is beyond the options of instance {instance} (its "
+                f"{len(row['candidates'])} candidates and at most one 'none of them', positions 0 to "
+                f"{len(row['candidates'])})"
+            )
         if document.position is not None:  # the runner keeps it in the instance record, for the position rate
             output["position"] = document.position
         return output
