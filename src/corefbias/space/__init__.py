@@ -4,7 +4,7 @@
 ``jobs`` (one run: the runner, a time limit, the store), ``store`` (runs on disk and the leaderboard),
 ``explore`` (the instances behind a score), ``charts`` (the runner's figures as data frames),
 ``learn`` (the metric cards), ``page`` (one module per tab) and ``ui`` (the tabs on one ``gr.Blocks`` page);
-only ``page`` and ``ui`` import Gradio.
+only ``page``, ``ui`` and ``serving`` (how Gradio serves the page: its queue, its sessions) import Gradio.
 The Space computes no score itself: every number comes from ``corefbias.harness.runner`` and
 ``corefbias.harness.run_outputs``.
 

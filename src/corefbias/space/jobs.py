@@ -2,10 +2,12 @@
 
 Errors a visitor can cause or meet (bad input, an unknown adapter, an unreachable endpoint, a
 failing model, the time limit) come out as ``JobError`` with a readable message, secrets masked.
+Every job ends by giving the memory it freed back to the system (``give_back_freed_memory``).
 """
 
 from __future__ import annotations
 
+import ctypes
 import tempfile
 import threading
 import time
@@ -27,6 +29,11 @@ Progress = Callable[[str, int, int | None], None]  # (what, done, total or None)
 
 # Exporting a set from upstream files writes its folder; two first runs must not do it at once.
 _EXPORT_LOCK = threading.Lock()
+
+try:  # glibc's; other C libraries lack it (and need it less)
+    _MALLOC_TRIM = ctypes.CDLL(None).malloc_trim
+except (AttributeError, OSError, TypeError):
+    _MALLOC_TRIM = None
 
 
 class JobError(Exception):
@@ -87,6 +94,17 @@ def _load_model(spec: str, settings: SpaceSettings, visitor_token: str | None = 
     model = load_model(spec, timeout=settings.http_timeout_s, retries=settings.http_retries, opener=opener)
     model.info  # noqa: B018 — the probe: raises ModelError naming the URL and the reason
     return model
+
+
+def give_back_freed_memory() -> None:
+    """Return the free pages of the C heap to the system.
+
+    A job runs on whichever of Gradio's worker threads is free, and glibc gives threads heaps of their own (up to
+    eight per core); what a job frees stays in its thread's heap, given back only from the heap's top. Measured
+    on the served Space: 150 visitors with a small run each grew its memory by 43 MiB without this, 5 MiB with it,
+    while tracemalloc found no Python objects kept."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 def prepare_sets(names: list[str], settings: SpaceSettings, progress: Progress | None) -> None:
@@ -152,4 +170,6 @@ def run_job(
         run_id = store.save(result, explore.cases(result))
     except Exception as error:  # noqa: BLE001 — whatever a model does, the visitor gets a message, not a dead app
         raise JobError(readable(error, [visitor_token] if visitor_token else [])) from error
+    finally:
+        give_back_freed_memory()
     return Job(run_id, result, time.monotonic() - started)

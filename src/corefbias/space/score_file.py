@@ -66,4 +66,6 @@ def score_job(
         run_id = store.save(result, explore.cases(result))
     except Exception as error:  # noqa: BLE001 — a bad file gets a message in the page, not a dead app
         raise jobs.JobError(jobs.readable(error)) from error
+    finally:
+        jobs.give_back_freed_memory()
     return jobs.Job(run_id, result, time.monotonic() - started)

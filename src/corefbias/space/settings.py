@@ -46,7 +46,11 @@ class SpaceSettings:
     http_timeout_s: float = 60.0  # per request to a visitor's endpoint
     http_retries: int = 1
     concurrency: int = 1  # runs at the same time (each holds a model in memory)
-    max_queue: int = 16  # waiting visitors beyond this are turned away with "queue full"
+    max_queue: int = 16  # waiting runs beyond this are turned away with "queue full" (quick reads never are)
+    # Sessions whose state the server keeps: a visitor's is dropped when they leave, and beyond this many the least
+    # recently used go too (API callers that never open Gradio's heartbeat are never seen leaving). Each holds the
+    # last leaderboard it was shown: about 0.3 MiB with 100 runs stored.
+    max_sessions: int = 200
     max_upload_bytes: int = 64 * 2**20  # the largest predictions file the Score a file tab accepts
     host: str = "127.0.0.1"
     port: int = 7860
@@ -75,9 +79,9 @@ class SpaceSettings:
     @classmethod
     def from_env(cls, cards_dir: Path | None = None, models_file: Path | None = None) -> SpaceSettings:
         """``COREFBIAS_SPACE_DATA`` (default ``./space_data``), ``COREFBIAS_SPACE_TIME_LIMIT`` (seconds),
-        ``COREFBIAS_SPACE_CONCURRENCY``, ``COREFBIAS_SPACE_MAX_QUEUE``, ``GRADIO_SERVER_NAME``,
-        ``GRADIO_SERVER_PORT``, ``COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS`` (1: visitors' endpoint URLs
-        may reach private addresses), ``COREFBIAS_SPACE_ALLOWED_ENDPOINTS`` (comma-separated <ip>:<port>),
+        ``COREFBIAS_SPACE_CONCURRENCY``, ``COREFBIAS_SPACE_MAX_QUEUE``, ``COREFBIAS_SPACE_MAX_SESSIONS``,
+        ``GRADIO_SERVER_NAME``, ``GRADIO_SERVER_PORT``, ``COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS`` (1: visitors'
+        endpoint URLs may reach private addresses), ``COREFBIAS_SPACE_ALLOWED_ENDPOINTS`` (comma-separated <ip>:<port>),
         ``COREFBIAS_SPACE_MODELS`` (the model list file; default ``models_file``), ``SPACE_ID`` (set by the
         Hub: visitors sign in), ``COREFBIAS_SPACE_CHAT_BASE_URL`` (an OpenAI-compatible server for chat:),
         ``COREFBIAS_SPACE_DEVICE`` (cpu or cuda), ``SPACES_ZERO_GPU`` (set by the Hub on ZeroGPU hardware: cuda, and
@@ -92,6 +96,7 @@ class SpaceSettings:
             time_limit_s=float(_int("COREFBIAS_SPACE_TIME_LIMIT", 120 if zero_gpu else 900)),
             concurrency=_int("COREFBIAS_SPACE_CONCURRENCY", 1),
             max_queue=_int("COREFBIAS_SPACE_MAX_QUEUE", 16),
+            max_sessions=_int("COREFBIAS_SPACE_MAX_SESSIONS", 200),
             host=os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1",
             port=_int("GRADIO_SERVER_PORT", 7860),
             allow_private_endpoints=_flag("COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS"),

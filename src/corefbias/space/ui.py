@@ -11,6 +11,7 @@ from ..harness import extensions
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from .page import compare_tab, explore_tab, learn_tab, run_tab, score_tab
 from .page.shared import QUICK_READ, StoredRuns
+from .serving import RunQueue, forget_sessions_of_leavers
 from .settings import SpaceSettings
 from .store import RunStore
 
@@ -51,12 +52,16 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
             board.leaderboard_views(),
             **{**QUICK_READ, "api_name": "leaderboard"},
         ).then(runs.show, last_run, run_views, **QUICK_READ)
+        forget_sessions_of_leavers(demo)
     return demo
 
 
 def launch(demo: gr.Blocks, settings: SpaceSettings, **options):
-    """Queue with the Space's limits and serve; ``options`` go to ``Blocks.launch``."""
-    demo.queue(default_concurrency_limit=settings.concurrency, max_size=settings.max_queue)
+    """Queue with the Space's limits (at most ``settings.max_queue`` runs waiting; quick reads are never turned
+    away), keep at most ``settings.max_sessions`` sessions, and serve; ``options`` go to ``Blocks.launch``."""
+    demo.queue(default_concurrency_limit=settings.concurrency)
+    RunQueue.install(demo, settings.max_queue)
     options.setdefault("server_name", settings.host)
     options.setdefault("server_port", settings.port)
+    options.setdefault("state_session_capacity", settings.max_sessions)
     return demo.launch(allowed_paths=[str(settings.data_root)], **options)

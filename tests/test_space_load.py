@@ -1,0 +1,189 @@
+"""The Space under load, served for real on loopback and called with gradio_client: quick reads answer while
+runs fill the queue, and visitors who have come and gone leave the server's memory as it was."""
+
+import gc
+import multiprocessing
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from corefbias.space import jobs
+from corefbias.space.settings import SpaceSettings
+from corefbias.space.store import RunStore
+
+gradio_client = pytest.importorskip("gradio_client")
+psutil = pytest.importorskip("psutil")
+
+REPO = Path(__file__).resolve().parents[1]
+QUICK = ["winogender"]
+# The session heartbeat's period (Gradio's default is 15 s): a visitor who leaves is noticed within it.
+HEARTBEAT_S = 0.5
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory, exported_set, mirror):
+    """Gradio's and datasets' caches under the test's tmp folder, the Winogender set exported, and a short
+    heartbeat so that a visitor's leaving is seen within a second."""
+    import datasets
+
+    root = tmp_path_factory.mktemp("space_load")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRADIO_TEMP_DIR", str(root / "gradio"))
+        patch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        patch.setenv("GRADIO_HEARTBEAT_INTERVAL", str(HEARTBEAT_S))
+        patch.setattr(datasets.config, "HF_DATASETS_CACHE", root / "hf_datasets")
+        yield root, exported_set(QUICK[0]).parent, mirror
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _serve(settings: SpaceSettings):
+    from corefbias.space import ui
+
+    demo = ui.build_app(settings)
+    ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
+    return demo
+
+
+def _settings(sandbox, name: str, **overrides) -> SpaceSettings:
+    root, data_dir, mirror = sandbox
+    return SpaceSettings(
+        data_root=root / name,
+        datasets_dir=data_dir,
+        mirror=mirror,
+        port=_free_port(),
+        cards_dir=REPO / "metrics",
+        **overrides,
+    )
+
+
+def _wait_for(condition, what: str, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout_s:.0f} s for {what}")
+        time.sleep(0.05)
+
+
+def test_quick_reads_answer_while_runs_fill_the_queue(sandbox, monkeypatch):
+    settings = _settings(sandbox, "queue", concurrency=1, max_queue=2)
+    stored = jobs.run_job(settings, RunStore(settings.data_root), "baseline:stereotype", QUICK, 2, 0, 0).run_id
+    # Runs held at the start until the test lets them go: one runs, two wait, and the queue of two is full.
+    entered, gate = threading.Semaphore(0), threading.Event()
+    real_run_job = jobs.run_job
+
+    def held_run(*args, **kwargs):
+        entered.release()
+        assert gate.wait(120), "the test never let the run go"
+        return real_run_job(*args, **kwargs)
+
+    monkeypatch.setattr(jobs, "run_job", held_run)
+    demo = _serve(settings)
+    try:
+        client = gradio_client.Client(demo.local_url, verbose=False, download_files=False)
+        running = client.submit("baseline:stereotype", QUICK, 1, 0, 1, api_name="/run")
+        assert entered.acquire(timeout=60)
+        waiting = [client.submit("baseline:stereotype", QUICK, 1, 0, seed, api_name="/run") for seed in (2, 3)]
+        in_queue = gradio_client.utils.Status.IN_QUEUE
+        _wait_for(lambda: all(job.status().code == in_queue for job in waiting), "two runs waiting in the queue")
+
+        with pytest.raises(Exception, match="(?i)queue is full"):
+            client.predict("baseline:stereotype", QUICK, 1, 0, 4, api_name="/run")
+        # The page's load event and an Explore page answer meanwhile, to a newly arrived visitor.
+        newcomer = gradio_client.Client(demo.local_url, verbose=False, download_files=False)
+        board, _ = newcomer.predict(None, True, api_name="/leaderboard")
+        assert [row[-1] for row in board["data"]] == [stored]
+        note, cases, _ = newcomer.predict(stored, "winogender", 1, api_name="/explore")
+        assert "Minimal pairs" in note and cases.count('class="case"') > 0
+        assert not running.done() and not any(job.done() for job in waiting)
+
+        gate.set()
+        statuses = [job.result(timeout=120)[0] for job in (running, *waiting)]
+    finally:
+        gate.set()
+        demo.close()
+    assert all("baseline:stereotype" in status for status in statuses)
+    assert len(RunStore(settings.data_root).run_ids()) == 1 + 3  # the refused run was never made
+
+
+def _rss_mib() -> float:
+    gc.collect()
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def _visit(url: str, number: int, with_run: bool) -> None:
+    """One visitor: the page's load (the leaderboard), an Explore page of a stored run, sometimes a small run; then
+    they leave (closing the client ends its heartbeat, as closing the tab does)."""
+    client = gradio_client.Client(url, verbose=False, download_files=False)
+    try:
+        board, _ = client.predict(None, True, api_name="/leaderboard")
+        run_ids = [row[-1] for row in board["data"]]
+        client.predict(run_ids[number % len(run_ids)], "winogender", 1, api_name="/explore")
+        if with_run:
+            client.predict("baseline:stereotype", QUICK, 1, 0, number, api_name="/run")
+    finally:
+        client.close()
+
+
+def _visitors(url: str, numbers: list[int], run_every: int) -> None:
+    with ThreadPoolExecutor(4) as pool:  # four visitors at a time
+        list(pool.map(lambda number: _visit(url, number, number % run_every == 0), numbers))
+
+
+def _visits(url: str, numbers: range, run_every: int) -> None:
+    """The visitors come from a process of their own: the test's RSS is then the server's alone."""
+    process = multiprocessing.get_context("spawn").Process(target=_visitors, args=(url, list(numbers), run_every))
+    process.start()
+    process.join(timeout=600)
+    assert process.exitcode == 0, "a visitor failed (its traceback is in the captured stderr)"
+
+
+@pytest.mark.parametrize(
+    ("visits", "run_every", "bound_mib"),
+    [
+        pytest.param(120, 4, 12.0, id="120-visits"),
+        pytest.param(400, 1, 25.0, id="400-visits", marks=pytest.mark.slow),
+    ],
+)
+def test_visitors_who_have_left_leave_the_servers_memory_flat(sandbox, visits, run_every, bound_mib):
+    # Gradio's own session limit (10,000): only the leaving visitors' sessions being dropped keeps memory flat here.
+    settings = _settings(sandbox, f"memory-{visits}", max_sessions=10_000)
+    store = RunStore(settings.data_root)
+    for seed in range(40):  # a store that already holds runs: each visitor's leaderboard has 40+ rows
+        jobs.run_job(settings, store, "baseline:stereotype", QUICK, 1, 0, seed)
+    demo = _serve(settings)
+    try:
+        _visits(demo.local_url, range(30), run_every)  # warm-up: imports, Gradio's caches, the allocator's arenas
+        _wait_for(lambda: not demo.state_holder.session_data, "the warm-up visitors' sessions to go")
+        start = _rss_mib()
+        _visits(demo.local_url, range(30, 30 + visits), run_every)
+        _wait_for(lambda: not demo.state_holder.session_data, "the sessions of visitors who left to go")
+        end = _rss_mib()
+    finally:
+        demo.close()
+    assert end - start < bound_mib, f"RSS grew {end - start:.1f} MiB over {visits} visits (from {start:.0f} MiB)"
+
+
+def test_sessions_never_seen_leaving_are_kept_up_to_the_limit(sandbox):
+    """API callers that open no heartbeat never leave in Gradio's eyes: the least recently used go beyond
+    ``max_sessions``."""
+    settings = _settings(sandbox, "sessions", max_sessions=5)
+    demo = _serve(settings)
+    try:
+        client = gradio_client.Client(demo.local_url, verbose=False, download_files=False)
+        for _ in range(20):
+            client.reset_session()  # a new session; the heartbeat, if it follows at all, comes later
+            client.predict(None, True, api_name="/leaderboard")
+        kept = list(demo.state_holder.session_data)
+        client.close()
+    finally:
+        demo.close()
+    assert len(kept) == 5 and kept[-1] == client.session_hash
