@@ -20,10 +20,8 @@ no stored run lost or mixed.
 
     .venv/bin/python benchmarks/space_load.py --mirror ../shared/data --visitors 4 8 16 32
 
-Measured on 2 CPU cores (gradio 6.31, concurrency 1, queue 16, limit 5 of winogender and counter_gap,
-200 resamples; p50/p95 in seconds, from a visitor's request to its answer):
-
-    FIGURES
+It prints, per N, the requests answered and turned away, p50/p95 in seconds per request kind (from a visitor's
+request to its answer), the runs stored against the runs answered, and the server's RSS before and after.
 """
 
 from __future__ import annotations
