@@ -2,9 +2,10 @@
 every stored run is the one its visitor was shown, and the server's memory.
 
 The Space (``spaces/corefbias/app.py``) is started as a subprocess on 127.0.0.1 with a fresh data folder, the sets
-exported from the mirror by a warm-up visitor (whose run's ``instances/<benchmark>.jsonl`` is the file the visitors
-score). Then, for each N of ``--visitors``, N threads start at once, each a visitor with its own
-``gradio_client.Client`` (its own session) that:
+exported from the mirror by a warm-up visitor, whose run of the whole first benchmark leaves the
+``instances/<benchmark>.jsonl`` that the visitors score (a file is scored against every instance). Then, for each
+N of ``--visitors``, N threads start at once, each a visitor with its own ``gradio_client.Client`` (its own
+session) that:
 
 1. starts a run (``baseline:stereotype``, ``--limit`` units, ``--benchmarks``, a seed of its own),
 2. scores the predictions file (``corefbias score``'s scoring, on the first benchmark),
@@ -22,6 +23,21 @@ no stored run lost or mixed.
 
 It prints, per N, the requests answered and turned away, p50/p95 in seconds per request kind (from a visitor's
 request to its answer), the runs stored against the runs answered, and the server's RSS before and after.
+Measured on the 2-core development machine on 2026-11-24 (defaults: one run slot, a queue of 16, ``--limit 5``
+runs of Winogender and Counter-GAP; the 64 from a second invocation, ``--visitors 64``)::
+
+    N   answered/turned away          p50/p95 seconds                                  stored/   RSS MiB
+        run    score  board  explore  run          score       board      explore     answered
+    4   4/0    4/0    4/0    4/0      1.33/1.84    2.00/2.14   0.10/0.27  0.09/0.10   8/8       332→327
+    8   8/0    8/0    8/0    8/0      2.42/3.73    4.26/4.74   0.15/0.24  0.10/0.17   16/16     327→327
+    16  16/0   16/0   16/0   16/0     6.34/9.94    9.00/9.37   0.15/0.24  0.10/0.20   32/32     327→337
+    32  17/15  17/15  32/0   32/0     8.20/11.79   9.47/10.34  0.38/1.42  0.25/0.79   34/34     337→346
+    64  17/47  17/47  64/0   64/0     13.95/17.31  8.43/10.12  2.80/4.59  1.34/2.09   34/34     324→348
+
+No request ended in an error, no visitor's page failed to open, and no stored run was mixed with another: held
+with no error at N = 64, the most the script drives. "board" is the leaderboard. From 32 visitors on, 17 runs and
+17 scorings are answered (one in the slot, 16 waiting) and the rest are turned away with "Queue is full", by
+design; the reads never are.
 """
 
 from __future__ import annotations
@@ -50,6 +66,7 @@ from corefbias.space.store import RunStore
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "spaces" / "corefbias" / "app.py"
 KINDS = ("run", "score", "leaderboard", "explore")
+FULL_SET = 10_000  # units per design cell: more than any set has (the Space's own bound)
 RUN_ID = re.compile(r"run `(\d{8}-\d{6}-[0-9a-f]{8})`")
 
 
@@ -289,9 +306,11 @@ def main() -> None:
         server, url = start_space(Path(folder), args.mirror.resolve(), args.concurrency, args.max_queue)
         try:
             store = RunStore(Path(folder) / "data")
-            # The warm-up visitor exports the sets and makes the run whose instances file everyone scores.
+            # The warm-up visitor exports the sets and makes the run whose instances file everyone scores: a run
+            # of the whole first set (a file is scored against all of its instances).
             warm = Client(url, verbose=False, download_files=False)
-            status = warm.predict("baseline:stereotype", args.benchmarks, args.limit, 0, 0, api_name="/run")[0]
+            warm.predict("baseline:stereotype", args.benchmarks, args.limit, 0, 0, api_name="/run")
+            status = warm.predict("baseline:stereotype", args.benchmarks[:1], FULL_SET, 0, 0, api_name="/run")[0]
             predictions = store.folder(RUN_ID.search(status).group(1)) / "instances" / f"{args.benchmarks[0]}.jsonl"
             warm.predict(handle_file(str(predictions)), args.benchmarks[0], "auto", 0, 0, api_name="/score")
             warm.close()
