@@ -102,24 +102,26 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_space(folder: Path, mirror: Path, concurrency: int, max_queue: int) -> tuple[subprocess.Popen, str]:
+def start_space(folder: Path, mirror: Path, settings: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """Serve the deployed app on 127.0.0.1 with its runs under ``folder / "data"``, Gradio's and datasets' caches
+    under ``folder`` and the upstream ``mirror``; ``settings``: more of its environment (``COREFBIAS_SPACE_*``).
+    Returns the server's process and its URL once it answers; its stderr goes to ``folder / "server.log"``."""
     port = free_port()
     env = {
         **os.environ,
         "COREFBIAS_SPACE_DATA": str(folder / "data"),
         "COREFBIAS_MIRROR": str(mirror),
-        "COREFBIAS_SPACE_CONCURRENCY": str(concurrency),
-        "COREFBIAS_SPACE_MAX_QUEUE": str(max_queue),
         "GRADIO_SERVER_NAME": "127.0.0.1",
         "GRADIO_SERVER_PORT": str(port),
         "GRADIO_TEMP_DIR": str(folder / "gradio"),
         "GRADIO_ANALYTICS_ENABLED": "False",
+        "HF_DATASETS_CACHE": str(folder / "hf_datasets"),
         "HF_HUB_OFFLINE": "1",
         "HF_DATASETS_OFFLINE": "1",
+        **settings,
     }
-    server = subprocess.Popen(
-        [sys.executable, str(APP)], env=env, stdout=subprocess.DEVNULL, stderr=open(folder / "server.log", "wb")
-    )
+    with open(folder / "server.log", "wb") as log:
+        server = subprocess.Popen([sys.executable, str(APP)], env=env, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 180
     while True:
@@ -129,7 +131,7 @@ def start_space(folder: Path, mirror: Path, concurrency: int, max_queue: int) ->
         except OSError:
             if server.poll() is not None or time.monotonic() > deadline:
                 server.kill()
-                raise SystemExit(f"the Space did not start; see {folder / 'server.log'}") from None
+                raise RuntimeError(f"the Space did not start; see {folder / 'server.log'}") from None
             time.sleep(0.5)
 
 
@@ -303,7 +305,11 @@ def main() -> None:
         parser.error("at most 64 visitors: each is a thread with its own client here")
 
     with tempfile.TemporaryDirectory(prefix="space_load-") as folder:
-        server, url = start_space(Path(folder), args.mirror.resolve(), args.concurrency, args.max_queue)
+        space_settings = {
+            "COREFBIAS_SPACE_CONCURRENCY": str(args.concurrency),
+            "COREFBIAS_SPACE_MAX_QUEUE": str(args.max_queue),
+        }
+        server, url = start_space(Path(folder), args.mirror.resolve(), space_settings)
         try:
             store = RunStore(Path(folder) / "data")
             # The warm-up visitor exports the sets and makes the run whose instances file everyone scores: a run

@@ -6,7 +6,8 @@ import pytest
 # The browser fixtures are registered once: a session-scoped Playwright imported into two test
 # modules would be started twice, the second inside the first one's event loop.
 # The installed-wheel fixtures likewise: one wheel and one virtualenv per session, shared by their tests.
-pytest_plugins = ["browser", "installed"]
+# The loopback fixtures too, so that every module may serve with them.
+pytest_plugins = ["browser", "installed", "loopback"]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

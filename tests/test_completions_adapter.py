@@ -133,20 +133,9 @@ def fake_words(handler, body):
 
 
 @pytest.fixture
-def serve():
+def serve(start_server):
     """``serve(answer)``: a started ``Server``; all are stopped after the test."""
-    started = []
-
-    def start(answer):
-        server = Server(answer)
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.shutdown()
-        server.server_close()
+    return lambda answer: start_server(Server(answer))
 
 
 def instance(unit, marker="", pronoun="she"):

@@ -128,20 +128,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def serve():
+def serve(start_server):
     """``serve(answer)``: a started ``LoopbackServer``, shut down after the test."""
-    started = []
-
-    def start(answer) -> LoopbackServer:
-        server = LoopbackServer(answer)
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.shutdown()
-        server.server_close()
+    return lambda answer: start_server(LoopbackServer(answer))
 
 
 def toy_clusters(texts: list[str]) -> list:

@@ -23,7 +23,8 @@ from functools import cache
 import datasets
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from fuzz_settings import fuzz_settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 from metric_harness import load
 
@@ -40,18 +41,6 @@ DIRECT_EXAMPLES, MODULE_EXAMPLES = 25, 6
 SLOW_DIRECT_EXAMPLES, SLOW_MODULE_EXAMPLES = 300, 100
 # Rows of an "enormous" input (documents, for CoNLL F1, whose scorer works per document).
 ENORMOUS_ROWS, ENORMOUS_DOCUMENTS = 5000, 300
-
-
-def _settings(examples: int, *, explore: bool = False):
-    """The default run draws the same examples every time, so that it passes or fails alike for everyone; the
-    slow variants (``explore``) draw new ones on every run. No example database is written into the checkout."""
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        derandomize=not explore,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
 
 
 # --- What each kind of column must refuse, and the same values written another way ---------------------------
@@ -655,14 +644,14 @@ def _properties(mutations: tuple) -> list:
 
 
 @pytest.mark.parametrize(("name", "mutation"), _properties(MUTATIONS))
-@_settings(DIRECT_EXAMPLES)
+@fuzz_settings(DIRECT_EXAMPLES)
 @given(data=st.data())
 def test_direct_calls_refuse_bad_input_by_name(name, mutation, data):
     _direct(SPECS[name], mutation, data)
 
 
 @pytest.mark.parametrize(("name", "mutation"), _properties((*MUTATIONS, _missing_input)))
-@_settings(MODULE_EXAMPLES)
+@fuzz_settings(MODULE_EXAMPLES)
 @given(data=st.data())
 def test_evaluate_modules_refuse_bad_input_by_name(name, mutation, data):
     _through_module(SPECS[name], mutation, data)
@@ -670,7 +659,7 @@ def test_evaluate_modules_refuse_bad_input_by_name(name, mutation, data):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "mutation"), _properties(MUTATIONS))
-@_settings(SLOW_DIRECT_EXAMPLES, explore=True)
+@fuzz_settings(SLOW_DIRECT_EXAMPLES, explore=True)
 @given(data=st.data())
 def test_direct_calls_refuse_bad_input_by_name_at_volume(name, mutation, data):
     _direct(SPECS[name], mutation, data)
@@ -678,7 +667,7 @@ def test_direct_calls_refuse_bad_input_by_name_at_volume(name, mutation, data):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "mutation"), _properties((*MUTATIONS, _missing_input)))
-@_settings(SLOW_MODULE_EXAMPLES, explore=True)
+@fuzz_settings(SLOW_MODULE_EXAMPLES, explore=True)
 @given(data=st.data())
 def test_evaluate_modules_refuse_bad_input_by_name_at_volume(name, mutation, data):
     _through_module(SPECS[name], mutation, data)

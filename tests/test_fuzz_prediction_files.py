@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from fuzz_settings import fuzz_settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from corefbias.harness.prediction_files import Document, PredictionFileError, read
@@ -31,18 +32,6 @@ EXAMPLES, VALUE_EXAMPLES, HARMLESS_EXAMPLES = 100, 15, 30
 SLOW_EXAMPLES, SLOW_VALUE_EXAMPLES = 3000, 600
 NAN = float("nan")
 WORDS = ["The", "cook", "said", "she", "left", ".", "café", "Søren", "naïve", "über", "Zoë"]
-
-
-def _settings(examples: int, *, explore: bool = False):
-    """The default run draws the same examples every time, so that it passes or fails alike for everyone; the
-    slow variants (``explore``) draw new ones on every run. No example database is written into the checkout."""
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        derandomize=not explore,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
 
 
 # --- Valid files --------------------------------------------------------------------------------------------------
@@ -471,21 +460,21 @@ VALUES = [
 
 
 @pytest.mark.parametrize("file_format", READERS)
-@_settings(EXAMPLES)
+@fuzz_settings(EXAMPLES)
 @given(data=st.data())
 def test_damaged_files_are_refused_by_name_or_read_soundly(file_format, data):
     _damaged(file_format, data)
 
 
 @pytest.mark.parametrize(("file_format", "what"), VALUES)
-@_settings(VALUE_EXAMPLES)
+@fuzz_settings(VALUE_EXAMPLES)
 @given(data=st.data())
 def test_invalid_values_are_refused_where_they_stand(file_format, what, data):
     _invalid_value(file_format, what, data)
 
 
 @pytest.mark.parametrize("file_format", READERS)
-@_settings(HARMLESS_EXAMPLES)
+@fuzz_settings(HARMLESS_EXAMPLES)
 @given(data=st.data())
 def test_harmless_changes_read_as_the_same_documents(file_format, data):
     _harmless(file_format, data)
@@ -493,7 +482,7 @@ def test_harmless_changes_read_as_the_same_documents(file_format, data):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("file_format", READERS)
-@_settings(SLOW_EXAMPLES, explore=True)
+@fuzz_settings(SLOW_EXAMPLES, explore=True)
 @given(data=st.data())
 def test_damaged_files_are_refused_by_name_or_read_soundly_at_volume(file_format, data):
     _damaged(file_format, data)
@@ -501,7 +490,7 @@ def test_damaged_files_are_refused_by_name_or_read_soundly_at_volume(file_format
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("file_format", "what"), VALUES)
-@_settings(SLOW_VALUE_EXAMPLES, explore=True)
+@fuzz_settings(SLOW_VALUE_EXAMPLES, explore=True)
 @given(data=st.data())
 def test_invalid_values_are_refused_where_they_stand_at_volume(file_format, what, data):
     _invalid_value(file_format, what, data)
@@ -509,7 +498,7 @@ def test_invalid_values_are_refused_where_they_stand_at_volume(file_format, what
 
 @pytest.mark.slow
 @pytest.mark.parametrize("file_format", READERS)
-@_settings(SLOW_EXAMPLES, explore=True)
+@fuzz_settings(SLOW_EXAMPLES, explore=True)
 @given(data=st.data())
 def test_harmless_changes_read_as_the_same_documents_at_volume(file_format, data):
     _harmless(file_format, data)

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 from installed import REPO, run_in, user_env
+from loopback import free_port
 from metric_harness import assert_same_results, load
 
 from corefbias.harness.benchmarks.registry import BENCHMARKS as REGISTERED
@@ -161,12 +162,6 @@ def _widget_inputs(module) -> dict:
 # --- the published main Space, installed the way the Hub builds it ---------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def installed_space(tmp_path_factory, mirror):
     """The staged main Space installed from its requirements.txt alone into a fresh virtualenv (its wheel
@@ -203,7 +198,7 @@ def installed_space(tmp_path_factory, mirror):
         print(f"Space requirements installed in {time.perf_counter() - started:.1f} s")
         checkout = root / "app"  # a Space's files live in its own folder, here outside the repository
         shutil.copytree(repo.folder, checkout)
-        port = _free_port()
+        port = free_port()
         env = user_env(root, GRADIO_SERVER_PORT=str(port), COREFBIAS_SPACE_DATA=str(root / "space_data"),
                        COREFBIAS_MIRROR=str(mirror), GRADIO_TEMP_DIR=str(root / "gradio"))  # fmt: skip
         log = open(root / "app.log", "w")

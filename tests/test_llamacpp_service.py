@@ -9,7 +9,6 @@ built ``llama-server`` and fetched both GGUFs; skips otherwise, saying what is m
 
 import json
 import os
-import socket
 import subprocess
 import time
 import urllib.error
@@ -17,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from loopback import free_port
 
 from corefbias.harness import runner
 from corefbias.models.base import ModelError
@@ -38,12 +38,6 @@ def _missing(key: str) -> str | None:
     if absent:
         return f"the llama.cpp service is not set up (no {', '.join(absent)}): run `bash services/llamacpp/setup.sh`"
     return None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _get_json(url: str):
@@ -71,7 +65,7 @@ def _serve(key: str, port: int | None = None, *flags: str):
     missing = _missing(key)
     if missing:
         pytest.skip(missing)
-    port = port or _free_port()
+    port = port or free_port()
     process = subprocess.Popen(
         ["bash", str(SERVICE / "serve.sh"), key, str(port), *flags],
         stdout=subprocess.PIPE,
@@ -184,7 +178,7 @@ def test_text_answers_report_their_parse_rate_and_no_scores_without_one(data_dir
 
 def test_another_model_served_under_the_same_name_and_port_is_asked_again(data_dir, tmp_path):
     """``chat:local-llm`` at one endpoint: SmolLM2, then Gemma 3 under the same alias, then SmolLM2 again."""
-    port, cache = _free_port(), tmp_path / "cache.sqlite"
+    port, cache = free_port(), tmp_path / "cache.sqlite"
     predicted, identities = [], []
     for key in ("smollm2", "gemma3", "smollm2"):
         url, process = _serve(key, port, "--alias", "local-llm")

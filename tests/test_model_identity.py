@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import textwrap
@@ -18,6 +17,7 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from loopback import free_port
 
 from corefbias import cli
 from corefbias.data import hub_export, upstream
@@ -90,12 +90,6 @@ def stand_ins(tmp_path_factory):
     return pipelines, folder
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class Served:
     """``corefbias serve --model spacy:<pipeline>`` as a real process on a given loopback port."""
 
@@ -133,7 +127,7 @@ class Served:
 def test_another_model_at_the_same_url_is_asked_again_and_scored_on_its_own(stand_ins, exported_set, tmp_path):
     pipelines, module_folder = stand_ins
     data_dir = exported_set("winogender").parent
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
 
     def run(out):

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from loopback import free_port
 
 from corefbias.harness import run_outputs, runner
 from corefbias.harness.benchmarks import BENCHMARKS
@@ -53,18 +54,12 @@ def _settings(root: Path, data_dir: Path, mirror: Path, **overrides) -> SpaceSet
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(sandbox, data_dir, mirror):
     from corefbias.space import ui
 
     # Local use: the model servers the tests start run on this machine.
-    settings = _settings(sandbox, data_dir, mirror, port=_free_port(), allow_private_endpoints=True)
+    settings = _settings(sandbox, data_dir, mirror, port=free_port(), allow_private_endpoints=True)
     demo = ui.build_app(settings)
     ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
     try:
@@ -203,7 +198,7 @@ def published(sandbox, data_dir, mirror):
     """The Space as published: endpoint URLs may reach public addresses only; one listed Hub model."""
     from corefbias.space import ui
 
-    settings = _settings(sandbox / "published", data_dir, mirror, port=_free_port(), models=ModelList((F_COREF,)))
+    settings = _settings(sandbox / "published", data_dir, mirror, port=free_port(), models=ModelList((F_COREF,)))
     assert not settings.allow_private_endpoints
     demo = ui.build_app(settings)
     ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
@@ -513,7 +508,7 @@ def test_on_zerogpu_the_run_handler_holds_a_gpu_for_the_time_limit(sandbox, data
     held = _stand_in_spaces(monkeypatch).held
     from corefbias.space import ui
 
-    settings = _settings(tmp_path, data_dir, mirror, port=_free_port(), zero_gpu=True, device="cpu", time_limit_s=120)
+    settings = _settings(tmp_path, data_dir, mirror, port=free_port(), zero_gpu=True, device="cpu", time_limit_s=120)
     demo = ui.build_app(settings)
     ui.launch(demo, settings, prevent_thread_lock=True, quiet=True)
     try:
@@ -571,7 +566,7 @@ def test_on_zerogpu_a_listed_hf_model_loads_on_cuda_inside_the_gpu_call(
         tmp_path,
         data_dir,
         mirror,
-        port=_free_port(),
+        port=free_port(),
         zero_gpu=True,
         device="cuda",
         time_limit_s=120,

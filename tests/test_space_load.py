@@ -2,19 +2,17 @@
 runs fill the queue, and visitors who have come and gone leave the server's memory as it was."""
 
 import gc
+import importlib.util
 import multiprocessing
-import os
 import shutil
-import socket
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from loopback import free_port
 
 from corefbias.space import jobs
 from corefbias.space.settings import SpaceSettings
@@ -44,12 +42,6 @@ def sandbox(tmp_path_factory, exported_set, mirror):
         yield root, exported_set(QUICK[0]).parent, mirror
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _serve(settings: SpaceSettings):
     from corefbias.space import ui
 
@@ -64,7 +56,7 @@ def _settings(sandbox, name: str, **overrides) -> SpaceSettings:
         data_root=root / name,
         datasets_dir=data_dir,
         mirror=mirror,
-        port=_free_port(),
+        port=free_port(),
         cards_dir=REPO / "metrics",
         **overrides,
     )
@@ -159,44 +151,30 @@ def _visits(url: str, numbers: range, run_every: int) -> None:
     assert process.exitcode == 0, "a visitor failed (its traceback is in the captured stderr)"
 
 
+def _load_script(path: Path):
+    name = f"benchmark_{path.stem}"
+    if name not in sys.modules:  # its dataclasses look their module up there
+        spec = importlib.util.spec_from_file_location(name, path)
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
+
+
 @pytest.fixture
 def served_app(sandbox, tmp_path):
-    """The Space as it is deployed (``spaces/corefbias/app.py``) in a process of its own, with 100 runs stored and
-    room for 10,000 sessions (Gradio's own limit): what it keeps of visitors is the process's RSS alone, whatever
-    the tests before it left in theirs."""
+    """The Space as it is deployed (``spaces/corefbias/app.py``) in a process of its own, started as
+    ``benchmarks/space_load.py`` starts it, with 100 runs stored and room for 10,000 sessions (Gradio's own
+    limit): what it keeps of visitors is the process's RSS alone, whatever the tests before it left in theirs."""
     _, data_dir, mirror = sandbox
-    settings = _settings(sandbox, f"app-{tmp_path.name}")
-    _store_runs(settings, 100)
-    (settings.data_root / "datasets").symlink_to(data_dir, target_is_directory=True)
-    env = {
-        **os.environ,
-        "COREFBIAS_SPACE_DATA": str(settings.data_root),
-        "COREFBIAS_MIRROR": str(mirror),
-        "COREFBIAS_SPACE_MAX_SESSIONS": "10000",
-        "GRADIO_SERVER_NAME": "127.0.0.1",
-        "GRADIO_SERVER_PORT": str(settings.port),
-        "HF_DATASETS_CACHE": str(tmp_path / "hf_datasets"),
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-    }
-    with open(tmp_path / "server.log", "wb") as log:
-        server = subprocess.Popen([sys.executable, str(REPO / "spaces" / "corefbias" / "app.py")], env=env, stderr=log)
-    url = f"http://127.0.0.1:{settings.port}/"
+    _store_runs(SpaceSettings(data_root=tmp_path / "data", datasets_dir=data_dir, mirror=mirror), 100)
+    (tmp_path / "data" / "datasets").symlink_to(data_dir, target_is_directory=True)
+    space_load = _load_script(REPO / "benchmarks" / "space_load.py")
+    server, url = space_load.start_space(tmp_path, mirror, {"COREFBIAS_SPACE_MAX_SESSIONS": "10000"})
     try:
-        _wait_for(lambda: _answers(url) or server.poll() is not None, "the Space to start", timeout_s=180)
-        assert server.poll() is None, (tmp_path / "server.log").read_text()
         yield url, psutil.Process(server.pid)
     finally:
         server.terminate()
         server.wait(timeout=30)
-
-
-def _answers(url: str) -> bool:
-    try:
-        urllib.request.urlopen(url, timeout=5).close()
-        return True
-    except OSError:
-        return False
 
 
 def _rss_after_visits(url: str, server, numbers: range, run_every: int) -> float:

@@ -141,20 +141,13 @@ class _Server6(ThreadingHTTPServer):
 
 
 @pytest.fixture
-def loopback_servers():
-    started = []
-
+def loopback_servers(start_server):
     def start(host="127.0.0.1", redirect_to=None, handler=_Counting):
         server = (_Server6 if ":" in host else ThreadingHTTPServer)((host, 0), handler)
         server.hits, server.redirect_to = [], redirect_to
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        started.append(server)
-        return server
+        return start_server(server)
 
-    yield start
-    for server in started:
-        server.shutdown()
-        server.server_close()
+    return start
 
 
 @pytest.mark.parametrize("target_host", ["127.0.0.1", "localhost", "[::1]"])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 _BEGIN = re.compile(r"^#begin document \((.*)\);?(?: part (\d+))?")
 _MARKS = re.compile(r"(\(?\d+\)?)+")
 _MARK = re.compile(r"^(\()?(\d+)(\))?$")
+_MAX_ID_DIGITS = 18  # far beyond any file's cluster count, and short of the 4,300 digits Python will convert
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ def read_documents(lines: Iterable[str], *, source: str) -> list[ConllDocument]:
                     match = _MARK.match(mark)
                     if match is None or not (match.group(1) or match.group(3)):
                         raise ValueError(f"{where}: {part!r} is not a coreference mark such as (1, 1) or (1)")
+                    if len(match.group(2)) > _MAX_ID_DIGITS:
+                        raise ValueError(f"{where}: cluster id {match.group(2)[:20]}... has too many digits")
                     cluster = int(match.group(2))
                     if match.group(1):
                         open_mentions.setdefault(cluster, []).append(position)

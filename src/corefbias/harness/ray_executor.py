@@ -61,7 +61,7 @@ from ..models.identity import digest
 from ..models.registry import load_model, parse_spec
 from .extensions import INCLUDE_ENV
 from .prediction_cache import PredictionCache
-from .runner import Predictions, ask, model_identity
+from .runner import Predictions, ask, cached_and_missing, model_identity
 
 IN_FLIGHT = 2  # batches a replica holds at once: the one it answers and the next
 
@@ -129,15 +129,12 @@ class _RaySession:
         for part, data in parts.items():
             for start in range(0, len(data), batch_size):
                 batch = data[start : start + batch_size]
-                ids = batch["id"]
-                found = cache.get(keys[part], ids) if cache is not None and reuse else {}
+                found, missing_ids, rows = cached_and_missing(batch, keys[part], cache, reuse)
                 answers[part].update(found)
-                missing = [index for index, instance in enumerate(ids) if instance not in found]
-                if missing:
-                    rows = [{column: batch[column][index] for column in batch} for index in missing]
-                    yield _Batch(part, [ids[index] for index in missing], rows, len(ids))
+                if rows:
+                    yield _Batch(part, missing_ids, rows, len(batch["id"]))
                 else:
-                    advance(len(ids))
+                    advance(len(batch["id"]))
 
     def predict(self, parts, keys, task, cache: PredictionCache | None, *, reuse, batch_size, advance) -> Predictions:
         found = Predictions({})

@@ -176,6 +176,40 @@ def ask(model, task: Task, rows: list[dict]) -> list:
     raise ModelError(f"{model!r} is neither a cluster model nor a choice model")
 
 
+def cached_and_missing(
+    batch: dict, key: tuple, cache: PredictionCache | None, reuse: bool
+) -> tuple[dict, list[str], list[dict]]:
+    """Split a batch into what the cache already answers and what the model must be asked; every executor
+    (local, Ray) cuts its work with this, so that both ask about the same instances.
+
+    Parameters
+    ----------
+    batch : dict
+        column → values of a batch of instances, with an ``id`` column.
+    key : tuple
+        the cache key of the model, task and benchmark part.
+    cache : PredictionCache or None
+        where answers are kept; None: nothing is cached.
+    reuse : bool
+        False: ask about every instance, cached or not.
+
+    Returns
+    -------
+    tuple of (dict, list of str, list of dict)
+        the cached answers (id → output), then the ids and the rows (column → value) of the instances to ask.
+
+    Examples
+    --------
+    >>> cached_and_missing({"id": ["a", "b"], "text": ["x", "y"]}, ("model",), None, reuse=True)
+    ({}, ['a', 'b'], [{'id': 'a', 'text': 'x'}, {'id': 'b', 'text': 'y'}])
+    """
+    ids = batch["id"]
+    found = cache.get(key, ids) if cache is not None and reuse else {}
+    missing = [index for index, instance in enumerate(ids) if instance not in found]
+    rows = [{column: batch[column][index] for column in batch} for index in missing]
+    return found, [ids[index] for index in missing], rows
+
+
 class _Predictor:
     """The ``Dataset.map`` function: cached outputs, and the model asked for the rest."""
 
@@ -195,18 +229,16 @@ class _Predictor:
 
     def __call__(self, batch: dict) -> dict:
         ids = batch["id"]
-        found = self.cache.get(self.key, ids) if self.cache is not None and self.reuse else {}
-        missing = [index for index, instance in enumerate(ids) if instance not in found]
-        if missing:
+        found, missing_ids, rows = cached_and_missing(batch, self.key, self.cache, self.reuse)
+        if rows:
             started = time.perf_counter()
-            rows = [{column: batch[column][index] for column in batch} for index in missing]
             outputs = ask(self.model, self.task, rows)
             self.model_seconds += time.perf_counter() - started
-            new = {ids[index]: output for index, output in zip(missing, outputs)}
+            new = dict(zip(missing_ids, outputs))
             if self.cache is not None:
                 self.cache.put(self.key, new)
             found.update(new)
-            self.predicted += len(missing)
+            self.predicted += len(rows)
         self.advance(len(ids))
         # JSON text, because Arrow would fix the column type from the first batch (an empty cluster list).
         return {"output": [json.dumps(found[instance]) for instance in ids]}

@@ -233,8 +233,7 @@ def fpr_ratio(
         pronoun_genders=pronoun_genders,
         optional={"occupation_genders": occupation_genders, "triplet_ids": triplet_ids},
     )
-    validation.check_n_bootstrap(n_bootstrap, seed)
-    validation.check_flag("return_unit_rows", return_unit_rows)
+    validation.check_significance(n_bootstrap, seed, return_unit_rows)
     linked = validation.check_booleans("predictions", predictions)
     gold = validation.check_booleans("references", references)
     pronouns = validation.check_labels("pronoun_genders", pronoun_genders, PRONOUN_GENDERS)

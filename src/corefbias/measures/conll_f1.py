@@ -176,8 +176,7 @@ def pro_anti_conll_f1(
         The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
     """
     validation.check_lengths(keys=keys, responses=responses, conditions=conditions, pair_ids=pair_ids)
-    validation.check_n_bootstrap(n_bootstrap, seed)
-    validation.check_flag("return_unit_rows", return_unit_rows)
+    validation.check_significance(n_bootstrap, seed, return_unit_rows)
     keys = validation.check_clusters("keys", keys)
     responses = validation.check_clusters("responses", responses)
     pair_ids = validation.check_ids("pair_ids", pair_ids)

@@ -250,8 +250,7 @@ def delta_i(
     validation.check_lengths(
         predictions=predictions, references=references, quadruple_ids=quadruple_ids, roles=roles, genders=genders
     )
-    validation.check_n_bootstrap(n_bootstrap, seed)
-    validation.check_flag("return_unit_rows", return_unit_rows)
+    validation.check_significance(n_bootstrap, seed, return_unit_rows)
     predicted = validation.check_binary_pairs("predictions", predictions)
     gold = validation.check_binary_pairs("references", references)
     validation.check_labels("roles", roles, ROLES)

@@ -21,7 +21,7 @@ replicates and the paired randomization test of :func:`compare_models` reuse one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -117,11 +117,17 @@ def example_rows(
 
 
 def check_inputs(
-    predictions: Sequence, references: Sequence, genders: Sequence[str], **optional
+    predictions: Sequence,
+    references: Sequence,
+    genders: Sequence[str],
+    required: Mapping[str, Sequence] | None = None,
+    **optional,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validated ``(n, 2)`` predicted and gold arrays and the female mask; ``optional`` columns (None: left out)
-    are checked to be columns of the same length."""
-    validation.check_lengths(predictions=predictions, references=references, genders=genders, optional=optional)
+    """Validated ``(n, 2)`` predicted and gold arrays and the female mask; the columns of ``required`` and the
+    ``optional`` ones (None: left out) are checked to be columns of the same length."""
+    validation.check_lengths(
+        predictions=predictions, references=references, genders=genders, **(required or {}), optional=optional
+    )
     predicted = validation.check_binary_pairs("predictions", predictions)
     gold = validation.check_binary_pairs("references", references)
     both = np.flatnonzero(gold.all(axis=1))
@@ -230,8 +236,7 @@ def acc_bias(
     >>> result["num_examples"], result["num_scored_for_accuracy"]
     (5, 4)
     """
-    validation.check_n_bootstrap(n_bootstrap, seed)
-    validation.check_flag("return_unit_rows", return_unit_rows)
+    validation.check_significance(n_bootstrap, seed, return_unit_rows)
     predicted, gold, female = check_inputs(predictions, references, genders)
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
@@ -365,9 +370,8 @@ def w_bias(
     >>> round(result["w_bias"], 3), result["max_weight"], result["variant"]
     (0.667, 3.0, 'given')
     """
-    validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_significance(n_bootstrap, seed, return_unit_rows)
     validation.check_flag("return_weights", return_weights)
-    validation.check_flag("return_unit_rows", return_unit_rows)
     # Checked with given weights too, where it is not used: a misspelt variant is a mistake either way.
     validation.check_choice("variant", variant, gap_properties.VARIANTS)
     with_properties = num_names is not None and correct_ranks is not None
@@ -421,9 +425,8 @@ def compare_models(
     """
     validation.check_choice("score", score, sorted(statistic(np.zeros(len(_COLUMNS)))))
     predicted_a, gold, female = check_inputs(
-        predictions_a, references, genders, predictions_b=predictions_b, weights=weights
+        predictions_a, references, genders, {"predictions_b": predictions_b}, weights=weights
     )
-    validation.check_column("predictions_b", predictions_b)
     predicted_b = validation.check_binary_pairs("predictions_b", predictions_b)
     values = None if weights is None else check_weights(weights, gold)
     return paired_randomization_test(

@@ -98,10 +98,7 @@ def _optional_labels(name: str, values: Sequence | None, what: str) -> list | No
     """An optional column of ids (pair ids, group names): left out (None), or one id for every example."""
     if values is None:
         return None
-    for index, value in enumerate(values):
-        if value is None or value == "":
-            raise ValueError(f"{name}[{index}] is empty; give every example {what} or leave {name} out")
-    return validation.check_ids(name, values)
+    return validation.check_ids(name, values, missing=f"is empty; give every example {what} or leave {name} out")
 
 
 def check_predictions(predictions: Sequence) -> tuple[np.ndarray, np.ndarray]:
@@ -301,10 +298,9 @@ def pro_anti_diff(
         conditions=conditions,
         optional={"pair_ids": pair_ids, "groups": groups},
     )
-    validation.check_n_bootstrap(n_bootstrap, seed)
+    validation.check_significance(n_bootstrap, seed, return_unit_rows)
     validation.check_choice("score", score, SCORES)
     check_unlinked(unlinked)
-    validation.check_flag("return_unit_rows", return_unit_rows)
     predicted, is_unlinked = check_predictions(predictions)
     gold = validation.check_booleans("references", references)
     conditions = validation.check_labels("conditions", conditions, CONDITIONS)

@@ -99,6 +99,16 @@ def _check_entries(name: str, values: Sequence, accept: Callable[[object], bool]
             raise ValueError(f"{name}[{index}] is {_shown(value)}; {expected}")
 
 
+def _check_present(name: str, values: Sequence, missing: str) -> None:
+    """Raise for the first None entry: ``<name>[i] <missing>``, where ``missing`` says what is wrong and how to
+    fix it."""
+    if not missing:
+        return
+    for index, value in enumerate(values):
+        if value is None:
+            raise ValueError(f"{name}[{index}] {missing}")
+
+
 def is_boolean(value) -> bool:
     """True/False (Python or numpy) or the integer 0 or 1."""
     if isinstance(value, (bool, np.bool_)):
@@ -166,9 +176,13 @@ def check_numbers(
     high: float | None = None,
     allow_none: bool = False,
     meaning: str = "",
+    missing: str = "",
 ) -> list:
-    """Finite numbers within ``[low, high]`` (either bound may be None), as floats; None entries where allowed."""
+    """Finite numbers within ``[low, high]`` (either bound may be None), as floats; None entries where allowed.
+    ``missing``: the message for a None entry, where one is not allowed (``is missing; give ...``)."""
     purpose = f" ({meaning})" if meaning else ""
+    if not allow_none:
+        _check_present(name, values, missing)
     for index, value in enumerate(values):
         if allow_none and value is None:
             continue
@@ -199,8 +213,13 @@ def _native(value):
     return int(value) if isinstance(value, np.integer) else value
 
 
-def check_ids(name: str, values: Sequence, *, integers: bool = True, allow_none: bool = False) -> list:
-    """Ids or names (see :func:`is_id`), as Python strings and ints; with ``allow_none``, None entries too."""
+def check_ids(
+    name: str, values: Sequence, *, integers: bool = True, allow_none: bool = False, missing: str = ""
+) -> list:
+    """Ids or names (see :func:`is_id`), as Python strings and ints; with ``allow_none``, None entries too.
+    ``missing``: the message for a None entry, where one is not allowed (``is None; give ...``)."""
+    if not allow_none:
+        _check_present(name, values, missing)
     expected = "each entry must be a non-empty string" + (" or an integer" if integers else "")
     if allow_none:
         expected += ", or None"
@@ -305,8 +324,10 @@ def check_nonempty(groups: Mapping[str, int], what: str) -> None:
         )
 
 
-def check_n_bootstrap(n_bootstrap: int, seed: int) -> None:
-    """The number of bootstrap resamples (0 to ``MAX_BOOTSTRAP``) and a non-negative integer seed."""
+def check_significance(n_bootstrap: int, seed: int, return_unit_rows: bool) -> None:
+    """The options every measure's significance takes: the number of bootstrap resamples (0 to
+    ``MAX_BOOTSTRAP``), a non-negative integer seed, and whether the unit rows are handed over."""
+    check_flag("return_unit_rows", return_unit_rows)
     if not is_integer(n_bootstrap, high=MAX_BOOTSTRAP):
         raise ValueError(
             f"n_bootstrap must be an integer from 0 (significance off) to {MAX_BOOTSTRAP:,} resamples, "
@@ -332,10 +353,7 @@ def unit_table(
     each unit's member per slot label, −1 where an optional slot is empty. Raises when a unit id is
     None or no id, a unit has a label twice, or lacks one of the ``required`` labels (default: every slot).
     """
-    for row, unit_id in enumerate(unit_ids):
-        if unit_id is None:
-            raise ValueError(f"{ids_name}[{row}] is None; give every {member} a {unit} id or leave {ids_name} out")
-    check_ids(ids_name, unit_ids)
+    check_ids(ids_name, unit_ids, missing=f"is None; give every {member} a {unit} id or leave {ids_name} out")
     required = set(slots) if required is None else set(required)
     order: dict = {}
     table: list[list[int]] = []

@@ -169,11 +169,13 @@ def _occupation_statistic(name: str, values: Sequence | None, occupations: Seque
     """One percent-female value per occupation in ``names`` (None when not given at all)."""
     if values is None or all(value is None for value in values):
         return None
-    for row, value in enumerate(values):
-        if value is None:
-            raise ValueError(f"{name}[{row}] is missing but other rows give {name}; give it for every row or for none")
     percents = validation.check_numbers(
-        name, values, low=0.0, high=100.0, meaning="the percent female, 0–100, not a fraction"
+        name,
+        values,
+        low=0.0,
+        high=100.0,
+        meaning="the percent female, 0–100, not a fraction",
+        missing=f"is missing but other rows give {name}; give it for every row or for none",
     )
     per_occupation: dict = {}
     for occupation, value in zip(occupations, percents):
@@ -357,8 +359,7 @@ def winogender_bias(
         pair_ids=pair_ids,
         optional={"bls_pct_female": bls_pct_female, "bergsma_pct_female": bergsma_pct_female},
     )
-    validation.check_n_bootstrap(n_bootstrap, seed)
-    validation.check_flag("return_unit_rows", return_unit_rows)
+    validation.check_significance(n_bootstrap, seed, return_unit_rows)
     validation.check_labels("predictions", predictions, PREDICTIONS)
     validation.check_labels("references", references, ANSWERS)
     validation.check_labels("genders", genders, GENDERS)

@@ -15,6 +15,7 @@ import http.client
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 
 from .base import ModelError
 from .http_retry import transient, with_retries
@@ -55,6 +56,25 @@ class OpenAIEndpoint:
         """``message`` with the token replaced by ``***``."""
         return message.replace(self._token, "***") if self._token else message
 
+    def _fetch(self, request: urllib.request.Request, retryable: Callable[[BaseException], bool]) -> bytes:
+        """The bytes ``request`` is answered with, sent again after each failure ``retryable`` accepts; an
+        ``EndpointError`` (caused by the last failure) naming the URL, and the attempts where they were spent."""
+
+        def attempt() -> bytes:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return response.read()
+
+        url, spent = request.full_url, f" ({self.retries + 1} attempts)"
+        try:
+            return with_retries(attempt, self.retries, self.backoff, retryable)
+        except urllib.error.HTTPError as error:
+            body = self.redact(_error_text(error))
+            tried = spent if retryable(error) else ""
+            raise EndpointError(self.redact(f"{url} answered {error.code}: {body}{tried}"), error.code, body) from error
+        except (OSError, http.client.HTTPException) as error:  # timeouts, refused or dropped connections
+            reason = getattr(error, "reason", None) or error
+            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{spent}")) from error
+
     def post(self, path: str, payload: dict):
         """POST ``payload`` as JSON to ``path`` and return the decoded JSON answer.
 
@@ -66,23 +86,8 @@ class OpenAIEndpoint:
         """
         url = self.url(path)
         headers = {"Content-Type": "application/json", **self.headers()}
-        data = json.dumps(payload).encode("utf-8")
-
-        def attempt() -> bytes:
-            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.read()
-
-        spent = f" ({self.retries + 1} attempts)"
-        try:
-            raw = with_retries(attempt, self.retries, self.backoff, _retryable)
-        except urllib.error.HTTPError as error:
-            body = self.redact(_error_text(error))
-            tried = spent if _retryable(error) else ""
-            raise EndpointError(self.redact(f"{url} answered {error.code}: {body}{tried}"), error.code, body) from None
-        except (OSError, http.client.HTTPException) as error:  # timeouts, refused or dropped connections
-            reason = getattr(error, "reason", None) or error
-            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{spent}")) from None
+        request = urllib.request.Request(url, data=json.dumps(payload).encode("utf-8"), headers=headers, method="POST")
+        raw = self._fetch(request, _retryable)
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
@@ -106,24 +111,14 @@ class OpenAIEndpoint:
             timeout, a dropped connection): its answer keys the model's cached answers, and a guess of None
             would key two models' answers alike.
         """
-        url = self.url("/models")
-        request = urllib.request.Request(url, headers=self.headers())
-
-        def attempt() -> bytes:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.read()
-
-        spent = f" ({self.retries + 1} attempts)"
+        request = urllib.request.Request(self.url("/models"), headers=self.headers())
         try:
-            raw = with_retries(attempt, self.retries, self.backoff, _listing_retryable)
-        except urllib.error.HTTPError as error:
-            if not _listing_retryable(error):
+            raw = self._fetch(request, _listing_retryable)
+        except EndpointError as error:
+            refused = error.__cause__
+            if isinstance(refused, urllib.error.HTTPError) and not _listing_retryable(refused):
                 return None  # no /models here (404, or 501 from a server without GET)
-            body = self.redact(_error_text(error))
-            raise EndpointError(self.redact(f"{url} answered {error.code}: {body}{spent}"), error.code, body) from None
-        except (OSError, http.client.HTTPException) as error:
-            reason = getattr(error, "reason", None) or error
-            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{spent}")) from None
+            raise
         try:
             listed = json.loads(raw.decode("utf-8")).get("data")
         except (ValueError, AttributeError):

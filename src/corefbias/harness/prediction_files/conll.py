@@ -13,11 +13,8 @@ def read(path: Path) -> list[Document]:
     lines = lines_of(path)
     try:
         documents = conll_2012.read_documents(lines, source=path.name)
-    except ValueError as error:
-        message = str(error)
-        # read_documents names the file in its own messages; a ValueError from deeper down (a cluster id of
-        # more digits than Python converts) does not.
-        raise PredictionFileError(message if message.startswith(path.name) else f"{path.name}: {message}") from None
+    except ValueError as error:  # its messages name the file and line
+        raise PredictionFileError(str(error)) from None
     return [
         Document(
             where=f"{path.name} document ({document.name}) at line {document.line}",
