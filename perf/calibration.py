@@ -1,6 +1,6 @@
 """Are the p-values p-values? False-positive rates and power of every headline test, by simulation.
 
-    python benchmarks/calibration.py --mirror ../shared/data [--benchmark NAME ...] [--runs 1000]
+    python perf/calibration.py --mirror ../shared/data [--benchmark NAME ...] [--runs 1000]
         [--comparison-runs 400] [--power-runs 200] [--bias 0.05] [--n-bootstrap 500] [--json FILE]
 
 On each benchmark's real design (its units, groups and pairing, read from the exported set),

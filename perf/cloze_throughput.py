@@ -1,6 +1,6 @@
 """Cloze scoring throughput: corefbias's ``hf:`` backend against lm-evaluation-harness 0.4.13's ``hf``.
 
-    .venv/bin/python benchmarks/cloze_throughput.py --mirror ../shared/data \\
+    .venv/bin/python perf/cloze_throughput.py --mirror ../shared/data \\
         [--model ~/.cache/corefbias/llamacpp/models/SmolLM2-135M-Instruct.Q4_1.gguf] \\
         [--threads 1 2] [--ours-batch-sizes 1 16 64] [--lm-eval-batch-sizes 1 16] [--limit N]
 
@@ -51,8 +51,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import benchmark_data
-from corefbias.harness.benchmarks import BENCHMARKS
 
 DEFAULT_MODEL = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 WARM_UP = 8

@@ -1,7 +1,7 @@
 """What does a model's identity cost? Fingerprinting model folders, as ``spacy:<folder>``, a local
 fastcoref/maverick checkpoint and the NeuralCoref service do once per load.
 
-    python benchmarks/fingerprint_speed.py [--folder DIR ...]
+    python perf/fingerprint_speed.py [--folder DIR ...]
 
 1. A synthetic folder of 200 MB in 20 files of 10 MB: every file hashed whole.
 2. A synthetic 2 GB checkpoint (a sparse file): above ``FULL_HASH_LIMIT``, so hashed by its size and

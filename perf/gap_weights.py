@@ -1,6 +1,6 @@
 """How fast are the GAP weights? Our class-level solver vs the paper's per-pair LP, and our solver as data grow.
 
-    python benchmarks/gap_weights.py --mirror ../shared/data [--per-pair-time-limit 600]
+    python perf/gap_weights.py --mirror ../shared/data [--per-pair-time-limit 600]
 
 1. GAP test, variant ``w`` (1773 examples with a referent; N_k and D_k): our solver
    (``weighting.balance_weights``) against a direct implementation of the paper's LP
@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from corefbias.data import gap_files
+from corefbias.benchmarks.gap import files as gap_files
 from corefbias.measures import gap_properties, weighting
 
 # GAP test, examples with a positive candidate: names per example (mean, sd) and referent rank mean.

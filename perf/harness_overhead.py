@@ -1,6 +1,6 @@
 """How much time does ``corefbias run`` add around the model? (Goal: under 5% of the model's time.)
 
-    python benchmarks/harness_overhead.py --mirror ../shared/data [--model SPEC] [--benchmark NAME] [--repeats 3]
+    python perf/harness_overhead.py --mirror ../shared/data [--model SPEC] [--benchmark NAME] [--repeats 3]
 
 Runs the model on one benchmark (default: the one with the most instances) from an empty
 prediction cache, so every instance goes through the model, and reports:
@@ -22,8 +22,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import benchmark_data, runner
-from corefbias.harness.benchmarks import BENCHMARKS
 
 
 def largest_benchmark(data_dir: Path, mirror) -> str:

@@ -4,7 +4,7 @@ A loopback server answers both corefbias's protocol (``/v1/clusters``) and OpenA
 completions after a fixed delay per request, as a hosted model with several replicas would; the
 script times ``HttpClusterModel.predict_clusters`` and ``ChatModel.choose`` at several ``workers``.
 
-    .venv/bin/python benchmarks/request_concurrency.py --latency 0.2 --texts 64
+    .venv/bin/python perf/request_concurrency.py --latency 0.2 --texts 64
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from corefbias.harness.benchmarks import BENCHMARKS
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.models.chat import ChatModel
 from corefbias.models.http_protocol import PROTOCOL, HttpClusterModel
 

@@ -1,7 +1,7 @@
 """Throughput of ``corefbias run --executor ray`` against its number of replicas. (Goal: at least 0.8·N times
 one replica's throughput for the fixed-latency stand-in, up to 8 replicas.)
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/scale_out.py --mirror ../shared/data
+    OMP_NUM_THREADS=1 .venv/bin/python perf/scale_out.py --mirror ../shared/data
 
 Two models, each run from an empty prediction cache so that every instance is asked:
 

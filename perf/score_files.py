@@ -1,6 +1,6 @@
 """How long does ``corefbias score`` take on the published outputs we hold?
 
-    python benchmarks/score_files.py --mirror ../shared/data [--n-bootstrap 1000] [--repeats 3]
+    python perf/score_files.py --mirror ../shared/data [--n-bootstrap 1000] [--repeats 3]
 
 Scores Counter-GAP's BERT-base output (GAP TSV, 4 008 instances), the Danish XLM-R predictions
 (AllenNLP, ABC original, 13 680 instances) and WinoBias's four gold CoNLL test files (1 584 sentences,
@@ -15,8 +15,8 @@ import argparse
 import time
 from pathlib import Path
 
+from corefbias.benchmarks import resolve
 from corefbias.harness import benchmark_data
-from corefbias.harness.benchmarks import resolve
 from corefbias.harness.prediction_files import read, scoring
 from corefbias.harness.prediction_files.matching import match
 

@@ -19,7 +19,7 @@ the round must have stored exactly the runs it answered. The server's RSS is tak
 (after the visitors' sessions have ended); "held" is the largest N with no error, no quick read turned away and
 no stored run lost or mixed.
 
-    .venv/bin/python benchmarks/space_load.py --mirror ../shared/data --visitors 4 8 16 32
+    .venv/bin/python perf/space_load.py --mirror ../shared/data --visitors 4 8 16 32
 
 It prints, per N, the requests answered and turned away, p50/p95 in seconds per request kind (from a visitor's
 request to its answer), the runs stored against the runs answered, and the server's RSS before and after.

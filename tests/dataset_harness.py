@@ -48,7 +48,7 @@ def assert_spans_match(dataset_dict) -> None:
 
 
 def builder_module(name: str):
-    """The module of ``datasets_scripts/<name>/<name>.py``, for testing its helpers directly."""
+    """The module of the set's builder (``corefbias/benchmarks/<name>/builder.py``), for testing its helpers."""
     import sys
 
     from corefbias.data import hub_export

@@ -1,6 +1,6 @@
 """Common checks of every registered benchmark, driven by the registry (as scikit-learn's estimator checks).
 
-Each declaration (``corefbias.harness.benchmarks.declaration.Benchmark``) is checked on its real exported set,
+Each declaration (``corefbias.benchmarks.declaration.Benchmark``) is checked on its real exported set,
 a ``--limit 2`` subset unless said otherwise: its parts load with the shared columns and every column the
 declaration names; gold decisions score every headline, and a perfect model is unbiased on the bias scores
 that compare rates of correct answers; every section's unit rows reproduce its result; the run pipeline gives
@@ -13,16 +13,18 @@ import dataclasses
 import hashlib
 import math
 import re
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+from corefbias.benchmarks import BENCHMARKS, FIGURE_KINDS, ExploreView, register, registry, resolve, rows_of
 from corefbias.harness import benchmark_data, runner, scoring
 from corefbias.harness.benchmark_data import load_part
-from corefbias.harness.benchmarks import BENCHMARKS, EXPLORE_VIEWS, FIGURE_KINDS, register, registry, resolve, rows_of
 from corefbias.harness.limits import limit_units
 from corefbias.measures.result_format import SIGNIFICANCE_SUFFIXES
 from corefbias.models.baselines import OracleBaseline
+from corefbias.plugins import registry as plugin_registry
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = list(BENCHMARKS)
@@ -326,8 +328,8 @@ def test_the_declaration_points_at_metric_modules_a_citation_a_template_figures_
     for figure in benchmark.figures:
         assert figure.kind in FIGURE_KINDS
         assert figure.section is None or figure.section in sections, figure
-    assert benchmark.explore is None or benchmark.explore in EXPLORE_VIEWS
-    if benchmark.explore == "pro_anti_pairs":
+    assert benchmark.explore is None or isinstance(benchmark.explore, ExploreView)
+    if benchmark.explore is not None and benchmark.explore.needs_condition:
         assert benchmark.condition_column is not None
 
 
@@ -337,7 +339,7 @@ def test_the_declaration_points_at_metric_modules_a_citation_a_template_figures_
 @pytest.fixture
 def fresh_registry(monkeypatch):
     """A registry of its own (built-ins and entry points) in place of the global one, for ``register``/``resolve``."""
-    fresh = registry._Registry()
+    fresh = registry.new_registry()
     monkeypatch.setattr(registry, "BENCHMARKS", fresh)
     return fresh
 
@@ -378,6 +380,26 @@ def test_register_adds_a_renamed_copy_and_refuses_a_taken_name_or_a_group(fresh_
         register(dataclasses.replace(original.task))  # has a name, is no Benchmark
     assert list(fresh_registry) == [*before, copy.name]
     assert copy.name not in BENCHMARKS  # the global registry never saw it
+
+
+def test_a_broken_entry_point_fails_every_call_alike_naming_it(fresh_registry, monkeypatch):
+    broken = metadata.EntryPoint("toy", "no_such_module_anywhere:BENCHMARK", registry.ENTRY_POINT_GROUP)
+    real = metadata.entry_points
+    monkeypatch.setattr(
+        plugin_registry.metadata,
+        "entry_points",
+        lambda group=None, **kw: [broken] if group == registry.ENTRY_POINT_GROUP else real(group=group, **kw),
+    )
+    messages = []
+    for call in (list, len, lambda found: found["gap"], resolve_all, list):
+        with pytest.raises(ValueError, match=r"cannot load the benchmark entry point toy of .*no_such_module") as error:
+            call(fresh_registry)
+        messages.append(str(error.value))
+    assert len(set(messages)) == 1
+
+
+def resolve_all(found):
+    return [benchmark.name for benchmark in found.values()]
 
 
 def test_register_refuses_what_is_no_benchmark_with_a_value_error(fresh_registry):

@@ -1,6 +1,6 @@
 """The significance tests are calibrated: simulated unbiased models on real designs (harness.calibration).
 
-The full check over every benchmark, with power, is ``benchmarks/calibration.py``; this is its small run.
+The full check over every benchmark, with power, is ``perf/calibration.py``; this is its small run.
 Its simulations (hundreds of runs, half a minute each) are slow tests: ``pytest -m slow tests/test_calibration.py``.
 """
 

@@ -19,8 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from corefbias import cli
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import runner
-from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.position_rates import NO_POSITIONS, POSITION_RATE_THRESHOLD
 from corefbias.models import chat
 from corefbias.models.base import Choice, ModelError

@@ -2,8 +2,8 @@
 
 import pytest
 
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness.benchmark_data import load_part
-from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.limits import limit_units
 from corefbias.models.base import Task
 from corefbias.models.cloze import ClozeModel, decide

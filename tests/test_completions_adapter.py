@@ -17,8 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from test_llamacpp_service import CACHE, MODELS
 
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import runner
-from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.models import completions
 from corefbias.models.base import ModelError
 from corefbias.models.registry import load_model

@@ -7,7 +7,8 @@ import json
 import datasets
 import pytest
 
-from corefbias.harness import comparison, conll_scoring, run_outputs, runner
+from corefbias.benchmarks import conll_sections as conll_scoring
+from corefbias.harness import comparison, run_outputs, runner
 from corefbias.harness.prediction_files import scoring
 
 

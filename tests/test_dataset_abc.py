@@ -7,7 +7,7 @@ import pytest
 from dataset_harness import assert_export_layout, assert_spans_match
 from metric_harness import load
 
-from corefbias.data import abc_format
+from corefbias.benchmarks.abc import files as abc_format
 
 CONFIGS = ["genda", "original"]
 PRONOUN_GENDERS = {"reflexive": "neutral", "hans": "male", "hendes": "female"}

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from dataset_harness import assert_export_layout, assert_spans_match
 from metric_harness import load
 
-from corefbias.data import sowinobias_generation
+from corefbias.benchmarks.sowinobias import generation as sowinobias_generation
 
 OCCUPATION_LISTS = {"female": sowinobias_generation.FEMALE_OCCUPATIONS, "male": sowinobias_generation.MALE_OCCUPATIONS}
 

@@ -42,14 +42,14 @@ def test_span_validation_names_the_row():
 
 BROKEN_BUILDER = """
 import datasets
-from corefbias.data import spans
+from corefbias.data import features, spans
 
 
 class Broken(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIGS = [datasets.BuilderConfig(name="default"), datasets.BuilderConfig(name="raises")]
 
     def _info(self):
-        return datasets.DatasetInfo(features=spans.common_features(id=datasets.Value("string")))
+        return datasets.DatasetInfo(features=features.common_features(id=datasets.Value("string")))
 
     def _split_generators(self, dl_manager):
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
@@ -97,14 +97,14 @@ def test_cli_exports_and_reports_unknown_sets(mirror, tmp_path, capsys):
 
 SOURCED_BUILDER = """
 import datasets
-from corefbias.data import builder_base, spans
+from corefbias.data import builder_base, features
 
 
 class Sourced(builder_base.UpstreamBuilder):
     UPSTREAM_DATASET = "sowinobias"  # generated: its registry entry has no commit
     CONFIG_SOURCES = {config_sources!r}
     DESCRIPTION = "A set with a generated config and configs built from GAP's files."
-    FEATURES = spans.common_features(id=datasets.Value("string"))
+    FEATURES = features.common_features(id=datasets.Value("string"))
     CITATION = ""
     BUILDER_CONFIGS = [datasets.BuilderConfig(name=name) for name in {configs!r}]
 

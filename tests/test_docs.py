@@ -122,9 +122,7 @@ def test_each_measure_page_has_a_worked_example_and_its_metric_card(site):
 
 def test_the_performance_page_shows_every_benchmark_script(site):
     text = page_text(site, "performance")
-    missing = [
-        path.name for path in sorted((REPO / "benchmarks").glob("*.py")) if f"benchmarks/{path.name}" not in text
-    ]
+    missing = [path.name for path in sorted((REPO / "perf").glob("*.py")) if f"perf/{path.name}" not in text]
     assert missing == []
 
 

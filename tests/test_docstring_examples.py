@@ -9,17 +9,12 @@ import pytest
 
 import corefbias
 
-# The dataset builders are scripts datasets loads by path, not modules of the package.
-MODULES = [
-    info.name
-    for info in pkgutil.walk_packages(corefbias.__path__, "corefbias.")
-    if ".data.builders." not in info.name and not info.name.endswith(".data.builders")
-]
+MODULES = [info.name for info in pkgutil.walk_packages(corefbias.__path__, "corefbias.")]
 WITH_EXAMPLES = [name for name in MODULES if ">>>" in (importlib.util.find_spec(name).loader.get_source(name) or "")]
 
 
 def test_the_examples_are_found():
-    assert "corefbias.harness.benchmarks.registry" in WITH_EXAMPLES
+    assert "corefbias.benchmarks.registry" in WITH_EXAMPLES
     assert "corefbias.models.registry" in WITH_EXAMPLES
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from corefbias.data import gap_files
+from corefbias.benchmarks.gap import files as gap_files
 from corefbias.measures import gap_baselines, gap_properties, weighting
 from corefbias.reproduce import gap_on_gap
 

@@ -32,8 +32,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import classification_report
 
+from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.harness import cluster_links, runner, scoring
-from corefbias.harness.benchmarks import BENCHMARKS, rows_of
 from corefbias.measures import pro_anti
 from corefbias.models.base import Choice
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline

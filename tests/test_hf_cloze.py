@@ -16,8 +16,8 @@ import re
 import pytest
 from test_llamacpp_service import CACHE, MODELS
 
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import runner
-from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.run_outputs import write_outputs
 from corefbias.models import hf_causal_lm
 from corefbias.models.base import ModelError, Task

@@ -18,7 +18,7 @@ from installed import REPO, run_in, user_env
 from loopback import free_port
 from metric_harness import assert_same_results, load
 
-from corefbias.harness.benchmarks.registry import BENCHMARKS as REGISTERED
+from corefbias.benchmarks.registry import BENCHMARKS as REGISTERED
 
 pytestmark = pytest.mark.slow
 
@@ -92,7 +92,7 @@ def closed_port():
 
 def _corrupt_mirror(root: Path) -> Path:
     """A mirror holding every Winogender upstream file, each with the wrong bytes: fails offline, no download."""
-    registry = json.loads((REPO / "src/corefbias/data/upstream_files.json").read_text())
+    registry = json.loads((REPO / "src/corefbias/benchmarks/winogender/upstream.json").read_text())
     for path in registry["winogender"]["files"]:
         (root / "winogender" / path).parent.mkdir(parents=True, exist_ok=True)
         (root / "winogender" / path).write_text("not the upstream file\n")

@@ -5,9 +5,9 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import run_outputs, runner
 from corefbias.harness.benchmark_data import load_part
-from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.limits import design_cells, limit_units
 
 BASELINES = ["baseline:oracle", "baseline:stereotype", "baseline:nearest", "baseline:random", "baseline:dist-1"]

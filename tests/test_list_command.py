@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.cli import main
-from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.prediction_files import READERS
 from corefbias.models.registry import kinds, origin
 

@@ -51,9 +51,9 @@ def test_the_wheel_holds_the_package_its_data_and_its_metadata_only(release_buil
     version = corefbias.__version__
     expected = _package_files() | {f"corefbias-{version}.dist-info/{name}" for name in DIST_INFO}
     assert set(_wheel_contents(release_build.wheel)) == expected
-    # The data the library reads through the package: the upstream registry and every builder with its card.
-    assert {"corefbias/data/upstream_files.json", "corefbias/data/builders/gap/gap.py",
-            "corefbias/data/builders/gap/card.md"} <= expected  # fmt: skip
+    # The data the library reads through the package: each set's folder with its builder, card, pins and citation.
+    assert {f"corefbias/benchmarks/gap/{name}" for name in ("builder.py", "card.md", "upstream.json",
+                                                            "citation.bib")} <= expected  # fmt: skip
 
 
 def test_the_sdist_builds_the_same_wheel_as_the_tree(release_build):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator, ValidationError
 
+from corefbias.benchmarks import Headline
 from corefbias.harness import result_schema, run_outputs, runner
-from corefbias.harness.benchmarks import Headline
 from corefbias.harness.prediction_files import scoring
 from corefbias.reproduce import counter_gap as counter_gap_reproduction
 

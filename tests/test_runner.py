@@ -9,8 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from corefbias import cli
-from corefbias.harness import conll_scoring, prediction_cache, run_outputs, runner
-from corefbias.harness.benchmarks import BENCHMARKS
+from corefbias.benchmarks import BENCHMARKS
+from corefbias.benchmarks import conll_sections as conll_scoring
+from corefbias.harness import prediction_cache, run_outputs, runner
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
 from corefbias.models.http_protocol import make_server

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from corefbias import cli
+from corefbias.benchmarks import BENCHMARKS
+from corefbias.benchmarks import conll_sections as conll_scoring
 from corefbias.data.spans import token_offsets
-from corefbias.harness import conll_scoring, runner
+from corefbias.harness import runner
 from corefbias.harness.benchmark_data import load_part
-from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.harness.prediction_files import Document, PredictionFileError, read, scoring
 from corefbias.harness.prediction_files.matching import match
 from corefbias.measures import counter_gap

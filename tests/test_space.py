@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 from loopback import free_port
 
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import run_outputs, runner
-from corefbias.harness.benchmarks import BENCHMARKS
 from corefbias.models import hub_weights
 from corefbias.models.http_protocol import make_server
 from corefbias.space import charts, explore, inputs, jobs, learn
@@ -110,7 +110,7 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
 
 
 def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_set):
-    from corefbias.harness.benchmarks import BENCHMARKS
+    from corefbias.benchmarks import BENCHMARKS
 
     for name in BENCHMARKS:
         exported_set(name)  # the folder the Space reads; exported once per test session

@@ -163,12 +163,12 @@ def _load_script(path: Path):
 @pytest.fixture
 def served_app(sandbox, tmp_path):
     """The Space as it is deployed (``spaces/corefbias/app.py``) in a process of its own, started as
-    ``benchmarks/space_load.py`` starts it, with 100 runs stored and room for 10,000 sessions (Gradio's own
+    ``perf/space_load.py`` starts it, with 100 runs stored and room for 10,000 sessions (Gradio's own
     limit): what it keeps of visitors is the process's RSS alone, whatever the tests before it left in theirs."""
     _, data_dir, mirror = sandbox
     _store_runs(SpaceSettings(data_root=tmp_path / "data", datasets_dir=data_dir, mirror=mirror), 100)
     (tmp_path / "data" / "datasets").symlink_to(data_dir, target_is_directory=True)
-    space_load = _load_script(REPO / "benchmarks" / "space_load.py")
+    space_load = _load_script(REPO / "perf" / "space_load.py")
     server, url = space_load.start_space(tmp_path, mirror, {"COREFBIAS_SPACE_MAX_SESSIONS": "10000"})
     try:
         yield url, psutil.Process(server.pid)

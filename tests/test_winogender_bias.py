@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
 
-from corefbias.data import upstream, winogender_files
+from corefbias.benchmarks.winogender import files as winogender_files
+from corefbias.data import upstream
 from corefbias.hub import metric_widget
 from corefbias.measures import winogender
 

@@ -1,13 +1,14 @@
 """MkDocs hooks: the parts of the site whose facts live in other files are generated from those files.
 
-- ``test_sets/<name>.md``, one page per test set, from its builder (``builders/<name>/card.md``'s prose, the
-  builder's description, configs and citation) and the upstream registry (repository, commit, license),
-  added to the nav's "Test sets" section;
+- ``test_sets/<name>.md``, one page per test set, from its folder (``src/corefbias/benchmarks/<name>/``: the
+  prose of its ``card.md``, the builder's description, configs and citation, its upstream pins), added to the nav's
+  "Test sets" section;
 - ``contributing.md`` from the repository's ``CONTRIBUTING.md``;
 - on a page, ``<!-- metric card: NAME -->`` becomes the reference sections of ``metrics/NAME/README.md``,
-  ``<!-- benchmark script: FILE -->`` the docstring of ``benchmarks/FILE``, ``<!-- other benchmark scripts -->``
+  ``<!-- benchmark script: FILE -->`` the docstring of ``perf/FILE``, ``<!-- other benchmark scripts -->``
   the docstrings of the scripts no marker names (so a new script is never missing), and
-  ``<!-- public scoring functions -->`` the API of the functions ``corefbias/__init__.py`` exports;
+  ``<!-- public scoring functions -->`` the API of the functions ``corefbias/__init__.py`` exports, and
+  ``<!-- test sets -->`` the table of the set folders (configs, the benchmarks declared on each, sources);
 - a relative link that leaves ``docs/`` (``../services/llamacpp/README.md``) is aimed at the file on the forge,
   whose address is setup.cfg's ``url``, as setup.py does for the README on PyPI; a link to a file that does not
   exist is a warning, which ``mkdocs build --strict`` turns into an error.
@@ -27,16 +28,16 @@ from mkdocs.structure.files import File
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
-BENCHMARK_SCRIPTS = REPO / "benchmarks"
+BENCHMARK_SCRIPTS = REPO / "perf"
 METRICS = REPO / "metrics"
-BUILDERS = REPO / "src" / "corefbias" / "data" / "builders"
+BUILDERS = REPO / "src" / "corefbias" / "benchmarks"
 TEST_SETS_SECTION = "Test sets"
 TEST_SETS_FOLDER = "test_sets"
 # The reference parts of a metric card; its description and usage are what the measure page itself explains.
 CARD_SECTIONS = ("Inputs", "Output Values", "Values from Popular Papers", "Limitations and Bias", "Citation")
 
 log = logging.getLogger("mkdocs.hooks.generated_pages")
-MARKERS = ("metric card", "benchmark script", "other benchmark scripts", "public scoring functions")
+MARKERS = ("metric card", "benchmark script", "other benchmark scripts", "public scoring functions", "test sets")
 _MARKER = re.compile(rf"^<!-- ({'|'.join(MARKERS)})(?:: (\S+))? -->$", re.MULTILINE)
 # A Markdown link or image target that names no scheme and is no in-page anchor or absolute path.
 _RELATIVE_LINK = re.compile(r"(!?\[[^\]]*\]\()(?![a-z][a-z0-9+.-]*:|#|/)([^)\s]+)\)", re.IGNORECASE)
@@ -118,8 +119,8 @@ def _source_sentence(entry: str) -> str:
 
 def set_page(name: str) -> str:
     """The page of one test set, from the files its exported card is made of (the export adds row counts)."""
+    from corefbias.benchmarks import BENCHMARKS
     from corefbias.data import hub_export
-    from corefbias.harness.benchmarks import BENCHMARKS
 
     card = BUILDERS / name / "card.md"
     metadata, body = front_matter(card.read_text(encoding="utf-8"))
@@ -211,7 +212,7 @@ def benchmark_script(file_name: str) -> str:
     docstring = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
     summary, _, rest = docstring.partition("\n\n")
     # Only blank lines are stripped from the rest: usage lines, indented, stay a code block.
-    return "\n".join([f"`benchmarks/{file_name}`: {' '.join(summary.split())}", "", rest.strip("\n"), ""])
+    return "\n".join([f"`perf/{file_name}`: {' '.join(summary.split())}", "", rest.strip("\n"), ""])
 
 
 def other_benchmark_scripts(markdown: str) -> str:
@@ -223,13 +224,35 @@ def other_benchmark_scripts(markdown: str) -> str:
 
 
 def public_scoring_functions() -> str:
-    import corefbias
+    from corefbias import measures
 
     # Under the page's own section heading, each named as it is imported: corefbias.<name>.
     options = "    options:\n      heading_level: 3\n      show_root_full_path: false"
     return "\n\n".join(
-        f"::: corefbias.measures.{module}.{name}\n{options}" for name, module in corefbias._PUBLIC_SCORES.items()
+        f"::: corefbias.measures.{module}.{name}\n{options}" for name, module in measures.PUBLIC_SCORES.items()
     )
+
+
+def test_set_table() -> str:
+    """One row per set folder: its configs, the benchmarks declared on it (with their language) and its source."""
+    from corefbias.benchmarks import BENCHMARKS
+    from corefbias.data import hub_export, upstream
+
+    lines = ["| set | configs | benchmarks | source |", "|---|---|---|---|"]
+    for name in set_names():
+        builder = hub_export.builder_class(name, BUILDERS)
+        benchmarks = ", ".join(
+            f"`{benchmark.name}` ({benchmark.language})"
+            for benchmark in BENCHMARKS.values()
+            if benchmark.dataset == name and benchmark.builders is None and benchmark.export is None
+        )
+        sources = ", ".join(
+            f"[{source['repository']}](https://github.com/{source['repository']})"
+            for source in map(upstream.dataset_source, hub_export.config_sources(name, builder))
+        )
+        configs = ", ".join(f"`{config}`" for config in builder.builder_configs)
+        lines.append(f"| [`{name}`]({name}.md) | {configs} | {benchmarks or '—'} | {sources} |")
+    return "\n".join(lines)
 
 
 def expand_markers(markdown: str, page_dir: Path) -> str:
@@ -241,6 +264,8 @@ def expand_markers(markdown: str, page_dir: Path) -> str:
             return benchmark_script(argument)
         if kind == "other benchmark scripts":
             return other_benchmark_scripts(markdown)
+        if kind == "test sets":
+            return test_set_table()
         return public_scoring_functions()
 
     return _MARKER.sub(expand, markdown)

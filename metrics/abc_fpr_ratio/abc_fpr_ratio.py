@@ -10,7 +10,7 @@ import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.abc_fpr as abc
 
-_CITATION = citations.ABC + citations.GENDA_LENS
+_CITATION = citations.cite("gonzalez-etal-2020-type", "sloth-rybner-2023-genda-lens")
 
 _DESCRIPTION = """\
 In languages with Type B reflexivization (Danish, Swedish, Russian, Chinese) a possessive pronoun

@@ -10,7 +10,7 @@ import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.counter_gap as counter_gap
 
-_CITATION = citations.COUNTER_GAP
+_CITATION = citations.cite("xie-etal-2023-counter")
 
 _DESCRIPTION = """\
 Counter-GAP groups 4008 instances into 1002 quadruples: an original text, a gender-controlled copy

@@ -10,7 +10,7 @@ import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.gap as gap
 
-_CITATION = citations.GAP_ON_GAP + citations.GAP
+_CITATION = citations.cite("kocijan21aaai", "webster-etal-2018-mind")
 
 _DESCRIPTION = """\
 GAP examples have a pronoun and two candidate names A and B, at most one of them the referent.

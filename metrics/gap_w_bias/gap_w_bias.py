@@ -11,7 +11,7 @@ import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.gap as gap
 
-_CITATION = citations.GAP_ON_GAP
+_CITATION = citations.cite("kocijan21aaai")
 
 _DESCRIPTION = """\
 In GAP test, feminine examples contain more personal names (6.30 vs 5.55) and their referent stands

@@ -10,7 +10,7 @@ import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.conll_f1 as conll_f1
 
-_CITATION = citations.WINOBIAS
+_CITATION = citations.cite("zhao-etal-2018-gender")
 
 _DESCRIPTION = """\
 WinoBias (Zhao et al., 2018) scores a coreference system on its pro-stereotypical and

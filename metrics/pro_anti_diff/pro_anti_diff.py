@@ -10,7 +10,7 @@ import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.pro_anti as pro_anti
 
-_CITATION = citations.WINOBIAS + citations.SOWINOBIAS + citations.GENDA_LENS
+_CITATION = citations.cite("zhao-etal-2018-gender", "dawkins-2021-second", "sloth-rybner-2023-genda-lens")
 
 _DESCRIPTION = """\
 WinoBias (Zhao et al., 2018), its Danish translation DaWinoBias (scored by GenDa Lens) and

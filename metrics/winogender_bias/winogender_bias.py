@@ -10,7 +10,7 @@ import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.winogender as winogender
 
-_CITATION = citations.WINOGENDER
+_CITATION = citations.cite("rudinger-etal-2018-gender")
 
 _DESCRIPTION = """\
 Winogender schemas are 720 sentences (60 occupations × 2 templates × 2 participants × 3 pronoun

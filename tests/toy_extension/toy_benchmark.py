@@ -6,8 +6,8 @@ Its set is a script-free export next to this file (``toy_export/``: a card and o
 
 from pathlib import Path
 
-from corefbias.harness.benchmarks import Benchmark, BiasAxis, Figure, Headline
-from corefbias.harness.benchmarks.scoring import pro_anti_scorer
+from corefbias.benchmarks import PRO_ANTI_PAIRS, Benchmark, BiasAxis, Figure, Headline
+from corefbias.benchmarks.link_sections import pro_anti_link_scorer
 
 # (pair, condition, sentence, referent index): the pro sentences' referent is always the first mention, the
 # anti sentences' the second one but in pair 3. A model always linking the first mention is right on
@@ -68,7 +68,7 @@ TOY_PRO_ANTI = Benchmark(
     unit="pair_id",
     metric_modules=("pro_anti_diff",),
     description="Toy pro/anti pairs (a test of extension points)",
-    score=pro_anti_scorer(
+    score=pro_anti_link_scorer(
         {"toy_pro_anti": (("default", "test"),)},
         score="accuracy",
         gold_only=True,
@@ -81,7 +81,7 @@ TOY_PRO_ANTI = Benchmark(
     limit_meaning="N pro/anti pairs",
     bias_axis=BiasAxis("condition", {"pro": 1, "anti": -1}, "toward_gold"),
     figures=(Figure("pro_anti"),),
-    explore="pro_anti_pairs",
+    explore=PRO_ANTI_PAIRS,
     citation="",
     export=Path(__file__).with_name("toy_export"),
 )

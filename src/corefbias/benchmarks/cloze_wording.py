@@ -3,7 +3,7 @@ from lm-evaluation-harness, and our Danish rendering of it."""
 
 from __future__ import annotations
 
-from ...models.cloze_template import ClozeTemplate
+from ..models.cloze_template import ClozeTemplate
 
 ENGLISH_SOURCE = (
     "lm-evaluation-harness's Winogender wording (`{sentence} ‘{Pronoun}’ refers to the`), ending before the "
@@ -13,6 +13,13 @@ NO_NEITHER = (
     "a cloze model always picks one of the two names and cannot answer 'neither': on the {count} where "
     "neither name is the referent, its pick counts as a false positive (the F1 scores and accuracy see it; "
     "nothing is dropped or counted as 0)"
+)
+# The two names of a GAP snippet; "neither" is a possible gold answer no pick expresses.
+NAMES_CLOZE = ClozeTemplate(
+    version=1,
+    suffix=" ‘{Pronoun}’ refers to",
+    source=ENGLISH_SOURCE,
+    cannot_express=NO_NEITHER.format(count="GAP test examples (227 of 2000)"),
 )
 OCCUPATIONS_CLOZE = ClozeTemplate(
     version=1,

@@ -71,7 +71,7 @@ def pro_anti_sections(
     return sections
 
 
-def pro_anti_scorer(parts_by_section: dict[str, Sequence[Part]], *, condition: str):
+def pro_anti_conll_scorer(parts_by_section: dict[str, Sequence[Part]], *, condition: str):
     """A ``Benchmark.score_outputs`` for pro/anti sets whose rows carry gold ``clusters``."""
 
     def scorer(rows, outputs, n_bootstrap, seed):

@@ -5,7 +5,7 @@ unit its scores resample, the design cells ``--limit`` keeps balanced, how decis
 headline scores, the pro/anti condition, the bias axis calibration pushes along, the figures and the
 Explore view it wants, the cloze template a language model reads, and its citation. Every part of
 corefbias that treats benchmarks differently reads these fields, never a benchmark's name; a benchmark
-declared outside the package (``corefbias.harness.benchmarks.registry``) is therefore a full citizen.
+declared outside the package (``corefbias.benchmarks.registry``) is therefore a full citizen.
 
 A *decision* is, per instance, one boolean per candidate: is the pronoun linked to it? (A cluster
 model's clusters become decisions by ``corefbias.harness.cluster_links``; a choice model's choice is
@@ -18,9 +18,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...measures.resampling import Scored
-from ...models.base import Task
-from ...models.cloze_template import ClozeTemplate
+from ..measures.resampling import Scored
+from ..models.base import Task
+from ..models.cloze_template import ClozeTemplate
+from .explore import ExploreView
 
 Part = tuple[str, str]  # (config, split)
 Rows = Mapping[Part, dict]  # (config, split) → the part's rows as columns (name → values)
@@ -82,16 +83,16 @@ class Figure:
 
 
 FIGURE_KINDS = ("occupation_preference", "inconsistency", "pro_anti", "weights")
-EXPLORE_VIEWS = ("quadruples", "minimal_pairs", "pro_anti_pairs")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Benchmark:
     """One benchmark, declared once.
 
-    Data: the exported set ``dataset`` (built by corefbias's builder of that name, or by the declarer's own
-    builder in ``builders/<dataset>/<dataset>.py``, or read as is from ``export``, a folder holding a
-    script-free export: ``README.md`` and ``data/<config>/<split>-*.parquet``), of which ``parts`` are scored.
+    Data: the exported set ``dataset`` (built by the builder of its set folder, ``corefbias/benchmarks/<dataset>/
+    builder.py``, or by the declarer's own builder in ``builders/<dataset>/builder.py``, or read as is from
+    ``export``, a folder holding a script-free export: ``README.md`` and ``data/<config>/<split>-*.parquet``), of
+    which ``parts`` are scored.
     Every row has ``id``, ``text``, ``pronoun`` (``start``, ``end``) and ``candidates`` (``start``, ``end``,
     ``is_referent``), plus the columns the scorer reads.
 
@@ -133,10 +134,13 @@ class Benchmark:
         None: calibration cannot simulate a biased model on it.
     figures : tuple of Figure, default ()
         The figures its report draws (kinds from ``FIGURE_KINDS``).
-    explore : str or None, default None
-        The Space's Explore view (one of ``EXPLORE_VIEWS``), None for none.
+    explore : ExploreView or None, default None
+        The Space's Explore view (``corefbias.benchmarks.explore``), None for none.
+    space_default : bool, default False
+        Whether the Space's Run tab offers it ticked.
     builders : Path or None, default None
-        The declarer's folder of builders (``builders/<dataset>/<dataset>.py``); not with ``export``.
+        The declarer's folder of builders (``<dataset>/builder.py``, with its ``card.md``, ``upstream.json`` and
+        ``citation.bib``); not with ``export``.
     export : Path or None, default None
         A folder holding a script-free export of ``dataset``; not with ``builders``.
 
@@ -144,7 +148,27 @@ class Benchmark:
     ------
     ValueError
         If ``parts`` is empty, both ``builders`` and ``export`` are given, a figure kind or the
-        ``explore`` view is unknown, or the ``pro_anti_pairs`` view lacks a ``condition_column``.
+        ``explore`` view reads a pro/anti column the declaration does not name.
+
+    Examples
+    --------
+    A pro/anti set scored by accuracy, its unit the aligned pair (``corefbias.benchmarks.link_sections``):
+
+    >>> from corefbias.benchmarks.link_sections import pro_anti_link_scorer
+    >>> toy = Benchmark(
+    ...     name="toy", dataset="toy", parts=(("default", "test"),), language="en", unit="pair_id",
+    ...     metric_modules=("pro_anti_diff",), description="Toy pro/anti pairs",
+    ...     score=pro_anti_link_scorer({"toy": (("default", "test"),)}, score="accuracy", gold_only=True,
+    ...                                condition="condition", group="pronoun_gender"),
+    ...     headlines=(Headline("toy", "diff", "accuracy pro − anti", 0.0),), condition_column="condition",
+    ... )
+    >>> toy.task.unit
+    'pair_id'
+    >>> Benchmark(name="empty", dataset="toy", parts=(), language="en", unit="id", metric_modules=(),
+    ...           description="", score=toy.score, headlines=())
+    Traceback (most recent call last):
+    ...
+    ValueError: benchmark 'empty' declares no parts; give at least one (config, split)
     """
 
     name: str
@@ -168,7 +192,8 @@ class Benchmark:
     cloze: ClozeTemplate | None = None
     bias_axis: BiasAxis | None = None  # None: calibration cannot simulate a biased model on it
     figures: tuple[Figure, ...] = ()
-    explore: str | None = None  # the Space's Explore view (one of EXPLORE_VIEWS), None for none
+    explore: ExploreView | None = None
+    space_default: bool = False
     builders: Path | None = None
     export: Path | None = None
 
@@ -180,12 +205,8 @@ class Benchmark:
         unknown = [figure.kind for figure in self.figures if figure.kind not in FIGURE_KINDS]
         if unknown:
             raise ValueError(f"benchmark {self.name!r}: unknown figure kind {unknown[0]!r}; choose from {FIGURE_KINDS}")
-        if self.explore is not None and self.explore not in EXPLORE_VIEWS:
-            raise ValueError(
-                f"benchmark {self.name!r}: unknown Explore view {self.explore!r}; choose from {EXPLORE_VIEWS}"
-            )
-        if self.explore == "pro_anti_pairs" and self.condition_column is None:
-            raise ValueError(f"benchmark {self.name!r}: the pro_anti_pairs view needs a condition_column")
+        if self.explore is not None and self.explore.needs_condition and self.condition_column is None:
+            raise ValueError(f"benchmark {self.name!r}: its Explore view reads pro/anti, so give a condition_column")
 
     @property
     def task(self) -> Task:

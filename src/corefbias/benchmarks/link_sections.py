@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...measures import pro_anti
+from ..measures import pro_anti
 from .declaration import Part, Scorer, rows_of
 
 
@@ -40,7 +40,7 @@ def pro_anti_inputs(rows, decisions, parts, *, gold_only: bool, condition: str, 
     return inputs
 
 
-def pro_anti_scorer(
+def pro_anti_link_scorer(
     sections: dict[str, Sequence[Part]], *, score: str, gold_only: bool, condition: str, group: str
 ) -> Scorer:
     """A ``Benchmark.score`` of ``pro_anti_diff``, one section per entry of ``sections`` (its parts pooled)."""

@@ -1,89 +1,70 @@
 """Every benchmark corefbias knows: its own, those of installed packages, and those a user registers.
 
-Built-in declarations live in this package, one module per benchmark (``BUILT_IN``). An installed package
-adds benchmarks through the entry point group ``corefbias.benchmarks`` (each entry point names a
-``Benchmark`` or a sequence of them); a folder of declarations is added by ``corefbias --include DIR``
-(``corefbias.harness.extensions``), which calls :func:`register`. Entry points are read on first use.
+The package's own are found by walking this package, as lm-evaluation-harness walks its tasks folder: every
+sub-folder with a ``benchmark.py`` is one set, and that module's ``BENCHMARK`` (or ``BENCHMARKS``, a sequence,
+for a set scored as several benchmarks) is registered, in folder-name order. Adding a set is adding a folder;
+there is no list to edit. An installed package adds benchmarks through the entry point group
+``corefbias.benchmarks`` (each entry point names a ``Benchmark`` or a sequence of them); a folder of declarations
+is added by ``corefbias --include DIR`` (``corefbias.harness.extensions``), which calls :func:`register`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from importlib import import_module, metadata
+import pkgutil
+from collections.abc import Iterator, Sequence
+from importlib import import_module
+from pathlib import Path
 
+from ..plugins.registry import Registry
 from .declaration import Benchmark
 
-BUILT_IN = ("counter_gap", "gap", "winogender", "winobias", "sowinobias", "dawinobias", "abc")
 ENTRY_POINT_GROUP = "corefbias.benchmarks"
 # Names ``resolve`` expands; no benchmark may take them.
 GROUPS = ("all", "english")
+FOLDER = Path(__file__).resolve().parent
 
 
-class _Registry(Mapping):
-    """Name → ``Benchmark``, in declaration order: built-ins, entry points, then registered ones."""
+def set_folders() -> list[str]:
+    """The package's set folders (the sub-packages holding a ``benchmark.py``), in name order.
 
-    def __init__(self):
-        self._benchmarks: dict[str, Benchmark] = {}
-        self._origins: dict[str, str] = {}
-        self._loaded = False
+    Examples
+    --------
+    >>> set_folders()[0], "gap" in set_folders()
+    ('abc', True)
+    """
+    return sorted(
+        module.name
+        for module in pkgutil.iter_modules([str(FOLDER)])
+        if module.ispkg and (FOLDER / module.name / "benchmark.py").is_file()
+    )
 
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        for module in BUILT_IN:
-            self._add(import_module(f".{module}", __package__).BENCHMARK, "built-in")
-        for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-            origin = f"entry point {entry_point.name} of {_distribution(entry_point)}"
-            try:
-                declared = entry_point.load()
-            except Exception as error:
-                raise ValueError(f"cannot load the benchmark {origin} ({entry_point.value}): {error}") from error
-            for benchmark in declared if isinstance(declared, Sequence) else (declared,):
-                self._add(benchmark, origin)
 
-    def _add(self, benchmark: Benchmark, origin: str) -> None:
+def _built_in() -> Iterator[Benchmark]:
+    for folder in set_folders():
+        module = import_module(f"{__package__}.{folder}.benchmark")
+        yield from _accept(getattr(module, "BENCHMARKS", None) or module.BENCHMARK, f"{module.__name__}", None)
+
+
+def _accept(declared, origin: str, name: str | None) -> list[Benchmark]:
+    found = list(declared) if isinstance(declared, Sequence) else [declared]
+    for benchmark in found:
         if not isinstance(benchmark, Benchmark):
             raise ValueError(f"{origin} declares {benchmark!r}, which is not a corefbias Benchmark")
-        if benchmark.name in GROUPS:
-            raise ValueError(f"{origin}: a benchmark may not be called {benchmark.name!r}, which names a group")
-        if benchmark.name in self._benchmarks:
-            raise ValueError(
-                f"{origin} declares the benchmark {benchmark.name!r}, "
-                f"already declared by {self._origins[benchmark.name]}"
-            )
-        self._benchmarks[benchmark.name] = benchmark
-        self._origins[benchmark.name] = origin
-
-    def register(self, benchmark: Benchmark, origin: str) -> None:
-        self._load()
-        if isinstance(benchmark, Benchmark) and self._benchmarks.get(benchmark.name) is benchmark:
-            return
-        self._add(benchmark, origin)
-
-    def origin(self, name: str) -> str:
-        self._load()
-        return self._origins[name]
-
-    def __getitem__(self, name: str) -> Benchmark:
-        self._load()
-        return self._benchmarks[name]
-
-    def __iter__(self) -> Iterator[str]:
-        self._load()
-        return iter(list(self._benchmarks))
-
-    def __len__(self) -> int:
-        self._load()
-        return len(self._benchmarks)
+    return found
 
 
-def _distribution(entry_point: metadata.EntryPoint) -> str:
-    distribution = getattr(entry_point, "dist", None)
-    return distribution.name if distribution is not None else "an unknown distribution"
+def new_registry() -> Registry[Benchmark]:
+    """A registry of the package's benchmarks and the entry points', read on first use (``BENCHMARKS`` is one).
+
+    Examples
+    --------
+    >>> list(new_registry()) == list(BENCHMARKS)
+    True
+    """
+    return Registry("benchmark", ENTRY_POINT_GROUP, _built_in, _accept, reserved=GROUPS)
 
 
-BENCHMARKS = _Registry()
+BENCHMARKS = new_registry()
 
 
 def register(benchmark: Benchmark, origin: str = "registered") -> None:
@@ -93,7 +74,7 @@ def register(benchmark: Benchmark, origin: str = "registered") -> None:
 
     Examples
     --------
-    >>> from corefbias.harness.benchmarks import BENCHMARKS, register
+    >>> from corefbias.benchmarks import BENCHMARKS, register
     >>> register(BENCHMARKS["gap"])  # the same declaration: nothing changes
     >>> import dataclasses
     >>> register(dataclasses.replace(BENCHMARKS["gap"]))
@@ -109,8 +90,8 @@ def resolve(names: Sequence[str]) -> list[Benchmark]:
 
     Examples
     --------
-    >>> [benchmark.name for benchmark in resolve(["winogender", "gap", "winogender"])]
-    ['winogender', 'gap']
+    >>> [benchmark.name for benchmark in resolve(["gap", "abc", "gap"])]
+    ['gap', 'abc']
     """
     chosen: list[str] = []
     for name in names:

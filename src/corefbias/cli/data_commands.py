@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from importlib import import_module
 
-# Published tables the toolkit recomputes: name → (module under corefbias.reproduce, what it is).
-REPRODUCTIONS = {
-    "counter-gap": ("counter_gap", "Counter-GAP Tables 2, 3 and 4 from the four published system outputs"),
-    "gap-on-gap": ("gap_on_gap", "GAP on GAP Table 1 Ground-Truth rows, Sec. 3.3/3.5 figures, published-weight checks"),
-    "abc-xlmr": ("abc_xlmr", "ABC FPRs of the published Danish XLM-R predictions, in both decision modes"),
-}
+
+def _summary(module_name: str) -> str:
+    """The first sentence of a reproduction module's docstring: what it recomputes."""
+    return " ".join((import_module(module_name).__doc__ or "").split()).split(". ")[0].rstrip(".")
 
 
 def add_commands(commands, common) -> None:
+    from ..reproduce import reproductions
+
+    tables = reproductions()
     reproduce = commands.add_parser("reproduce", parents=[common], help="recompute a paper's published tables")
     reproduce.add_argument(
-        "table", choices=sorted(REPRODUCTIONS), help="; ".join(f"{k}: {v[1]}" for k, v in REPRODUCTIONS.items())
+        "table",
+        choices=sorted(tables),
+        help="; ".join(f"{name}: {_summary(module)}" for name, module in tables.items()),
     )
     reproduce.add_argument("--n-bootstrap", type=int, default=10_000, help="bootstrap resamples for significance")
     reproduce.add_argument("--seed", type=int, default=0, help="seed of the resampling")
@@ -24,20 +27,28 @@ def add_commands(commands, common) -> None:
         parents=[common],
         help="build test sets and write them in the Hub's script-free form (Parquet + dataset card)",
     )
-    export.add_argument("names", nargs="*", metavar="NAME", help="sets to export (default: every set with a builder)")
+    export.add_argument(
+        "names", nargs="*", metavar="NAME", help="sets to export (default: every set a benchmark is declared on)"
+    )
     export.add_argument("--out", required=True, metavar="DIR", help="folder that receives one sub-folder per set")
 
 
 def _reproduce(args) -> int:
-    module = import_module(f"..reproduce.{REPRODUCTIONS[args.table][0]}", __package__)
+    from ..reproduce import reproductions
+
+    module = import_module(reproductions()[args.table])
     print(module.report(mirror=args.mirror, n_bootstrap=args.n_bootstrap, seed=args.seed))
     return 0
 
 
 def _export(args) -> int:
+    from ..benchmarks import BENCHMARKS
     from ..data.hub_export import export
 
-    for folder in export(args.names or None, args.out, args.mirror):
+    # Each set with a builder, once, with the builders folder of the benchmarks declared on it.
+    builders = {benchmark.dataset: benchmark.builders for benchmark in BENCHMARKS.values() if benchmark.export is None}
+    names = args.names or list(builders)
+    for folder in export(names, args.out, args.mirror, scripts_dirs=builders):
         print(folder)
     return 0
 

@@ -31,10 +31,10 @@ def benchmark_rows() -> list[dict]:
 
     Examples
     --------
-    >>> next(row for row in benchmark_rows() if row["name"] == "winogender")["unit"]
-    'pair_id'
+    >>> next(row for row in benchmark_rows() if row["name"] == "gap")["unit"]
+    'id'
     """
-    from ..harness.benchmarks import BENCHMARKS
+    from ..benchmarks import BENCHMARKS
 
     return [
         {

@@ -6,8 +6,8 @@ import argparse
 import json
 import re
 
+from ..benchmarks import BENCHMARKS
 from ..harness import cluster_links
-from ..harness.benchmarks import BENCHMARKS
 from ..models.chat import ANSWER_MODES, ORDER_MODES
 from ..models.cloze import CLOZE_NORMS
 from ..models.registry import kinds as model_kinds

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..harness.benchmarks import BENCHMARKS
+from ..benchmarks import BENCHMARKS
 from ..harness.prediction_files import FORMATS
 from .model_commands import add_scoring_options
 

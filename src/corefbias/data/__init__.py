@@ -1,7 +1,10 @@
-"""The test sets' data: upstream files and their registry (``upstream_files.json``), span helpers, the
-readers of each upstream format (WinoBias/DaWinoBias brackets, CoNLL-2012, ABC, SoWinoBias generation,
-GAP and Winogender files), the ``datasets`` builders (``builders/``, shipped in the package), their base class,
-the export to the Hub's Parquet layout and the citations.
+"""What every test set's data shares: fetching upstream files against their pins (``upstream``), where the
+sets keep their facts (``set_files``: each set's ``upstream.json`` and ``citation.bib``), the bibliography
+(``citations``), span and pronoun helpers, the readers of formats several sets share (WinoBias/DaWinoBias
+brackets, CoNLL-2012), the builders' base class and the export to the Hub's Parquet layout.
 
-May import ``corefbias.measures`` (a builder stores the weights a measure defines); nothing else.
+A set's own readers, builder, card, pins and citation live in its folder, ``corefbias/benchmarks/<set>/``.
+
+May import ``corefbias.measures`` (a builder stores the weights a measure defines) and ``corefbias.plugins``;
+nothing else.
 """

@@ -12,11 +12,12 @@ from . import upstream
 
 
 class UpstreamBuilder(datasets.GeneratorBasedBuilder):
-    """Base of the builders in ``datasets_scripts/``; subclasses set the four class attributes.
+    """Base of the sets' builders (``<set>/builder.py``); subclasses set the four class attributes.
 
-    ``UPSTREAM_DATASET`` names the set's entry in the upstream registry (``upstream_files.json``);
-    a config built from another entry's files says so in ``CONFIG_SOURCES`` (config name → entry),
-    so that its info and the exported card name the right repository, commit and license.
+    ``UPSTREAM_DATASET`` names the upstream source the set is built from, as its ``upstream.json`` pins it
+    (``corefbias.data.upstream``); a config built from another source's files says so in ``CONFIG_SOURCES``
+    (config name → source), so that its info and the exported card name the right repository, commit and
+    license.
     """
 
     UPSTREAM_DATASET: str
@@ -27,7 +28,7 @@ class UpstreamBuilder(datasets.GeneratorBasedBuilder):
 
     @classmethod
     def upstream_dataset_of(cls, config: str) -> str:
-        """The registry entry whose files the config is built from."""
+        """The upstream source whose files the config is built from."""
         return cls.CONFIG_SOURCES.get(config, cls.UPSTREAM_DATASET)
 
     def _info(self):

@@ -1,85 +1,62 @@
-"""BibTeX of the papers and data sets corefbias implements, for metric modules, builders and cards."""
+"""BibTeX of the papers and data sets corefbias implements, for metric modules, builders and cards.
 
-COUNTER_GAP = """\
-@inproceedings{xie-etal-2023-counter,
-    title = "Counter-{GAP}: Counterfactual Bias Evaluation through Gendered Ambiguous Pronouns",
-    author = "Xie, Zhongbin and Kocijan, Vid and Lukasiewicz, Thomas and Camburu, Oana-Maria",
-    booktitle = "Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics",
-    year = "2023",
-    pages = "3761--3773",
-}
+Each entry lives beside the set it belongs to, in ``<set>/citation.bib`` (``corefbias.data.set_files``); a
+builder, a declaration or a metric module cites entries by their BibTeX keys, so a paper that several sets
+and measures cite is written once.
 """
 
-GAP_ON_GAP = """\
-@inproceedings{kocijan21aaai,
-    title = "The Gap on Gap: Tackling the Problem of Differing Data Distributions in Bias-Measuring Datasets",
-    author = "Kocijan, Vid and Camburu, Oana-Maria and Lukasiewicz, Thomas",
-    booktitle = "Proceedings of the 35th AAAI Conference on Artificial Intelligence",
-    month = "February",
-    year = "2021",
-}
-"""
+from __future__ import annotations
 
-GAP = """\
-@article{webster-etal-2018-mind,
-    title = "Mind the {GAP}: A Balanced Corpus of Gendered Ambiguous Pronouns",
-    author = "Webster, Kellie and Recasens, Marta and Axelrod, Vera and Baldridge, Jason",
-    journal = "Transactions of the Association for Computational Linguistics",
-    volume = "6",
-    year = "2018",
-    pages = "605--617",
-}
-"""
+import re
+from pathlib import Path
 
-WINOGENDER = """\
-@inproceedings{rudinger-etal-2018-gender,
-    title = "Gender Bias in Coreference Resolution",
-    author = "Rudinger, Rachel and Naradowsky, Jason and Leonard, Brian and Van Durme, Benjamin",
-    booktitle = "Proceedings of the 2018 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
-    year = "2018",
-    address = "New Orleans, Louisiana",
-    publisher = "Association for Computational Linguistics",
-    pages = "8--14",
-}
-"""
+from . import set_files
 
-WINOBIAS = """\
-@inproceedings{zhao-etal-2018-gender,
-    title = "Gender Bias in Coreference Resolution: Evaluation and Debiasing Methods",
-    author = "Zhao, Jieyu and Wang, Tianlu and Yatskar, Mark and Ordonez, Vicente and Chang, Kai-Wei",
-    booktitle = "Proceedings of the 2018 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 2 (Short Papers)",
-    year = "2018",
-    pages = "15--20",
-    url = "https://aclanthology.org/N18-2003",
-}
-"""
+_ENTRY = re.compile(r"^@\w+\{(?P<key>[^,\s]+),", re.MULTILINE)
+_read: dict[tuple[Path, ...], dict[str, str]] = {}
 
-SOWINOBIAS = """\
-@inproceedings{dawkins-2021-second,
-    title = "Second Order {W}ino{B}ias ({S}o{W}ino{B}ias) Test Set for Latent Gender Bias Detection in Coreference Resolution",
-    author = "Dawkins, Hillary",
-    booktitle = "Proceedings of the 3rd Workshop on Gender Bias in Natural Language Processing",
-    year = "2021",
-    pages = "103--111",
-    url = "https://aclanthology.org/2021.gebnlp-1.12",
-}
-"""
 
-ABC = """\
-@inproceedings{gonzalez-etal-2020-type,
-    title = "Type {B} Reflexivization as an Unambiguous Testbed for Multilingual Multi-Task Gender Bias",
-    author = "Gonz{\\'a}lez, Ana Valeria and Barrett, Maria and Hvingelby, Rasmus and Webster, Kellie and S{\\o}gaard, Anders",
-    booktitle = "Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing (EMNLP)",
-    year = "2020",
-    url = "https://aclanthology.org/2020.emnlp-main.209",
-}
-"""
+def entries(text: str) -> dict[str, str]:
+    """The entries of a BibTeX text by key, each from its ``@`` to its closing brace and newline.
 
-GENDA_LENS = """\
-@misc{sloth-rybner-2023-genda-lens,
-    title = "{GenDa} {Lens}: Quantifying Gender Bias in {Danish} Language Models",
-    author = "Sloth, Thea Rolskov and Rybner, Astrid Sletten",
-    year = "2023",
-    howpublished = "\\url{https://github.com/DaDebias/genda-lens}",
-}
-"""
+    Examples
+    --------
+    >>> entries('@misc{a,\\n    title = "A",\\n}\\n\\n@misc{b,\\n}\\n')
+    {'a': '@misc{a,\\n    title = "A",\\n}\\n', 'b': '@misc{b,\\n}\\n'}
+    """
+    starts = list(_ENTRY.finditer(text))
+    ends = [match.start() for match in starts[1:]] + [len(text)]
+    return {match["key"]: text[match.start() : end].rstrip() + "\n" for match, end in zip(starts, ends)}
+
+
+def bibliography() -> dict[str, str]:
+    """Every entry of every set's ``citation.bib``, by key; a key defined twice is an error."""
+    folders = set_files.folders()
+    if folders not in _read:
+        found: dict[str, str] = {}
+        for path in set_files.files("citation.bib"):
+            for key, entry in entries(path.read_text(encoding="utf-8")).items():
+                if key in found:
+                    raise ValueError(f"the BibTeX key {key!r} of {path} is defined twice; cite the first by its key")
+                found[key] = entry
+        _read[folders] = found
+    return _read[folders]
+
+
+def cite(*keys: str) -> str:
+    """The BibTeX entries of ``keys``, in that order, one after the other.
+
+    Examples
+    --------
+    >>> print(cite("rudinger-etal-2018-gender").splitlines()[1])
+        title = "Gender Bias in Coreference Resolution",
+    >>> cite("nobody-2099")
+    Traceback (most recent call last):
+    ...
+    ValueError: no BibTeX entry 'nobody-2099' in any set's citation.bib
+    """
+    known = bibliography()
+    missing = [key for key in keys if key not in known]
+    if missing:
+        raise ValueError(f"no BibTeX entry {missing[0]!r} in any set's citation.bib")
+    return "".join(known[key] for key in keys)

@@ -1,8 +1,8 @@
 """Export the data sets the way the Hugging Face Hub serves them: Parquet files plus a dataset card.
 
-``datasets`` 5 runs no loading scripts, so each set is a ``datasets.GeneratorBasedBuilder`` class
-in ``corefbias/data/builders/<name>/<name>.py`` (``datasets_scripts/`` in the repository) that this
-module runs (offline, from the upstream mirror) and turns into::
+``datasets`` 5 runs no loading scripts, so each set is a ``datasets.GeneratorBasedBuilder`` class in its set's
+folder, ``corefbias/benchmarks/<name>/builder.py`` (a declarer's own builders folder may also name it
+``<name>/<name>.py``), that this module runs (offline, from the upstream mirror) and turns into::
 
     <out>/<name>/README.md                                       the card: YAML configs + dataset_info
     <out>/<name>/data/<config>/<split>-00000-of-00001.parquet    one file per config and split
@@ -10,31 +10,33 @@ module runs (offline, from the upstream mirror) and turns into::
 after which ``datasets.load_dataset("<out>/<name>", "<config>")`` works offline, and the folder can
 be uploaded to the Hub as it is. Re-running the export writes the same bytes.
 
-The card's prose comes from ``builders/<name>/card.md`` (optional YAML front matter such as
+The card's prose comes from ``<name>/card.md`` beside the builder (optional YAML front matter such as
 ``pretty_name``, ``language`` or ``tags`` is merged into the card's metadata); the export adds the
 configurations, features, row counts, source (repository, commit, license) and citation. A
-config built from another registry entry's files than the set's ``UPSTREAM_DATASET`` names it in
-the builder's ``CONFIG_SOURCES`` (see ``corefbias.data.builder_base.UpstreamBuilder``); a registry entry
-without a commit is a set that ``corefbias`` generates rather than downloads.
+config built from another source's files than the set's ``UPSTREAM_DATASET`` names it in
+the builder's ``CONFIG_SOURCES`` (see ``corefbias.data.builder_base.UpstreamBuilder``); a set whose builder
+names no upstream source, or a source without a commit, is one ``corefbias`` generates rather than downloads.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import datasets
 import yaml
 
-from . import spans, upstream
+from . import set_files, spans, upstream
 
-# The builders ship inside the package (``datasets_scripts/`` at the repository root links here).
-SCRIPTS_DIR = Path(__file__).resolve().with_name("builders")
+# The package's own builders live in its set folders.
+SCRIPTS_DIR = set_files.BUILT_IN
+BUILDER_FILE = "builder.py"
 DATA_FILE = "data/{config}/{split}-00000-of-00001.parquet"
 # Free-text upstream licenses → Hub license identifiers; anything else is "other" with its name.
 _HUB_LICENSES = {"MIT License": "mit", "Apache License 2.0": "apache-2.0"}
@@ -46,24 +48,36 @@ class DatasetBuildError(RuntimeError):
     """A builder failed: bad upstream data (e.g. an offset that does not match its text)."""
 
 
+def _builder_file(root: Path, name: str) -> Path | None:
+    return next((path for path in (root / name / BUILDER_FILE, root / name / f"{name}.py") if path.is_file()), None)
+
+
 def available(scripts_dir: str | os.PathLike | None = None) -> list[str]:
-    """Names of the sets with a builder in ``builders/<name>/<name>.py``."""
+    """Names of the sets with a builder in ``<name>/builder.py`` (or ``<name>/<name>.py``).
+
+    Examples
+    --------
+    >>> "gap" in available()
+    True
+    """
     root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
-    return sorted(path.parent.name for path in root.glob("*/*.py") if path.stem == path.parent.name)
+    return sorted(folder.name for folder in root.iterdir() if folder.is_dir() and _builder_file(root, folder.name))
 
 
 def builder_class(name: str, scripts_dir: str | os.PathLike | None = None) -> type[datasets.GeneratorBasedBuilder]:
-    """The builder class defined in ``builders/<name>/<name>.py``."""
+    """The builder class defined in ``<name>/builder.py`` (or ``<name>/<name>.py``) of ``scripts_dir``.
+
+    A declarer's folder (``scripts_dir``) is read for its sets' facts too (``corefbias.data.set_files``).
+    """
     root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
-    path = root / name / f"{name}.py"
-    if not path.is_file():
-        raise DatasetBuildError(f"no builder for {name!r}: {path} does not exist; known: {available(root)}")
-    module_name = f"corefbias_datasets_scripts.{name}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    # datasets re-imports the builder's module by name (streaming support), so it must be registered.
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    path = _builder_file(root, name)
+    if path is None:
+        raise DatasetBuildError(
+            f"no builder for {name!r}: {root / name / BUILDER_FILE} does not exist; known: {available(root)}"
+        )
+    set_files.add_folder(root)
+    module = _builder_module(path, name)
+    module_name = module.__name__
     found = [
         value
         for value in vars(module).values()
@@ -74,6 +88,21 @@ def builder_class(name: str, scripts_dir: str | os.PathLike | None = None) -> ty
     if len(found) != 1:
         raise DatasetBuildError(f"{path} must define exactly one GeneratorBasedBuilder, found {len(found)}")
     return found[0]
+
+
+def _builder_module(path: Path, name: str):
+    """The module of a builder file: by its name where it is one of the package's sets (so that it is imported
+    once), else loaded from its path under a name of its own, registered because ``datasets`` re-imports a
+    builder's module by name (streaming support)."""
+    if path.resolve().is_relative_to(set_files.BUILT_IN):
+        package_parent = set_files.BUILT_IN.parents[1]
+        return importlib.import_module(".".join(path.resolve().relative_to(package_parent).with_suffix("").parts))
+    module_name = f"corefbias_datasets_scripts.{name}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def card_features(features: datasets.Features) -> list:
@@ -89,7 +118,7 @@ def card_features(features: datasets.Features) -> list:
 
 
 def _card_parts(name: str, root: Path) -> tuple[dict, str]:
-    """Front-matter metadata and body of ``builders/<name>/card.md`` (empty when absent)."""
+    """Front-matter metadata and body of ``<name>/card.md`` (empty when absent)."""
     path = root / name / "card.md"
     if not path.is_file():
         return {}, ""
@@ -322,13 +351,16 @@ def export(
     *,
     progress: bool = True,
     scripts_dir: str | os.PathLike | None = None,
+    scripts_dirs: Mapping[str, str | os.PathLike | None] | None = None,
 ) -> list[Path]:
-    """Export the named sets (all with a builder when ``names`` is None); one folder per set.
+    """Export the named sets (all with a builder in ``scripts_dir`` when ``names`` is None); one folder per set.
 
+    ``scripts_dirs`` gives a set's own builders folder by name (None, or a set it does not name: ``scripts_dir``).
     With ``progress``, one bar advances per config written; the ``datasets`` bars stay off.
     """
     names = list(names) if names is not None else available(scripts_dir)
-    classes = {name: builder_class(name, scripts_dir) for name in names}
+    folders = {name: (scripts_dirs or {}).get(name) or scripts_dir for name in names}
+    classes = {name: builder_class(name, folders[name]) for name in names}
     total = sum(len(cls.builder_configs) for cls in classes.values())
     bars_were_on = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
@@ -346,7 +378,7 @@ def export(
                     bar.set_postfix_str(f"{set_name}/{config}")
                     bar.update(1)
 
-            written.append(export_dataset(name, out_dir, mirror, scripts_dir=scripts_dir, on_config=advance))
+            written.append(export_dataset(name, out_dir, mirror, scripts_dir=folders[name], on_config=advance))
         return written
     finally:
         if bar is not None:

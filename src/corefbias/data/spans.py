@@ -1,37 +1,21 @@
-"""Character spans of the exported data sets: the common columns, and their checks at build time.
+"""Character spans of the exported data sets and of model output, and their checks at build time.
 
 Every exported set has ``text``, a ``pronoun`` span and a list of ``candidates`` (spans with
-``is_referent``). A span is ``{"text", "start", "end"}`` with ``text[start:end] == span["text"]``
-(Python string indices, i.e. Unicode code points, end exclusive). A span that does not match its
-text is a build error naming the row, never a silently shifted offset.
+``is_referent``; their ``datasets`` features are ``corefbias.data.features``). A span is
+``{"text", "start", "end"}`` with ``text[start:end] == span["text"]`` (Python string indices, i.e. Unicode
+code points, end exclusive). A span that does not match its text is a build error naming the row, never a
+silently shifted offset. Plain Python: model adapters use these helpers without ``datasets``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
-import datasets
-
 Span = tuple[int, int]  # character offsets (start, end), end exclusive, as Python slices
-SPAN = {"text": datasets.Value("string"), "start": datasets.Value("int32"), "end": datasets.Value("int32")}
-CANDIDATE = {**SPAN, "is_referent": datasets.Value("bool")}
 
 
 class SpanError(ValueError):
     """A span's offsets do not match its row's text."""
-
-
-def common_features(**extra) -> datasets.Features:
-    """``text``, ``pronoun`` and ``candidates``, followed by a set's own columns."""
-    return datasets.Features(
-        {
-            "text": datasets.Value("string"),
-            "pronoun": dict(SPAN),
-            "candidates": datasets.List(dict(CANDIDATE)),
-            **extra,
-        }
-    )
 
 
 def span_at(text: str, start: int | str, span_text: str, *, row: str, what: str) -> dict:
@@ -43,19 +27,6 @@ def span_at(text: str, start: int | str, span_text: str, *, row: str, what: str)
             f"row {row}: {what} {span_text!r} is not at offset {start} of the text (found {text[start:end]!r} there)"
         )
     return {"text": span_text, "start": start, "end": end}
-
-
-def find_word(text: str, word: str, *, row: str, what: str, start: int = 0, case_sensitive: bool = True) -> dict:
-    """The span of the one whole-word occurrence of ``word`` in ``text[start:]``.
-
-    No occurrence, or more than one, is a SpanError naming the row: a span must be unambiguous.
-    """
-    flags = 0 if case_sensitive else re.IGNORECASE
-    matches = list(re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", flags).finditer(text, start))
-    if len(matches) != 1:
-        raise SpanError(f"row {row}: {what} {word!r} occurs {len(matches)} times in {text!r}; expected exactly once")
-    match = matches[0]
-    return {"text": match.group(0), "start": match.start(), "end": match.end()}
 
 
 def _as_bool(value: str, *, row: str, column: str) -> bool:

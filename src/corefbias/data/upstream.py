@@ -1,6 +1,10 @@
 """Upstream data files: where each lives (repository at a pinned commit), its checksum, and
 how to get it — from a local mirror, from the download cache, or by downloading it once.
 
+The pins live beside the set that reads them, in ``<set>/upstream.json`` (``corefbias.data.set_files``):
+source name (the mirror's folder) → repository, commit, license and each file's sha256 and size. A source
+is pinned by exactly one set; another set reads it by its name.
+
 A mirror is a folder laid out as ``<set>/<upstream path>`` (the layout of ``../shared/data``).
 It is named by ``mirror=`` / ``--mirror DIR`` or the ``COREFBIAS_MIRROR`` environment variable.
 """
@@ -16,9 +20,9 @@ import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
+
+from . import set_files
 
 MIRROR_ENV = "COREFBIAS_MIRROR"
 CACHE_ENV = "COREFBIAS_CACHE"
@@ -46,10 +50,24 @@ class UpstreamFile:
         return _RAW_URL.format(repository=self.repository, commit=self.commit, path=quoted)
 
 
-@lru_cache(maxsize=1)
+_loaded: dict[tuple[Path, ...], dict] = {}
+
+
 def _registry() -> dict:
-    text = resources.files(__package__).joinpath("upstream_files.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    """Source name → its pins, from every set's ``upstream.json``; a source pinned twice is an error."""
+    folders = set_files.folders()
+    if folders not in _loaded:
+        registry: dict = {}
+        where: dict[str, Path] = {}
+        for path in set_files.files("upstream.json"):
+            for name, entry in json.loads(path.read_text(encoding="utf-8")).items():
+                if name in registry:
+                    raise UpstreamFileError(
+                        f"the upstream source {name!r} is pinned twice: in {where[name]} and {path}"
+                    )
+                registry[name], where[name] = entry, path
+        _loaded[folders] = registry
+    return _loaded[folders]
 
 
 def dataset_source(dataset: str) -> dict:

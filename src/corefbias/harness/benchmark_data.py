@@ -12,8 +12,8 @@ from pathlib import Path
 import datasets
 
 from .. import __version__
+from ..benchmarks import Benchmark
 from ..data import hub_export, upstream
-from .benchmarks import Benchmark
 
 
 def default_data_dir() -> Path:

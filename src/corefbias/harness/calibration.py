@@ -25,13 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..benchmarks import BENCHMARKS, Benchmark
 from ..measures import comparison, resampling
 
 # α: the level a run and a comparison call a p-value significant at, which the rates are counted against.
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from . import comparison as run_comparison
 from .benchmark_data import default_data_dir, load_part
-from .benchmarks import BENCHMARKS, Benchmark
 
 
 def calibrated() -> list[str]:

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..benchmarks import BENCHMARKS, Benchmark
 from ..measures import comparison, resampling
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from .benchmark_data import default_data_dir, load_part
-from .benchmarks import BENCHMARKS, Benchmark
 from .result_schema import upgrade
 from .scoring import scored_sections
 

@@ -1,7 +1,7 @@
 """Benchmarks and model kinds from outside the package: a folder of declarations (``--include DIR``).
 
 Every ``*.py`` file of the folder is imported (in name order, once per file) and what it defines at
-module level is registered: each ``Benchmark`` (``corefbias.harness.benchmarks.register``) and each
+module level is registered: each ``Benchmark`` (``corefbias.benchmarks.register``) and each
 ``ModelKind`` (``corefbias.models.registry.register``). Installed packages use entry points instead
 (groups ``corefbias.benchmarks`` and ``corefbias.models``), which need no include. ``COREFBIAS_INCLUDE``
 (folders separated by ``os.pathsep``) includes folders in every command and in the Space.
@@ -15,8 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..benchmarks import Benchmark, register
 from ..models import registry as model_registry
-from .benchmarks import Benchmark, register
 
 INCLUDE_ENV = "COREFBIAS_INCLUDE"
 _included: dict[Path, list[str]] = {}

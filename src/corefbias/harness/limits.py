@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 
-from .benchmarks import Benchmark
+from ..benchmarks import Benchmark
 
 
 def _hash_order(unit) -> str:

@@ -84,7 +84,7 @@ class PredictionCache:
         --------
         >>> import os, tempfile
         >>> with tempfile.TemporaryDirectory() as folder, PredictionCache(os.path.join(folder, "p.sqlite")) as cache:
-        ...     cache.put(("model", "winogender", "default", "test"), {"1": {"choice": 0}})
+        ...     cache.put(("model", "gap", "default", "test"), {"1": {"choice": 0}})
         ...     cache.check()
         []
         """

@@ -28,7 +28,7 @@ Plain Ray actors, not Ray Data's ``map_batches`` with an actor pool, because:
   model cannot load reports why at once (a ``ModelError``), a crashed replica is restarted and its
   batches retried ``max_restarts`` times, and replicas not up within ``start_timeout`` end the run;
 * simplicity: between the driver and the replicas there is one ``ray.wait`` per batch and nothing else
-  (0.97 of the ideal throughput per replica at 8 replicas: ``benchmarks/scale_out.py``).
+  (0.97 of the ideal throughput per replica at 8 replicas: ``perf/scale_out.py``).
 
 Each replica holds at most ``IN_FLIGHT`` batches, so it always has its next batch while the driver
 commits the last one, and a killed driver loses little. Ray sets a replica's ``OMP_NUM_THREADS`` to its

@@ -18,9 +18,9 @@ from typing import Any
 
 from typing_extensions import NotRequired, TypedDict
 
+from ..benchmarks import BENCHMARKS, Headline
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result_format import SIGNIFICANCE_SUFFIXES
-from .benchmarks import BENCHMARKS, Headline
 
 SCHEMA_VERSION = 2
 

@@ -37,12 +37,12 @@ from typing import Protocol
 import datasets
 
 from .. import __version__
+from ..benchmarks import Benchmark, resolve
 from ..models.base import Choice, ChoiceModel, ClusterModel, ModelError, Task
 from ..models.identity import digest, library_versions
 from ..models.registry import load_model
 from . import cluster_links
 from .benchmark_data import data_provenance, default_data_dir, load_part
-from .benchmarks import Benchmark, resolve
 from .limits import limit_units
 from .parse_rates import is_low, parse_rate
 from .position_rates import results_fields as position_fields

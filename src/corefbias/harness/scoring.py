@@ -13,9 +13,9 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..benchmarks import Benchmark, Figure, Part, rows_of
 from ..measures.resampling import Scored
 from . import cluster_links
-from .benchmarks import Benchmark, Figure, Part, rows_of
 from .parse_rates import without_readable_answers
 
 

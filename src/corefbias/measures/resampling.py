@@ -87,7 +87,7 @@ class Inference:
     from the observed value (for an observed value above the null, the replicates at or below it),
     with the usual +1 correction so it is never exactly zero, capped at 1. Doubling matters: the
     one-sided share in the observed direction called about 10% of unbiased simulated models
-    significant at 0.05 (``benchmarks/calibration.py``). ``None`` fields mean the data leave them
+    significant at 0.05 (``perf/calibration.py``). ``None`` fields mean the data leave them
     undefined, or (``p_value`` alone) that the score has no null to test against.
     """
 

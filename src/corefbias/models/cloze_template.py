@@ -3,7 +3,7 @@
 An instance becomes a *context* — its text followed by a question-like suffix that names the pronoun —
 and one *continuation* per option: the delimiter and the option's text. The model's decision is the
 option whose continuation it finds most probable after the context (``corefbias.models.cloze``). Each
-benchmark declares its template once (``corefbias.harness.benchmarks``); the template's ``identity``
+benchmark declares its template once (``corefbias.benchmarks``); the template's ``identity``
 (its version and the digest of a rendered fixed instance) keys the prediction cache, so editing a
 template's wording asks the model again.
 

@@ -16,7 +16,7 @@ not), except that a text already starting with the BOS token's text gets none; a
 BOS token (else EOS) alone. The log-likelihood is the sum of the continuation tokens' log-softmax
 (computed in float32). On Winogender's 720 instances this gives lm-eval's decisions on all 720 with
 SmolLM2-135M-Instruct and Gemma 3 270M (GGUF), log-likelihoods within 5e-5 (``tests/test_hf_cloze.py``,
-``benchmarks/cloze_throughput.py``).
+``perf/cloze_throughput.py``).
 
 **Fast.** Each context is computed once, and the first tokens that several contexts share once for them
 all (Winogender's sentences differ from their minimal pair only from the pronoun on: a quarter fewer
@@ -37,7 +37,7 @@ another's within about 1e-4 may be decided differently from lm-eval's unbatched 
 
 **Threads.** On CPU torch uses one thread per core by default, as lm-eval does; on a machine busy with
 other work that can be many times slower than one thread (``load(..., threads=1)``, ``corefbias run
---model-arg threads=1``, or ``OMP_NUM_THREADS=1``): measure with ``benchmarks/cloze_throughput.py``.
+--model-arg threads=1``, or ``OMP_NUM_THREADS=1``): measure with ``perf/cloze_throughput.py``.
 
 **Identity**: the weights (a Hub id and the snapshot commit of the local cache, or the file or folder's
 fingerprint), the dtype the model runs in, the tokenization (BOS or not), and the library versions; the

@@ -3,7 +3,7 @@
 ``outputs/coref/xlm-r_coref_da.json`` of the DaDebias fork of the ABC repository holds one AllenNLP
 prediction (whitespace tokens, clusters of inclusive token spans) per sentence of ABC's
 ``data/COREF_LM/coref_lm.da``, in file order: 4,560 triplets, 13,680 sentences.
-``corefbias.data.abc_format`` reads the sentences (the pronoun's and the subject's character spans) and
+``corefbias.benchmarks.abc.files`` reads the sentences (the pronoun's and the subject's character spans) and
 gives each triplet its occupation's stereotype from ABC's Danish labour statistics; ten of the 60
 occupations have no Danish figure and count in the overall rates only. (GenDa Lens's own
 female/male lists were made for its own sentence files: they leave out a third of these
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 
-from ..data import abc_format, upstream
+from ..benchmarks.abc import files as abc_format
+from ..data import upstream
 from ..data.spans import token_clusters_to_char
 from ..harness.cluster_links import DECISION_MODES, link_decisions
 from ..measures import abc_fpr

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..data import counter_gap_format, pronouns, upstream
+from ..benchmarks.counter_gap import ids as counter_gap_format
+from ..data import pronouns, upstream
 from ..measures import counter_gap
 
 SYSTEMS = {

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data import gap_files
+from ..benchmarks.gap import files as gap_files
 from ..measures import gap, gap_baselines, gap_properties, weighting
 from ..measures.resampling import bootstrap_test
 

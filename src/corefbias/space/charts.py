@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..benchmarks import rows_of
 from ..harness import run_outputs
-from ..harness.benchmarks import rows_of
 from ..harness.run_outputs import format_number
 from ..harness.scoring import figures_of, pro_anti_figure_sections
 

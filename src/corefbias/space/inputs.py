@@ -6,7 +6,7 @@ import os
 import re
 from urllib.parse import urlsplit
 
-from ..harness.benchmarks import BENCHMARKS
+from ..benchmarks import BENCHMARKS
 from ..models.baselines import BASELINES
 from ..models.registry import kinds, parse_spec
 from .model_list import ModelList
@@ -82,6 +82,22 @@ def check_endpoint_url(url: str) -> None:
         raise ValueError("put no credentials in the endpoint URL: the model spec is shown on the public leaderboard")
     if parts.query or parts.fragment:
         raise ValueError(f"malformed endpoint URL {url!r}: give the server's base URL without ?query or #fragment")
+
+
+def benchmark_choices() -> list[tuple[str, str]]:
+    """The Run tab's benchmark choices: ``(label, name)``, every registered benchmark with its language.
+
+    Examples
+    --------
+    >>> ("gap (en)", "gap") in benchmark_choices()
+    True
+    """
+    return [(f"{name} ({benchmark.language})", name) for name, benchmark in BENCHMARKS.items()]
+
+
+def default_benchmarks() -> list[str]:
+    """The benchmarks the Run tab offers ticked: those declared ``space_default``."""
+    return [name for name, benchmark in BENCHMARKS.items() if benchmark.space_default]
 
 
 def check_benchmarks(names) -> list[str]:

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..benchmarks import resolve
 from ..harness import runner
 from ..harness.benchmark_data import load_part
-from ..harness.benchmarks import resolve
 from ..models.base import ModelError
 from ..models.registry import kinds, load_model, parse_spec
 from ..models.url_guard import guarded_opener

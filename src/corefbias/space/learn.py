@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..harness.benchmarks import BENCHMARKS
+from ..benchmarks import BENCHMARKS
 
 SECTIONS = ("Metric Description", "Limitations and Bias", "Citation")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 from ...measures import abc_fpr
-from .cloze_wording import DANISH_OCCUPATIONS_CLOZE
-from .declaration import Benchmark, BiasAxis, Headline
-from .scoring import gold_links
+from ..cloze_wording import DANISH_OCCUPATIONS_CLOZE
+from ..declaration import Benchmark, BiasAxis, Headline
+from ..link_sections import gold_links
 
 
 def score(rows, decisions, n_bootstrap, seed):

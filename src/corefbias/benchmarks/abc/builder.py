@@ -2,7 +2,7 @@
 as GenDa Lens evaluates them (`genda`) and as ABC published them (`original`).
 
 Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The sentence files and
-ABC's occupation table are parsed by ``corefbias.data.abc_format``; upstream files are read through
+ABC's occupation table are parsed by ``corefbias.benchmarks.abc.files``; upstream files are read through
 ``corefbias.data.upstream.fetch`` from the mirror given as ``data_dir`` (else ``$COREFBIAS_MIRROR``, else
 the checksummed download cache).
 """
@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import datasets
 
-from corefbias.data import abc_format, builder_base, citations, spans
+from corefbias.benchmarks.abc import files as abc_format
+from corefbias.data import builder_base, citations, features
 
 UPSTREAM_DATASET = "abc"
 
-_CITATION = citations.ABC + citations.GENDA_LENS
+_CITATION = citations.cite("gonzalez-etal-2020-type", "sloth-rybner-2023-genda-lens")
 
 _DESCRIPTION = """\
 ABC (Anti-reflexive Bias Challenge), Danish coreference part: every sentence ("revisoren glemmer
@@ -36,8 +37,8 @@ _COMMON = dict(
     candidate_stereotypes=datasets.List(datasets.Value("string")),
 )
 FEATURES = {
-    "genda": spans.common_features(**_COMMON),
-    "original": spans.common_features(
+    "genda": features.common_features(**_COMMON),
+    "original": features.common_features(
         **_COMMON,
         occupation_english=datasets.Value("string"),
         **{column: datasets.Value("float64") for column in abc_format.STATISTICS_COLUMNS},

@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import groupby
 
-from ..measures import stereotypes
-from . import upstream
+from ...data import upstream
+from ...measures import stereotypes
 
 SENTENCES = ("abc", "data/COREF_LM/coref_lm.da")
 OCCUPATION_STATISTICS = ("abc", "Ocupation_stats - 1.1.tsv")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 from ...measures import counter_gap
-from .cloze_wording import NO_NEITHER
-from .declaration import Benchmark, BiasAxis, Figure, Headline
-from .gap import NAMES_CLOZE
-from .scoring import gold_links
+from ..cloze_wording import NAMES_CLOZE, NO_NEITHER
+from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..link_sections import gold_links
+from .explore import QUADRUPLES
 
 
 def score(rows, decisions, n_bootstrap, seed):
@@ -49,5 +49,6 @@ BENCHMARK = Benchmark(
     ),
     bias_axis=BiasAxis("gender", {"male": 1, "female": -1}, "toward_gold"),
     figures=(Figure("inconsistency", "counter_gap"),),
-    explore="quadruples",
+    explore=QUADRUPLES,
+    space_default=True,
 )

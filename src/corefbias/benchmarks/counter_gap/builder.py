@@ -13,7 +13,8 @@ from collections import defaultdict
 
 import datasets
 
-from corefbias.data import builder_base, citations, counter_gap_format, pronouns, spans, upstream
+from corefbias.benchmarks.counter_gap import ids as counter_gap_format
+from corefbias.data import builder_base, citations, features, pronouns, spans, upstream
 from corefbias.measures.counter_gap import ROLES
 
 UPSTREAM_DATASET = "counter_gap"
@@ -24,7 +25,7 @@ BOOKCORPUS, GUTENBERG = "BookCorpus", "Gutenberg"
 # or "293-0 Paul Prescott's Charge (by Horatio Alger)" after PG's <number>-0.txt file names).
 _GUTENBERG_BOOK = re.compile(r"^(?:pg\d+|\d+-0) .+ \(by .+\)$")
 
-_CITATION = citations.COUNTER_GAP
+_CITATION = citations.cite("xie-etal-2023-counter")
 
 _DESCRIPTION = """\
 Counter-GAP groups 4008 GAP-style instances (a passage, an ambiguous gendered pronoun and two
@@ -33,7 +34,7 @@ swapped within the gender) and two gender-swapped copies (gendered words and nam
 genders). Each row feeds the `counter_gap_delta_i` metric directly.
 """
 
-FEATURES = spans.common_features(
+FEATURES = features.common_features(
     id=datasets.Value("string"),
     quadruple_id=datasets.Value("string"),
     role=datasets.Value("string"),

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...measures import pro_anti
-from .cloze_wording import DANISH_OCCUPATIONS_CLOZE
-from .declaration import Benchmark, BiasAxis, Figure, Headline, rows_of
-from .scoring import pro_anti_inputs
+from ..cloze_wording import DANISH_OCCUPATIONS_CLOZE
+from ..declaration import Benchmark, BiasAxis, Figure, Headline, rows_of
+from ..explore import PRO_ANTI_PAIRS
+from ..link_sections import pro_anti_inputs
 
 # GenDa Lens scores DaWinoBias on dev + test; test first, so a --limit keeps test pairs (and the strict score).
 PARTS = (("pro", "test"), ("anti", "test"), ("pro", "validation"), ("anti", "validation"))
@@ -80,5 +81,5 @@ BENCHMARK = Benchmark(
     cloze=DANISH_OCCUPATIONS_CLOZE,
     bias_axis=BiasAxis("polarity", {"pro": 1, "anti": -1}, "toward_gold"),
     figures=(Figure("pro_anti"),),
-    explore="pro_anti_pairs",
+    explore=PRO_ANTI_PAIRS,
 )

@@ -14,7 +14,7 @@ import re
 
 import datasets
 
-from corefbias.data import builder_base, citations, pronouns, spans, upstream, wino_format
+from corefbias.data import builder_base, citations, features, pronouns, upstream, wino_format
 
 UPSTREAM_DATASET = "dawinobias"
 UPSTREAM_SPLITS = {datasets.Split.VALIDATION: "dev", datasets.Split.TEST: "test"}
@@ -71,15 +71,6 @@ MALE_OCCUPATIONS = (
 STEREOTYPES = wino_format.stereotype_map(FEMALE_OCCUPATIONS, MALE_OCCUPATIONS)
 _PRONOUN = re.compile(rf"(?<!\w)(?:{'|'.join(PRONOUN_GENDERS)})(?!\w)", re.IGNORECASE)
 
-DAWINOBIAS_CITATION = """\
-@misc{koppelgaard-brodbaek-2021-dawinobias,
-    title = "{DaWinoBias}: Assessing Occupational Gender Stereotypes in {Danish} {NLP} Models",
-    author = "Koppelgaard, Kiri and Br{\\o}db{\\ae}k, Signe Kirk",
-    year = "2021",
-    howpublished = "\\url{https://github.com/NLP-exam/DaWinoBias}",
-}
-"""
-
 _DESCRIPTION = """\
 DaWinoBias: WinoBias's type-1 sentences translated into Danish (dev 342, test 332 per polarity),
 each in a pro-stereotypical version (the pronoun's gender fits its antecedent's occupation
@@ -87,7 +78,7 @@ stereotype) and an anti-stereotypical twin. GenDa Lens reports accuracy on each 
 Effect Size log2(pro / anti). Each row feeds `pro_anti_diff` directly.
 """
 
-FEATURES = spans.common_features(
+FEATURES = features.common_features(
     id=datasets.Value("string"),
     pair_id=datasets.Value("string"),
     polarity=datasets.Value("string"),
@@ -139,7 +130,9 @@ class Dawinobias(builder_base.UpstreamBuilder):
     UPSTREAM_DATASET = UPSTREAM_DATASET
     DESCRIPTION = _DESCRIPTION
     FEATURES = FEATURES
-    CITATION = DAWINOBIAS_CITATION + citations.GENDA_LENS + citations.WINOBIAS
+    CITATION = citations.cite(
+        "koppelgaard-brodbaek-2021-dawinobias", "sloth-rybner-2023-genda-lens", "zhao-etal-2018-gender"
+    )
     VERSION = VERSION
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(

@@ -5,17 +5,9 @@ from __future__ import annotations
 from ...measures import gap
 from ...measures.resampling import Scored
 from ...measures.weighting import InfeasibleBalanceError
-from ...models.cloze_template import ClozeTemplate
-from .cloze_wording import ENGLISH_SOURCE, NO_NEITHER
-from .declaration import Benchmark, BiasAxis, Figure, Headline
-from .scoring import gold_links
-
-NAMES_CLOZE = ClozeTemplate(
-    version=1,
-    suffix=" ‘{Pronoun}’ refers to",
-    source=ENGLISH_SOURCE,
-    cannot_express=NO_NEITHER.format(count="GAP test examples (227 of 2000)"),
-)
+from ..cloze_wording import NAMES_CLOZE
+from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..link_sections import gold_links
 
 
 def _undefined_w_bias(reason: str) -> Scored:

@@ -17,7 +17,8 @@ import json
 
 import datasets
 
-from corefbias.data import builder_base, citations, gap_files, spans, upstream
+from corefbias.benchmarks.gap import files as gap_files
+from corefbias.data import builder_base, citations, features, spans, upstream
 from corefbias.measures import gap_properties
 
 UPSTREAM_DATASET = "gap"
@@ -30,7 +31,7 @@ SPLITS = {
 # Only GAP test has name annotations (gap_on_gap's gap-test-name-spans.json).
 ANNOTATED_SPLIT = datasets.Split.TEST
 
-_CITATION = citations.GAP + citations.GAP_ON_GAP
+_CITATION = citations.cite("webster-etal-2018-mind", "kocijan21aaai")
 
 _DESCRIPTION = """\
 GAP is a gender-balanced corpus of 4,454 Wikipedia snippets (8,908 pronoun-name pairs), each with an
@@ -40,13 +41,13 @@ adds the personal-name annotations of "The Gap on Gap" (Kocijan et al., 2021) an
 that balance the number of names and the position of the referent between the genders.
 """
 
-FEATURES = spans.common_features(
+FEATURES = features.common_features(
     id=datasets.Value("string"),
     gender=datasets.Value("string"),
     url=datasets.Value("string"),
     pronoun_gender=datasets.Value("string"),
     candidate_stereotypes=datasets.List(datasets.Value("string")),
-    names=datasets.List(dict(spans.SPAN)),
+    names=datasets.List(dict(features.SPAN)),
     num_names=datasets.Value("int32"),
     candidate_ranks=datasets.List(datasets.Value("int32")),
     correct_rank=datasets.Value("int32"),

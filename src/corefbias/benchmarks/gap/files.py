@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import pronouns, upstream
-from .spans import Span
+from ...data import pronouns, upstream
+from ...data.spans import Span
 
 GAP_DATASET = "gap"
 GAP_TEST_FILE = "gap-test.tsv"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from .cloze_wording import OCCUPATIONS_CLOZE
-from .declaration import Benchmark, BiasAxis, Figure, Headline
-from .scoring import pro_anti_scorer
+from ..cloze_wording import OCCUPATIONS_CLOZE
+from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..explore import PRO_ANTI_PAIRS
+from ..link_sections import pro_anti_link_scorer
 
 BENCHMARK = Benchmark(
     name="sowinobias",
@@ -14,7 +15,7 @@ BENCHMARK = Benchmark(
     unit="pair_id",
     metric_modules=("pro_anti_diff",),
     description="SoWinoBias: accuracy on pro- vs anti-stereotypical sentences with two occupations",
-    score=pro_anti_scorer(
+    score=pro_anti_link_scorer(
         {"sowinobias": (("default", "test"),)},
         score="accuracy",
         gold_only=True,
@@ -28,5 +29,5 @@ BENCHMARK = Benchmark(
     cloze=OCCUPATIONS_CLOZE,
     bias_axis=BiasAxis("condition", {"pro": 1, "anti": -1}, "toward_gold"),
     figures=(Figure("pro_anti"),),
-    explore="pro_anti_pairs",
+    explore=PRO_ANTI_PAIRS,
 )

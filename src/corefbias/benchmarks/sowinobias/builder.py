@@ -2,7 +2,7 @@
 split, generated from the paper's appendix vocabulary and Sec. 4.2 template.
 
 Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The upstream
-repository could not be obtained, so nothing is downloaded: ``corefbias.data.sowinobias_generation`` generates the
+repository could not be obtained, so nothing is downloaded: ``corefbias.benchmarks.sowinobias.generation`` generates the
 sentences.
 """
 
@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datasets
 
-from corefbias.data import builder_base, citations, sowinobias_generation, spans
+from corefbias.benchmarks.sowinobias import generation as sowinobias_generation
+from corefbias.data import builder_base, citations, features
 
 UPSTREAM_DATASET = "sowinobias"
 
-_CITATION = citations.SOWINOBIAS
+_CITATION = citations.cite("dawkins-2021-second")
 
 _DESCRIPTION = """\
 SoWinoBias (Second-Order WinoBias) tests latent gender bias: its sentences ("The doctor liked the
@@ -25,7 +26,7 @@ accuracy gap pro − anti. Generated from the paper's vocabulary (16 × 16 occup
 adjectives per condition). Each row feeds the `pro_anti_diff` metric directly.
 """
 
-FEATURES = spans.common_features(
+FEATURES = features.common_features(
     id=datasets.Value("string"),
     condition=datasets.Value("string"),
     polarity=datasets.Value("string"),

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from .. import conll_scoring
-from .cloze_wording import OCCUPATIONS_CLOZE
-from .declaration import Benchmark, BiasAxis, Figure, Headline
-from .scoring import pro_anti_scorer
+from ..cloze_wording import OCCUPATIONS_CLOZE
+from ..conll_sections import pro_anti_conll_scorer
+from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..explore import PRO_ANTI_PAIRS
+from ..link_sections import pro_anti_link_scorer
 
 SECTIONS = {f"winobias/type{kind}": ((f"type{kind}_pro", "test"), (f"type{kind}_anti", "test")) for kind in (1, 2)}
 
@@ -18,8 +19,8 @@ BENCHMARK = Benchmark(
     metric_modules=("pro_anti_conll_f1", "pro_anti_diff"),
     description="WinoBias: CoNLL F1 (the paper's score) and link F1 on pro- vs anti-stereotypical sentences, "
     "types 1 and 2",
-    score=pro_anti_scorer(SECTIONS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender"),
-    score_outputs=conll_scoring.pro_anti_scorer(SECTIONS, condition="polarity"),
+    score=pro_anti_link_scorer(SECTIONS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender"),
+    score_outputs=pro_anti_conll_scorer(SECTIONS, condition="polarity"),
     headlines=tuple(
         Headline(f"{section}/conll", key, f"{section.split('/')[1]} CoNLL F1 {label}", unbiased)
         for section in SECTIONS
@@ -33,5 +34,5 @@ BENCHMARK = Benchmark(
     cloze=OCCUPATIONS_CLOZE,
     bias_axis=BiasAxis("polarity", {"pro": 1, "anti": -1}, "toward_gold"),
     figures=(Figure("pro_anti"),),
-    explore="pro_anti_pairs",
+    explore=PRO_ANTI_PAIRS,
 )

@@ -16,7 +16,7 @@ import re
 
 import datasets
 
-from corefbias.data import builder_base, citations, conll_2012, pronouns, spans, upstream, wino_format
+from corefbias.data import builder_base, citations, conll_2012, features, pronouns, spans, upstream, wino_format
 
 UPSTREAM_DATASET = "winobias"
 DATA = "WinoBias/wino/data"
@@ -39,7 +39,7 @@ pronoun's gender fits its antecedent's occupation stereotype) and an anti-stereo
 model is biased when it resolves pro better than anti. Each row feeds `pro_anti_diff` directly.
 """
 
-FEATURES = spans.common_features(
+FEATURES = features.common_features(
     id=datasets.Value("string"),
     pair_id=datasets.Value("string"),
     type=datasets.Value("int32"),
@@ -49,7 +49,7 @@ FEATURES = spans.common_features(
     occupations=datasets.List(datasets.Value("string")),
     candidate_stereotypes=datasets.List(datasets.Value("string")),
     tokens=datasets.List(datasets.Value("string")),
-    clusters=datasets.List(datasets.List(dict(spans.SPAN))),
+    clusters=datasets.List(datasets.List(dict(features.SPAN))),
 )
 
 
@@ -131,7 +131,7 @@ class Winobias(builder_base.UpstreamBuilder):
     UPSTREAM_DATASET = UPSTREAM_DATASET
     DESCRIPTION = _DESCRIPTION
     FEATURES = FEATURES
-    CITATION = citations.WINOBIAS
+    CITATION = citations.cite("zhao-etal-2018-gender")
     VERSION = VERSION
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(

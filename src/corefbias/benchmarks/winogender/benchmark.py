@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ...measures import winogender
 from ...models.cloze_template import ClozeTemplate
-from .declaration import Benchmark, BiasAxis, Figure, Headline
-
-
-def winogender_answer(decision: Sequence[bool]) -> str:
-    """``occupation``/``participant`` when exactly that candidate is linked, else ``neither``.
-
-    Candidates are [occupation, participant]; a pronoun linked to both names no single antecedent.
-
-    Examples
-    --------
-    >>> winogender_answer([True, False]), winogender_answer([True, True])
-    ('occupation', 'neither')
-    """
-    occupation, participant = decision
-    if occupation != participant:
-        return "occupation" if occupation else "participant"
-    return "neither"
+from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from .decisions import winogender_answer
+from .explore import MINIMAL_PAIRS
 
 
 def score(rows, decisions, n_bootstrap, seed):
@@ -72,5 +56,6 @@ BENCHMARK = Benchmark(
     ),
     bias_axis=BiasAxis("gender", {"male": 1, "female": -1}, "toward_first"),
     figures=(Figure("occupation_preference", "winogender"),),
-    explore="minimal_pairs",
+    explore=MINIMAL_PAIRS,
+    space_default=True,
 )

@@ -1,7 +1,7 @@
 """Winogender schemas (Rudinger et al., NAACL 2018): 720 sentences with pronoun and mention spans.
 
 Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The sentences and
-their metadata come from ``corefbias.data.winogender_files.load_sentences`` (upstream all_sentences.tsv and
+their metadata come from ``corefbias.benchmarks.winogender.files.load_sentences`` (upstream all_sentences.tsv and
 occupations-stats.tsv); the spans are located by re-instantiating each sentence's template from
 upstream templates.tsv and checking that the result is, character for character, the upstream
 sentence. Upstream files are read through ``corefbias.data.upstream.fetch`` from the mirror given as
@@ -14,7 +14,8 @@ import re
 
 import datasets
 
-from corefbias.data import builder_base, citations, spans, upstream, winogender_files
+from corefbias.benchmarks.winogender import files as winogender_files
+from corefbias.data import builder_base, citations, features, spans, upstream
 from corefbias.measures import winogender
 
 UPSTREAM_DATASET = winogender_files.UPSTREAM_DATASET
@@ -33,7 +34,7 @@ _SLOT = re.compile(
     r"(?:\b(?P<det>[Tt]he|[Aa]) )?\$(?P<slot>OCCUPATION|PARTICIPANT|NOM_PRONOUN|POSS_PRONOUN|ACC_PRONOUN)"
 )
 
-_CITATION = citations.WINOGENDER
+_CITATION = citations.cite("rudinger-etal-2018-gender")
 
 _DESCRIPTION = """\
 Winogender schemas: 720 sentences (60 occupations × 2 templates × 2 participants × 3 pronoun
@@ -42,7 +43,7 @@ customer", "someone"); the correct answer never depends on the pronoun's gender.
 `winogender_bias` metric directly.
 """
 
-FEATURES = spans.common_features(
+FEATURES = features.common_features(
     id=datasets.Value("string"),
     sentid=datasets.Value("string"),
     occupation=datasets.Value("string"),

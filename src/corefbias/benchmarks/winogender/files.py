@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..measures import winogender
-from . import upstream
+from ...data import upstream
+from ...measures import winogender
 
 UPSTREAM_DATASET = "winogender"
 SENTENCES_FILE = "data/all_sentences.tsv"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import datasets
 
+from ...benchmarks import resolve
 from .. import runner
 from ..benchmark_data import default_data_dir, load_part
-from ..benchmarks import resolve
 from ..cluster_links import DECISION_MODES
 from ..scoring import score_benchmark
 from . import detect, read

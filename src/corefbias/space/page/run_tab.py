@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ...harness.benchmarks import BENCHMARKS
 from .. import inputs, jobs
 from ..settings import SpaceSettings
 from . import results
 from .shared import StoredRuns, page_error
-
-DEFAULT_BENCHMARKS = ["winogender", "counter_gap"]
 
 
 def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
@@ -33,8 +30,8 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
                 f"anti, ...), up to {settings.max_units}; 0: whole sets.",
             )
         benchmarks = gr.CheckboxGroup(
-            choices=[(f"{name} ({benchmark.language})", name) for name, benchmark in BENCHMARKS.items()],
-            value=DEFAULT_BENCHMARKS,
+            choices=inputs.benchmark_choices(),
+            value=inputs.default_benchmarks(),
             label="Benchmarks",
         )
         with gr.Accordion("Significance", open=False):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ...harness.benchmarks import BENCHMARKS
+from ...benchmarks import BENCHMARKS
 from ...harness.prediction_files import FORMATS
 from .. import jobs, score_file
 from ..settings import SpaceSettings

@@ -7,6 +7,7 @@ import math
 
 import gradio as gr
 
+from ...benchmarks import BENCHMARKS
 from .. import explore
 from ..store import INFO_COLUMNS, RunStore
 
@@ -39,7 +40,9 @@ class StoredRuns:
             raise page_error(str(error)) from None
         if benchmark not in found:
             return (
-                "This benchmark has no explorer; pick Counter-GAP, Winogender or a pro/anti benchmark.",
+                "This benchmark has no explorer; pick one of "
+                + ", ".join(name for name, declared in BENCHMARKS.items() if declared.explore is not None)
+                + ".",
                 "",
                 gr.Dropdown(choices=[1], value=1),
             )
