@@ -37,25 +37,25 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(
         progress=False,
     )
     assert shown == charts.summary_frame(expected.to_json()).values.tolist()
-    assert page.locator("#run-status").inner_text().count(f"winogender {6 * LIMIT}, counter_gap {8 * LIMIT}") == 1
+    assert page.locator("#run-status").inner_text().count(f"counter_gap {8 * LIMIT}, winogender {6 * LIMIT}") == 1
 
     page.get_by_role("tab", name="Explore").click()
     cases = page.locator("#explore-cases .case")
-    cases.first.wait_for(timeout=TIMEOUT_MS)
-    assert page.get_by_label("Benchmark").input_value() == "winogender"
-    first = cases.first
-    assert first.locator("tr").count() == 3 and first.locator("b.pronoun").count() == 3
-    assert "female pronoun →" in first.inner_text() and "male pronoun →" in first.inner_text()
-    screenshot(page, "explore-winogender")
-
-    benchmark = page.get_by_label("Benchmark")
-    benchmark.click()
-    page.get_by_role("option", name="counter_gap").click()
     page.locator("#explore-cases h4", has_text="quadruple").first.wait_for(timeout=TIMEOUT_MS)
+    assert page.get_by_label("Benchmark").input_value() == "counter_gap"
     quadruple = cases.first
     assert quadruple.locator("tr").count() == 4
     assert quadruple.locator("mark.linked").count() >= 1 and quadruple.locator("td.role .incorrect").count() >= 1
     screenshot(page, "explore-counter-gap")
+
+    benchmark = page.get_by_label("Benchmark")
+    benchmark.click()
+    page.get_by_role("option", name="winogender").click()
+    page.locator("#explore-cases h4", has_text="BLS").first.wait_for(timeout=TIMEOUT_MS)
+    first = cases.first
+    assert first.locator("tr").count() == 3 and first.locator("b.pronoun").count() == 3
+    assert "female pronoun →" in first.inner_text() and "male pronoun →" in first.inner_text()
+    screenshot(page, "explore-winogender")
 
     page.get_by_role("tab", name="Compare").click()
     board = page.locator("#leaderboard [role=grid]")

@@ -104,12 +104,14 @@ def test_every_section_of_the_old_readme_is_in_the_site(site):
     assert [new for new in OLD_README_SECTIONS.values() if new not in found] == []
 
 
-def test_the_test_set_pages_are_generated_from_the_builders_cards(site):
-    builders = sorted(path.parent.name for path in (REPO / "src/corefbias/data/builders").glob("*/card.md"))
-    assert builders
-    for name in builders:
+def test_the_test_set_pages_are_generated_from_the_set_folders(site):
+    folders = sorted(path.parent.name for path in (REPO / "src/corefbias/benchmarks").glob("*/card.md"))
+    assert folders
+    index = page_text(site, "test_sets")
+    for name in folders:
         text = page_text(site, f"test_sets/{name}")
         assert "Known issues" in text and "Citation" in text and "Configurations" in text, name
+        assert f"{name}" in index, name  # its row of the generated table
 
 
 def test_each_measure_page_has_a_worked_example_and_its_metric_card(site):

@@ -16,13 +16,14 @@ import re
 import pytest
 from test_llamacpp_service import CACHE, MODELS
 
-from corefbias.benchmarks import BENCHMARKS
+from corefbias.benchmarks import BENCHMARKS, registry
 from corefbias.harness import runner
 from corefbias.harness.run_outputs import write_outputs
 from corefbias.models import hf_causal_lm
 from corefbias.models.base import ModelError, Task
 from corefbias.models.cloze import ClozeModel
 from corefbias.models.cloze_template import ClozeTemplate
+from corefbias.plugins.registry import Registry
 
 SMOLLM2 = CACHE / "models" / f"{MODELS['smollm2']}.gguf"
 WINOGENDER = BENCHMARKS["winogender"]
@@ -253,10 +254,16 @@ def test_a_run_writes_loglikelihoods_and_caches_them_by_template(smollm2, export
     edited = dataclasses.replace(WINOGENDER.cloze, suffix=" ‘{Pronoun}’ is the")
     assert isinstance(edited, ClozeTemplate) and edited.identity != WINOGENDER.cloze.identity
     # The same benchmark reworded, in place of the built-in for this test only.
-    monkeypatch.setitem(BENCHMARKS._benchmarks, "winogender", dataclasses.replace(WINOGENDER, cloze=edited))
+    monkeypatch.setattr(registry, "BENCHMARKS", _registry_with(dataclasses.replace(WINOGENDER, cloze=edited)))
     reworded = run().runs["winogender"]
     assert reworded.num_predicted == 6
     assert [i["loglikelihoods"] for i in reworded.instances] != [i["loglikelihoods"] for i in asked.instances]
 
-    monkeypatch.setitem(BENCHMARKS._benchmarks, "winogender", WINOGENDER)
+    monkeypatch.setattr(registry, "BENCHMARKS", _registry_with(WINOGENDER))
     assert run().runs["winogender"].num_predicted == 0
+
+
+def _registry_with(replacement):
+    """A registry of the built-in benchmarks with ``replacement`` in place of the one of its name."""
+    chosen = [replacement if benchmark.name == replacement.name else benchmark for benchmark in BENCHMARKS.values()]
+    return Registry("benchmark", registry.ENTRY_POINT_GROUP, lambda: chosen, lambda declared, origin, name: [declared])

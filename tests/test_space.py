@@ -12,7 +12,9 @@ from types import SimpleNamespace
 import pytest
 from loopback import free_port
 
-from corefbias.benchmarks import BENCHMARKS
+from corefbias.benchmarks import BENCHMARKS, PRO_ANTI_PAIRS
+from corefbias.benchmarks.counter_gap.explore import QUADRUPLES
+from corefbias.benchmarks.winogender.explore import MINIMAL_PAIRS
 from corefbias.harness import run_outputs, runner
 from corefbias.models import hub_weights
 from corefbias.models.http_protocol import make_server
@@ -24,7 +26,7 @@ from corefbias.space.store import RunStore, score_column
 gradio_client = pytest.importorskip("gradio_client")
 
 REPO = Path(__file__).resolve().parents[1]
-QUICK = ["winogender", "counter_gap"]
+QUICK = ["counter_gap", "winogender"]  # the Run tab's default benchmarks, in registry order
 LIMIT, N_BOOTSTRAP, SEED = 20, 200, 3
 
 
@@ -110,8 +112,6 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
 
 
 def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_set):
-    from corefbias.benchmarks import BENCHMARKS
-
     for name in BENCHMARKS:
         exported_set(name)  # the folder the Space reads; exported once per test session
     parameters = served.client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/run"]["parameters"]
@@ -678,7 +678,7 @@ def test_counter_gap_cases_rank_quadruples_by_their_own_delta_i():
     # C: right everywhere: consistent, not shown.
     decisions = [gold, gold, wrong, wrong] + [gold, wrong, gold, wrong] + [gold] * 4
     run = _run({("default", "test"): _columns(rows)}, decisions, [gold] * 12)
-    cases = explore.counter_gap_cases(run)
+    cases = explore.view_cases(QUADRUPLES, run)
     assert [case["title"] for case in cases] == [
         "quadruple A: I_across 1.00, I_within 0.00, ΔI +1.00",
         "quadruple B: I_across 0.50, I_within 1.00, ΔI -0.50",
@@ -702,7 +702,8 @@ def test_winogender_and_pro_anti_cases():
     ]
     occupation, participant = [True, False], [False, True]
     decisions = [occupation, participant, participant] + [participant] * 3  # p1 splits by gender, p2 does not
-    (case,) = explore.winogender_cases(_run({("default", "test"): _columns(wino)}, decisions, [occupation] * 6))
+    wino_run = _run({("default", "test"): _columns(wino)}, decisions, [occupation] * 6)
+    (case,) = explore.view_cases(MINIMAL_PAIRS, wino_run)
     assert case["title"].startswith(
         "nurse / patient (p1; 90% of nurses are women, BLS): female → occupation, male → participant"
     )
@@ -732,7 +733,7 @@ def test_winogender_and_pro_anti_cases():
         gold,
         gold,  # type2: all right, nothing to show
     ]
-    cases = explore.pro_anti_cases(_run(parts, decisions, [gold] * 8, condition_column="polarity"))
+    cases = explore.view_cases(PRO_ANTI_PAIRS, _run(parts, decisions, [gold] * 8, condition_column="polarity"))
     assert [case["title"] for case in cases] == [
         "pair 1 (female pronoun): pro ✓, anti ✗",
         "pair 2 (female pronoun): pro ✗, anti ✓",
@@ -748,7 +749,8 @@ def test_winogender_and_pro_anti_cases():
             ]
         )
     }
-    (case,) = explore.pro_anti_cases(_run(sowinobias, [wrong, gold], [gold] * 2, condition_column="condition"))
+    sowinobias_run = _run(sowinobias, [wrong, gold], [gold] * 2, condition_column="condition")
+    (case,) = explore.view_cases(PRO_ANTI_PAIRS, sowinobias_run)
     assert case["title"] == "pair 3 (male pronoun): pro ✓, anti ✗"
     assert [member["label"] for member in case["members"]] == ["anti (so-anti)", "pro (so-pro)"]
 

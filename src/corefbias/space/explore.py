@@ -13,6 +13,12 @@ import html
 from ..benchmarks import rows_of
 
 
+def view_cases(view, run) -> list[dict]:
+    """Every case ``view`` (an ``ExploreView``) finds in one benchmark's run (a ``runner.BenchmarkRun``)."""
+    rows = [row for columns in run.parts.values() for row in rows_of(columns)]
+    return view.find(list(zip(rows, run.instances, strict=True)), run.benchmark.condition_column)
+
+
 def cases(result, max_cases: int = 200) -> dict[str, dict]:
     """Per explorable benchmark of a ``runner.RunResult``: ``{"total", "explained", "cases"}``, at most
     ``max_cases`` cases each."""
@@ -20,8 +26,7 @@ def cases(result, max_cases: int = 200) -> dict[str, dict]:
     for name, run in result.runs.items():
         view = run.benchmark.explore
         if view is not None and run.sections:
-            rows = [row for columns in run.parts.values() for row in rows_of(columns)]
-            every = view.find(list(zip(rows, run.instances, strict=True)), run.benchmark.condition_column)
+            every = view_cases(view, run)
             found[name] = {"total": len(every), "explained": view.explained, "cases": every[:max_cases]}
     return found
 
