@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .run_outputs import format_number
+from .run_outputs import format_number, format_p_value
 
 
 def markdown(result: dict) -> str:
@@ -37,12 +37,34 @@ def markdown(result: dict) -> str:
             lines.append(
                 f"| {row['benchmark']} | {row['score']} | {format_number(row['value_a'])} | "
                 f"{format_number(row['value_b'])} | {difference} | [{format_number(row['ci_low'])}, "
-                f"{format_number(row['ci_high'])}] | {format_number(row['p_value'])} | {format_number(row['p_holm'])} "
+                f"{format_number(row['ci_high'])}] | {format_p_value(row['p_value'])} | "
+                f"{format_p_value(row['p_holm'])} "
                 f"| {format_number(row['unbiased_value'])} |"
             )
         lines += [f"\n{note}." for note in item["notes"]]
+    if result.get("left_out"):
+        lines += ["", "## Left out", "", left_out_sentence(result["left_out"], len(result["runs"])) + ":", ""]
+        lines += [
+            f"- {item['benchmark']}: run only by {', '.join(f'`{label}`' for label in item['run_by'])}"
+            for item in result["left_out"]
+        ]
     lines += ["", "![forest plot](forest.png)"]
     return "\n".join(lines) + "\n"
+
+
+def left_out_sentence(left_out: list[dict], n_runs: int) -> str:
+    """Why the benchmarks only some runs ran are missing from the comparison.
+
+    Examples
+    --------
+    >>> left_out_sentence([{"benchmark": "gap", "run_by": ["A"]}], 2)
+    '1 benchmark not run by both runs is left out (no paired test, not drawn)'
+    """
+    every = "both runs" if n_runs == 2 else f"all {n_runs} runs"
+    noun = "benchmark" if len(left_out) == 1 else "benchmarks"
+    tested = "no paired test, not drawn" if n_runs == 2 else "tested only between runs that ran it, not drawn"
+    verb = "is" if len(left_out) == 1 else "are"
+    return f"{len(left_out)} {noun} not run by {every} {verb} left out ({tested})"
 
 
 def _tick_label(label: str, width: int = 48) -> str:
@@ -55,8 +77,14 @@ def forest_plot(result: dict, path: Path) -> Path:
     from .plots import _save, plt
 
     labels = [run["label"] for run in result["runs"]]
+    skipped = {item["benchmark"] for item in result.get("left_out", [])}
     headlines = list(
-        dict.fromkeys((row["benchmark"], row["score"]) for rows in result["scores"].values() for row in rows)
+        dict.fromkeys(
+            (row["benchmark"], row["score"])
+            for rows in result["scores"].values()
+            for row in rows
+            if row["benchmark"] not in skipped
+        )
     )
     values = {(label, row["benchmark"], row["score"]): row for label, rows in result["scores"].items() for row in rows}
     figure, axes_list = plt.subplots(
