@@ -10,8 +10,8 @@ What the test does with each kind of line (it reads the pages, so a new line is 
   .venv`` makes ``.venv/bin`` in the clone a folder of wrappers (``python``, ``corefbias``, ``ruff``, ``mkdocs``) that
   run this interpreter with the clone's ``src`` first on the path; ``pip install corefbias`` and ``pip install -e
   '.[extra]'`` instead check that this environment holds every requirement the line would install.
-- ``bash scripts/test`` is the style gate: its ``ruff`` lines, run last, over what every other line wrote; the tests
-  themselves are this suite.
+- The test commands (``bash scripts/test``, ``.venv/bin/python -m pytest -q``) are this suite, not rerun inside it;
+  of ``scripts/test`` its style gate runs, its ``ruff`` lines, last, over what every other line wrote.
 - A ``corefbias`` line without ``--mirror`` is the online form ("with internet access leave it out"): it runs with
   ``$COREFBIAS_MIRROR`` naming the mirror, the offline stand-in for the internet. Every other line runs without it.
 - A server line (the Space's ``app.py``) is started, its first run (the stereotype baseline on Winogender, through
@@ -43,7 +43,7 @@ BLOCK = re.compile(r"^```(bash|console|python)\n(.*?)^```$", re.MULTILINE | re.D
 # `pip install corefbias` and `.venv/bin/pip install -e '.[gap]'`: what to check instead of installing.
 INSTALL = re.compile(r"^(?:\.venv/bin/)?pip install (?:-e )?(?:'?\.(?:\[(?P<extras>[\w,-]+)\])?'?|corefbias)$")
 MAKE_VENV = "python3 -m venv .venv"
-TEST_COMMAND = "bash scripts/test"
+TEST_COMMANDS = ("bash scripts/test", ".venv/bin/python -m pytest -q")
 SERVERS = ("spaces/corefbias/app.py",)
 # The wrappers of .venv/bin: each runs this interpreter's module of the same job.
 WRAPPED = {"python": [], "corefbias": ["-m", "corefbias"], "ruff": ["-m", "ruff"], "mkdocs": ["-m", "mkdocs"]}
@@ -60,6 +60,8 @@ def page_commands(page: Path) -> list[tuple[str, str, list[str]]]:
             continue
         lines = re.sub(r"\\\n\s*", "", body).splitlines()
         if kind == "bash":
+            # A comment after a command (`pip install corefbias  # the CLI`) is the page's, not the shell's.
+            lines = [re.sub(r"\s+#\s.*$", "", line) for line in lines]
             commands += [("shell", line, []) for line in lines if line.strip() and not line.startswith("#")]
             continue
         for line in lines:
@@ -224,7 +226,7 @@ def test_the_readme_and_getting_started_run_offline_as_written_in_a_fresh_clone(
             if kind == "python":
                 if page.name == "README.md" or 'evaluate.load("corefbias/' in command:
                     session.run_python(command)
-            elif command == TEST_COMMAND:
+            elif command in TEST_COMMANDS:
                 test_command = True
             else:
                 session.run_line(command, shown)
@@ -243,7 +245,7 @@ def test_the_readme_and_getting_started_run_offline_as_written_in_a_fresh_clone(
 def test_page_commands_reads_console_output_and_joined_lines(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(
-        "```bash\n# a comment\npython3 -m venv .venv && .venv/bin/pip install -e '.[gap]'\n```\n"
+        "```bash\n# a comment\npython3 -m venv .venv && .venv/bin/pip install -e '.[gap]'  # install\n```\n"
         "```console\n$ corefbias list \\\n    models\nKIND  EXAMPLE\n...\n$ corefbias list formats\n```\n"
     )
     assert page_commands(page) == [
