@@ -72,13 +72,10 @@ def _tick_label(label: str, width: int = 48) -> str:
     return label if len(label) <= width else f"{label[: width - 18]}…{label[-17:]}"
 
 
-def forest_plot(result: dict, path: Path) -> Path:
-    """One panel per headline score: each run's value with its 95% CI, the unbiased value dashed."""
-    from .plots import _save, plt
-
-    labels = [run["label"] for run in result["runs"]]
+def drawn_headlines(result: dict) -> list[tuple[str, str]]:
+    """The (benchmark, score) panels of the forest plot: the headlines of the benchmarks every run measured."""
     skipped = {item["benchmark"] for item in result.get("left_out", [])}
-    headlines = list(
+    return list(
         dict.fromkeys(
             (row["benchmark"], row["score"])
             for rows in result["scores"].values()
@@ -86,6 +83,14 @@ def forest_plot(result: dict, path: Path) -> Path:
             if row["benchmark"] not in skipped
         )
     )
+
+
+def forest_plot(result: dict, path: Path) -> Path:
+    """One panel per headline score: each run's value with its 95% CI, the unbiased value dashed."""
+    from .plots import _save, plt
+
+    labels = [run["label"] for run in result["runs"]]
+    headlines = drawn_headlines(result)
     values = {(label, row["benchmark"], row["score"]): row for label, rows in result["scores"].items() for row in rows}
     figure, axes_list = plt.subplots(
         len(headlines), 1, figsize=(7, 0.35 * len(labels) * len(headlines) + 0.9 * len(headlines)), squeeze=False
