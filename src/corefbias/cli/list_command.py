@@ -88,7 +88,7 @@ def plain_text(docstring: str) -> str:
 
     Examples
     --------
-    >>> plain_text("GAP TSV, the input of\n``gap_scorer.py``: a header")
+    >>> plain_text("GAP TSV, the input of   ``gap_scorer.py``: a header")
     'GAP TSV, the input of `gap_scorer.py`: a header'
     """
     return re.sub(r"``(.+?)``", r"`\1`", " ".join(docstring.split()))

@@ -226,6 +226,10 @@ def print_written(result, written: dict, out) -> None:
         value = "undefined" if row["value"] is None else run_outputs.format_number(row["value"])
         marks = ("*" if row["significant"] else "") + run_outputs.flag_marks(row)
         print(f"{row['benchmark']:{benchmark_width}}  {row['score']:{score_width}}  {value:>6}{marks}")
+    # Why a score is undefined, once per benchmark and reason, rather than a bare "undefined" to look up.
+    reasons = dict.fromkeys((row["benchmark"], row["undefined"]) for row in rows if row["value"] is None)
+    for benchmark, reason in reasons:
+        print(f"undefined ({benchmark}): {reason}")
     for name, outcome in results["benchmarks"].items():
         if outcome["low_parse_rate"]:
             print(
