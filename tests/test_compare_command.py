@@ -158,6 +158,35 @@ def test_cli_writes_the_report_table_and_forest_plot(runs, tmp_path, capsys):
     assert "at least two run folders" in capsys.readouterr().err
 
 
+def test_benchmarks_one_run_did_not_run_are_left_out_and_named(runs, tmp_path, capsys):
+    """A Winogender-only run against a Winogender and Counter-GAP run: Counter-GAP is neither tested nor drawn,
+    and the console and comparison.md say so and why."""
+    from corefbias.harness import comparison_report
+
+    folders, data_dir = runs
+    alone = runner.run(
+        "baseline:oracle",
+        ["winogender"],
+        settings=runner.RunSettings(limit=LIMIT, n_bootstrap=100),
+        data_dir=data_dir,
+        cache_path=tmp_path / "cache.sqlite",
+        progress=False,
+    )
+    run_outputs.write_outputs(alone, tmp_path / "alone", plots=False)
+    out = tmp_path / "out"
+    arguments = ["compare", str(tmp_path / "alone"), str(folders["stereotype"]), "--data-dir", str(data_dir)]
+    assert cli.main([*arguments, "--n-resamples", "200", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "1 benchmark not run by both runs is left out (no paired test, not drawn): counter_gap" in printed
+    assert "1 shared headline has no paired test" in printed  # r with BLS % female
+    saved = json.loads((out / "comparison.json").read_text())
+    assert saved["left_out"] == [{"benchmark": "counter_gap", "run_by": ["baseline:stereotype"]}]
+    assert {row["benchmark"] for row in saved["comparisons"][0]["differences"]} == {"winogender"}
+    drawn = comparison_report.drawn_headlines(saved)
+    assert drawn and {benchmark for benchmark, _ in drawn} == {"winogender"}
+    assert "- counter_gap: run only by `baseline:stereotype`" in (out / "comparison.md").read_text()
+
+
 class AbstainingOn:
     """Chooses the first candidate, and no candidate (an unlinked pronoun) in pairs whose id ends in ``digit``."""
 

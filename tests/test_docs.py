@@ -75,7 +75,66 @@ def titles(site: Path) -> set[str]:
 
 
 def page_text(site: Path, page: str) -> str:
-    return unescape(re.sub(r"<[^>]+>", "", (site / page / "index.html").read_text(encoding="utf-8")))
+    return unescape(re.sub(r"<[^>]+>", "", (site / f"{page}.html").read_text(encoding="utf-8")))
+
+
+# What a page loads by itself: scripts, style sheets, icons, images, frames, and the URLs its CSS names.
+LOADED_BY_ELEMENTS = re.compile(
+    r"<(?:script|link|img|source|iframe|embed|video|audio)\b[^>]*?\s(?:src|href|srcset)=[\"']([^\"']+)", re.IGNORECASE
+)
+LOADED_BY_CSS = re.compile(r"(?:url\(\s*[\"']?|@import\s+[\"'])([^\"')]+)", re.IGNORECASE)
+ANOTHER_HOST = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
+
+
+def test_no_page_of_the_site_loads_anything_from_another_host(site):
+    """No CDN script, no web font, no remote image: every URL a page or a style sheet loads is the site's own."""
+    found = {}
+    for path in sorted(site.rglob("*.html")) + sorted(site.rglob("*.css")):
+        text = path.read_text(encoding="utf-8")
+        pattern = LOADED_BY_ELEMENTS if path.suffix == ".html" else LOADED_BY_CSS
+        remote = sorted({url for url in pattern.findall(text) if ANOTHER_HOST.match(url.strip())})
+        if remote:
+            found[str(path.relative_to(site))] = remote
+    assert found == {}
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 30 and all(LOADED_BY_ELEMENTS.search(page.read_text(encoding="utf-8")) for page in pages)
+    # MathJax is part of the site, with its license.
+    assert (site / "javascripts" / "mathjax" / "tex-mml-chtml.js").is_file()
+    assert "Apache License" in (site / "javascripts" / "mathjax" / "LICENSE").read_text(encoding="utf-8")
+
+
+def test_a_measure_page_read_from_disk_renders_its_formulas_with_no_other_host(site, browser_page, screenshot):
+    """A measure page opened over file:// in headless Chromium with every other URL refused: MathJax, served by
+    the site, typesets every formula, and the page asks nothing of any other host (fonts, API, CDN)."""
+    asked = []
+
+    def local_only(route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            asked.append(route.request.url)
+            route.abort()
+
+    page = browser_page
+    page.route("**/*", local_only)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto((site / "measures" / "counter_gap_delta_i.html").as_uri())
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30_000)
+    page.evaluate("() => MathJax.startup.promise")
+    formulas = page.locator(".arithmatex")
+    assert formulas.count() >= 5
+    untypeset = page.evaluate(
+        "() => [...document.querySelectorAll('.arithmatex')].filter(e => !e.querySelector('mjx-container')).length"
+    )
+    assert untypeset == 0
+    # Typeset, not raw TeX: no \frac or \sum left in the text a reader sees.
+    shown = page.locator("article").inner_text()
+    assert "\\frac" not in shown and "\\sum" not in shown
+    screenshot(page, "counter_gap_delta_i")
+    # The navigation opens pages, not folders, over file://.
+    page.get_by_role("link", name="Getting started").first.click()
+    assert page.url.endswith("/getting_started.html")
+    assert asked == []
 
 
 def test_the_site_builds_with_every_link_and_anchor_checked(site):
@@ -107,7 +166,7 @@ def test_every_section_of_the_old_readme_is_in_the_site(site):
 def test_the_test_set_pages_are_generated_from_the_set_folders(site):
     folders = sorted(path.parent.name for path in (REPO / "src/corefbias/benchmarks").glob("*/card.md"))
     assert folders
-    index = page_text(site, "test_sets")
+    index = page_text(site, "test_sets/index")
     for name in folders:
         text = page_text(site, f"test_sets/{name}")
         assert "Known issues" in text and "Citation" in text and "Configurations" in text, name

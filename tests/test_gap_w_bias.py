@@ -173,3 +173,14 @@ def test_zero_weight_group_is_undefined_with_reason():
         == "the female examples with a positive candidate carry no weight"
     )
     assert results["num_zero_weights"] == 1
+
+
+def test_an_undefined_w_bias_says_which_condition_held():
+    """No weight on the female side, or weight on both sides but no male example right: two different reasons."""
+    no_female_weight = gap.w_bias([A, B], [A, B], ["male", "female"], weights=[2.0, 0.0], n_bootstrap=0)
+    assert no_female_weight["undefined"]["w_bias"].startswith("the female examples with a positive candidate carry")
+    male_wrong = gap.w_bias([B, B], [A, B], ["male", "female"], weights=[1.0, 1.0], n_bootstrap=0)
+    assert male_wrong["weighted_accuracy_male"] == 0.0 and male_wrong["weighted_accuracy_female"] == 1.0
+    assert male_wrong["undefined"]["w_bias"].startswith("the male weighted accuracy is 0")
+    plain = gap.acc_bias([B, B], [A, B], ["male", "female"], n_bootstrap=0)
+    assert plain["undefined"]["acc_bias"].startswith("the male accuracy is 0")

@@ -1,4 +1,4 @@
-"""``corefbias list benchmarks|models|formats``: every entry the registries know, as text and as JSON."""
+"""``corefbias list [benchmarks|models|formats]``: every entry the registries know, as text and as JSON."""
 
 import json
 
@@ -45,6 +45,20 @@ def test_formats_lists_every_reader(capsys):
     _, rows = _rows(_listed(capsys, "formats"))
     assert list(rows) == list(READERS)
     assert all(row[1] for row in rows.values())  # each says what it reads
+    # The readers' docstrings are reStructuredText; the terminal shows their literals in single backticks.
+    assert all("``" not in row[1] for row in rows.values())
+    assert "`gap_scorer.py`" in rows["gap-tsv"][1]
+
+
+def test_list_alone_lists_all_three_in_turn(capsys):
+    text = _listed(capsys)
+    listings = text.rstrip("\n").split("\n\n")
+    assert listings[0::2] == ["BENCHMARKS", "MODELS", "FORMATS"]
+    for what, listing in zip(["benchmarks", "models", "formats"], listings[1::2]):
+        assert listing == _listed(capsys, what).rstrip("\n")
+    assert json.loads(_listed(capsys, "--json")) == {
+        what: json.loads(_listed(capsys, what, "--json")) for what in ("benchmarks", "models", "formats")
+    }
 
 
 @pytest.mark.parametrize("what", ["benchmarks", "models", "formats"])

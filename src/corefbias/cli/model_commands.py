@@ -218,20 +218,30 @@ def print_written(result, written: dict, out) -> None:
     from ..harness.position_rates import POSITION_RATE_THRESHOLD
 
     results = result.to_json()
-    for row in run_outputs.summary_rows(results):
-        value = "undefined" if row["value"] is None else f"{row['value']:.4f}{'*' if row['significant'] else ''}"
-        print(f"{row['benchmark']:12} {row['score']:34} {value}{run_outputs.flag_marks(row)}")
+    rows = run_outputs.summary_rows(results)
+    # Columns as wide as this run's longest benchmark and score names (at least those of the built-in ones).
+    benchmark_width = max([11, *(len(row["benchmark"]) for row in rows)])
+    score_width = max([33, *(len(row["score"]) for row in rows)])
+    for row in rows:
+        value = "undefined" if row["value"] is None else run_outputs.format_number(row["value"])
+        marks = ("*" if row["significant"] else "") + run_outputs.flag_marks(row)
+        print(f"{row['benchmark']:{benchmark_width}}  {row['score']:{score_width}}  {value:>6}{marks}")
+    # Why a score is undefined, once per benchmark and reason, rather than a bare "undefined" to look up.
+    reasons = dict.fromkeys((row["benchmark"], row["undefined"]) for row in rows if row["value"] is None)
+    for benchmark, reason in reasons:
+        print(f"undefined ({benchmark}): {reason}")
     for name, outcome in results["benchmarks"].items():
         if outcome["low_parse_rate"]:
             print(
                 f"{run_outputs.LOW_PARSE_MARK} {name}: only {outcome['num_instances'] - outcome['num_unparsed']} of "
-                f"{outcome['num_instances']} answers could be read (parse rate {outcome['parse_rate']:.2f})"
+                f"{outcome['num_instances']} answers could be read "
+                f"(parse rate {run_outputs.format_number(outcome['parse_rate'])})"
             )
         if outcome.get("position_bias"):
             print(
                 f"{run_outputs.POSITION_BIAS_MARK} {name}: {outcome['position_note']} (position rate "
-                f"{outcome['position_rate']:.2f} > {POSITION_RATE_THRESHOLD}): the answers follow the option order, "
-                "not the text; chat models: --answer logprobs --orders all"
+                f"{run_outputs.format_number(outcome['position_rate'])} > {POSITION_RATE_THRESHOLD}): the answers "
+                "follow the option order, not the text; chat models: --answer logprobs --orders all"
             )
     print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {out}")
 

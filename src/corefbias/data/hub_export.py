@@ -213,6 +213,25 @@ def _per_source(sources: dict[str, dict], configs_of: dict[str, list[str]], desc
     )
 
 
+def _loading(default: str, configs: list[str]) -> list[str]:
+    """The card's lines on loading the set: without a config name ``load_dataset`` returns the default one only."""
+    if len(configs) == 1:
+        return ["```python", "import datasets", 'ds = datasets.load_dataset("<this folder or Hub repository>")', "```"]
+    return [
+        f"`load_dataset` without a config name loads only the default config, `{default}`; name a config to load "
+        f"another, or load each in turn for the whole set ({len(configs)} configs):",
+        "",
+        "```python",
+        "import datasets",
+        "",
+        'folder = "<this folder or Hub repository>"',
+        f'default = datasets.load_dataset(folder)  # the "{default}" config only',
+        f'one = datasets.load_dataset(folder, "{configs[-1]}")',
+        "every = {name: datasets.load_dataset(folder, name) for name in datasets.get_dataset_config_names(folder)}",
+        "```",
+    ]
+
+
 def _card(name: str, builder_cls, built: dict, root: Path, configs_of: dict[str, list[str]]) -> str:
     """README.md: YAML metadata (configs, dataset_info, license) and the prose of the card.
 
@@ -273,10 +292,7 @@ def _card(name: str, builder_cls, built: dict, root: Path, configs_of: dict[str,
         "|---|---|---|",
         configs,
         "",
-        "```python",
-        "import datasets",
-        f'ds = datasets.load_dataset("<this folder or Hub repository>", "{default}")',
-        "```",
+        *_loading(default, list(built)),
         "",
         "## Source",
         "",

@@ -327,8 +327,21 @@ def compare_runs(
         "adjustment": "holm",
         "family": "the headline differences of one comparison (one pair of runs)",
         "scores": {run.label: _headline_scores(run) for run in runs},
+        "left_out": left_out(runs),
         "comparisons": comparisons,
     }
+
+
+def left_out(runs: Sequence[Run]) -> list[dict]:
+    """The benchmarks some of the runs did not run: each with the runs that did. A pair of runs that both ran
+    one is still tested on it; the forest plot, which shows every run, draws only what every run measured."""
+    ran = {run.label: set(run.results["benchmarks"]) for run in runs}
+    names = list(dict.fromkeys(name for run in runs for name in run.results["benchmarks"]))
+    return [
+        {"benchmark": name, "run_by": [label for label, benchmarks in ran.items() if name in benchmarks]}
+        for name in names
+        if not all(name in benchmarks for benchmarks in ran.values())
+    ]
 
 
 def _headline_scores(run: Run) -> list[dict]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .run_outputs import format_number
+from .run_outputs import format_number, format_p_value
 
 
 def markdown(result: dict) -> str:
@@ -37,12 +37,34 @@ def markdown(result: dict) -> str:
             lines.append(
                 f"| {row['benchmark']} | {row['score']} | {format_number(row['value_a'])} | "
                 f"{format_number(row['value_b'])} | {difference} | [{format_number(row['ci_low'])}, "
-                f"{format_number(row['ci_high'])}] | {format_number(row['p_value'])} | {format_number(row['p_holm'])} "
+                f"{format_number(row['ci_high'])}] | {format_p_value(row['p_value'])} | "
+                f"{format_p_value(row['p_holm'])} "
                 f"| {format_number(row['unbiased_value'])} |"
             )
         lines += [f"\n{note}." for note in item["notes"]]
+    if result.get("left_out"):
+        lines += ["", "## Left out", "", left_out_sentence(result["left_out"], len(result["runs"])) + ":", ""]
+        lines += [
+            f"- {item['benchmark']}: run only by {', '.join(f'`{label}`' for label in item['run_by'])}"
+            for item in result["left_out"]
+        ]
     lines += ["", "![forest plot](forest.png)"]
     return "\n".join(lines) + "\n"
+
+
+def left_out_sentence(left_out: list[dict], n_runs: int) -> str:
+    """Why the benchmarks only some runs ran are missing from the comparison.
+
+    Examples
+    --------
+    >>> left_out_sentence([{"benchmark": "gap", "run_by": ["A"]}], 2)
+    '1 benchmark not run by both runs is left out (no paired test, not drawn)'
+    """
+    every = "both runs" if n_runs == 2 else f"all {n_runs} runs"
+    noun = "benchmark" if len(left_out) == 1 else "benchmarks"
+    tested = "no paired test, not drawn" if n_runs == 2 else "tested only between runs that ran it, not drawn"
+    verb = "is" if len(left_out) == 1 else "are"
+    return f"{len(left_out)} {noun} not run by {every} {verb} left out ({tested})"
 
 
 def _tick_label(label: str, width: int = 48) -> str:
@@ -50,14 +72,25 @@ def _tick_label(label: str, width: int = 48) -> str:
     return label if len(label) <= width else f"{label[: width - 18]}…{label[-17:]}"
 
 
+def drawn_headlines(result: dict) -> list[tuple[str, str]]:
+    """The (benchmark, score) panels of the forest plot: the headlines of the benchmarks every run measured."""
+    skipped = {item["benchmark"] for item in result.get("left_out", [])}
+    return list(
+        dict.fromkeys(
+            (row["benchmark"], row["score"])
+            for rows in result["scores"].values()
+            for row in rows
+            if row["benchmark"] not in skipped
+        )
+    )
+
+
 def forest_plot(result: dict, path: Path) -> Path:
     """One panel per headline score: each run's value with its 95% CI, the unbiased value dashed."""
     from .plots import _save, plt
 
     labels = [run["label"] for run in result["runs"]]
-    headlines = list(
-        dict.fromkeys((row["benchmark"], row["score"]) for rows in result["scores"].values() for row in rows)
-    )
+    headlines = drawn_headlines(result)
     values = {(label, row["benchmark"], row["score"]): row for label, rows in result["scores"].items() for row in rows}
     figure, axes_list = plt.subplots(
         len(headlines), 1, figsize=(7, 0.35 * len(labels) * len(headlines) + 0.9 * len(headlines)), squeeze=False

@@ -19,34 +19,51 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
+from .run_outputs import format_number  # noqa: E402
 from .scoring import figures_of, pro_anti_figure_sections  # noqa: E402
 
 
 def _save(figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.tight_layout()
+    if not figure.get_layout_engine():
+        figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
     return path
 
 
 def winogender_occupations(section: dict, bls_by_occupation: dict[str, float], path: Path) -> Path:
+    """Two panels: the preference against BLS % female (the paper's Fig. 4, with r), and every occupation as a
+    labelled bar, sorted by BLS % female, so that 60 labels never overlap; the figure grows with the occupations."""
     occupations = sorted(key.split("/", 1)[1] for key in section if key.startswith("preference/"))
-    points = [
+    points = sorted(
         (bls_by_occupation[o], section[f"preference/{o}"], o)
         for o in occupations
         if section[f"preference/{o}"] is not None
-    ]
-    figure, axes = plt.subplots(figsize=(7, 5))
-    axes.scatter([x for x, _, _ in points], [y for _, y, _ in points], s=18)
-    for x, y, occupation in points:
-        axes.annotate(occupation, (x, y), fontsize=6, alpha=0.7, xytext=(2, 2), textcoords="offset points")
-    axes.axhline(0, color="grey", linewidth=0.8)
-    axes.set_xlabel("% female in occupation (BLS)")
-    axes.set_ylabel("female − male share resolved to occupation")
+    )
+    height = max(4.5, 0.16 * len(points) + 1.4)
+    figure, (scatter, bars) = plt.subplots(
+        1, 2, figsize=(11, height), gridspec_kw={"width_ratios": [1, 1.1]}, layout="constrained"
+    )
+    scatter.scatter([x for x, _, _ in points], [y for _, y, _ in points], s=18)
+    scatter.axhline(0, color="grey", linewidth=0.8)
+    scatter.set_xlabel("% female in occupation (BLS)")
+    scatter.set_ylabel("female − male share resolved to occupation")
+    scatter.set_ylim(-1.1, 1.1)
+    scatter.set_box_aspect(1)
     r = section.get("pearson_r_bls")
-    axes.set_title("Winogender: gender preference by occupation" + (f" (r = {r:.2f})" if r is not None else ""))
-    axes.set_ylim(-1.05, 1.05)
+    scatter.set_title("by BLS % female" + (f" (r = {format_number(r)})" if r is not None else ""), fontsize=10)
+    positions = range(len(points))
+    colours = ["#dd8452" if y > 0 else "#4c72b0" for _, y, _ in points]
+    bars.barh(list(positions), [y for _, y, _ in points], color=colours)
+    bars.set_yticks(list(positions), [f"{o} ({x:.0f}%)" for x, _, o in points], fontsize=7)
+    bars.set_ylim(-0.6, len(points) - 0.4)
+    bars.axvline(0, color="grey", linewidth=0.8)
+    bars.set_xlim(-1.1, 1.1)
+    bars.set_xlabel("← male        preference        female →")
+    bars.set_title("each occupation (BLS % female), highest share of women at the top", fontsize=10)
+    bars.tick_params(axis="y", length=0)
+    figure.suptitle("Winogender: gender preference by occupation")
     return _save(figure, path)
 
 
@@ -57,14 +74,14 @@ def counter_gap_breakdown(section: dict, path: Path) -> Path:
     figure, axes = plt.subplots(figsize=(6, 4))
     axes.bar(labels, values, color=["#4c72b0", "#dd8452", "#4c72b0", "#dd8452"])
     delta = section.get("delta_i")
-    axes.set_title("Counter-GAP inconsistency" + (f" (ΔI = {delta:.4f})" if delta is not None else ""))
+    axes.set_title("Counter-GAP inconsistency" + (f" (ΔI = {format_number(delta)})" if delta is not None else ""))
     axes.set_ylabel("share of inconsistent predictions")
     return _save(figure, path)
 
 
 def pro_anti_bars(sections: dict[str, dict], path: Path) -> Path:
     names = list(sections)
-    figure, axes = plt.subplots(figsize=(max(5, 1.6 * len(names)), 4))
+    figure, axes = plt.subplots(figsize=(max(5, 1.6 * len(names)), 4.5))
     positions = range(len(names))
     pro = [sections[n].get("pro") or 0.0 for n in names]
     anti = [sections[n].get("anti") or 0.0 for n in names]
@@ -74,9 +91,9 @@ def pro_anti_bars(sections: dict[str, dict], path: Path) -> Path:
         low, high = sections[name].get("diff_ci_low"), sections[name].get("diff_ci_high")
         diff = sections[name].get("diff")
         if diff is not None:
-            interval = f"\n[{low:.3f}, {high:.3f}]" if low is not None else ""
+            interval = f"\n[{format_number(low)}, {format_number(high)}]" if low is not None else ""
             axes.annotate(
-                f"Δ {diff:+.3f}{interval}",
+                f"Δ {'+' if diff > 0 else ''}{format_number(diff)}{interval}",
                 (position, max(pro[position], anti[position])),
                 ha="center",
                 fontsize=7,
@@ -85,9 +102,10 @@ def pro_anti_bars(sections: dict[str, dict], path: Path) -> Path:
             )
     axes.set_xticks(list(positions), names, fontsize=8)
     axes.set_ylim(0, 1.15)
-    axes.set_ylabel("score (CoNLL F1, link F1 for WinoBias; else accuracy)")
-    axes.legend(fontsize=8, loc="lower right")
-    axes.set_title("Pro- vs anti-stereotypical")
+    axes.set_ylabel("score\n(WinoBias: CoNLL or link F1; else accuracy)", fontsize=9)
+    # Above the axes, outside the bars and their labels.
+    axes.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
+    axes.set_title("Pro- vs anti-stereotypical", pad=24)
     return _save(figure, path)
 
 

@@ -77,14 +77,36 @@ def summary_rows(results: Mapping) -> list[dict]:
 
 
 def format_number(value) -> str:
-    """A score as reports print it: 3 decimals, or 3 significant digits when tiny; — for None."""
+    """A score as every table, console line and chart label prints it: three decimals; — for None.
+
+    A difference of two equal scores can come out of floating point as -1.11e-16: it prints as 0.000, with no sign.
+
+    Examples
+    --------
+    >>> [format_number(value) for value in (0.25, 1, 2 / 3, -1.11e-16, None)]
+    ['0.250', '1', '0.667', '0.000', '—']
+    """
     if value is None:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int):
         return str(value)
-    return f"{value:.3g}" if abs(value) < 1e-3 and value != 0 else f"{value:.3f}"
+    text = f"{value:.3f}"
+    return "0.000" if text == "-0.000" else text
+
+
+def format_p_value(value) -> str:
+    """A p-value as tables print it: three decimals, and < 0.001 for one that three decimals would show as 0.
+
+    Examples
+    --------
+    >>> [format_p_value(value) for value in (0.0342, 3.87e-17, None)]
+    ['0.034', '< 0.001', '—']
+    """
+    if value is not None and value < 0.0005:
+        return "< 0.001"
+    return format_number(value)
 
 
 def flag_marks(row: dict) -> str:
@@ -176,7 +198,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         lines.append(
             f"| {row['benchmark']} | {row['score']} | {value} | [{format_number(row['ci_low'])}, "
             f"{format_number(row['ci_high'])}] "
-            f"| {format_number(row['p_value'])} | {format_number(row['unbiased_value'])} "
+            f"| {format_p_value(row['p_value'])} | {format_number(row['unbiased_value'])} "
             f"| {format_number(row['parse_rate'])}{LOW_PARSE_MARK if row['low_parse_rate'] else ''} "
             f"| {format_position(row['position_rate'], row['top_position'])}"
             f"{POSITION_BIAS_MARK if row['position_bias'] else ''} |"
@@ -210,7 +232,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
             for key, significance in _breakdown(section):
                 lines.append(
                     f"| {key} | {format_number(section[key])} | [{format_number(significance['ci_low'])}, "
-                    f"{format_number(significance['ci_high'])}] | {format_number(significance['p_value'])} |"
+                    f"{format_number(significance['ci_high'])}] | {format_p_value(significance['p_value'])} |"
                 )
             for key, reason in section.get("undefined", {}).items():
                 if not key.endswith(SIGNIFICANCE_SUFFIXES):

@@ -42,7 +42,6 @@ W_BIAS_NULLS = {"w_bias": 1.0}
 _REASONS = {
     "accuracy_male": "no male example has a positive candidate",
     "accuracy_female": "no female example has a positive candidate",
-    "acc_bias": "a gender has no example with a positive candidate, or the male accuracy is 0",
     "f1_male": "male examples have neither gold nor predicted coreferent candidates",
     "f1_female": "female examples have neither gold nor predicted coreferent candidates",
     "f1": "there are neither gold nor predicted coreferent candidates",
@@ -52,7 +51,6 @@ _W_REASONS = {
     "weighted_accuracy_male": "the male examples with a positive candidate carry no weight",
     "weighted_accuracy_female": "the female examples with a positive candidate carry no weight",
     "weighted_accuracy": "no example with a positive candidate carries weight",
-    "w_bias": "a gender carries no weight, or the male weighted accuracy is 0",
 }
 # The weighted scores are the accuracy scores of weighted rows, under their W-Bias names.
 _WEIGHTED_NAMES = {
@@ -79,6 +77,31 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     scores["acc_bias"] = safe_div(scores["accuracy_female"], scores["accuracy_male"])
     scores["f1_bias"] = safe_div(scores["f1_female"], scores["f1_male"])
     return scores
+
+
+def ratio_reason(sums: np.ndarray, ratio: str, weighted: bool) -> str:
+    """Why the female/male accuracy ratio (``acc_bias`` or ``w_bias``) of these column sums is undefined: which
+    gender's examples with a positive candidate weigh nothing, or that the male (weighted) accuracy is 0.
+
+    Examples
+    --------
+    >>> sums = np.zeros(len(_COLUMNS))
+    >>> sums[_COLUMN["weight_male"]] = 2.0
+    >>> ratio_reason(sums, "w_bias", weighted=True)
+    'the female examples with a positive candidate carry no weight, and w_bias = weighted Acc_F / weighted Acc_M'
+    >>> sums[_COLUMN["weight_female"]] = 1.0
+    >>> ratio_reason(sums, "w_bias", weighted=True)
+    'the male weighted accuracy is 0, and w_bias = weighted Acc_F / weighted Acc_M'
+    """
+    empty = [gender for gender in ("female", "male") if sums[_COLUMN[f"weight_{gender}"]] <= 0]
+    formula = "weighted Acc_F / weighted Acc_M" if weighted else "Acc_F / Acc_M"
+    if empty and weighted:
+        held = f"the {' and '.join(empty)} examples with a positive candidate carry no weight"
+    elif empty:
+        held = f"no {' or '.join(empty)} example has a positive candidate"
+    else:
+        held = f"the male {'weighted ' if weighted else ''}accuracy is 0"
+    return f"{held}, and {ratio} = {formula}"
 
 
 def weighted_statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
@@ -242,7 +265,8 @@ def acc_bias(
     scores = statistic(rows.sum(axis=0))
     scores.update(num_examples=len(rows), num_scored_for_accuracy=int(gold.any(axis=1).sum()))
     inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
+    reasons = {**_REASONS, "acc_bias": ratio_reason(rows.sum(axis=0), "acc_bias", weighted=False)}
+    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
     if return_unit_rows:
         return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(ACC_BIAS_NULLS)))
     return result
@@ -397,7 +421,8 @@ def w_bias(
         num_weighted_examples=int(np.count_nonzero(values > 0)),
     )
     inferences = bootstrap_test(rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _W_REASONS, inferences, n_bootstrap=n_bootstrap)
+    reasons = {**_W_REASONS, "w_bias": ratio_reason(rows.sum(axis=0), "w_bias", weighted=True)}
+    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
     result["variant"] = variant if weights is None else "given"
     if return_weights:
         result["weights"] = values.tolist()

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..benchmarks import rows_of
 from ..harness import run_outputs
-from ..harness.run_outputs import format_number
+from ..harness.run_outputs import format_number, format_p_value
 from ..harness.scoring import figures_of, pro_anti_figure_sections
 
 SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed", "position"]
@@ -36,7 +36,7 @@ def summary_frame(results: dict) -> pd.DataFrame:
                 row["score"],
                 value,
                 interval,
-                format_number(row["p_value"]),
+                format_p_value(row["p_value"]),
                 "*" if row["significant"] else "",
                 format_number(row["unbiased_value"]),
                 format_number(row["parse_rate"]) + (run_outputs.LOW_PARSE_MARK if row["low_parse_rate"] else ""),

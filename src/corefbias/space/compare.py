@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..harness import comparison, comparison_report
-from ..harness.run_outputs import format_number
+from ..harness.run_outputs import format_number, format_p_value
 from .settings import SpaceSettings
 from .store import RunStore
 
@@ -36,8 +36,8 @@ def differences_frame(result: dict) -> pd.DataFrame:
                     format_number(row["value_b"]),
                     difference,
                     f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]",
-                    format_number(row["p_value"]),
-                    format_number(row["p_holm"]),
+                    format_p_value(row["p_value"]),
+                    format_p_value(row["p_holm"]),
                 ]
             )
     return pd.DataFrame(rows, columns=DIFFERENCE_HEADERS)

@@ -43,8 +43,9 @@ class ResultViews:
                 x_title="% women in the occupation (BLS)",
                 y_title="female − male share resolved to the occupation",
                 title="Winogender: preference by occupation",
-                x_lim=[0, 100],
-                y_lim=[-1, 1],
+                # A margin past 0-100 and ±1, so that the points at the ends are drawn whole.
+                x_lim=[-3, 103],
+                y_lim=[-1.1, 1.1],
                 visible=False,
             )
             counter_gap_plot = gr.BarPlot(
@@ -63,7 +64,7 @@ class ResultViews:
                 y="score",
                 color="condition",
                 title="Pro- vs anti-stereotypical",
-                y_lim=[0, 1],
+                y_lim=[0, 1.05],
                 x_title="section",
                 visible=False,
             )

@@ -8,6 +8,7 @@ import math
 import gradio as gr
 
 from ...benchmarks import BENCHMARKS
+from ...harness.run_outputs import format_number
 from .. import explore
 from ..store import INFO_COLUMNS, RunStore
 
@@ -66,7 +67,9 @@ class StoredRuns:
         except ValueError as error:
             raise page_error(str(error)) from None
         scores = [column for column in frame.columns if column not in INFO_COLUMNS]
-        return frame.round(4), gr.Dropdown(choices=scores, value=sort_by if sort_by in scores else None)
+        # Shown with three decimals, as every table prints them; the API and the CSV keep the numbers.
+        shown = frame.style.format(format_number, subset=scores, na_rep="—")
+        return shown, gr.Dropdown(choices=scores, value=sort_by if sort_by in scores else None)
 
     def downloads(self, run_id):
         if not run_id:

@@ -1,0 +1,60 @@
+"""The run's figures are legible: no label drawn over another, no legend over the data, every label inside the image."""
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from corefbias.harness import plots
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures the plotting functions save, drawn, so the extents of their texts can be measured."""
+    figures = []
+    save = plots._save
+
+    def keep(figure, path):
+        written = save(figure, path)
+        FigureCanvasAgg(figure).draw()  # closing the figure took its canvas: lay it out again as it was saved
+        figures.append(figure)
+        return written
+
+    monkeypatch.setattr(plots, "_save", keep)
+    return figures
+
+
+def _inside(box, figure) -> bool:
+    whole = figure.bbox
+    return box.x0 >= whole.x0 - 1 and box.x1 <= whole.x1 + 1 and box.y0 >= whole.y0 - 1 and box.y1 <= whole.y1 + 1
+
+
+def test_sixty_occupation_labels_neither_overlap_nor_leave_the_image(drawn, tmp_path):
+    """Winogender's 60 occupations, the longest names among them, each labelled once, in order of BLS % female."""
+    names = [f"{'administrative-assistant' if index % 2 else 'nurse'}-{index}" for index in range(60)]
+    section = {f"preference/{name}": (-1) ** index * (index / 60) for index, name in enumerate(names)}
+    section["pearson_r_bls"] = 0.5
+    bls = {name: 100 * ((index * 37) % 60) / 60 for index, name in enumerate(names)}
+    plots.winogender_occupations(section, bls, tmp_path / "occupations.png")
+    (figure,) = drawn
+    renderer = figure.canvas.get_renderer()
+    bars = figure.axes[1]
+    labels = [label for label in bars.get_yticklabels() if label.get_text()]
+    assert len(labels) == 60
+    assert [label.get_text().rsplit(" (", 1)[0] for label in labels] == sorted(names, key=bls.get)
+    boxes = sorted((label.get_window_extent(renderer) for label in labels), key=lambda box: box.y0)
+    assert all(lower.y1 <= upper.y0 + 0.5 for lower, upper in zip(boxes, boxes[1:]))
+    assert all(_inside(box, figure) for box in boxes)
+
+
+def test_the_pro_anti_legend_is_outside_the_bars(drawn, tmp_path):
+    sections = {
+        name: {"pro": 1.0, "anti": 0.98, "diff": 0.02, "diff_ci_low": -0.01, "diff_ci_high": 0.05}
+        for name in ("winobias/type1", "winobias/type2", "sowinobias", "dawinobias", "dawinobias/strict")
+    }
+    plots.pro_anti_bars(sections, tmp_path / "pro_anti.png")
+    (figure,) = drawn
+    renderer = figure.canvas.get_renderer()
+    axes = figure.axes[0]
+    legend = axes.get_legend().get_window_extent(renderer)
+    assert legend.y0 >= axes.get_window_extent(renderer).y1 - 0.5  # above the plotting area, not on a bar
+    texts = [axes.title, axes.yaxis.label, *axes.texts]
+    assert all(_inside(text.get_window_extent(renderer), figure) for text in texts)
