@@ -61,7 +61,9 @@ def new_registry() -> Registry[Benchmark]:
     >>> list(new_registry()) == list(BENCHMARKS)
     True
     """
-    return Registry("benchmark", ENTRY_POINT_GROUP, _built_in, _accept, reserved=GROUPS)
+    return Registry(
+        "benchmark", ENTRY_POINT_GROUP, _built_in, _accept, reserved=dict.fromkeys(GROUPS, "which names a group")
+    )
 
 
 BENCHMARKS = new_registry()
