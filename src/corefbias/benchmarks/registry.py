@@ -46,7 +46,7 @@ def _built_in() -> Iterator[Benchmark]:
 
 
 def _accept(declared, origin: str, name: str | None) -> list[Benchmark]:
-    found = list(declared) if isinstance(declared, Sequence) else [declared]
+    found = list(declared) if isinstance(declared, (list, tuple)) else [declared]
     for benchmark in found:
         if not isinstance(benchmark, Benchmark):
             raise ValueError(f"{origin} declares {benchmark!r}, which is not a corefbias Benchmark")

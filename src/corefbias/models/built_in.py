@@ -66,6 +66,7 @@ def _not_served_completions(spec: str) -> str:
     )
 
 
+_CHAT_EXAMPLE = "chat:Qwen/Qwen2.5-7B-Instruct"
 _FASTCOREF = (DEVICE, ModelOption("max_tokens_in_batch", "tokens per forward pass (default 10000)", int))
 _BASELINE_PRESETS = sorted(
     (f"baseline:{name.replace('<k>', '1')}" for name in BASELINES), key=lambda spec: spec != "baseline:stereotype"
@@ -107,7 +108,7 @@ BUILT_IN = (
         "chat",
         _Adapter("chat"),
         None,
-        "chat:Qwen/Qwen2.5-7B-Instruct",
+        _CHAT_EXAMPLE,
         loads_by_name=False,
         options=(
             ModelOption(
@@ -136,7 +137,7 @@ BUILT_IN = (
             TOKEN_ENV,
             replace(TOKEN, space="hf_token"),
         ),
-        space_presets=("chat:Qwen/Qwen2.5-7B-Instruct",),
+        space_presets=(_CHAT_EXAMPLE,),
     ),
     ModelKind(
         "hf",

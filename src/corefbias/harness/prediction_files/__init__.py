@@ -11,7 +11,6 @@ benchmark's instances; ``scoring`` runs the benchmark's scoring on them (``coref
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from ...plugins.registry import Registry
@@ -24,7 +23,7 @@ AUTO = "auto"
 
 
 def _accept(declared, origin: str, name: str | None) -> list[FileFormat]:
-    found = list(declared) if isinstance(declared, Sequence) else [declared]
+    found = list(declared) if isinstance(declared, (list, tuple)) else [declared]
     for file_format in found:
         if not isinstance(file_format, FileFormat):
             raise ValueError(f"{origin} declares {file_format!r}, which is not a corefbias FileFormat")
