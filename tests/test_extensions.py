@@ -99,8 +99,25 @@ def test_list_shows_the_included_benchmark_and_model_kind(include):
     models = json.loads(corefbias("--include", str(include), "list", "models", "--json").stdout)
     (toy,) = [entry for entry in models if entry["kind"] == "toy"]
     assert toy["example"] == "toy:first" and toy["extra"] is None and "toy_model.py" in toy["origin"]
+    assert toy["flags"] == [] and toy["model_args"] == ["skip"]
     without = json.loads(corefbias("list", "benchmarks", "--json").stdout)
     assert "toy_pro_anti" not in {entry["name"] for entry in without}
+
+
+def test_the_included_kinds_declared_option_reaches_its_loader_and_others_are_refused_by_name(include, tmp_path):
+    """``--model-arg skip=1``: toy:first passes over the first candidate, so it answers as toy:last does."""
+    common = ["--benchmark", "toy_pro_anti", "--n-bootstrap", "0", "--data-dir", str(tmp_path / "data"), "--no-plots"]
+    out = tmp_path / "skip"
+    corefbias("--include", str(include), "run", "--model", "toy:first", "--model-arg", "skip=1", "--out", str(out),
+              "--cache", str(tmp_path / "cache.sqlite"), *common)  # fmt: skip
+    assert _scores(out)["sections"]["toy_pro_anti"]["diff"] == pytest.approx(LAST_DIFF)
+    for given, message in [
+        (["--model-arg", "skp=1"], "corefbias: --model-arg skp: toy models take no such key; its keys are skip"),
+        (["--model-arg", "skip=one"], "corefbias: --model-arg skip: expected a whole number, got 'one'"),
+        (["--device", "cpu"], "corefbias: --device is for fastcoref:, lingmess:, maverick:, spacy:, hf: models only"),
+    ]:
+        refused = corefbias("--include", str(include), "run", "--model", "toy:first", *given, *common, check=False)
+        assert (refused.returncode, refused.stderr.strip()) == (2, message)
 
 
 def test_an_include_folder_that_is_missing_or_broken_is_a_one_line_error(tmp_path):

@@ -108,3 +108,72 @@ def test_importing_the_http_protocol_loads_no_numerics():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+# A finder first on sys.meta_path that refuses `datasets`, as an environment without it would.
+WITHOUT_DATASETS = """
+import importlib.abc, sys
+
+
+class RefuseDatasets(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "datasets":
+            raise ModuleNotFoundError(f"No module named {name!r} (refused by the test)", name=name)
+        return None
+
+
+sys.meta_path.insert(0, RefuseDatasets())
+"""
+
+
+def _without_datasets(code: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", WITHOUT_DATASETS + code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_finder_refuses_datasets():
+    assert _without_datasets("try:\n    import datasets\nexcept ModuleNotFoundError as e:\n    print(e)") == (
+        "No module named 'datasets' (refused by the test)"
+    )
+
+
+def test_every_model_module_imports_without_datasets_and_with_only_the_data_rooms_plain_helpers():
+    code = """
+import importlib, pkgutil
+import corefbias.models.hf_causal_lm
+import corefbias.models
+
+for module in pkgutil.iter_modules(corefbias.models.__path__):
+    importlib.import_module(f"corefbias.models.{module.name}")
+print(sorted(name for name in sys.modules if name.startswith("corefbias.data")))
+"""
+    assert _without_datasets(code) == str(["corefbias.data", "corefbias.data.spans"])
+
+
+def test_an_hf_model_loads_with_torch_and_transformers_alone(tmp_path):
+    """A tiny random Llama and a word-level tokenizer, saved and loaded as ``hf:<folder>``, datasets refused."""
+    code = f"""
+import torch, transformers
+from tokenizers import Tokenizer, models, pre_tokenizers
+from corefbias.models.registry import load_model
+
+words = ["<s>", "</s>", "<unk>", "The", "nurse", "met", "the", "doctor", "because", "she", "was", "late", "."]
+tokenizer = Tokenizer(models.WordLevel({{word: index for index, word in enumerate(words)}}, unk_token="<unk>"))
+tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+transformers.PreTrainedTokenizerFast(
+    tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", unk_token="<unk>"
+).save_pretrained({str(tmp_path)!r})
+config = transformers.LlamaConfig(
+    vocab_size=len(words), hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+    num_key_value_heads=2,
+)
+torch.manual_seed(0)
+transformers.LlamaForCausalLM(config).save_pretrained({str(tmp_path)!r})
+model = load_model("hf:{tmp_path}", batch_size=2)
+print(model.name == "hf:{tmp_path}", model.identity["model_class"], "datasets" in sys.modules)
+"""
+    assert _without_datasets(code) == "True LlamaForCausalLM False"

@@ -139,12 +139,12 @@ def test_the_server_answers_bad_requests_and_stays_up(server):
 )
 def test_serving_a_language_model_says_what_to_do_instead_before_loading_it(spec, instead, monkeypatch, capsys):
     from corefbias.cli import main
-    from corefbias.models import registry
+    from corefbias.models import built_in
 
     def never(*args, **kwargs):
         raise AssertionError(f"serve loaded {args}: a choice model is refused before its weights load")
 
-    monkeypatch.setattr(registry, "import_module", never)
+    monkeypatch.setattr(built_in, "import_module", never)
     assert main(["serve", "--model", spec, "--port", "0"]) == 2
     message = capsys.readouterr().err
     assert message == (

@@ -18,6 +18,7 @@ from corefbias.benchmarks.winogender.explore import MINIMAL_PAIRS
 from corefbias.harness import run_outputs, runner
 from corefbias.models import hub_weights
 from corefbias.models.http_protocol import make_server
+from corefbias.models.registry import kind_of
 from corefbias.space import charts, explore, inputs, jobs, learn
 from corefbias.space.model_list import ListedModel, ModelList, load_model_list
 from corefbias.space.settings import SpaceSettings
@@ -336,7 +337,7 @@ run_time = "est. 2-5 min on CPU"
 def test_an_hf_entry_on_the_list_offers_that_language_model_and_no_other(tmp_path, monkeypatch):
     from corefbias.space import model_list
 
-    assert model_list.HUB_KINDS == ("fastcoref", "lingmess", "maverick", "hf")
+    assert model_list.hub_kinds() == ("fastcoref", "lingmess", "maverick", "hf")
     (tmp_path / "models.toml").write_text(HF_ENTRY)
     listed = load_model_list(tmp_path / "models.toml")
     assert listed.models == (SMOLLM2,)
@@ -361,8 +362,10 @@ def test_an_hf_entry_on_the_list_offers_that_language_model_and_no_other(tmp_pat
         "· 135M parameters · est. 2-5 min on CPU"
     )
     assert (SMOLLM2.display, SMOLLM2.spec) in inputs.model_choices(listed)
-    assert "language models choose among the candidates by log-likelihood" in inputs.model_help(listed)
-    assert "language models" not in inputs.model_help(ModelList((F_COREF,)))
+    assert "coreference models predict clusters, unless marked: language model, chooses by log-likelihood" in (
+        inputs.model_help(listed)
+    )
+    assert "language model" not in inputs.model_help(ModelList((F_COREF,)))
 
     # A GGUF file in a Hub repository is not offered; an old transformers (fastcoref's) refuses the list at start.
     (tmp_path / "models.toml").write_text(HF_ENTRY + 'gguf_file = "model.Q4_1.gguf"\n')
@@ -625,10 +628,14 @@ def test_inputs_are_checked():
         inputs.check_benchmarks([])
     with pytest.raises(ValueError, match="unknown benchmark 'winobias3'"):
         inputs.check_benchmarks(["winobias3"])
+    # Presets are what a visitor may run without the owner's list: baselines and chat, never a kind loading by name.
     presets = inputs.model_presets()
     assert (
-        presets[0] == "baseline:stereotype" and "baseline:dist-1" in presets and "fastcoref:biu-nlp/f-coref" in presets
+        presets[0] == "baseline:stereotype"
+        and "baseline:dist-1" in presets
+        and "chat:Qwen/Qwen2.5-7B-Instruct" in presets
     )
+    assert not [spec for spec in presets if kind_of(spec)[0].loads_by_name]
 
 
 def _run(parts: dict, decisions: list, golds: list, condition_column: str | None = None):

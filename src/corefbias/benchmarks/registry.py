@@ -46,7 +46,7 @@ def _built_in() -> Iterator[Benchmark]:
 
 
 def _accept(declared, origin: str, name: str | None) -> list[Benchmark]:
-    found = list(declared) if isinstance(declared, Sequence) else [declared]
+    found = list(declared) if isinstance(declared, (list, tuple)) else [declared]
     for benchmark in found:
         if not isinstance(benchmark, Benchmark):
             raise ValueError(f"{origin} declares {benchmark!r}, which is not a corefbias Benchmark")
@@ -61,7 +61,9 @@ def new_registry() -> Registry[Benchmark]:
     >>> list(new_registry()) == list(BENCHMARKS)
     True
     """
-    return Registry("benchmark", ENTRY_POINT_GROUP, _built_in, _accept, reserved=GROUPS)
+    return Registry(
+        "benchmark", ENTRY_POINT_GROUP, _built_in, _accept, reserved=dict.fromkeys(GROUPS, "which names a group")
+    )
 
 
 BENCHMARKS = new_registry()

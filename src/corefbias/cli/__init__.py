@@ -32,8 +32,8 @@ def _common_options(default) -> argparse.ArgumentParser:
         action="append",
         metavar="DIR",
         default=default if default is argparse.SUPPRESS else [],
-        help=f"a folder of benchmark and model declarations to add (repeatable; also ${INCLUDE_ENV}); see "
-        f"docs/adding_a_benchmark.md",
+        help=f"a folder of benchmark, model kind and file format declarations to add (repeatable; also "
+        f"${INCLUDE_ENV}); see docs/adding_a_benchmark.md, docs/adding_a_model.md and docs/adding_a_file_format.md",
     )
     common.add_argument(
         "--debug",
@@ -70,7 +70,8 @@ def user_errors() -> tuple[type[BaseException], ...]:
 
 
 def _include_declarations(argv: list[str] | None) -> None:
-    """Register the ``--include`` folders' declarations before the parser lists benchmarks and model kinds."""
+    """Register the ``--include`` folders' declarations before the parser lists benchmarks, model kinds
+    (and their flags) and file formats."""
     from ..harness import extensions
 
     early = argparse.ArgumentParser(add_help=False)

@@ -8,7 +8,6 @@ fields, so scripts can read it.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import re
 
@@ -23,8 +22,9 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "what",
         nargs="?",
         choices=list(ROWS),
-        help="benchmarks (language, unit, metric modules), models (the spec kinds, their pip extra, an example "
-        "and where each comes from) or formats (what `corefbias score --format` reads); default: all three",
+        help="benchmarks (language, unit, metric modules), models (the spec kinds, their pip extra, an example, "
+        "where each comes from and the options it takes) or formats (what `corefbias score --format` reads); "
+        "default: all three",
     )
     listing.add_argument("--json", action="store_true", help="print a JSON list of objects instead of aligned text")
 
@@ -52,34 +52,43 @@ def benchmark_rows() -> list[dict]:
 
 
 def model_rows() -> list[dict]:
-    """One row per model kind: its name, an example spec, its pip extra (None: nothing to install), its origin.
+    """One row per model kind: its name, an example spec, its pip extra (None: nothing to install), its origin,
+    and the flags of ``corefbias run`` and the ``--model-arg`` keys it takes.
 
     Examples
     --------
-    >>> model_rows()[0]
-    {'kind': 'baseline', 'example': 'baseline:stereotype', 'extra': None, 'origin': 'built-in'}
+    >>> row = model_rows()[0]
+    >>> row["kind"], row["example"], row["extra"], row["origin"], row["flags"], row["model_args"]
+    ('baseline', 'baseline:stereotype', None, 'built-in', [], ['seed'])
     """
     from ..models.registry import kinds, origin
 
     return [
-        {"kind": name, "example": kind.example, "extra": kind.extra, "origin": origin(name)}
+        {
+            "kind": name,
+            "example": kind.example,
+            "extra": kind.extra,
+            "origin": origin(name),
+            "flags": [option.flag for option in kind.options if option.flag is not None],
+            "model_args": list(kind.model_args),
+        }
         for name, kind in kinds().items()
     ]
 
 
 def format_rows() -> list[dict]:
-    """One row per prediction file format: its ``--format`` name and what its reader's module says it reads.
+    """One row per prediction file format: its ``--format`` name, its origin and its description.
 
     Examples
     --------
     >>> [row["format"] for row in format_rows()][:2]
     ['conll', 'jsonlines']
     """
-    from ..harness.prediction_files import READERS
+    from ..harness.prediction_files import FILE_FORMATS
 
     return [
-        {"format": name, "description": plain_text(inspect.getmodule(read).__doc__ or "")}
-        for name, read in READERS.items()
+        {"format": name, "origin": FILE_FORMATS.origin(name), "description": plain_text(file_format.description)}
+        for name, file_format in FILE_FORMATS.items()
     ]
 
 
@@ -98,7 +107,7 @@ ROWS = {"benchmarks": benchmark_rows, "models": model_rows, "formats": format_ro
 
 
 def _cell(value) -> str:
-    if value is None:
+    if value is None or value == []:
         return "-"
     if isinstance(value, list):
         return ", ".join(value)

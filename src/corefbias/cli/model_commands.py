@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 
 from ..benchmarks import BENCHMARKS
 from ..harness import cluster_links
-from ..models.chat import ANSWER_MODES, ORDER_MODES
-from ..models.cloze import CLOZE_NORMS
+from ..models.registry import SERVER, ModelKind, ModelOption, kind_of
 from ..models.registry import kinds as model_kinds
-from ..models.registry import parse_spec
+from ..models.registry import origin as kind_origin
+
+# The flags of ``run`` that are its own settings and that a kind may also take (``ModelOption.flag``).
+SHARED_FLAGS = ("--batch-size",)
 
 
 def _spec_help() -> str:
@@ -32,39 +33,112 @@ def _shard(value: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
-def _model_arg(value: str) -> tuple[str, object]:
+def _model_arg(value: str) -> tuple[str, str]:
     key, sep, text = value.partition("=")
     if not sep or not key.isidentifier():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a Python name, got {value!r}")
-    try:
-        return key, json.loads(text)
-    except ValueError:
-        return key, text
+    return key, text
+
+
+def _every_kind() -> list[ModelKind]:
+    return [*model_kinds().values(), SERVER]
+
+
+def _flag_takers() -> dict[str, list[tuple[ModelKind, ModelOption]]]:
+    """Every flag a model kind declares → the kinds declaring it, each with its option, in the kinds' order."""
+    takers: dict[str, list[tuple[ModelKind, ModelOption]]] = {}
+    for kind in _every_kind():
+        for option in kind.options:
+            if option.flag is not None:
+                takers.setdefault(option.flag, []).append((kind, option))
+    return takers
+
+
+def _models(kinds) -> str:
+    """``chat, completions and http(s)://``: kinds as ``--help`` names them."""
+    names = list(dict.fromkeys(kind.prefix.removesuffix(":") for kind in kinds))
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _flag_help(takers: list[tuple[ModelKind, ModelOption]]) -> str:
+    """``for hf and completions: <help>``, one clause per different help text."""
+    helps: dict[str, list[ModelKind]] = {}
+    for kind, option in takers:
+        helps.setdefault(option.help, []).append(kind)
+    return "; ".join(f"for {_models(kinds)} models: {text}" for text, kinds in helps.items())
+
+
+def _model_arg_help() -> str:
+    keys = "; ".join(f"{_models([kind])}: {', '.join(kind.model_args)}" for kind in _every_kind() if kind.model_args)
+    return (
+        "a further option for the model's loader (repeatable), read as the option's type: true/false, a number or "
+        f"text; the keys each kind takes: {keys} (`corefbias list models`)"
+    )
+
+
+def add_model_options(parser: argparse.ArgumentParser, flags: tuple[str, ...] | None = None) -> None:
+    """The model flags the kinds declare (all, or those of ``flags``) and ``--model-arg``, each for the kinds
+    that take it; a flag of ``SHARED_FLAGS`` must be the parser's already, and reaches the kinds declaring it."""
+    added = {}
+    for flag, takers in _flag_takers().items():
+        if flags is not None and flag not in flags:
+            continue
+        dest = flag[2:].replace("-", "_")
+        if flag not in SHARED_FLAGS:
+            # argparse checks (and --help shows) the choices where every kind declares the same ones.
+            choices = {option.choices for _, option in takers}
+            numbers = all(option.type in (int, float) for _, option in takers)
+            try:
+                parser.add_argument(
+                    flag,
+                    dest=dest,
+                    choices=choices.pop() or None if len(choices) == 1 else None,
+                    metavar="N" if numbers else None,
+                    help=_flag_help(takers),
+                )
+            except argparse.ArgumentError:
+                kind = takers[0][0]
+                raise ValueError(
+                    f"the model kind {kind.name!r} ({kind_origin(kind.name)}) declares the flag {flag}, which "
+                    f"`corefbias {parser.prog.split()[-1]}` has for itself; declare another flag"
+                ) from None
+        added[flag] = dest
+    parser.add_argument(
+        "--model-arg", action="append", default=[], metavar="KEY=VALUE", type=_model_arg, help=_model_arg_help()
+    )
+    parser.set_defaults(model_flags=added)
 
 
 def model_options(args) -> dict:
-    """The loader options of ``run``'s model flags, each checked against the kinds it is for."""
-    kind = parse_spec(args.model)[0]
-    flags = {
-        "base_url": (args.base_url, ("chat", "completions")),
-        "answer": (args.answer, ("chat",)),
-        "orders": (args.orders, ("chat",)),
-        "workers": (args.concurrency, ("chat", "completions", "http")),
-        "dtype": (args.dtype, ("hf",)),
-        "cloze_norm": (args.cloze_norm, ("hf", "completions")),
-    }
-    options = {"device": args.device} if args.device else {}
-    for option, (value, kinds) in flags.items():
-        if value is None:
+    """The loader options of the model flags and ``--model-arg``s of ``args``, each checked against the
+    spec's kind: a flag it does not take, or a key it does not know, is refused naming what it takes."""
+    kind = kind_of(args.model)[0]
+    options = {}
+    for flag, dest in args.model_flags.items():
+        value = getattr(args, dest)
+        option = kind.option_given_by(flag)
+        if value is None or (option is None and flag in SHARED_FLAGS):
             continue
-        if kind not in kinds:
-            flag = {"workers": "--concurrency"}.get(option, "--" + option.replace("_", "-"))
-            raise ValueError(f"{flag} is for {', '.join(f'{k}:' for k in kinds)} models only")
-        options[option] = value
-    if kind == "hf":
-        options["batch_size"] = args.batch_size
-    options.update(dict(args.model_arg))
+        if option is None:
+            takers = [taker.prefix for taker, _ in _flag_takers()[flag]]
+            raise ValueError(f"{flag} is for {', '.join(takers)} models only")
+        options[option.name] = _parsed(option, value, flag)
+    for key, text in args.model_arg:
+        option = kind.option(key)
+        if option is None or not option.command_line:
+            known = f"its keys are {', '.join(kind.model_args)}" if kind.model_args else "it takes none"
+            raise ValueError(f"--model-arg {key}: {_models([kind])} models take no such key; {known}")
+        if option.flag is not None:
+            raise ValueError(f"--model-arg {key}: give it as {option.flag}")
+        options[key] = _parsed(option, text, f"--model-arg {key}")
     return options
+
+
+def _parsed(option: ModelOption, value, given: str):
+    try:
+        return option.parse(value) if isinstance(value, str) else value
+    except ValueError as error:
+        raise ValueError(f"{given}: {error}") from None
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -104,7 +178,14 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     add_scoring_options(run)
     run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
-    run.add_argument("--batch-size", type=int, default=32, help="instances per model call")
+    batch_takers = _flag_takers().get("--batch-size", [])
+    run.add_argument(
+        "--batch-size",
+        type=int,
+        default=32,
+        help="instances per model call"
+        + (f", and the batch size of {_models(kind for kind, _ in batch_takers)} models" if batch_takers else ""),
+    )
     run.add_argument(
         "--shard",
         type=_shard,
@@ -136,50 +217,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--replica-cpus", type=float, metavar="C", help="for ray: CPUs per replica, torch's threads there (default 1)"
     )
-    run.add_argument(
-        "--base-url",
-        help="for chat and completions: an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (chat's "
-        "default: Hugging Face Inference; completions needs one)",
-    )
-    run.add_argument(
-        "--answer",
-        choices=ANSWER_MODES,
-        help="for chat: read the answer from the first token's log-probabilities, from the reply's text, or "
-        "auto (log-probabilities when the endpoint returns them; the default)",
-    )
-    run.add_argument(
-        "--orders",
-        choices=ORDER_MODES,
-        help="for chat: ask each question in one rotation of its options (one, the default), or in every cyclic "
-        "rotation and decide by each option's probability summed over them (all: m requests per question of m "
-        "options, so m times the cost; needs --answer logprobs; undoes a preference for a letter)",
-    )
-    run.add_argument(
-        "--concurrency",
-        type=int,
-        metavar="N",
-        help="for chat, completions and http(s):// models: requests in flight at once, answers kept in order "
-        "(default 4)",
-    )
-    run.add_argument(
-        "--device", help="for library adapters and hf: torch device: cpu (default), cuda, cuda:N, mps or auto"
-    )
-    run.add_argument("--dtype", help="for hf: torch dtype of the weights, e.g. float32, bfloat16 (default: auto)")
-    run.add_argument(
-        "--cloze-norm",
-        choices=CLOZE_NORMS,
-        help="for hf and completions: pick the option with the highest summed log-likelihood (none, the default, "
-        "lm-eval's acc) or per UTF-8 byte of the option (bytes, lm-eval's acc_norm)",
-    )
-    run.add_argument(
-        "--model-arg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        type=_model_arg,
-        help="a further option for the model's loader (repeatable; VALUE read as JSON where it parses, else as "
-        "text), e.g. for hf: --model-arg attn_implementation=eager",
-    )
+    add_model_options(run)
     caching = run.add_mutually_exclusive_group()
     caching.add_argument(
         "--no-cache",
@@ -203,7 +241,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=int, default=8808)
     serve.add_argument("--max-texts", type=int, default=64, help="most texts per request")
     serve.add_argument("--max-chars", type=int, default=20000, help="longest text accepted")
-    serve.add_argument("--device", help="for library adapters: torch device such as cuda:0 (default cpu)")
+    add_model_options(serve, flags=("--device",))
 
     merge = commands.add_parser("merge-predictions", parents=[common], help="merge prediction caches of shard runs")
     merge.add_argument("sources", nargs="+", metavar="FILE")
@@ -310,23 +348,11 @@ def _serve(args) -> int:
     from ..models.registry import load_model
 
     not_served = f"{args.model} chooses among candidates; only cluster models can be served over corefbias's protocol"
-    kind, argument = parse_spec(args.model)
+    kind = kind_of(args.model)[0]
     # Language models scored by log-likelihood: refused before any weights load, with what to do instead.
-    if kind == "hf":
-        repo, _, revision = argument.partition("@")
-        vllm = f"vllm serve {repo}" + (f" --revision {revision}" if revision else "")
-        raise ValueError(
-            f"{not_served}: an hf: model is a choice model scored by log-likelihood. To evaluate it, run "
-            f"`corefbias run --model {args.model}` directly; to share it over HTTP, serve it with vLLM "
-            f"(`{vllm}`, an OpenAI-compatible server) and run `corefbias run --model completions:{repo} "
-            "--base-url http://<host>:8000/v1` against it"
-        )
-    if kind == "completions":
-        raise ValueError(
-            f"{not_served}: a completions: model is a choice model scored by log-likelihood, already served by "
-            f"its OpenAI-compatible server; run `corefbias run --model {args.model} --base-url <server>/v1` directly"
-        )
-    model = load_model(args.model, **({"device": args.device} if args.device else {}))
+    if kind.not_served is not None:
+        raise ValueError(f"{not_served}: {kind.not_served(args.model.strip())}")
+    model = load_model(args.model, **model_options(args))
     if not isinstance(model, ClusterModel):
         raise ValueError(not_served)
     server = make_server(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..benchmarks import BENCHMARKS
-from ..harness.prediction_files import FORMATS
+from ..harness.prediction_files import format_choices
 from .model_commands import add_scoring_options
 
 
@@ -24,7 +24,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         help="predictions files, together one document per instance of the benchmark",
     )
     score.add_argument(
-        "--format", default="auto", choices=FORMATS, help="file format (default: told from the first line)"
+        "--format", default="auto", choices=format_choices(), help="file format (default: told from the first line)"
     )
     score.add_argument(
         "--config",

@@ -1,9 +1,11 @@
-"""Benchmarks and model kinds from outside the package: a folder of declarations (``--include DIR``).
+"""Benchmarks, model kinds and prediction file formats from outside the package: a folder of declarations
+(``--include DIR``).
 
 Every ``*.py`` file of the folder is imported (in name order, once per file) and what it defines at
-module level is registered: each ``Benchmark`` (``corefbias.benchmarks.register``) and each
-``ModelKind`` (``corefbias.models.registry.register``). Installed packages use entry points instead
-(groups ``corefbias.benchmarks`` and ``corefbias.models``), which need no include. ``COREFBIAS_INCLUDE``
+module level is registered: each ``Benchmark`` (``corefbias.benchmarks.register``), each ``ModelKind``
+(``corefbias.models.registry.register``) and each ``FileFormat``
+(``corefbias.harness.prediction_files.register``). Installed packages use entry points instead (groups
+``corefbias.benchmarks``, ``corefbias.models`` and ``corefbias.formats``), which need no include. ``COREFBIAS_INCLUDE``
 (folders separated by ``os.pathsep``) includes folders in every command and in the Space.
 """
 
@@ -17,16 +19,18 @@ from pathlib import Path
 
 from ..benchmarks import Benchmark, register
 from ..models import registry as model_registry
+from . import prediction_files
 
 INCLUDE_ENV = "COREFBIAS_INCLUDE"
 _included: dict[Path, list[str]] = {}
 
 
 def include(directory: str | os.PathLike) -> list[str]:
-    """Import every ``*.py`` file of ``directory`` and register the benchmarks and model kinds they define.
+    """Import every ``*.py`` file of ``directory`` and register the benchmarks, model kinds and file formats they
+    define.
 
-    Returns what was registered, as ``"benchmark <name>"`` and ``"model <kind>"``; including a folder again
-    registers nothing new.
+    Returns what was registered, as ``"benchmark <name>"``, ``"model <kind>"`` and ``"format <name>"``; including
+    a folder again registers nothing new.
 
     Examples
     --------
@@ -37,7 +41,9 @@ def include(directory: str | os.PathLike) -> list[str]:
     """
     folder = Path(directory).expanduser().resolve()
     if not folder.is_dir():
-        raise ValueError(f"--include {directory}: no such folder; give a folder of benchmark or model declarations")
+        raise ValueError(
+            f"--include {directory}: no such folder; give a folder of benchmark, model or file format declarations"
+        )
     added: list[str] = []
     for path in sorted(folder.glob("*.py")):
         if path in _included:
@@ -51,6 +57,9 @@ def include(directory: str | os.PathLike) -> list[str]:
             elif isinstance(value, model_registry.ModelKind):
                 model_registry.register(value, origin=str(path))
                 found.append(f"model {value.name}")
+            elif isinstance(value, prediction_files.FileFormat):
+                prediction_files.register(value, origin=str(path))
+                found.append(f"format {value.name}")
         _included[path] = found
         added += found
     return added

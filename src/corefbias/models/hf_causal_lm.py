@@ -5,7 +5,8 @@ scored by log-likelihood (cloze; ``corefbias.models.cloze``) — what lm-evaluat
 ``trust_remote_code``; a ``.gguf`` file through transformers' GGUF loader (``gguf_file=``, needs the
 ``gguf`` package; the weights are dequantized). ``device`` is ``cpu``, ``cuda[:N]``, ``mps`` or ``auto``;
 ``dtype`` is ``auto`` (what the checkpoint says) or a torch dtype name; further keyword options go to
-``from_pretrained`` unchanged (``corefbias run --model-arg KEY=VALUE``).
+``from_pretrained`` unchanged (``corefbias run --model-arg KEY=VALUE`` for those the kind declares,
+``corefbias.models.built_in``).
 
 **The same numbers as lm-eval 0.4.13.** A context and a continuation are tokenized as lm-eval's ``hf``
 backend does (``HFLM._encode_pair`` and ``tok_encode``): whitespace at the end of the context moves to the

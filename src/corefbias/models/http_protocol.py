@@ -220,3 +220,9 @@ def _error_message(error):
         return json.loads(error.read().decode("utf-8")).get("error", "")
     except (ValueError, AttributeError):
         return error.reason
+
+
+def load(argument, kind="http", **options):
+    """The model behind the server at the URL ``argument``: the loader of ``http(s)://`` specs
+    (``corefbias.models.built_in.SERVER``); ``options`` are ``HttpClusterModel``'s."""
+    return HttpClusterModel(argument, **options)

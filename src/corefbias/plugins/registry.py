@@ -31,8 +31,8 @@ class Registry(Mapping[str, Entry], Generic[Entry]):
         entries, raising ``ValueError`` naming ``origin`` for anything else; ``name`` is None outside entry points.
     name_of : callable, default ``lambda entry: entry.name``
         An entry's name.
-    reserved : iterable of str, default ()
-        Names no entry may take.
+    reserved : mapping of str to str, default {}
+        Names no entry may take, each with why, as the end of the refusal (``"which names a group"``).
 
     Examples
     --------
@@ -41,7 +41,8 @@ class Registry(Mapping[str, Entry], Generic[Entry]):
     ...     if not isinstance(declared, Named):
     ...         raise ValueError(f"{origin} declares {declared!r}, which is no Named")
     ...     return [declared]
-    >>> colours = Registry("colour", "corefbias.colours", lambda: [Named(name="red")], accept, reserved=["all"])
+    >>> reserved = {"all": "which names every colour"}
+    >>> colours = Registry("colour", "corefbias.colours", lambda: [Named(name="red")], accept, reserved=reserved)
     >>> colours.register(Named(name="blue"), origin="a test")
     >>> list(colours), colours.origin("blue")
     (['red', 'blue'], 'a test')
@@ -49,6 +50,10 @@ class Registry(Mapping[str, Entry], Generic[Entry]):
     Traceback (most recent call last):
     ...
     ValueError: a test declares the colour 'red', already declared by built-in
+    >>> colours.register(Named(name="all"), origin="a test")
+    Traceback (most recent call last):
+    ...
+    ValueError: a test: a colour may not be called 'all', which names every colour
     """
 
     def __init__(
@@ -59,14 +64,14 @@ class Registry(Mapping[str, Entry], Generic[Entry]):
         accept: Callable[[object, str, str | None], list[Entry]],
         *,
         name_of: Callable[[Entry], str] = lambda entry: entry.name,
-        reserved: Iterable[str] = (),
+        reserved: Mapping[str, str] | None = None,
     ):
         self.what = what
         self.group = group
         self._built_in = built_in
         self._accept = accept
         self._name_of = name_of
-        self._reserved = tuple(reserved)
+        self._reserved = dict(reserved or {})
         self._registered: list[tuple[Entry, str]] = []
         self._loaded: tuple[dict[str, Entry], dict[str, str], dict[str, str | None]] | None = None
 
@@ -95,7 +100,7 @@ class Registry(Mapping[str, Entry], Generic[Entry]):
     def _add(self, entries, origins, distributions, entry, origin: str, distribution: str | None) -> None:
         name = self._name_of(entry)
         if name in self._reserved:
-            raise ValueError(f"{origin}: a {self.what} may not be called {name!r}, which names a group")
+            raise ValueError(f"{origin}: a {self.what} may not be called {name!r}, {self._reserved[name]}")
         if name in entries:
             raise ValueError(f"{origin} declares the {self.what} {name!r}, already declared by {origins[name]}")
         entries[name], origins[name], distributions[name] = entry, origin, distribution

@@ -7,7 +7,6 @@ import re
 from urllib.parse import urlsplit
 
 from ..benchmarks import BENCHMARKS
-from ..models.baselines import BASELINES
 from ..models.registry import kinds, parse_spec
 from .model_list import ModelList
 
@@ -15,32 +14,46 @@ _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY", re.IGNORE
 
 
 def model_presets() -> list[str]:
-    """Every baseline, then one example spec per adapter of the registry."""
-    baselines = [f"baseline:{name.replace('<k>', '1')}" for name in BASELINES]
-    adapters = [kind.example for name, kind in kinds().items() if name != "baseline"]
-    return sorted(baselines, key=lambda spec: spec != "baseline:stereotype") + adapters
+    """The specs the Model menu offers every visitor: each kind's ``space_presets``, in the kinds' order.
+
+    Examples
+    --------
+    >>> model_presets()[:2], model_presets()[-1]
+    (['baseline:stereotype', 'baseline:random'], 'chat:Qwen/Qwen2.5-7B-Instruct')
+    """
+    return [spec for kind in kinds().values() for spec in kind.space_presets]
+
+
+def _on_visitors_account(kind) -> bool:
+    """Whether a run of ``kind`` spends the visitor's Hugging Face token (its option takes ``hf_token``)."""
+    return any(option.space == "hf_token" for option in kind.options)
 
 
 def model_choices(models: ModelList) -> list[tuple[str, str]]:
-    """The Model menu of the Space: baselines, the owner's listed models (with size and run time), chat examples."""
-    baselines = [spec for spec in model_presets() if spec.startswith("baseline:")]
-    owner_paid = [f"chat:{model_id}" for model_id in sorted(models.owner_paid_chat)]
-    chat = [(spec, spec) for spec in owner_paid] + [
-        (f"{spec} (sign in: runs on your Hugging Face account)", spec)
-        for spec in [kinds()["chat"].example]
-        if spec not in owner_paid
-    ]
-    return [(spec, spec) for spec in baselines] + [(model.display, model.spec) for model in models.models] + chat
+    """The Model menu of the Space: the presets, the owner's listed models (with size and run time), then the
+    models that run on a Hugging Face account: those the owner pays for, and presets that need a sign-in."""
+    free = [(spec, spec) for kind in kinds().values() if not _on_visitors_account(kind) for spec in kind.space_presets]
+    listed = [(model.display, model.spec) for model in models.models]
+    paid, signed_in = [], []
+    for kind in kinds().values():
+        if _on_visitors_account(kind):
+            owners = [f"{kind.prefix}{model_id}" for model_id in sorted(models.owner_paid_chat)]
+            paid += [(spec, spec) for spec in owners]
+            signed_in += [
+                (f"{spec} (sign in: runs on your Hugging Face account)", spec)
+                for spec in kind.space_presets
+                if spec not in owners
+            ]
+    return free + listed + paid + signed_in
 
 
 def model_help(models: ModelList) -> str:
-    """The Model menu's help line; it says how listed language models (``hf:``) differ where the list has one."""
-    listed = "a model from this Space's list (size · expected run time)"
-    if any(model.kind == "hf" for model in models.models):
-        listed = (
-            "a model from this Space's list (size · expected run time; coreference models predict clusters, "
-            "language models choose among the candidates by log-likelihood)"
-        )
+    """The Model menu's help line; where the list has models that are no coreference models predicting clusters
+    (``ModelKind.space_note``), it says so."""
+    notes = list(dict.fromkeys(note for model in models.models if (note := kinds()[model.kind].space_note)))
+    listed = "a model from this Space's list (size · expected run time" + (
+        f"; coreference models predict clusters, unless marked: {'; '.join(notes)})" if notes else ")"
+    )
     return (
         f"A baseline, {listed}, chat:<model id>, or the URL of a public server speaking corefbias's HTTP protocol "
         "(corefbias serve)."

@@ -19,9 +19,9 @@ from ..benchmarks import resolve
 from ..harness import runner
 from ..harness.benchmark_data import load_part
 from ..models.base import ModelError
-from ..models.registry import kinds, load_model, parse_spec
-from ..models.url_guard import guarded_opener
-from . import explore, inputs
+from ..models.http_protocol import HttpClusterModel
+from ..models.registry import kind_of, load_model
+from . import explore, inputs, model_inputs
 from .settings import SpaceSettings
 from .store import RunStore
 
@@ -59,40 +59,13 @@ def readable(error: BaseException, secrets=()) -> str:
     return inputs.redact(message, secrets)
 
 
-def chat_token(model_id: str, settings: SpaceSettings, visitor_token: str | None) -> str | None:
-    """The token a ``chat:`` run spends: the signed-in visitor's; else, for a model on the owner's list,
-    None (the chat adapter then reads the owner's HF_TOKEN); anything else is refused."""
-    if visitor_token:
-        return visitor_token
-    if model_id in settings.models.owner_paid_chat:
-        return None
-    offered = ", ".join(sorted(settings.models.owner_paid_chat)) or "none"
-    how = (
-        "sign in with the 'Sign in with Hugging Face' button"
-        if settings.visitor_sign_in
-        else ("this Space has no sign-in, so run it with `corefbias run` on your own machine")
-    )
-    raise ValueError(
-        f"chat:{model_id} runs on your own Hugging Face account: {how}, then run it again "
-        f"(the chat models this Space pays for: {offered})"
-    )
-
-
 def _load_model(spec: str, settings: SpaceSettings, visitor_token: str | None = None):
-    """The model; an endpoint is asked for its ``/v1/info`` first, so a dead URL fails at once.
-
-    Every connection to an endpoint, redirects included, goes through the address guard.
-    """
-    kind, argument = parse_spec(spec)
-    if kind == "chat":
-        return load_model(spec, base_url=settings.chat_base_url, token=chat_token(argument, settings, visitor_token))
-    if kind != "http" and kinds()[kind].loads_by_name:
-        return load_model(spec, device=settings.device)
-    if kind != "http":
-        return load_model(spec)
-    opener = guarded_opener(settings.endpoint_policy)
-    model = load_model(spec, timeout=settings.http_timeout_s, retries=settings.http_retries, opener=opener)
-    model.info  # noqa: B018 — the probe: raises ModelError naming the URL and the reason
+    """The model, with the options its kind takes from the Space (``model_inputs``); a server is asked for its
+    ``/v1/info`` first, so a dead URL fails at once."""
+    kind = kind_of(spec)[0]
+    model = load_model(spec, **model_inputs.loader_options(kind, spec, settings, visitor_token))
+    if isinstance(model, HttpClusterModel):
+        model.info  # noqa: B018 — the probe: raises ModelError naming the URL and the reason
     return model
 
 

@@ -4,7 +4,7 @@ Read from a TOML file (``spaces/corefbias/models.toml``, or ``$COREFBIAS_SPACE_M
 
     [[model]]
     label = "F-coref"
-    kind = "fastcoref"            # fastcoref, lingmess, maverick or hf (HUB_KINDS)
+    kind = "fastcoref"            # fastcoref, lingmess, maverick or hf (hub_kinds())
     repo = "biu-nlp/f-coref"
     revision = "<40-character commit id>"
     size = "91M parameters"
@@ -21,8 +21,8 @@ arbitrary repository, read a local path, or load an installed package.
 benchmark's candidates by log-likelihood instead of predicting clusters; its spec is
 ``hf:<repo>@<revision>``. The Space loads it from the repository's safetensors weights: a GGUF file in a
 Hub repository is not offered (``gguf_file`` is refused), since ``hf:`` reads GGUF from local files only.
-It needs ``corefbias[hf]`` (transformers >= 4.56) installed next to the Space, which fastcoref's
-transformers < 4.46 excludes (spaces/corefbias/requirements.txt).
+It needs ``corefbias[hf]`` (transformers >= 4.56, the kind's ``requires``) installed next to the Space, which
+fastcoref's transformers < 4.46 excludes (spaces/corefbias/requirements.txt).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ..models.registry import kinds, parse_spec
+from ..models.registry import distribution, kind_of, kinds
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,15 +44,20 @@ MODELS_ENV = "COREFBIAS_SPACE_MODELS"
 _REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 _REVISION = re.compile(r"[0-9a-f]{40}")
 _MODEL_KEYS = {"label", "kind", "repo", "revision", "size", "run_time"}
-# The kinds a list entry may have: those that load files by name and take a Hub id (owner/name[@revision]),
-# as the registry's example spec of each shows; spacy: loads an installed package or a folder instead.
-HUB_KINDS = tuple(
-    name for name, kind in kinds().items() if kind.loads_by_name and _REPO.fullmatch(parse_spec(kind.example)[1])
-)
-# hf: runs on what setup.cfg's `hf` extra installs; an older transformers fails inside the run, for every visitor.
-HF_TRANSFORMERS = "4.56"
-# What the Model menu says of a kind besides its label, size and run time (the others predict clusters).
-KIND_NOTES = {"hf": "language model, chooses by log-likelihood"}
+
+
+def hub_kinds() -> tuple[str, ...]:
+    """The kinds a list entry may have: those that load files by name and take a Hub id (owner/name[@revision]),
+    as each one's example spec shows; spacy: loads an installed package or a folder instead.
+
+    Examples
+    --------
+    >>> hub_kinds()
+    ('fastcoref', 'lingmess', 'maverick', 'hf')
+    """
+    return tuple(
+        name for name, kind in kinds().items() if kind.loads_by_name and _REPO.fullmatch(kind_of(kind.example)[1])
+    )
 
 
 @dataclass(frozen=True)
@@ -70,7 +75,8 @@ class ListedModel:
 
     @property
     def display(self) -> str:
-        note = f" · {KIND_NOTES[self.kind]}" if self.kind in KIND_NOTES else ""
+        note = kinds()[self.kind].space_note
+        note = f" · {note}" if note else ""
         return f"{self.label} ({self.repo}){note} · {self.size} · {self.run_time}"
 
 
@@ -86,8 +92,7 @@ class ModelList:
 
     def check(self, spec: str) -> None:
         """Refuse a spec that would load files by name unless it is on the list."""
-        kind = kinds().get(parse_spec(spec)[0])  # None for a server's URL
-        if kind is not None and kind.loads_by_name and spec not in self.specs:
+        if kind_of(spec)[0].loads_by_name and spec not in self.specs:
             offered = ", ".join(model.label for model in self.models) or "none yet"
             raise ValueError(
                 f"{spec} is not on this Space's model list (offered: {offered}); pick a model from the Model menu. "
@@ -97,16 +102,27 @@ class ModelList:
             )
 
 
-def _hf_missing() -> str | None:
-    """Why ``hf:`` models cannot run in this environment, or None when they can."""
-    try:
-        installed = metadata.version("transformers")
-    except metadata.PackageNotFoundError:
-        return "transformers is not installed"
-    from packaging.version import Version  # a dependency of transformers
+def _unmet(kind: str, where: str) -> str | None:
+    """Why a listed model of ``kind`` cannot run here: a requirement the kind declares (``requires``), unmet."""
+    from packaging.requirements import Requirement  # a dependency of gradio
 
-    if Version(installed) < Version(HF_TRANSFORMERS):
-        return f"transformers {installed} is installed"
+    declared = kinds()[kind]
+    for requirement in map(Requirement, declared.requires):
+        try:
+            installed = metadata.version(requirement.name)
+        except metadata.PackageNotFoundError:
+            missing = f"{requirement.name} is not installed"
+        else:
+            if requirement.specifier.contains(installed, prereleases=True):
+                continue
+            missing = f"{requirement.name} {installed} is installed"
+        wanted = " ".join([requirement.name, *(f"{spec.operator} {spec.version}" for spec in requirement.specifier)])
+        package = distribution(kind) or "the package providing it"
+        extra = f"[{declared.extra}]" if declared.extra else ""
+        return (
+            f"{where}: {kind}: models need {wanted} ({package}{extra}) and {missing}; install {package}{extra} "
+            "next to corefbias[space] in the Space's requirements.txt"
+        )
     return None
 
 
@@ -138,20 +154,16 @@ def load_model_list(path: str | Path) -> ModelList:
                 f"{where}: unknown field(s) {', '.join(unknown)}; the fields are {', '.join(sorted(_MODEL_KEYS))}"
             )
         model = ListedModel(**{key: _text(entry, key, where) for key in sorted(_MODEL_KEYS)})
-        if model.kind not in HUB_KINDS:
+        if model.kind not in hub_kinds():
             raise ValueError(
-                f"{where}: kind {model.kind!r} is not one the Space runs; use one of {', '.join(HUB_KINDS)}"
+                f"{where}: kind {model.kind!r} is not one the Space runs; use one of {', '.join(hub_kinds())}"
             )
         if not _REPO.fullmatch(model.repo) or ".." in model.repo:
             raise ValueError(f"{where}: repo {model.repo!r} is not a Hub id such as biu-nlp/f-coref")
         if not _REVISION.fullmatch(model.revision):
             raise ValueError(f"{where}: revision {model.revision!r} must be the full 40-character commit id to pin")
-        if model.kind == "hf" and (missing := _hf_missing()):
-            raise ValueError(
-                f"{where}: hf: models need transformers >= {HF_TRANSFORMERS} (corefbias[hf]) and {missing}; "
-                "install corefbias[space,hf] in the Space's requirements.txt (without fastcoref, whose "
-                "transformers < 4.46 excludes it)"
-            )
+        if unmet := _unmet(model.kind, where):
+            raise ValueError(unmet)
         models.append(model)
     chat = data.get("chat", {}).get("owner_paid", [])
     if not isinstance(chat, list) or not all(isinstance(model_id, str) and model_id.strip() for model_id in chat):

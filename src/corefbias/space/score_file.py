@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..harness.prediction_files import FORMATS, scoring
+from ..harness.prediction_files import format_choices, scoring
 from . import explore, inputs, jobs
 from .settings import SpaceSettings
 from .store import RunStore
@@ -48,8 +48,8 @@ def score_job(
     try:
         path = check_upload(path, settings.max_upload_bytes)
         (name,) = inputs.check_benchmarks([benchmark] if benchmark else [])
-        if file_format not in FORMATS:
-            raise ValueError(f"unknown format {file_format!r}; choose one of {', '.join(FORMATS)}")
+        if file_format not in format_choices():
+            raise ValueError(f"unknown format {file_format!r}; choose one of {', '.join(format_choices())}")
         n_bootstrap, seed = inputs.check_bootstrap(n_bootstrap, seed, settings.max_bootstrap)
         jobs.prepare_sets([name], settings, progress)
         if progress is not None:

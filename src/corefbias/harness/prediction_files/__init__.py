@@ -2,58 +2,117 @@
 
 Every reader turns a file into ``Document``s: where it came from (for error messages), an id when
 the format carries one, and either its tokens with clusters of inclusive token spans, or per-candidate
-decisions (formats that hold links, not clusters). ``matching`` pairs documents with a benchmark's
-instances; ``scoring`` runs the benchmark's scoring on them (``corefbias score``).
+decisions (formats that hold links, not clusters). Each format is a ``FileFormat`` (``file_format``), and
+``FILE_FORMATS`` the one registry of them: the package's own (each reader module's ``FORMAT``), those of
+installed distributions (entry point group ``corefbias.formats``, each naming a ``FileFormat`` or a sequence
+of them), then those registered (``register``; ``--include DIR``). ``matching`` pairs documents with a
+benchmark's instances; ``scoring`` runs the benchmark's scoring on them (``corefbias score``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ...plugins.registry import Registry
 from . import allennlp, conll, gap_tsv, instances, jsonlines
 from .document import Document, PredictionFileError, lines_of
+from .file_format import FileFormat
 
-READERS = {
-    "conll": conll.read,
-    "jsonlines": jsonlines.read,
-    "allennlp": allennlp.read,
-    "gap-tsv": gap_tsv.read,
-    "instances": instances.read,
-}
-FORMATS = ("auto", *READERS)
+ENTRY_POINT_GROUP = "corefbias.formats"
+AUTO = "auto"
 
 
-def detect(path: Path) -> str:
-    """The format of a file, from its first non-blank line."""
-    first = next((line for line in lines_of(path) if line.strip()), "")
-    if first.startswith("#begin document"):
-        return "conll"
-    if first.split("\t")[0] == "ID" and "A-coref" in first.split("\t"):
-        return "gap-tsv"
-    if first.lstrip().startswith("["):
-        return "allennlp"
-    if first.lstrip().startswith("{"):
-        keys = jsonlines.first_keys(first)
-        if "decision" in keys:
-            return "instances"
-        if "document" in keys:
-            return "allennlp"
-        return "jsonlines"
-    raise PredictionFileError(
-        f"{path}: cannot tell its format from the first line {first[:80]!r}; give --format ({', '.join(READERS)})"
+def _accept(declared, origin: str, name: str | None) -> list[FileFormat]:
+    found = list(declared) if isinstance(declared, (list, tuple)) else [declared]
+    for file_format in found:
+        if not isinstance(file_format, FileFormat):
+            raise ValueError(f"{origin} declares {file_format!r}, which is not a corefbias FileFormat")
+    return found
+
+
+def new_registry() -> Registry[FileFormat]:
+    """A registry of the package's formats and the entry points', read on first use (``FILE_FORMATS`` is one).
+
+    Examples
+    --------
+    >>> list(new_registry())
+    ['conll', 'jsonlines', 'allennlp', 'gap-tsv', 'instances']
+    """
+    return Registry(
+        "file format",
+        ENTRY_POINT_GROUP,
+        lambda: (conll.FORMAT, jsonlines.FORMAT, allennlp.FORMAT, gap_tsv.FORMAT, instances.FORMAT),
+        _accept,
+        reserved={AUTO: "which tells the format from a file's first line"},
     )
 
 
-def read(paths, format: str = "auto") -> list[Document]:
+FILE_FORMATS = new_registry()
+
+
+def register(file_format: FileFormat, origin: str = "registered") -> None:
+    """Add a format declared outside corefbias; ``origin`` says where it came from (``corefbias list formats``).
+
+    Examples
+    --------
+    >>> register(FILE_FORMATS["conll"])  # the same declaration: nothing changes
+    >>> register(FileFormat("auto", conll.read, "Mine."))
+    Traceback (most recent call last):
+    ...
+    ValueError: registered: a file format may not be called 'auto', which tells the format from a file's first line
+    """
+    FILE_FORMATS.register(file_format, origin)
+
+
+def format_choices() -> tuple[str, ...]:
+    """What ``--format`` takes: ``auto``, then every format's name.
+
+    Examples
+    --------
+    >>> format_choices()[:3]
+    ('auto', 'conll', 'jsonlines')
+    """
+    return (AUTO, *FILE_FORMATS)
+
+
+def detect(path: Path) -> str:
+    """The format of a file, from its first non-blank line: the one format that recognises it, else the one
+    fallback format that does (``FileFormat.fallback``)."""
+    first = next((line for line in lines_of(path) if line.strip()), "")
+    recognising = [item for item in FILE_FORMATS.values() if item.recognises is not None and item.recognises(first)]
+    for candidates in ([item for item in recognising if not item.fallback], recognising):
+        if len(candidates) == 1:
+            return candidates[0].name
+        if len(candidates) > 1:
+            raise PredictionFileError(
+                f"{path}: its first line {first[:80]!r} fits the formats {', '.join(item.name for item in candidates)}"
+                "; give --format"
+            )
+    raise PredictionFileError(
+        f"{path}: cannot tell its format from the first line {first[:80]!r}; give --format ({', '.join(FILE_FORMATS)})"
+    )
+
+
+def read(paths, format: str = AUTO) -> list[Document]:
     """Every document of the files, in order."""
-    if format not in FORMATS:
-        raise ValueError(f"unknown predictions format {format!r}; choose one of {', '.join(FORMATS)}")
+    if format not in format_choices():
+        raise ValueError(f"unknown predictions format {format!r}; choose one of {', '.join(format_choices())}")
     documents: list[Document] = []
     for path in map(Path, paths):
         if not path.is_file():
             raise FileNotFoundError(f"no predictions file {path}")
-        documents += READERS[detect(path) if format == "auto" else format](path)
+        documents += FILE_FORMATS[detect(path) if format == AUTO else format].read(path)
     return documents
 
 
-__all__ = ["Document", "FORMATS", "PredictionFileError", "READERS", "detect", "read"]
+__all__ = [
+    "AUTO",
+    "Document",
+    "FILE_FORMATS",
+    "FileFormat",
+    "PredictionFileError",
+    "detect",
+    "format_choices",
+    "read",
+    "register",
+]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .document import Document, PredictionFileError, text_of, token_clusters
-from .jsonlines import object_lines, parse_json
+from .file_format import FileFormat
+from .jsonlines import first_keys, object_lines, parse_json
 
 
 def _records(path: Path):
@@ -38,3 +39,11 @@ def read(path: Path) -> list[Document]:
             )
         )
     return documents
+
+
+def _recognises(line: str) -> bool:
+    start = line.lstrip()
+    return start.startswith("[") or (start.startswith("{") and "document" in first_keys(line))
+
+
+FORMAT = FileFormat("allennlp", read, __doc__, _recognises)

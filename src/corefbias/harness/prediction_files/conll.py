@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ...data import conll_2012
 from .document import Document, PredictionFileError, lines_of
+from .file_format import FileFormat
 
 
 def read(path: Path) -> list[Document]:
@@ -24,3 +25,6 @@ def read(path: Path) -> list[Document]:
         )
         for document in documents
     ]
+
+
+FORMAT = FileFormat("conll", read, __doc__, lambda line: line.startswith("#begin document"))

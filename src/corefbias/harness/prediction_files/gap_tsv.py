@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 
 from .document import Document, PredictionFileError, text_of
+from .file_format import FileFormat
 
 _REQUIRED = ("ID", "A-coref", "B-coref")
 
@@ -42,3 +43,11 @@ def read(path: Path) -> list[Document]:
     except csv.Error as error:  # a field beyond csv's size limit, a NUL byte
         raise PredictionFileError(f"{path.name} line {reader.reader.line_num}: not a GAP TSV line ({error})") from None
     return documents
+
+
+def _recognises(line: str) -> bool:
+    columns = line.split("\t")
+    return columns[0] == "ID" and "A-coref" in columns
+
+
+FORMAT = FileFormat("gap-tsv", read, __doc__, _recognises)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ...measures import validation
 from .document import Document, PredictionFileError
-from .jsonlines import object_lines
+from .file_format import FileFormat
+from .jsonlines import first_keys, object_lines
 
 
 def _char_clusters(value, where: str) -> tuple:
@@ -53,3 +54,8 @@ def read(path: Path) -> list[Document]:
             )
         )
     return documents
+
+
+FORMAT = FileFormat(
+    "instances", read, __doc__, lambda line: line.lstrip().startswith("{") and "decision" in first_keys(line)
+)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ...measures import validation
 from .document import Document, PredictionFileError, lines_of, token_clusters
+from .file_format import FileFormat
 
 
 def parse_json(text: str, where: str, what: str):
@@ -77,3 +78,7 @@ def read(path: Path) -> list[Document]:
             )
         )
     return documents
+
+
+# Every JSON object a line: the formats that tell theirs by a key (instances, allennlp) come first.
+FORMAT = FileFormat("jsonlines", read, __doc__, lambda line: line.lstrip().startswith("{"), fallback=True)

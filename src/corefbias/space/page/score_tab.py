@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from ...benchmarks import BENCHMARKS
-from ...harness.prediction_files import FORMATS
+from ...harness.prediction_files import format_choices
 from .. import jobs, score_file
 from ..settings import SpaceSettings
 from . import results
@@ -26,7 +26,7 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
             upload = gr.File(label="Predictions file", type="filepath", elem_id="score-upload", scale=2)
             with gr.Column(scale=1):
                 benchmark = gr.Dropdown(choices=list(BENCHMARKS), value=_first_scoring_clusters(), label="Benchmark")
-                file_format = gr.Dropdown(choices=list(FORMATS), value="auto", label="Format")
+                file_format = gr.Dropdown(choices=list(format_choices()), value="auto", label="Format")
         with gr.Row():
             n_bootstrap = gr.Number(value=1000, precision=0, label="Bootstrap resamples")
             seed = gr.Number(value=0, precision=0, label="Seed")
