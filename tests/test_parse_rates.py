@@ -6,7 +6,7 @@ import json
 import pytest
 
 from corefbias import cli
-from corefbias.harness import run_outputs, runner
+from corefbias.harness import number_format, run_outputs, runner
 from corefbias.harness.parse_rates import PARSE_RATE_THRESHOLD
 from corefbias.models.base import Choice
 from corefbias.models.baselines import StereotypeBaseline
@@ -84,7 +84,7 @@ def test_half_readable_answers_are_scored_and_flagged(data_dir, tmp_path):
     written = run_outputs.write_outputs(result, tmp_path / "out", plots=False)
     report = written["report.md"].read_text()
     pairs = winogender["sections"]["winogender"]["pairs_resolved_differently"]
-    assert f"| winogender | pairs resolved differently | {run_outputs.format_number(pairs)}" in report
+    assert f"| winogender | pairs resolved differently | {number_format.format_number(pairs)}" in report
     assert "| 0.500† |" in report and "parse rate 0.500 †" in report
     with open(written["summary.csv"], encoding="utf-8") as file:
         summary = list(csv.DictReader(file))

@@ -27,7 +27,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 
 def _compare(args) -> int:
     from ..harness import comparison, comparison_report
-    from ..harness.run_outputs import format_number, format_p_value
+    from ..harness.number_format import format_number, format_p_value
 
     result = comparison.compare_runs(
         args.runs,

@@ -252,7 +252,7 @@ def print_written(result, written: dict, out) -> None:
     """The summary of a written result on the terminal: each headline (``*`` significant, † low parse rate,
     ‡ answers following the option order), which benchmarks rest on few readable answers or on the option
     order, and what was written where."""
-    from ..harness import run_outputs
+    from ..harness import number_format, run_outputs
     from ..harness.position_rates import POSITION_RATE_THRESHOLD
 
     results = result.to_json()
@@ -261,7 +261,7 @@ def print_written(result, written: dict, out) -> None:
     benchmark_width = max([11, *(len(row["benchmark"]) for row in rows)])
     score_width = max([33, *(len(row["score"]) for row in rows)])
     for row in rows:
-        value = "undefined" if row["value"] is None else run_outputs.format_number(row["value"])
+        value = "undefined" if row["value"] is None else number_format.format_number(row["value"])
         marks = ("*" if row["significant"] else "") + run_outputs.flag_marks(row)
         print(f"{row['benchmark']:{benchmark_width}}  {row['score']:{score_width}}  {value:>6}{marks}")
     # Why a score is undefined, once per benchmark and reason, rather than a bare "undefined" to look up.
@@ -273,12 +273,12 @@ def print_written(result, written: dict, out) -> None:
             print(
                 f"{run_outputs.LOW_PARSE_MARK} {name}: only {outcome['num_instances'] - outcome['num_unparsed']} of "
                 f"{outcome['num_instances']} answers could be read "
-                f"(parse rate {run_outputs.format_number(outcome['parse_rate'])})"
+                f"(parse rate {number_format.format_number(outcome['parse_rate'])})"
             )
         if outcome.get("position_bias"):
             print(
                 f"{run_outputs.POSITION_BIAS_MARK} {name}: {outcome['position_note']} (position rate "
-                f"{run_outputs.format_number(outcome['position_rate'])} > {POSITION_RATE_THRESHOLD}): the answers "
+                f"{number_format.format_number(outcome['position_rate'])} > {POSITION_RATE_THRESHOLD}): the answers "
                 "follow the option order, not the text; chat models: --answer logprobs --orders all"
             )
     print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {out}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .run_outputs import format_number, format_p_value
+from .number_format import format_number, format_p_value
 
 
 def markdown(result: dict) -> str:

@@ -19,7 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-from .run_outputs import format_number  # noqa: E402
+from .number_format import format_number  # noqa: E402
 from .scoring import figures_of, pro_anti_figure_sections  # noqa: E402
 
 

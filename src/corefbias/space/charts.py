@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..benchmarks import rows_of
 from ..harness import run_outputs
-from ..harness.run_outputs import format_number, format_p_value
+from ..harness.number_format import format_number, format_p_value
 from ..harness.scoring import figures_of, pro_anti_figure_sections
 
 SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed", "position"]

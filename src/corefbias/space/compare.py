@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..harness import comparison, comparison_report
-from ..harness.run_outputs import format_number, format_p_value
+from ..harness.number_format import format_number, format_p_value
 from .settings import SpaceSettings
 from .store import RunStore
 

@@ -8,7 +8,7 @@ import math
 import gradio as gr
 
 from ...benchmarks import BENCHMARKS
-from ...harness.run_outputs import format_number
+from ...harness.number_format import format_number
 from .. import explore
 from ..store import INFO_COLUMNS, RunStore
 
