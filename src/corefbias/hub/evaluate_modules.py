@@ -176,7 +176,9 @@ class CorefBiasMetric(evaluate.Metric):
         for name in self.OPTIONAL_INPUTS:
             values = inputs.get(name)
             inputs[name] = None if _none_column(values) else [None if value == OMITTED else value for value in values]
-        return self._score(**inputs)
+        # The measure's result object, as the flat dict evaluate hands back (a label that would make two keys
+        # collide is refused here with a ValueError).
+        return dict(self._score(**inputs))
 
     def _score(self, **inputs):
         raise NotImplementedError

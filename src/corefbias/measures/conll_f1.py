@@ -27,14 +27,16 @@ from collections.abc import Hashable, Iterable, Sequence
 import numpy as np
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 
 METRICS = ("muc", "bcubed", "ceafe")
 CONDITIONS = ("pro", "anti")
 # Per metric: recall numerator, recall denominator, precision numerator, precision denominator.
 _COUNTS = ("recall_num", "recall_den", "precision_num", "precision_den")
 COLUMNS = tuple(f"{metric}/{count}" for metric in METRICS for count in _COUNTS)
+# What pro_anti_conll_f1 reports per condition besides its CoNLL F1.
+_METRIC_SCORES = tuple(f"{metric}_{score}" for metric in METRICS for score in ("recall", "precision", "f1"))
 
 
 def _scorch_scores():
@@ -119,7 +121,7 @@ def _reasons(prefix: str = "", where: str = "") -> dict[str, str]:
     return reasons
 
 
-def conll_f1(keys: Sequence, responses: Sequence) -> dict:
+def conll_f1(keys: Sequence, responses: Sequence) -> MeasureResult:
     """MUC, B³ and CEAFφ4 recall/precision/F1 and CoNLL F1 over documents (one key and response each).
 
     A mention is any hashable value other than None (a span, a name).
@@ -130,7 +132,7 @@ def conll_f1(keys: Sequence, responses: Sequence) -> dict:
     sums = np.sum([document_counts(key, response) for key, response in zip(keys, responses)], axis=0)
     scores = {name: float(value) for name, value in statistic_of(sums).items()}
     scores["num_documents"] = len(keys)
-    return finalize(scores, _reasons())
+    return measure_result("conll_f1", scores, _reasons(), primary="conll_f1")
 
 
 def _pro_anti_statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
@@ -156,8 +158,7 @@ def pro_anti_conll_f1(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """CoNLL F1 of the pro and the anti documents (``pro``, ``anti``), ``average``, ``diff`` = pro − anti
     with a bootstrap over aligned pairs (``pair_ids``: one pro and one anti document each), and every
     metric's recall, precision and F1 per condition (``pro/muc_f1``, ...).
@@ -165,18 +166,15 @@ def pro_anti_conll_f1(
     Mentions are ``[start, end]`` spans of non-negative integers (token or character offsets, the same in
     keys and responses), as lists or tuples.
 
-    Parameters
-    ----------
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
-
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+    MeasureResult
+        ``pro``, ``anti``, ``average``, ``diff`` and the counts overall (primary: ``diff``), each metric's scores
+        per condition in ``by_condition`` (flat key ``<condition>/<score>``), and the pair rows its bootstrap
+        resampled (``unit_rows``).
     """
     validation.check_lengths(keys=keys, responses=responses, conditions=conditions, pair_ids=pair_ids)
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     keys = validation.check_clusters("keys", keys)
     responses = validation.check_clusters("responses", responses)
     pair_ids = validation.check_ids("pair_ids", pair_ids)
@@ -207,13 +205,22 @@ def pro_anti_conll_f1(
     )
     nulls = {"diff": 0.0}
     inferences = bootstrap_test(rows, _pro_anti_statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), _pro_anti_statistic, tuple(nulls)))
-    return result
+    cells = {
+        f"{condition}/{name}": (Cell(condition=condition), name) for condition in CONDITIONS for name in _METRIC_SCORES
+    }
+    return measure_result(
+        "pro_anti_conll_f1",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary="diff",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), _pro_anti_statistic, tuple(nulls)),
+    )
 
 
-def undefined_pro_anti(reason: str) -> dict:
+def undefined_pro_anti(reason: str) -> MeasureResult:
     """The result of ``pro_anti_conll_f1`` when the predictions hold no clusters to score.
 
     Parameters
@@ -223,9 +230,8 @@ def undefined_pro_anti(reason: str) -> dict:
 
     Returns
     -------
-    dict
-        The flat result dictionary, every score ``None``.
+    MeasureResult
+        Every score ``None`` for ``reason``.
     """
     names = ("pro", "anti", "average", "diff")
-    result = finalize(dict.fromkeys(names), dict.fromkeys(names, reason))
-    return result
+    return measure_result("pro_anti_conll_f1", dict.fromkeys(names), dict.fromkeys(names, reason), primary="diff")
