@@ -91,6 +91,8 @@ class Estimate:
     Examples
     --------
     >>> estimate = Estimate("diff", 0.25, ci_low=0.1, ci_high=0.4, p_value=0.01, reported=SIGNIFICANCE_SUFFIXES)
+    >>> estimate
+    Estimate('diff', 0.25, ci=(0.1, 0.4), p_value=0.01)
     >>> estimate.ci, estimate.flat()
     ((0.1, 0.4), {'diff': 0.25, 'diff_p_value': 0.01, 'diff_ci_low': 0.1, 'diff_ci_high': 0.4})
     """
@@ -108,6 +110,16 @@ class Estimate:
     def ci(self) -> tuple[float | None, float | None]:
         """``(ci_low, ci_high)``."""
         return self.ci_low, self.ci_high
+
+    def __repr__(self) -> str:
+        parts = [repr(self.key), repr(self.value)]
+        if "ci_low" in self.reported:
+            parts.append(f"ci={self.ci!r}")
+        if "p_value" in self.reported:
+            parts.append(f"p_value={self.p_value!r}")
+        if self.undefined is not None:
+            parts.append(f"undefined={self.undefined!r}")
+        return f"Estimate({', '.join(parts)})"
 
     def flat(self) -> dict[str, float | int | None]:
         """The score and its reported significance under their flat keys."""
