@@ -16,7 +16,6 @@ are refused by name, not left to fail as a ``TypeError`` deep inside evaluate.
 from __future__ import annotations
 
 import inspect
-import numbers
 
 import datasets
 import evaluate
@@ -65,13 +64,6 @@ def check_values(name: str, feature, values, *, optional: bool, is_id: bool) -> 
         validation.check_clusters(name, values)
     else:
         raise TypeError(f"no input check for the feature {feature} of {name}; add one to check_values")
-
-
-def as_id(value):
-    """An id as the string evaluate's string feature takes: integers (not bools) in decimal."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return str(int(value))
-    return value
 
 
 class CorefBiasMetric(evaluate.Metric):
@@ -138,7 +130,7 @@ class CorefBiasMetric(evaluate.Metric):
                 kwargs[name] = [self._omitted(name) if value is None else value for value in kwargs[name]]
         for name in self.ID_INPUTS:
             if kwargs.get(name) is not None:
-                kwargs[name] = [as_id(value) for value in kwargs[name]]
+                kwargs[name] = [validation.as_id(value) for value in kwargs[name]]
         return kwargs
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):

@@ -49,6 +49,8 @@ def finalize(
                 continue
             if n_bootstrap == 0:
                 undefined[key] = "significance was not computed (n_bootstrap=0)"
+            elif suffix != "p_value" and inference.reason is not None:
+                undefined[key] = inference.reason
             elif key in reasons:
                 undefined[key] = reasons[key]
             elif result.get(name) is None:
