@@ -483,6 +483,109 @@ def test_a_model_list_that_keeps_failing_stops_the_run_naming_it(serve):
     assert unlisted.attempts == {("GET", "/v1/models", b""): 1}
 
 
+class DripServer(ThreadingHTTPServer):
+    """Answers every request with ``answer(method, path)`` (status 200, JSON) one byte a second, headers included,
+    and records per connection how many bytes it had sent when the client hung up (None: it sent them all)."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, answer):
+        super().__init__(("127.0.0.1", 0), _DripHandler)
+        self.answer = answer
+        self.cut_after: list[int | None] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def handle_error(self, request, client_address):
+        pass
+
+
+class _DripHandler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self._drip("GET")
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self._drip("POST")
+
+    def _drip(self, method):
+        body = json.dumps(self.server.answer(method, self.path)).encode("utf-8")
+        answer = b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+            len(body),
+            body,
+        )
+        for sent in range(len(answer)):
+            try:
+                self.wfile.write(answer[sent : sent + 1])
+                self.wfile.flush()
+            except OSError:
+                self.server.cut_after.append(sent)
+                return
+            time.sleep(1.0)
+        self.server.cut_after.append(None)
+
+    def log_message(self, format, *args):  # noqa: A002 — the base class's signature
+        pass
+
+
+@pytest.mark.parametrize("kind", ["cluster protocol", "chat"])
+def test_an_endpoint_sending_one_byte_a_second_ends_the_run_at_its_deadline(
+    start_server, data_dir, tmp_path, capsys, kind
+):
+    # A socket's timeout bounds each read: before the deadline, the 2 s timeout never passed between two bytes and
+    # the run waited for the whole answer (about 160 s), then for the next one.
+    # The first request of each kind, which asks who the model is, gets no whole answer already.
+    def answer(method, path):
+        if kind == "chat":
+            return {"object": "list", "data": [{"id": "test/model", "object": "model"}]}
+        return cluster_protocol(64)(method, path, b"")[1]
+
+    server = start_server(DripServer(answer))
+    spec, endpoint, options = server.url, f"{server.url}/v1/info", []
+    if kind == "chat":
+        spec, endpoint, options = "chat:test/model", f"{server.url}/v1/models", ["--base-url", f"{server.url}/v1"]
+    started = time.monotonic()
+    code = cli.main(
+        [
+            "run",
+            "--model",
+            spec,
+            "--benchmark",
+            "winogender",
+            "--limit",
+            "1",
+            "--data-dir",
+            str(data_dir),
+            "--cache",
+            str(tmp_path / "cache.sqlite"),
+            "--out",
+            str(tmp_path / "out"),
+            "--model-arg",
+            "timeout=2",
+            "--model-arg",
+            "retries=1",
+            "--model-arg",
+            "backoff=0.1",
+            *options,
+        ]
+    )
+    seconds = time.monotonic() - started
+    assert code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error == f"corefbias: {endpoint} sent no whole answer within the deadline of 2 s per attempt (2 attempts)"
+    # Two attempts, each connection shut by the client after about 2 of its bytes, never the whole answer (the
+    # server finds the second one shut at its next byte).
+    deadline = time.monotonic() + 10
+    while len(server.cut_after) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(server.cut_after) == 2 and all(sent is not None and sent < 10 for sent in server.cut_after)
+    assert seconds < 10, f"the run ended after {seconds:.1f} s"
+    assert not (tmp_path / "out").exists()
+
+
 # --- 3. writers that race --------------------------------------------------------------------------------------
 
 
@@ -584,3 +687,50 @@ def test_runs_saved_at_once_by_many_threads_are_all_stored_whole(data_dir, mirro
     board = store.leaderboard()
     assert sorted(board["run"]) == sorted(run_ids)
     assert board["model"].tolist() == ["baseline:stereotype"] * savers
+
+
+# --- 4. runs started together on a fresh data folder ----------------------------------------------------------
+
+FIRST_USE = """
+import sys, time
+from pathlib import Path
+from corefbias.data import hub_export
+from corefbias.harness import benchmark_data
+from corefbias.harness.benchmarks import BENCHMARKS
+
+real_export = hub_export.export_dataset
+
+def export(*args, **kwargs):
+    print("exported", flush=True)
+    return real_export(*args, **kwargs)
+
+hub_export.export_dataset = export
+go = Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.005)
+benchmark = BENCHMARKS["winogender"]
+rows = sum(len(benchmark_data.load_part(benchmark, *part, Path(sys.argv[1]), sys.argv[3])) for part in benchmark.parts)
+print("rows", rows, flush=True)
+"""
+
+
+def test_runs_started_together_on_a_fresh_data_folder_export_the_set_once(mirror, tmp_path):
+    # Before the lock each of them saw no export, exported, and replaced the folder the others were reading.
+    data_dir, go = tmp_path / "data", tmp_path / "go"
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", FIRST_USE, str(data_dir), str(go), str(mirror)],
+            env={**SUBPROCESS_ENV, "HF_DATASETS_CACHE": str(tmp_path / f"hf{index}")},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for index in range(4)
+    ]
+    time.sleep(3)  # every process imported and waiting
+    go.touch()
+    outputs = [process.communicate(timeout=300) for process in processes]
+    assert [process.returncode for process in processes] == [0] * 4, [err[-2000:] for _, err in outputs]
+    assert sum(out.count("exported") for out, _ in outputs) == 1
+    assert [out.splitlines()[-1] for out, _ in outputs] == [f"rows {WINOGENDER}"] * 4
+    assert sorted(path.name for path in data_dir.iterdir()) == [".winogender.lock", "winogender"]
