@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from corefbias import cli
-from corefbias.harness import runner
+from corefbias.harness import run_outputs, runner
 from corefbias.harness.prediction_cache import PredictionCache
 from corefbias.models.http_protocol import PROTOCOL
 from corefbias.models.openai_http import EndpointError
@@ -667,20 +667,23 @@ def test_runs_saved_at_once_by_many_threads_are_all_stored_whole(data_dir, mirro
     assert len(set(run_ids)) == savers
     assert sorted(store.run_ids()) == sorted(run_ids)
     assert sorted(path.name for path in store.runs.iterdir()) == sorted(run_ids)  # no staging folder left
+    # Each run's explore.json is its own, and so is the manifest that lists its sha256.
+    own = ("explore.json", run_outputs.MANIFEST)
     expected = {
         path.relative_to(alone): path.read_bytes()
         for path in alone.rglob("*")
-        if path.is_file() and path.name != "explore.json"
+        if path.is_file() and path.name not in own
     }
     assert {"results.json", "report.md", "summary.csv"} <= {str(path) for path in expected}
     for index, run_id in enumerate(run_ids):
         folder = store.folder(run_id)
         assert store.explore_cases(run_id) == {"saver": index}
         assert store.results(run_id) == json.loads(json.dumps(result.to_json()))
+        run_outputs.check_whole(folder)
         stored = {
             path.relative_to(folder): path.read_bytes()
             for path in folder.rglob("*")
-            if path.is_file() and path.name != "explore.json"
+            if path.is_file() and path.name not in own
         }
         assert stored.keys() == expected.keys()
         assert [name for name in expected if stored[name] != expected[name]] == [], run_id
