@@ -8,6 +8,7 @@ import re
 
 from ..harness import cluster_links
 from ..harness.benchmarks import BENCHMARKS
+from ..harness.prediction_cache import CACHE_MODES
 from ..models.chat import ANSWER_MODES, ORDER_MODES
 from ..models.cloze import CLOZE_NORMS
 from ..models.registry import kinds as model_kinds
@@ -181,6 +182,14 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "text), e.g. for hf: --model-arg attn_implementation=eager",
     )
     caching = run.add_mutually_exclusive_group()
+    caching.add_argument(
+        "--cache-mode",
+        dest="cache_mode",
+        choices=CACHE_MODES,
+        default="use",
+        help="use (the default): take the cached answers, but ask those that could not be read again; use-unparsed: "
+        "take those as they are too; refresh: --refresh; off: --no-cache",
+    )
     caching.add_argument(
         "--no-cache",
         dest="cache_mode",

@@ -158,12 +158,19 @@ class HttpClusterModel:
 
     @property
     def info(self):
+        """The server's ``GET /v1/info``, as it answered first."""
         if self._info is None:
-            info = self._request("GET", INFO_PATH, None)
-            if not isinstance(info, dict) or info.get("protocol") != PROTOCOL:
-                raise ModelError(f"{self.url} does not speak {PROTOCOL} (its {INFO_PATH} says {info!r})")
-            self._info = info
+            self._info = self._fetch_info()
         return self._info
+
+    def _fetch_info(self):
+        info = self._request("GET", INFO_PATH, None)
+        if not isinstance(info, dict) or info.get("protocol") != PROTOCOL:
+            raise ModelError(f"{self.url} does not speak {PROTOCOL} (its {INFO_PATH} says {info!r})")
+        max_texts = info.get("max_texts", DEFAULT_MAX_TEXTS)
+        if isinstance(max_texts, bool) or not isinstance(max_texts, int) or max_texts < 1:
+            raise ModelError(f"{self.url}{INFO_PATH} says max_texts {max_texts!r}; it must be a positive integer")
+        return info
 
     @property
     def name(self):
@@ -171,8 +178,15 @@ class HttpClusterModel:
 
     @property
     def identity(self):
-        """What the server says it serves; its URL too when it reports no ``revision``."""
-        identity = {"kind": "http", "served_model": self.info.get("model"), "revision": self.info.get("revision")}
+        """What the server said it serves, first; its URL too when it reports no ``revision``."""
+        return self._identity(self.info)
+
+    def current_identity(self):
+        """What the server says it serves now (the runner compares it with ``identity`` after every batch)."""
+        return self._identity(self._fetch_info())
+
+    def _identity(self, info):
+        identity = {"kind": "http", "served_model": info.get("model"), "revision": info.get("revision")}
         if identity["revision"] is None:
             identity["url"] = self.url
         return identity
@@ -180,7 +194,7 @@ class HttpClusterModel:
     def predict_clusters(self, texts):
         from concurrent.futures import ThreadPoolExecutor
 
-        batch_size = int(self.info.get("max_texts") or DEFAULT_MAX_TEXTS)
+        batch_size = self.info.get("max_texts", DEFAULT_MAX_TEXTS)
         batches = [list(texts[start : start + batch_size]) for start in range(0, len(texts), batch_size)]
         with ThreadPoolExecutor(max_workers=min(self.workers, max(len(batches), 1))) as pool:
             answered = list(pool.map(self._predict_batch, batches))
