@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from .arguments import whole_number
+
 # Published tables the toolkit recomputes: name → (module under corefbias.reproduce, what it is).
 REPRODUCTIONS = {
     "counter-gap": ("counter_gap", "Counter-GAP Tables 2, 3 and 4 from the four published system outputs"),
@@ -17,8 +19,10 @@ def add_commands(commands, common) -> None:
     reproduce.add_argument(
         "table", choices=sorted(REPRODUCTIONS), help="; ".join(f"{k}: {v[1]}" for k, v in REPRODUCTIONS.items())
     )
-    reproduce.add_argument("--n-bootstrap", type=int, default=10_000, help="bootstrap resamples for significance")
-    reproduce.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    reproduce.add_argument(
+        "--n-bootstrap", type=whole_number(0), default=10_000, help="bootstrap resamples for significance"
+    )
+    reproduce.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
     export = commands.add_parser(
         "export-datasets",
         parents=[common],

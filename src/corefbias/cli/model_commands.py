@@ -13,6 +13,7 @@ from ..models.chat import ANSWER_MODES, ORDER_MODES
 from ..models.cloze import CLOZE_NORMS
 from ..models.registry import kinds as model_kinds
 from ..models.registry import parse_spec
+from .arguments import number, whole_number
 
 
 def _spec_help() -> str:
@@ -76,8 +77,10 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
     )
-    parser.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    parser.add_argument(
+        "--n-bootstrap", type=whole_number(0), default=1000, help="bootstrap resamples (0: no significance)"
+    )
+    parser.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
     parser.add_argument(
         "--mode", default="cluster", choices=cluster_links.DECISION_MODES, help="how clusters become links"
     )
@@ -98,14 +101,14 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--limit",
-        type=int,
+        type=whole_number(1),
         metavar="N",
         help="a quick, balanced run: N whole units of every design cell of each benchmark, the same ones every time "
         "(" + "; ".join(f"{name}: {benchmark.limit_meaning}" for name, benchmark in BENCHMARKS.items()) + ")",
     )
     add_scoring_options(run)
     run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
-    run.add_argument("--batch-size", type=int, default=32, help="instances per model call")
+    run.add_argument("--batch-size", type=whole_number(1), default=32, help="instances per model call")
     run.add_argument(
         "--shard",
         type=_shard,
@@ -121,7 +124,9 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "holding the model, with the answers cached, scored and written here (ray; pip install 'corefbias[ray]'); "
         "the results are the same",
     )
-    run.add_argument("--replicas", type=int, metavar="N", help="for ray: actors holding the model (default 2)")
+    run.add_argument(
+        "--replicas", type=whole_number(1), metavar="N", help="for ray: actors holding the model (default 2)"
+    )
     run.add_argument(
         "--ray-address",
         metavar="ADDR",
@@ -130,12 +135,15 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--replica-gpus",
-        type=float,
+        type=number(0),
         metavar="G",
         help="for ray: GPUs per replica, e.g. 1 with --device cuda (default 0)",
     )
     run.add_argument(
-        "--replica-cpus", type=float, metavar="C", help="for ray: CPUs per replica, torch's threads there (default 1)"
+        "--replica-cpus",
+        type=number(0, inclusive=False),
+        metavar="C",
+        help="for ray: CPUs per replica, torch's threads there (default 1)",
     )
     run.add_argument(
         "--base-url",
@@ -157,7 +165,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--concurrency",
-        type=int,
+        type=whole_number(1),
         metavar="N",
         help="for chat, completions and http(s):// models: requests in flight at once, answers kept in order "
         "(default 4)",
@@ -209,9 +217,9 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     serve = commands.add_parser("serve", parents=[common], help="serve a cluster model over corefbias's HTTP protocol")
     serve.add_argument("--model", required=True, metavar="SPEC", help=spec_help)
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8808)
-    serve.add_argument("--max-texts", type=int, default=64, help="most texts per request")
-    serve.add_argument("--max-chars", type=int, default=20000, help="longest text accepted")
+    serve.add_argument("--port", type=whole_number(0, 65535), default=8808)
+    serve.add_argument("--max-texts", type=whole_number(1), default=64, help="most texts per request")
+    serve.add_argument("--max-chars", type=whole_number(1), default=20000, help="longest text accepted")
     serve.add_argument("--device", help="for library adapters: torch device such as cuda:0 (default cpu)")
 
     merge = commands.add_parser("merge-predictions", parents=[common], help="merge prediction caches of shard runs")
@@ -328,15 +336,18 @@ def _serve(args) -> int:
     model = load_model(args.model, **({"device": args.device} if args.device else {}))
     if not isinstance(model, ClusterModel):
         raise ValueError(not_served)
-    server = make_server(
-        model.predict_clusters,
-        args.model,
-        args.host,
-        args.port,
-        args.max_texts,
-        args.max_chars,
-        revision=digest(model.identity),
-    )
+    try:
+        server = make_server(
+            model.predict_clusters,
+            args.model,
+            args.host,
+            args.port,
+            args.max_texts,
+            args.max_chars,
+            revision=digest(model.identity),
+        )
+    except OSError as error:  # a host this machine does not have, a port taken
+        raise ValueError(f"cannot serve on {args.host}:{args.port}: {error}") from None
     serve_until_interrupted(server, args.model)
     return 0
 

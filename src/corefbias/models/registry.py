@@ -82,13 +82,56 @@ class ModelKind:
             raise ValueError(f"model kind {self.name!r}: its example {self.example!r} must be {self.name}:<argument>")
 
 
-def _checked_call(load: Callable, argument: str, kind: str, options: dict):
-    """``load(argument, kind=kind, **options)``, refusing by name, before it runs, an option ``load`` lacks."""
-    parameters = inspect.signature(load).parameters
+def check_options(function: Callable, kind: str, options: dict) -> None:
+    """Refuse, before ``function(argument, kind=kind, **options)`` runs, an option it does not take (naming those
+    it takes) and a value of another type than the option's default (a number for ``timeout=60.0``, ...).
+
+    Raises
+    ------
+    ValueError
+        Naming the option, and what it takes.
+
+    Examples
+    --------
+    >>> def load(argument, kind="toy", timeout=60.0, answer="auto"):
+    ...     pass
+    >>> check_options(load, "toy", {"timout": 5})
+    Traceback (most recent call last):
+    ...
+    ValueError: toy models take no option timout; they take timeout, answer
+    >>> check_options(load, "toy", {"timeout": "soon"})
+    Traceback (most recent call last):
+    ...
+    ValueError: toy option timeout takes a number (its default is 60.0), got 'soon'
+    """
+    parameters = dict(list(inspect.signature(function).parameters.items())[1:])  # after the argument
+    parameters.pop("kind", None)
     if not any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters.values()):
         unknown = sorted(set(options) - set(parameters))
         if unknown:
-            raise ValueError(f"{kind} models take no option {', '.join(unknown)}")
+            taken = [name for name, parameter in parameters.items() if parameter.kind is not parameter.VAR_POSITIONAL]
+            raise ValueError(
+                f"{kind} models take no option {', '.join(unknown)}; they take {', '.join(taken) or 'none'}"
+            )
+    for name, value in options.items():
+        default = parameters[name].default if name in parameters else None
+        expected = _VALUE_KINDS.get(type(default))
+        if expected is not None and not expected[1](value):
+            raise ValueError(f"{kind} option {name} takes {expected[0]} (its default is {default!r}), got {value!r}")
+
+
+# What an option whose default is of a type takes, in words, and the test of a value.
+_VALUE_KINDS = {
+    bool: ("true or false", lambda value: isinstance(value, bool)),
+    int: ("a whole number", lambda value: isinstance(value, int) and not isinstance(value, bool)),
+    float: ("a number", lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)),
+    str: ("text", lambda value: isinstance(value, str)),
+}
+
+
+def _checked_call(load: Callable, argument: str, kind: str, options: dict):
+    """``load(argument, kind=kind, **options)``, its options checked first (``check_options``)."""
+    check_options(load, kind, options)
     return load(argument, kind=kind, **options)
 
 
@@ -335,12 +378,13 @@ def load_model(spec: str, **options):
     >>> load_model("chat:Qwen/Qwen2.5-7B-Instruct", colour="red")
     Traceback (most recent call last):
     ...
-    ValueError: chat models take no option colour
+    ValueError: chat models take no option colour; they take base_url, token_env, timeout, ...
     """
     kind, argument = parse_spec(spec)
     if kind == "http":
         from .http_protocol import HttpClusterModel
 
+        check_options(HttpClusterModel, "http(s)://", options)
         return HttpClusterModel(argument, **options)
     try:
         return _checked_call(kinds()[kind].load, argument, kind, options)
