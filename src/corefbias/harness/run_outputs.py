@@ -384,7 +384,9 @@ def _put_in_place(new: Path, target: Path) -> None:
 
 
 def _check_replaceable(out: Path, extra: Mapping[str, str]) -> None:
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
+    if out.is_symlink():
+        raise RunFolderError(f"{out} is a link; a run replaces its whole folder, so --out names a folder of its own")
+    if out.exists() and not out.is_dir():
         raise RunFolderError(f"{out} is a file; --out names the folder a run is written to")
     if Path.cwd().resolve().is_relative_to(out.resolve()):
         raise RunFolderError(
