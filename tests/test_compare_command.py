@@ -109,11 +109,14 @@ def test_runs_on_different_items_or_data_are_refused(runs, tmp_path):
     results = json.loads((fingerprinted / "results.json").read_text())
     results["provenance"] = {"datasets": {"winogender": {"fingerprint": "other"}}}
     (fingerprinted / "results.json").write_text(json.dumps(results))
+    # Folders as other corefbias versions wrote them, without a manifest of what their run wrote.
+    (fingerprinted / run_outputs.MANIFEST).unlink()
     source = json.loads((folders["oracle"] / "results.json").read_text())
     source["provenance"] = {"datasets": {"winogender": {"fingerprint": "this"}}}
     oracle = tmp_path / "oracle"
     shutil.copytree(folders["oracle"], oracle)
     (oracle / "results.json").write_text(json.dumps(source))
+    (oracle / run_outputs.MANIFEST).unlink()
     with pytest.raises(ValueError, match="different versions of the data set"):
         comparison.compare_runs([oracle, fingerprinted], data_dir=data_dir)
 
@@ -123,6 +126,7 @@ def test_runs_on_different_items_or_data_are_refused(runs, tmp_path):
     first = json.loads(lines[0])
     first["gold"] = [not value for value in first["gold"]]
     (regolded / "instances" / "winogender.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    (regolded / run_outputs.MANIFEST).unlink()
     with pytest.raises(ValueError, match="different gold answers"):
         comparison.compare_runs([folders["oracle"], regolded], data_dir=data_dir)
 

@@ -23,8 +23,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from corefbias import cli
-from corefbias.harness import runner
+from corefbias.benchmarks import BENCHMARKS
+from corefbias.harness import run_outputs, runner
+from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.prediction_cache import PredictionCache
+from corefbias.models.base import ModelError
 from corefbias.models.http_protocol import PROTOCOL
 from corefbias.models.openai_http import EndpointError
 from corefbias.models.registry import load_model
@@ -261,7 +264,9 @@ def test_a_run_killed_mid_benchmark_resumes_with_only_the_missing_answers(serve,
     missing = WINOGENDER - kept
     assert resumed_results["provenance"]["instances"]["winogender"] == {"predicted": missing, "from_cache": kept}
     assert texts_asked(server) == missing and len(server.posts()) == missing // BATCH
-    assert set(server.attempts.values()) == {1}
+    # Every batch sent once; the server's info asked at the start and again after each batch (is it the same model?).
+    assert set(posts_attempts(server).values()) == {1}
+    assert server.attempts["GET", "/v1/info", b""] == 1 + missing // BATCH
     assert f"{missing} instances predicted, {kept} from the cache" in resumed.stdout
 
     server.reset()
@@ -285,7 +290,7 @@ from corefbias.harness.prediction_cache import PredictionCache
 
 with PredictionCache(sys.argv[1]) as cache:
     for batch in range(10**6):
-        cache.put(("m", "d", "c", "s"), {f"{batch}-{i}": [[[0, i], [i, i + 1]]] * 20 for i in range(50)})
+        cache.put(("m", "d", "c", "s"), {f"{batch}-{i}": [[[i, i + 1], [i + 2, i + 3]]] * 20 for i in range(50)})
 """
 
 
@@ -310,7 +315,9 @@ def test_a_writer_killed_mid_write_leaves_whole_batches(tmp_path, delay):
 def test_the_integrity_check_finds_broken_answers_and_a_broken_file(tmp_path):
     path = tmp_path / "cache.sqlite"
     with PredictionCache(path) as cache:
-        cache.put(("m", "winogender", "default", "test"), {str(i): {"choice": i % 2} for i in range(2000)})
+        cache.put(
+            ("m", "winogender", "default", "test"), {str(i): {"choice": i % 2, "parsed": True} for i in range(2000)}
+        )
         assert cache.check() == []
     with sqlite3.connect(path) as writer:  # an answer cut short by something other than the cache
         writer.execute("UPDATE predictions SET output = '{\"choice\": ' WHERE instance = '7'")
@@ -360,8 +367,17 @@ def _assert_each_fault_asked_again_once(server):
     faulted = {request for _, request in server.faults}
     assert len(server.faults) == len(faulted) == math.ceil(len(server.attempts) / 3)
     assert {kind for kind, _ in server.faults} == set(FAULT_KINDS)
-    assert {request: server.attempts[request] for request in faulted} == dict.fromkeys(faulted, 2)
-    assert set(server.attempts.values()) == {1, 2}
+    # Who the model is, asked first (its fault asked again), then once more after each of the 4 batches of 8.
+    (identity,) = [request for request in server.attempts if request[0] == "GET"]
+    assert server.faults[0][1] == identity and server.attempts[identity] == 2 + math.ceil(30 / BATCH)
+    posts = posts_attempts(server)
+    assert {request: posts[request] for request in faulted - {identity}} == dict.fromkeys(faulted - {identity}, 2)
+    assert set(posts.values()) == {1, 2}
+
+
+def posts_attempts(server: LoopbackServer) -> dict:
+    """Attempts per POST request (a batch or a question), each counted however often it was retried."""
+    return {request: count for request, count in server.attempts.items() if request[0] == "POST"}
 
 
 def _cli_run(model, data_dir, cache, out, *options):
@@ -483,6 +499,109 @@ def test_a_model_list_that_keeps_failing_stops_the_run_naming_it(serve):
     assert unlisted.attempts == {("GET", "/v1/models", b""): 1}
 
 
+class DripServer(ThreadingHTTPServer):
+    """Answers every request with ``answer(method, path)`` (status 200, JSON) one byte a second, headers included,
+    and records per connection how many bytes it had sent when the client hung up (None: it sent them all)."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, answer):
+        super().__init__(("127.0.0.1", 0), _DripHandler)
+        self.answer = answer
+        self.cut_after: list[int | None] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def handle_error(self, request, client_address):
+        pass
+
+
+class _DripHandler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self._drip("GET")
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self._drip("POST")
+
+    def _drip(self, method):
+        body = json.dumps(self.server.answer(method, self.path)).encode("utf-8")
+        answer = b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+            len(body),
+            body,
+        )
+        for sent in range(len(answer)):
+            try:
+                self.wfile.write(answer[sent : sent + 1])
+                self.wfile.flush()
+            except OSError:
+                self.server.cut_after.append(sent)
+                return
+            time.sleep(1.0)
+        self.server.cut_after.append(None)
+
+    def log_message(self, format, *args):  # noqa: A002 — the base class's signature
+        pass
+
+
+@pytest.mark.parametrize("kind", ["cluster protocol", "chat"])
+def test_an_endpoint_sending_one_byte_a_second_ends_the_run_at_its_deadline(
+    start_server, data_dir, tmp_path, capsys, kind
+):
+    # A socket's timeout bounds each read: before the deadline, the 2 s timeout never passed between two bytes and
+    # the run waited for the whole answer (about 160 s), then for the next one.
+    # The first request of each kind, which asks who the model is, gets no whole answer already.
+    def answer(method, path):
+        if kind == "chat":
+            return {"object": "list", "data": [{"id": "test/model", "object": "model"}]}
+        return cluster_protocol(64)(method, path, b"")[1]
+
+    server = start_server(DripServer(answer))
+    spec, endpoint, options = server.url, f"{server.url}/v1/info", []
+    if kind == "chat":
+        spec, endpoint, options = "chat:test/model", f"{server.url}/v1/models", ["--base-url", f"{server.url}/v1"]
+    started = time.monotonic()
+    code = cli.main(
+        [
+            "run",
+            "--model",
+            spec,
+            "--benchmark",
+            "winogender",
+            "--limit",
+            "1",
+            "--data-dir",
+            str(data_dir),
+            "--cache",
+            str(tmp_path / "cache.sqlite"),
+            "--out",
+            str(tmp_path / "out"),
+            "--model-arg",
+            "timeout=2",
+            "--model-arg",
+            "retries=1",
+            "--model-arg",
+            "backoff=0.1",
+            *options,
+        ]
+    )
+    seconds = time.monotonic() - started
+    assert code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error == f"corefbias: {endpoint} sent no whole answer within the deadline of 2 s per attempt (2 attempts)"
+    # Two attempts, each connection shut by the client after about 2 of its bytes, never the whole answer (the
+    # server finds the second one shut at its next byte).
+    deadline = time.monotonic() + 10
+    while len(server.cut_after) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(server.cut_after) == 2 and all(sent is not None and sent < 10 for sent in server.cut_after)
+    assert seconds < 10, f"the run ended after {seconds:.1f} s"
+    assert not (tmp_path / "out").exists()
+
+
 # --- 3. writers that race --------------------------------------------------------------------------------------
 
 
@@ -506,8 +625,10 @@ def test_concurrent_runs_share_one_cache(serve, data_dir, mirror, tmp_path):
 
     # In lockstep no run finds a batch another has answered: each asked its own model for all of them.
     assert len(same.posts()) == len(other.posts()) == WINOGENDER // BATCH
-    # Every request (the info, then each batch) sent once by each run of the model.
-    assert set(same.attempts.values()) == {2} and set(other.attempts.values()) == {1}
+    # Every batch sent once by each run of the model, and the info once at the start and after each batch.
+    assert set(posts_attempts(same).values()) == {2} and set(posts_attempts(other).values()) == {1}
+    info = ("GET", "/v1/info", b"")
+    assert same.attempts[info] == 2 * (1 + WINOGENDER // BATCH) and other.attempts[info] == 1 + WINOGENDER // BATCH
     assert [r["provenance"]["instances"]["winogender"]["predicted"] for r in results] == [WINOGENDER] * 3
     keys = [r["provenance"]["model"]["cache_key"] for r in results]
     assert keys[0] == keys[1] != keys[2]
@@ -564,23 +685,227 @@ def test_runs_saved_at_once_by_many_threads_are_all_stored_whole(data_dir, mirro
     assert len(set(run_ids)) == savers
     assert sorted(store.run_ids()) == sorted(run_ids)
     assert sorted(path.name for path in store.runs.iterdir()) == sorted(run_ids)  # no staging folder left
+    # Each run's explore.json is its own, and so is the manifest that lists its sha256.
+    own = ("explore.json", run_outputs.MANIFEST)
     expected = {
         path.relative_to(alone): path.read_bytes()
         for path in alone.rglob("*")
-        if path.is_file() and path.name != "explore.json"
+        if path.is_file() and path.name not in own
     }
     assert {"results.json", "report.md", "summary.csv"} <= {str(path) for path in expected}
     for index, run_id in enumerate(run_ids):
         folder = store.folder(run_id)
         assert store.explore_cases(run_id) == {"saver": index}
         assert store.results(run_id) == json.loads(json.dumps(result.to_json()))
+        run_outputs.check_whole(folder)
         stored = {
             path.relative_to(folder): path.read_bytes()
             for path in folder.rglob("*")
-            if path.is_file() and path.name != "explore.json"
+            if path.is_file() and path.name not in own
         }
         assert stored.keys() == expected.keys()
         assert [name for name in expected if stored[name] != expected[name]] == [], run_id
     board = store.leaderboard()
     assert sorted(board["run"]) == sorted(run_ids)
     assert board["model"].tolist() == ["baseline:stereotype"] * savers
+
+
+# --- 4. runs started together on a fresh data folder ----------------------------------------------------------
+
+FIRST_USE = """
+import sys, time
+from pathlib import Path
+from corefbias.data import hub_export
+from corefbias.harness import benchmark_data
+from corefbias.benchmarks import BENCHMARKS
+
+real_export = hub_export.export_dataset
+
+def export(*args, **kwargs):
+    print("exported", flush=True)
+    return real_export(*args, **kwargs)
+
+hub_export.export_dataset = export
+go = Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.005)
+benchmark = BENCHMARKS["winogender"]
+rows = sum(len(benchmark_data.load_part(benchmark, *part, Path(sys.argv[1]), sys.argv[3])) for part in benchmark.parts)
+print("rows", rows, flush=True)
+"""
+
+
+def test_runs_started_together_on_a_fresh_data_folder_export_the_set_once(mirror, tmp_path):
+    # Before the lock each of them saw no export, exported, and replaced the folder the others were reading.
+    data_dir, go = tmp_path / "data", tmp_path / "go"
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", FIRST_USE, str(data_dir), str(go), str(mirror)],
+            env={**SUBPROCESS_ENV, "HF_DATASETS_CACHE": str(tmp_path / f"hf{index}")},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for index in range(4)
+    ]
+    time.sleep(3)  # every process imported and waiting
+    go.touch()
+    outputs = [process.communicate(timeout=300) for process in processes]
+    assert [process.returncode for process in processes] == [0] * 4, [err[-2000:] for _, err in outputs]
+    assert sum(out.count("exported") for out, _ in outputs) == 1
+    assert [out.splitlines()[-1] for out, _ in outputs] == [f"rows {WINOGENDER}"] * 4
+    assert sorted(path.name for path in data_dir.iterdir()) == [".winogender.lock", "winogender"]
+
+
+# --- 5. a cache that keeps only sound answers ------------------------------------------------------------------
+
+
+def _identity_after(posts: int):
+    """A chat endpoint whose GET /models reports another model, answering other letters, once ``posts`` questions
+    have been answered (as when a server is redeployed mid-run)."""
+    answered = []
+    lock = threading.Lock()
+
+    def answer(method, path, body):
+        with lock:
+            changed = len(answered) >= posts
+            if method == "POST":
+                answered.append(body)
+        if method == "GET":
+            owner = "second-deploy" if changed else "first-deploy"
+            return 200, {"object": "list", "data": [{"id": "test/model", "object": "model", "owned_by": owner}]}
+        status, payload = chat_completions(method, path, body)
+        if changed:  # the other model answers the letter after
+            letter = payload["choices"][0]["message"]["content"]
+            letters = re.findall(r"^([A-Z])\. ", json.loads(body)["messages"][-1]["content"], flags=re.M)
+            payload["choices"][0]["message"]["content"] = letters[(letters.index(letter) + 1) % len(letters)]
+        return status, payload
+
+    return answer
+
+
+def test_answers_given_after_the_model_changed_are_never_kept_under_the_old_identity(serve, data_dir, tmp_path, capsys):
+    # Batches of 4 questions; the model changes after 10 answers, in the third batch. Before, the run went on and
+    # cached the new model's answers under the old identity (its key was computed once, at the start).
+    server = serve(_identity_after(10))
+    base = ["--base-url", f"{server.url}/v1", "--concurrency", "1"]
+    cache = tmp_path / "cache.sqlite"
+    assert _cli_run("chat:test/model", data_dir, cache, tmp_path / "changed", *base) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith("corefbias: chat:test/model: the model answering changed during the run")
+    assert '"owned_by": "first-deploy"' in error and '"owned_by": "second-deploy"' in error
+    assert not (tmp_path / "changed").exists()
+    (old_key, kept), *others = cached_rows(cache).items()
+    assert kept == 8 and others == []  # the two batches answered before the change; the third is dropped
+    assert len(server.posts()) == 12
+
+    assert _cli_run("chat:test/model", data_dir, cache, tmp_path / "rerun", *base) == 0
+    rerun = results_of(tmp_path / "rerun")
+    new_key = rerun["provenance"]["model"]["cache_key"]
+    assert new_key != old_key and rerun["provenance"]["model"]["identity"]["served"]["owned_by"] == "second-deploy"
+    assert rerun["provenance"]["instances"]["winogender"] == {"predicted": 30, "from_cache": 0}
+    assert cached_rows(cache) == {old_key: 8, new_key: 30}
+
+
+def _null_for(questions: set):
+    """A chat endpoint answering ``null`` content (no text) for the questions (by body) in ``questions``."""
+
+    def answer(method, path, body):
+        status, payload = chat_completions(method, path, body)
+        if method == "POST" and body in questions:
+            payload["choices"][0]["message"]["content"] = None
+        return status, payload
+
+    return answer
+
+
+def test_unparsed_answers_are_asked_again_on_the_next_run_unless_told_to_use_them(serve, data_dir, tmp_path, capsys):
+    # Before, a chat endpoint that answered null for a few questions and then healed left those questions unparsed
+    # on every rerun: the cache kept the unparsed answers as final.
+    healthy = serve(chat_completions)
+    clean = _run_in_process("chat:test/model", data_dir, tmp_path / "clean.sqlite", base_url=f"{healthy.url}/v1")
+    questions = sorted(healthy.posts())[:5]
+    flaky = set(questions)
+    server = serve(_null_for(flaky))
+    base = ["--base-url", f"{server.url}/v1"]
+    cache = tmp_path / "cache.sqlite"
+    assert _cli_run("chat:test/model", data_dir, cache, tmp_path / "first", *base) == 0
+    first = results_of(tmp_path / "first")["benchmarks"]["winogender"]
+    assert first["num_unparsed"] == 5
+
+    flaky.clear()  # the endpoint healed
+    server.reset()
+    assert _cli_run("chat:test/model", data_dir, cache, tmp_path / "healed", "--cache-mode", "use-unparsed", *base) == 0
+    kept = results_of(tmp_path / "healed")
+    assert kept["benchmarks"]["winogender"]["num_unparsed"] == 5 and server.posts() == []
+    assert kept["settings"]["cache_mode"] == "use-unparsed"
+
+    assert _cli_run("chat:test/model", data_dir, cache, tmp_path / "healed", *base) == 0
+    healed = results_of(tmp_path / "healed")
+    assert sorted(server.posts()) == questions  # only those five asked again
+    assert healed["provenance"]["instances"]["winogender"] == {"predicted": 5, "from_cache": 25}
+    assert healed["benchmarks"]["winogender"]["num_unparsed"] == 0
+    assert scores(healed) == scores(json.loads(json.dumps(clean.to_json())))
+
+
+IMPOSSIBLE = {
+    "a choice past the candidates": '{"choice": 7, "parsed": true, "raw": "H"}',
+    "parsed not a boolean": '{"choice": null, "parsed": "no", "raw": ""}',
+    "a position past the options": '{"choice": 0, "parsed": true, "raw": "A", "position": 9}',
+    "a choice with an unparsed answer": '{"choice": 1, "parsed": false, "raw": "?"}',
+    "not JSON": '{"choice": ',
+}
+
+
+def test_impossible_cached_answers_are_asked_again_and_found_by_the_check(serve, data_dir, tmp_path):
+    # Before, each of these was scored as an answer (some silently), and the check only parsed the JSON.
+    server = serve(chat_completions)
+    cache = tmp_path / "cache.sqlite"
+    clean = _run_in_process("chat:test/model", data_dir, cache, base_url=f"{server.url}/v1")
+    key = clean.provenance["model"]["cache_key"]
+    damaged = [instance["id"] for instance in clean.runs["winogender"].instances[: len(IMPOSSIBLE)]]
+    with sqlite3.connect(cache) as writer:
+        for instance, output in zip(damaged, IMPOSSIBLE.values()):
+            writer.execute(
+                "UPDATE predictions SET output = ? WHERE model = ? AND instance = ?", (output, key, instance)
+            )
+    writer.close()
+
+    benchmark = BENCHMARKS["winogender"]
+
+    def instances(dataset, config, split):
+        rows = load_part(benchmark, config, split, data_dir)
+        return {row["id"]: row for row in rows}
+
+    with PredictionCache(cache) as opened:
+        found = opened.check(instances)
+    assert [problem.split("): ")[0].split(", ")[-1].strip("'") for problem in found] == damaged
+    assert "choice 7, but the instance has 2 candidates" in found[0] and "position 9" in found[2]
+    server.reset()
+    again = _run_in_process("chat:test/model", data_dir, cache, base_url=f"{server.url}/v1")
+    assert again.provenance["instances"]["winogender"] == {"predicted": len(IMPOSSIBLE), "from_cache": 25}
+    assert again.runs["winogender"].instances == clean.runs["winogender"].instances
+    with PredictionCache(cache) as opened:
+        assert opened.check(instances) == []
+
+
+def test_a_model_answering_what_its_instance_cannot_have_is_refused_naming_it(data_dir, tmp_path):
+    from corefbias.models.base import Choice
+
+    class PastTheCandidates:
+        name, reads_gold, identity = "past", False, {"kind": "test", "answers": "past the candidates"}
+
+        def choose(self, instances, task):
+            return [Choice(len(instance["candidates"]), parsed=True) for instance in instances]
+
+    with pytest.raises(ModelError, match=r"past answered instance '.+' with choice 2, but the instance has 2 cand"):
+        runner.run(
+            "past",
+            ["winogender"],
+            runner.RunSettings(limit=1, n_bootstrap=0),
+            data_dir=data_dir,
+            cache_path=tmp_path / "cache.sqlite",
+            progress=False,
+            model=PastTheCandidates(),
+        )
+    assert cached_rows(tmp_path / "cache.sqlite") == {}

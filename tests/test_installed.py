@@ -24,8 +24,7 @@ from corefbias.hub import publish
 pytestmark = pytest.mark.slow
 
 METRICS = publish.metric_names(REPO / "metrics")
-SETS = sorted(path.parent.name for path in (REPO / "src/corefbias/data/builders").glob("*/*.py")
-              if path.stem == path.parent.name)  # fmt: skip
+SETS = sorted(path.parent.name for path in (REPO / "src/corefbias/benchmarks").glob("*/builder.py"))
 # The wheel in a fresh virtualenv declares the built-in benchmarks only (no entry points of this checkout's venv).
 BENCHMARKS = [name for name in REGISTERED if REGISTERED.origin(name) == "built-in"]
 # Units kept per design cell of each benchmark by the main job's --limit (balanced: both genders, pro and anti).

@@ -101,3 +101,20 @@ def test_ids_that_are_neither_strings_nor_integers_are_refused(in_repo):
     column, ids, inputs = CASES["pro_anti_diff"]
     with pytest.raises((ValueError, TypeError)):
         load("pro_anti_diff").compute(**inputs, **{column: [1.5] * len(ids)}, n_bootstrap=0)
+
+
+def test_the_measure_function_compares_ids_as_text_as_its_module_does(in_repo):
+    # 7 and "7" are one pair for the module (evaluate carries ids as strings); the function must agree, not
+    # count a pair 7 with two pro examples and a pair "7" with two anti ones.
+    from corefbias.measures.pro_anti import pro_anti_diff
+
+    inputs = {
+        "predictions": [True, False, True, True],
+        "references": [True] * 4,
+        "conditions": ["pro", "anti", "pro", "anti"],
+        "pair_ids": [7, "7", np.int64(8), "8"],
+    }
+    by_function = pro_anti_diff(**inputs, n_bootstrap=200, seed=2)
+    by_module = load("pro_anti_diff").compute(**inputs, n_bootstrap=200, seed=2)
+    assert_same_results(by_function, by_module)
+    assert by_function["num_pairs"] == 2

@@ -75,3 +75,28 @@ def test_safe_operations_never_warn():
         assert np.isnan(resampling.safe_div(1.0, 0.0))
         assert np.isnan(resampling.safe_log2(0.0))
         assert resampling.safe_log2(8.0) == 3.0
+
+
+def test_too_few_resamples_leave_the_interval_undefined_with_the_reason():
+    # One resample: numpy's 2.5% and 97.5% quantiles of it are both that resample, an "interval" of one point
+    # that need not even hold the observed value (pro − anti 0.0 got [-1.0, -1.0]).
+    from corefbias.measures.pro_anti import pro_anti_diff
+
+    result = pro_anti_diff([True, False, False, True], [True] * 4, ["pro", "pro", "anti", "anti"], n_bootstrap=1)
+    assert result["diff"] == 0.0
+    assert result["diff_ci_low"] is None and result["diff_ci_high"] is None
+    reason = "a 95% interval needs at least 40 resamples with a defined score; 1 had one"
+    assert result["undefined"]["diff_ci_low"] == result["undefined"]["diff_ci_high"] == reason
+    assert result["diff_p_value"] is not None  # a p-value of one resample is coarse (1.0), not undefined
+    # 40 resamples, each tail of the 95% interval holding one of them: the interval is defined.
+    assert resampling.percentile_interval(np.arange(40.0))[2] is None
+    assert resampling.percentile_interval(np.arange(39.0)) == (None, None, reason.replace("; 1", "; 39"))
+
+
+def test_a_paired_comparison_of_too_few_resamples_has_no_interval():
+    from corefbias.measures.comparison import paired_difference
+
+    rows_a, rows_b = rows_from(np.ones(30), np.zeros(30)), rows_from(np.zeros(30), np.zeros(30))
+    (difference,) = paired_difference(rows_a, rows_b, mean_difference, ["difference"], n_resamples=1).values()
+    assert difference.difference == 1.0 and difference.ci_low is None and difference.ci_high is None
+    assert "needs at least 40 resamples" in difference.undefined

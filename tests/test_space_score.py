@@ -4,6 +4,7 @@ import json
 import socket
 from pathlib import Path
 
+import httpx
 import pytest
 
 from corefbias.harness.prediction_files import scoring
@@ -71,6 +72,13 @@ def test_a_bad_file_shows_the_readers_error(served, tmp_path):
         client.predict(gradio_client.handle_file(str(short)), "counter_gap", "gap-tsv", 0, 0, api_name="/score")
     big = tmp_path / "big.tsv"
     big.write_text("ID\tA-coref\tB-coref\n" + "0\tTRUE\tFALSE\n" * 20_000)
-    too_large = "the file is 254 KiB; the Space scores files up to 195 KiB"
-    with pytest.raises(gradio_client.exceptions.AppError, match=too_large):
+    # Refused at upload: the client knows the cap, and the server refuses a file over it before storing a byte.
+    with pytest.raises(ValueError, match="big.tsv exceeds the maximum file size of 200000 bytes"):
         client.predict(gradio_client.handle_file(str(big)), "counter_gap", "gap-tsv", 0, 0, api_name="/score")
+    with open(big, "rb") as file:
+        answer = httpx.post(f"{client.src}gradio_api/upload", files=[("files", (big.name, file))])
+    assert (answer.status_code, answer.text) == (
+        413,
+        "The file is 254 KiB; this Space takes files up to 195 KiB (score larger ones with `corefbias score` on "
+        "your own machine).",
+    )

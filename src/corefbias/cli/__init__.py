@@ -1,7 +1,8 @@
 """The ``corefbias`` command: one module per command family, dispatched here.
 
-Errors a user can cause (a bad spec, a missing upstream file or builder, a failing model endpoint) print
-one line and exit with status 2; ``--debug`` shows the traceback instead.
+Errors a user can cause (a bad option value, a bad spec, a missing upstream file or builder, a failing model
+endpoint, a damaged cache or run folder) print one line and exit with status 2; ``--debug`` shows the
+traceback instead.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from .. import __version__
 from ..data.upstream import MIRROR_ENV
 from ..harness.extensions import INCLUDE_ENV
 from . import compare_command, data_commands, list_command, model_commands, publish_command, score_command
+from .arguments import OneLineParser
 
 FAMILIES = (model_commands, data_commands, publish_command, score_command, compare_command, list_command)
 
 
 def _common_options(default) -> argparse.ArgumentParser:
     """Options every command takes, before or after its name (sub-commands must not reset them)."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = OneLineParser(add_help=False)
     common.add_argument(
         "--mirror",
         metavar="DIR",
@@ -46,7 +48,7 @@ def _common_options(default) -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     common = _common_options(argparse.SUPPRESS)
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="corefbias",
         description="Gender-bias measures for coreference resolution: run models on the benchmarks, score files, "
         "compare runs, export the test sets.",
@@ -60,13 +62,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions that mean bad input or an unusable resource, not a bug in corefbias."""
+    """Exceptions that mean bad input or an unusable resource (a file, a folder, a full disk, a prediction cache
+    that is no cache), not a bug in corefbias."""
     from ..data.hub_export import DatasetBuildError
     from ..data.upstream import UpstreamFileError
+    from ..harness.prediction_cache import CacheError
     from ..hub.publish import PublishError
     from ..models.cluster_format import ModelError
 
-    return ValueError, ModelError, UpstreamFileError, DatasetBuildError, PublishError, FileNotFoundError
+    return ValueError, ModelError, UpstreamFileError, DatasetBuildError, PublishError, CacheError, OSError
 
 
 def _include_declarations(argv: list[str] | None) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .arguments import whole_number
+
 
 def add_commands(commands, common: argparse.ArgumentParser) -> None:
     compare = commands.add_parser(
@@ -21,8 +23,10 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
     )
-    compare.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples and random swaps")
-    compare.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    compare.add_argument(
+        "--n-resamples", type=whole_number(1), default=10_000, help="bootstrap resamples and random swaps"
+    )
+    compare.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
 
 
 def _compare(args) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from .arguments import whole_number
+
 
 def _summary(module_name: str) -> str:
     """The first sentence of a reproduction module's docstring: what it recomputes."""
@@ -20,8 +22,10 @@ def add_commands(commands, common) -> None:
         choices=sorted(tables),
         help="; ".join(f"{name}: {_summary(module)}" for name, module in tables.items()),
     )
-    reproduce.add_argument("--n-bootstrap", type=int, default=10_000, help="bootstrap resamples for significance")
-    reproduce.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    reproduce.add_argument(
+        "--n-bootstrap", type=whole_number(0), default=10_000, help="bootstrap resamples for significance"
+    )
+    reproduce.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
     export = commands.add_parser(
         "export-datasets",
         parents=[common],

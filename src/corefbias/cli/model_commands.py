@@ -7,9 +7,11 @@ import re
 
 from ..benchmarks import BENCHMARKS
 from ..harness import cluster_links
+from ..harness.prediction_cache import CACHE_MODES
 from ..models.registry import SERVER, ModelKind, ModelOption, kind_of
 from ..models.registry import kinds as model_kinds
 from ..models.registry import origin as kind_origin
+from .arguments import number, whole_number
 
 # The flags of ``run`` that are its own settings and that a kind may also take (``ModelOption.flag``).
 SHARED_FLAGS = ("--batch-size",)
@@ -76,6 +78,18 @@ def _model_arg_help() -> str:
     )
 
 
+def _reading(option: ModelOption):
+    """An argparse ``type`` reading a flag's value as ``option`` does, its error as argparse shows one."""
+
+    def read(text: str):
+        try:
+            return option.parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return read
+
+
 def add_model_options(parser: argparse.ArgumentParser, flags: tuple[str, ...] | None = None) -> None:
     """The model flags the kinds declare (all, or those of ``flags``) and ``--model-arg``, each for the kinds
     that take it; a flag of ``SHARED_FLAGS`` must be the parser's already, and reaches the kinds declaring it."""
@@ -88,10 +102,13 @@ def add_model_options(parser: argparse.ArgumentParser, flags: tuple[str, ...] | 
             # argparse checks (and --help shows) the choices where every kind declares the same ones.
             choices = {option.choices for _, option in takers}
             numbers = all(option.type in (int, float) for _, option in takers)
+            # Likewise the value, where every kind reads it alike (a count of at least 1).
+            readings = {(option.type, option.minimum, option.exclusive) for _, option in takers}
             try:
                 parser.add_argument(
                     flag,
                     dest=dest,
+                    type=_reading(takers[0][1]) if len(readings) == 1 and numbers else None,
                     choices=choices.pop() or None if len(choices) == 1 else None,
                     metavar="N" if numbers else None,
                     help=_flag_help(takers),
@@ -149,8 +166,10 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
     )
-    parser.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (0: no significance)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the resampling")
+    parser.add_argument(
+        "--n-bootstrap", type=whole_number(0), default=1000, help="bootstrap resamples (0: no significance)"
+    )
+    parser.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
     parser.add_argument(
         "--mode", default="cluster", choices=cluster_links.DECISION_MODES, help="how clusters become links"
     )
@@ -171,7 +190,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--limit",
-        type=int,
+        type=whole_number(1),
         metavar="N",
         help="a quick, balanced run: N whole units of every design cell of each benchmark, the same ones every time "
         "(" + "; ".join(f"{name}: {benchmark.limit_meaning}" for name, benchmark in BENCHMARKS.items()) + ")",
@@ -181,7 +200,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     batch_takers = _flag_takers().get("--batch-size", [])
     run.add_argument(
         "--batch-size",
-        type=int,
+        type=whole_number(1),
         default=32,
         help="instances per model call"
         + (f", and the batch size of {_models(kind for kind, _ in batch_takers)} models" if batch_takers else ""),
@@ -201,7 +220,9 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "holding the model, with the answers cached, scored and written here (ray; pip install 'corefbias[ray]'); "
         "the results are the same",
     )
-    run.add_argument("--replicas", type=int, metavar="N", help="for ray: actors holding the model (default 2)")
+    run.add_argument(
+        "--replicas", type=whole_number(1), metavar="N", help="for ray: actors holding the model (default 2)"
+    )
     run.add_argument(
         "--ray-address",
         metavar="ADDR",
@@ -210,15 +231,26 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--replica-gpus",
-        type=float,
+        type=number(0),
         metavar="G",
         help="for ray: GPUs per replica, e.g. 1 with --device cuda (default 0)",
     )
     run.add_argument(
-        "--replica-cpus", type=float, metavar="C", help="for ray: CPUs per replica, torch's threads there (default 1)"
+        "--replica-cpus",
+        type=number(0, inclusive=False),
+        metavar="C",
+        help="for ray: CPUs per replica, torch's threads there (default 1)",
     )
     add_model_options(run)
     caching = run.add_mutually_exclusive_group()
+    caching.add_argument(
+        "--cache-mode",
+        dest="cache_mode",
+        choices=CACHE_MODES,
+        default="use",
+        help="use (the default): take the cached answers, but ask those that could not be read again; use-unparsed: "
+        "take those as they are too; refresh: --refresh; off: --no-cache",
+    )
     caching.add_argument(
         "--no-cache",
         dest="cache_mode",
@@ -238,9 +270,9 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     serve = commands.add_parser("serve", parents=[common], help="serve a cluster model over corefbias's HTTP protocol")
     serve.add_argument("--model", required=True, metavar="SPEC", help=spec_help)
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8808)
-    serve.add_argument("--max-texts", type=int, default=64, help="most texts per request")
-    serve.add_argument("--max-chars", type=int, default=20000, help="longest text accepted")
+    serve.add_argument("--port", type=whole_number(0, 65535), default=8808)
+    serve.add_argument("--max-texts", type=whole_number(1), default=64, help="most texts per request")
+    serve.add_argument("--max-chars", type=whole_number(1), default=20000, help="longest text accepted")
     add_model_options(serve, flags=("--device",))
 
     merge = commands.add_parser("merge-predictions", parents=[common], help="merge prediction caches of shard runs")
@@ -355,15 +387,18 @@ def _serve(args) -> int:
     model = load_model(args.model, **model_options(args))
     if not isinstance(model, ClusterModel):
         raise ValueError(not_served)
-    server = make_server(
-        model.predict_clusters,
-        args.model,
-        args.host,
-        args.port,
-        args.max_texts,
-        args.max_chars,
-        revision=digest(model.identity),
-    )
+    try:
+        server = make_server(
+            model.predict_clusters,
+            args.model,
+            args.host,
+            args.port,
+            args.max_texts,
+            args.max_chars,
+            revision=digest(model.identity),
+        )
+    except OSError as error:  # a host this machine does not have, a port taken
+        raise ValueError(f"cannot serve on {args.host}:{args.port}: {error}") from None
     serve_until_interrupted(server, args.model)
     return 0
 

@@ -128,6 +128,11 @@ def fetch(dataset: str, path: str, mirror: str | os.PathLike | None = None) -> P
     spec = describe(dataset, path)
     mirror_root = Path(mirror) if mirror is not None else default_mirror()
     if mirror_root is not None:
+        if not mirror_root.is_dir():
+            raise UpstreamFileError(
+                f"the mirror {mirror_root} is not a folder: --mirror DIR (or ${MIRROR_ENV}) names a folder laid out "
+                "as <set>/<upstream path>, e.g. ../shared/data"
+            )
         candidate = mirror_root / dataset / path
         if candidate.is_file():
             return _verified(candidate, spec, f"mirror {mirror_root}")

@@ -10,6 +10,7 @@ import hashlib
 from pathlib import Path
 
 import datasets
+from filelock import FileLock
 
 from .. import __version__
 from ..benchmarks import Benchmark
@@ -35,7 +36,12 @@ def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
         return folder
     folder = Path(data_dir) / benchmark.dataset
     if not (folder / "README.md").is_file():
-        hub_export.export_dataset(benchmark.dataset, data_dir, mirror, scripts_dir=benchmark.builders)
+        # Runs started together on a fresh data folder: one exports, the others wait and find its export (a second
+        # export would replace the folder while the first run reads it).
+        Path(data_dir).mkdir(parents=True, exist_ok=True)
+        with FileLock(Path(data_dir) / f".{benchmark.dataset}.lock"):
+            if not (folder / "README.md").is_file():
+                hub_export.export_dataset(benchmark.dataset, data_dir, mirror, scripts_dir=benchmark.builders)
     return folder
 
 

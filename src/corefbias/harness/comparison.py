@@ -28,7 +28,8 @@ from ..benchmarks import BENCHMARKS, Benchmark
 from ..measures import comparison, resampling
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from .benchmark_data import default_data_dir, load_part
-from .result_schema import sections_of, upgrade
+from .result_schema import sections_of
+from .run_outputs import read_results
 from .scoring import scored_sections
 
 CONFIDENCE = 0.95
@@ -46,12 +47,10 @@ class Run:
 
 
 def load_run(path: str | Path) -> Run:
-    """Read a run folder written by ``corefbias run``; a clear ``ValueError`` when it is not one."""
+    """Read a run folder written by ``corefbias run``; a clear ``ValueError`` when it is not one, or not a whole one
+    (``run_outputs.read_results``), naming the file that is wrong."""
     folder = Path(path)
-    results_path = folder / "results.json"
-    if not results_path.is_file():
-        raise ValueError(f"{folder} is not a finished run folder: it has no results.json (run `corefbias run` first)")
-    results = upgrade(json.loads(results_path.read_text(encoding="utf-8")))
+    results = read_results(folder)
     if (results.get("settings") or {}).get("shard"):
         raise ValueError(f"{folder} is a shard run, which has no scores; merge the shards' caches and run again")
     instances = {}
@@ -59,9 +58,23 @@ def load_run(path: str | Path) -> Run:
         lines_path = folder / "instances" / f"{name}.jsonl"
         if not lines_path.is_file():
             raise ValueError(f"{folder} has results for {name} but no instances/{name}.jsonl to compare them by")
-        lines = [json.loads(line) for line in lines_path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        instances[name] = {(line["config"], line["split"], str(line["id"])): line for line in lines}
+        instances[name] = _instance_lines(lines_path)
     return Run(folder, str(results.get("model", folder.name)), results, instances)
+
+
+def _instance_lines(path: Path) -> dict[tuple[str, str, str], dict]:
+    """The lines of an ``instances/<benchmark>.jsonl`` by (config, split, id); a damaged line is named."""
+    lines = {}
+    for number, text in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+            lines[line["config"], line["split"], str(line["id"])] = line
+        except (ValueError, KeyError, TypeError) as error:
+            problem = f"{type(error).__name__}: {error}"
+            raise ValueError(f"{path}, line {number}: not an instance line of a run ({problem})") from None
+    return lines
 
 
 def _labels(runs: Sequence[Run]) -> None:

@@ -183,7 +183,7 @@ class Settings(TypedDict):
     batch_size: NotRequired[int]
     """Instances per model call (``corefbias run`` only)."""
     cache_mode: NotRequired[str]
-    """``use``, ``refresh`` or ``off`` (``corefbias run`` only)."""
+    """``use``, ``use-unparsed``, ``refresh`` or ``off`` (``corefbias run`` only; ``prediction_cache.CACHE_MODES``)."""
     executor: NotRequired[str]
     """Where the model answered: ``local`` (the running process) or ``ray`` (a pool of Ray actors); it changes no
     answer, score or cache key (``corefbias run`` only)."""

@@ -3,15 +3,28 @@
 ``summary_rows`` is the one table of headline scores (value, 95% CI, p-value, significance mark,
 the benchmark's parse rate and its ``low_parse_rate`` flag, its option-position rate and its
 ``position_bias`` flag) that the report, the CSV, the Space and the leaderboard all show.
+
+**A run folder is written as one unit** (``write_outputs``): every file goes into a temporary folder beside
+the destination, ``manifest.json`` last (each file's sha256 and size), and that folder then takes the
+destination's place in one step (Linux's ``renameat2`` exchange; elsewhere two renames under the lock), under
+a lock on the destination's parent folder. A full disk or a crash leaves the previous run or the new one,
+never a mix of both, and a failed write leaves no temporary folder; two processes writing one folder at
+once leave one of their runs whole. Readers (``compare``, the Space) check a folder against its
+manifest (``check_whole``, ``read_results``) and name a folder that is not a whole run as such.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import ctypes
+import errno
+import hashlib
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ..measures.resampling import SIGNIFICANCE_LEVEL
@@ -212,34 +225,244 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        file.write(text)
-    os.replace(temporary, path)
+MANIFEST = "manifest.json"
+# Everything a run folder holds: write_outputs replaces a folder holding nothing else (besides the extra files it
+# is given), and refuses one that holds other things rather than delete them.
+RUN_ENTRIES = frozenset({"results.json", "report.md", "summary.csv", "plots", "instances", MANIFEST})
 
 
-def write_outputs(result, out_dir: str | os.PathLike, *, plots: bool = True) -> dict[str, Path]:
-    """Write every output of a ``runner.RunResult`` into ``out_dir``; returns name → path."""
+class RunFolderError(ValueError):
+    """A folder a run cannot be written to (a file, a folder of other things, a full disk), or one that is not a
+    whole run."""
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _manifest(folder: Path) -> dict:
+    files = sorted(path for path in folder.rglob("*") if path.is_file())
+    return {
+        "files": {
+            path.relative_to(folder).as_posix(): {"sha256": _sha256(path), "bytes": path.stat().st_size}
+            for path in files
+        }
+    }
+
+
+def check_whole(folder: str | os.PathLike, files: tuple[str, ...] | None = None) -> None:
+    """Refuse a run folder that is not whole: one whose ``manifest.json`` lists a file that is missing or differs
+    from what its run wrote (a folder left half-written, or holding files of two runs).
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        A run folder (``write_outputs``).
+    files : tuple of str, optional
+        Check only these of its files (paths relative to the folder); default every file of the manifest.
+        A folder written before runs had a manifest passes: there is nothing to check it against.
+
+    Raises
+    ------
+    RunFolderError
+        Naming the folder and the first file found wrong.
+    """
+    folder = Path(folder)
+    path = folder / MANIFEST
+    if not path.is_file():
+        return
+    try:
+        listed = json.loads(path.read_text(encoding="utf-8"))["files"]
+        wanted = listed if files is None else {name: listed[name] for name in files}
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise _not_whole(folder, f"its {MANIFEST} cannot be read ({type(error).__name__}: {error})") from None
+    for name, entry in wanted.items():
+        member = folder / name
+        if not member.is_file():
+            raise _not_whole(folder, f"{name} is missing")
+        if member.stat().st_size != entry["bytes"] or _sha256(member) != entry["sha256"]:
+            raise _not_whole(folder, f"{name} is not the file its run wrote (it differs from {MANIFEST})")
+
+
+def _not_whole(folder: Path, problem: str) -> RunFolderError:
+    return RunFolderError(
+        f"{folder} is not a whole run: {problem}; it was left by a run interrupted while writing it or holds "
+        "files of two runs, so run it again"
+    )
+
+
+def read_results(folder: str | os.PathLike, *, check: str = "all") -> dict:
+    """The ``results.json`` of a run folder, in the current layout (``result_schema.upgrade``).
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        A run folder.
+    check : {"all", "results"}
+        Check every file of the folder against its manifest (``"all"``, for readers of its instances), or
+        ``results.json`` alone (what a leaderboard shows).
+
+    Raises
+    ------
+    RunFolderError
+        When the folder has no ``results.json``, is not a whole run, or its ``results.json`` is not a results
+        file (damaged, or of a newer corefbias); the message names the file.
+    """
+    folder = Path(folder)
+    path = folder / "results.json"
+    if not path.is_file():
+        raise RunFolderError(
+            f"{folder} is not a finished run folder: it has no results.json (run `corefbias run` first)"
+        )
+    check_whole(folder, None if check == "all" else ("results.json",))
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(results, dict) or not isinstance(results.get("benchmarks"), dict):
+            raise ValueError("it holds no benchmarks")
+        return upgrade(results)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise RunFolderError(f"{path} cannot be read as a run's results: {error}") from None
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (the run folder's parent) against other processes and threads."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): a lock file beside the run folders
+        from filelock import FileLock
+
+        with FileLock(folder / ".corefbias-outputs.lock"):
+            yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the handle closes
+        yield
+    finally:
+        os.close(handle)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two paths in one step (Linux's ``renameat2(RENAME_EXCHANGE)``); False where the system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    at_cwd, exchange = -100, 2
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(at_cwd, os.fsencode(first), at_cwd, os.fsencode(second), exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # a file system or kernel without the exchange
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
+def _put_in_place(new: Path, target: Path) -> None:
+    """Move the folder ``new`` to ``target`` in one step; a folder that was at ``target`` ends up at ``new``."""
+    if not target.exists():
+        new.rename(target)
+    elif not _exchange(new, target):
+        aside = new.with_name(new.name + "-previous")
+        target.rename(aside)
+        new.rename(target)
+        aside.rename(new)
+
+
+def _check_replaceable(out: Path, extra: Mapping[str, str]) -> None:
+    if out.is_symlink():
+        raise RunFolderError(f"{out} is a link; a run replaces its whole folder, so --out names a folder of its own")
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"{out} is a file; --out names the folder a run is written to")
+    if Path.cwd().resolve().is_relative_to(out.resolve()):
+        raise RunFolderError(
+            f"{out} holds the current folder; a run replaces its whole folder, so give it one of its own"
+        )
+    if out.is_dir():
+        others = sorted(entry.name for entry in out.iterdir() if entry.name not in RUN_ENTRIES | set(extra))
+        if others:
+            raise RunFolderError(
+                f"{out} holds {', '.join(others[:5])}{' …' if len(others) > 5 else ''} besides a run's files; a run "
+                "replaces its whole folder, so write it to a new or empty folder"
+            )
+
+
+def write_outputs(
+    result, out_dir: str | os.PathLike, *, plots: bool = True, extra: Mapping[str, str] | None = None
+) -> dict[str, Path]:
+    """Write every output of a ``runner.RunResult`` as the folder ``out_dir``, in one step (see the module
+    docstring); returns name → path of every file written.
+
+    Parameters
+    ----------
+    result : runner.RunResult
+        The run.
+    out_dir : str or PathLike
+        The run's folder: a new one, or one holding a run (which the new run replaces as a whole).
+    plots : bool, default True
+        Draw the PNG plots.
+    extra : mapping of str to str, optional
+        Further files of the folder (name → text), e.g. the Space's ``explore.json``; the manifest covers them.
+
+    Raises
+    ------
+    RunFolderError
+        When ``out_dir`` is a file or holds other things than a run, or the run could not be written (a full disk):
+        then ``out_dir`` is as it was.
+    """
     out = Path(out_dir)
-    (out / "instances").mkdir(parents=True, exist_ok=True)
+    extra = dict(extra or {})
+    _check_replaceable(out, extra)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.writing-", dir=out.parent))
+    except OSError as error:
+        raise RunFolderError(f"cannot write the run to {out}: {error}") from None
+    try:
+        try:
+            os.chmod(staging, 0o755)  # mkdtemp makes it private; a run folder is an ordinary folder
+            names = _write_files(result, staging, plots, extra)
+            (staging / MANIFEST).write_text(json.dumps(_manifest(staging), indent=1), encoding="utf-8")
+            with _locked(out.parent):
+                _check_replaceable(out, extra)  # again: another process may have put something there meanwhile
+                _put_in_place(staging, out)
+        except OSError as error:
+            kept = "the run it held before" if out.is_dir() else "nothing"
+            raise RunFolderError(f"cannot write the run to {out}: {error.strerror or error}; it keeps {kept}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # the previous run, or what a failed write left
+    return {name: out / name for name in [*names, MANIFEST]}
+
+
+def _write_files(result, folder: Path, plots: bool, extra: Mapping[str, str]) -> list[str]:
+    """Every file of the run into ``folder``; their names, relative to it."""
+    (folder / "instances").mkdir()
     results = result.to_json()
-    written = {"results.json": out / "results.json", "report.md": out / "report.md", "summary.csv": out / "summary.csv"}
+    names = ["results.json", "report.md", "summary.csv"]
     plot_paths: dict[str, str] = {}
     if plots:
         from . import plots as plotting
 
-        for name, path in plotting.draw_all(result, out / "plots").items():
-            plot_paths[name] = str(path.relative_to(out))
-            written[f"plots/{path.name}"] = path
-    _write_atomically(written["results.json"], json.dumps(results, indent=1, ensure_ascii=False))
-    _write_atomically(written["report.md"], markdown_report(results, plot_paths))
-    with open(written["summary.csv"], "w", newline="", encoding="utf-8") as file:
+        for name, path in plotting.draw_all(result, folder / "plots").items():
+            plot_paths[name] = str(path.relative_to(folder))
+            names.append(f"plots/{path.name}")
+    (folder / "results.json").write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
+    (folder / "report.md").write_text(markdown_report(results, plot_paths), encoding="utf-8")
+    with open(folder / "summary.csv", "w", newline="", encoding="utf-8") as file:
         writer = csv.DictWriter(file, fieldnames=[*SUMMARY_COLUMNS, "undefined"])
         writer.writeheader()
         writer.writerows(summary_rows(results))
     for name, run in result.runs.items():
-        path = out / "instances" / f"{name}.jsonl"
-        _write_atomically(path, "".join(json.dumps(instance) + "\n" for instance in run.instances))
-        written[f"instances/{name}.jsonl"] = path
-    return written
+        (folder / "instances" / f"{name}.jsonl").write_text(
+            "".join(json.dumps(instance) + "\n" for instance in run.instances), encoding="utf-8"
+        )
+        names.append(f"instances/{name}.jsonl")
+    for name, text in extra.items():
+        (folder / name).write_text(text, encoding="utf-8")
+        names.append(name)
+    return names

@@ -17,14 +17,22 @@ model nothing and scores exactly what one run would have. Shards are how a sched
 
 Cached answers are keyed by the model's identity (``corefbias.models.identity``), never by the spec
 string: a changed model (another model behind the same URL, a retrained folder, a new prompt) is
-asked again, and the same model resumes from its answers. ``cache_mode`` ``"refresh"`` asks again
-and overwrites; ``"off"`` asks again and writes nothing. Every result carries its ``provenance``.
+asked again, and the same model resumes from its answers. A remote model (one with ``current_identity``:
+``chat:``, ``completions:``, an ``http(s)://`` server) is asked who it is again after every batch: answers
+given after its identity changed are dropped, never kept under the old one, and the run stops saying so.
+
+Only sound answers are trusted: each output is checked against its instance (``output_checks``) when the
+model gives it (a bad one is a ``ModelError``) and when the cache gives it back (a bad one is asked again).
+An unparsed answer is cached but not final: ``cache_mode`` ``"use"`` asks it again, ``"use-unparsed"``
+takes it as it is; ``"refresh"`` asks everything again and overwrites; ``"off"`` asks again and writes
+nothing. Every result carries its ``provenance``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import platform
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -44,13 +52,17 @@ from ..models.registry import load_model
 from . import cluster_links
 from .benchmark_data import data_provenance, default_data_dir, load_part
 from .limits import limit_units
+from .output_checks import is_unparsed, output_problem
 from .parse_rates import is_low, parse_rate
 from .position_rates import results_fields as position_fields
-from .prediction_cache import PredictionCache
+from .prediction_cache import CACHE_MODES, PredictionCache
 from .result_schema import SCHEMA_VERSION, ResultsFile, headline_scores
 from .scoring import BenchmarkRun, score_benchmark
 
-CACHE_MODES = ("use", "refresh", "off")
+# What each cache mode (prediction_cache.CACHE_MODES) takes from the cache: sound parsed answers, every sound
+# answer, or nothing.
+_REUSE = {"use": "parsed", "use-unparsed": "all", "refresh": "none", "off": "none"}
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -169,15 +181,36 @@ def ask(model, task: Task, rows: list[dict]) -> list:
         choices = model.choose(shown, task)
         if len(choices) != len(rows) or not all(isinstance(choice, Choice) for choice in choices):
             raise ModelError(f"{model.name}: expected {len(rows)} choices, got {choices!r:.200}")
-        return [choice_output(choice) for choice in choices]
-    if isinstance(model, ClusterModel):
+        outputs = [choice_output(choice) for choice in choices]
+    elif isinstance(model, ClusterModel):
         clusters = model.predict_clusters([row["text"] for row in rows])
-        return [[[list(span) for span in cluster] for cluster in text] for text in clusters]
-    raise ModelError(f"{model!r} is neither a cluster model nor a choice model")
+        outputs = [[[list(span) for span in cluster] for cluster in text] for text in clusters]
+    else:
+        raise ModelError(f"{model!r} is neither a cluster model nor a choice model")
+    for row, output in zip(rows, outputs):
+        problem = output_problem(output, row)
+        if problem:
+            raise ModelError(f"{model.name} answered instance {row['id']!r} with {problem}")
+    check_same_model(model)
+    return outputs
+
+
+def check_same_model(model) -> None:
+    """Ask a remote model (one with ``current_identity``) who it is now; a ``ModelError`` when it is not who it
+    was at the start of the run (``model.identity``), so that the answers of the batch just asked are dropped
+    rather than kept under the old identity."""
+    current = getattr(model, "current_identity", None)
+    now = current() if current is not None else None
+    if now is not None and digest(now) != digest(model.identity):
+        raise ModelError(
+            f"{model.name}: the model answering changed during the run (identity {json.dumps(model.identity)}, now "
+            f"{json.dumps(now)}); the answers of the last batch are dropped, those before it stay cached under the "
+            "old identity: run again to ask the new model"
+        )
 
 
 def cached_and_missing(
-    batch: dict, key: tuple, cache: PredictionCache | None, reuse: bool
+    batch: dict, key: tuple, cache: PredictionCache | None, reuse: str
 ) -> tuple[dict, list[str], list[dict]]:
     """Split a batch into what the cache already answers and what the model must be asked; every executor
     (local, Ray) cuts its work with this, so that both ask about the same instances.
@@ -190,8 +223,10 @@ def cached_and_missing(
         the cache key of the model, task and benchmark part.
     cache : PredictionCache or None
         where answers are kept; None: nothing is cached.
-    reuse : bool
-        False: ask about every instance, cached or not.
+    reuse : {"parsed", "all", "none"}
+        which cached answers are taken: sound parsed ones (unparsed ones are asked again), every sound one, or
+        none (ask about every instance). A cached answer that does not fit its instance (``output_checks``) is
+        never taken: it is asked again, and logged.
 
     Returns
     -------
@@ -200,14 +235,28 @@ def cached_and_missing(
 
     Examples
     --------
-    >>> cached_and_missing({"id": ["a", "b"], "text": ["x", "y"]}, ("model",), None, reuse=True)
+    >>> cached_and_missing({"id": ["a", "b"], "text": ["x", "y"]}, ("model",), None, reuse="parsed")
     ({}, ['a', 'b'], [{'id': 'a', 'text': 'x'}, {'id': 'b', 'text': 'y'}])
     """
     ids = batch["id"]
-    found = cache.get(key, ids) if cache is not None and reuse else {}
-    missing = [index for index, instance in enumerate(ids) if instance not in found]
-    rows = [{column: batch[column][index] for column in batch} for index in missing]
-    return found, [ids[index] for index in missing], rows
+    stored = cache.get(key, ids) if cache is not None and reuse != "none" else {}
+    rows = {instance: {column: batch[column][index] for column in batch} for index, instance in enumerate(ids)}
+    found, unsound = {}, []
+    for instance, output in stored.items():
+        problem = output_problem(output, rows[instance])
+        if problem:
+            unsound.append(f"instance {instance!r}: {problem}")
+        elif reuse == "all" or not is_unparsed(output):
+            found[instance] = output
+    if unsound:
+        log.warning(
+            "%d cached answers of %s do not fit their instances and are asked again (%s)",
+            len(unsound),
+            "/".join(key[1:]),
+            unsound[0],
+        )
+    missing = [instance for instance in ids if instance not in found]
+    return found, missing, [rows[instance] for instance in missing]
 
 
 class _Predictor:
@@ -220,10 +269,10 @@ class _Predictor:
         key: tuple,
         cache: PredictionCache | None,
         advance: Callable[[int], None],
-        reuse: bool = True,
+        reuse: str = "parsed",
     ):
         self.model, self.task, self.key, self.cache, self.advance = model, task, key, cache, advance
-        self.reuse = reuse  # False: ask the model about every instance, cached or not
+        self.reuse = reuse  # which cached answers are taken (cached_and_missing)
         self.model_seconds = 0.0
         self.predicted = 0
 
@@ -256,9 +305,9 @@ class Predictions:
 
 class ExecutorSession(Protocol):
     """A started executor: ``model`` is what this process knows of the model (at least its ``identity``), and
-    ``predict`` answers one benchmark's parts, taking cached answers (when ``reuse``), asking the model for the
-    rest in batches of ``batch_size`` consecutive rows, committing each batch to ``cache`` as it comes back and
-    calling ``advance(rows)`` after it."""
+    ``predict`` answers one benchmark's parts, taking the cached answers ``reuse`` names (``cached_and_missing``),
+    asking the model for the rest in batches of ``batch_size`` consecutive rows, committing each batch to
+    ``cache`` as it comes back and calling ``advance(rows)`` after it."""
 
     model: object
 
@@ -269,7 +318,7 @@ class ExecutorSession(Protocol):
         task: Task,
         cache: PredictionCache | None,
         *,
-        reuse: bool,
+        reuse: str,
         batch_size: int,
         advance: Callable[[int], None],
     ) -> Predictions: ...
@@ -359,8 +408,9 @@ class RunSettings:
     mode : str, default "cluster"
         How clusters become links (``cluster_links.DECISION_MODES``).
     cache_mode : str, default "use"
-        ``"use"`` takes cached answers and stores new ones, ``"refresh"`` asks the model again and overwrites
-        them, ``"off"`` asks again and writes nothing.
+        ``"use"`` takes cached answers (but asks unparsed ones again) and stores new ones, ``"use-unparsed"``
+        takes unparsed ones too, ``"refresh"`` asks the model again and overwrites them, ``"off"`` asks again
+        and writes nothing.
 
     Raises
     ------
@@ -465,7 +515,7 @@ def run_benchmark(
             {(config, split): (model_key, benchmark.dataset, config, split) for config, split in parts},
             benchmark.task,
             cache,
-            reuse=settings.cache_mode == "use",
+            reuse=_REUSE[settings.cache_mode],
             batch_size=settings.batch_size,
             advance=advance,
         )

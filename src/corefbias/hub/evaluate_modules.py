@@ -16,7 +16,6 @@ are refused by name, not left to fail as a ``TypeError`` deep inside evaluate.
 from __future__ import annotations
 
 import inspect
-import numbers
 import re
 import textwrap
 from collections.abc import Callable, Mapping
@@ -197,13 +196,6 @@ def kwargs_description(
     return "\n".join(lines) + "\n"
 
 
-def as_id(value):
-    """An id as the string evaluate's string feature takes: integers (not bools) in decimal."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return str(int(value))
-    return value
-
-
 class CorefBiasMetric(evaluate.Metric):
     """Base of the corefbias metric modules.
 
@@ -268,7 +260,7 @@ class CorefBiasMetric(evaluate.Metric):
                 kwargs[name] = [self._omitted(name) if value is None else value for value in kwargs[name]]
         for name in self.ID_INPUTS:
             if kwargs.get(name) is not None:
-                kwargs[name] = [as_id(value) for value in kwargs[name]]
+                kwargs[name] = [validation.as_id(value) for value in kwargs[name]]
         return kwargs
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .resampling import Statistic, _replicate_chunks, bootstrap_counts, randomization_differences
+from .resampling import Statistic, _replicate_chunks, bootstrap_counts, percentile_interval, randomization_differences
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,6 @@ def paired_difference(
                 # Ties count as extreme; the tolerance keeps float noise from breaking them.
                 threshold = abs(observed[name]) * (1 - 1e-9) - 1e-12
                 extreme[name] += int(np.count_nonzero(np.abs(null) >= threshold))
-    tail = (1.0 - confidence) / 2.0
     results = {}
     for name in names:
         value_a, value_b = _finite_or_none(observed_a[name]), _finite_or_none(observed_b[name])
@@ -171,14 +170,11 @@ def paired_difference(
             continue
         bootstrap = np.concatenate(replicates[name])
         bootstrap = bootstrap[np.isfinite(bootstrap)]
-        ci_low = ci_high = None
-        if bootstrap.size:
-            ci_low, ci_high = (float(bound) for bound in np.quantile(bootstrap, [tail, 1.0 - tail]))
+        ci_low, ci_high, reason = percentile_interval(bootstrap, confidence)
         p_value = None
         if valid_swaps[name]:
             p_value = min(1.0, (extreme[name] + 1.0) / (valid_swaps[name] + 1.0))
-        reason = None
-        if p_value is None or ci_low is None:
+        if not bootstrap.size or p_value is None:
             reason = f"{name} is undefined on every resample of these units"
         results[name] = Difference(
             value_a, value_b, observed[name], ci_low, ci_high, p_value, int(bootstrap.size), reason

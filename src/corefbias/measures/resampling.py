@@ -13,6 +13,7 @@ resampled, which paired comparisons of two models resample again.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -121,7 +122,8 @@ class Inference:
     with the usual +1 correction so it is never exactly zero, capped at 1. Doubling matters: the
     one-sided share in the observed direction called about 10% of unbiased simulated models
     significant at 0.05 (``perf/calibration.py``). ``None`` fields mean the data leave them
-    undefined, or (``p_value`` alone) that the score has no null to test against.
+    undefined, or (``p_value`` alone) that the score has no null to test against; ``reason`` says why the interval
+    is undefined where the resamples were too few to give one (``min_resamples``).
 
     Attributes
     ----------
@@ -131,6 +133,8 @@ class Inference:
         The percentile interval's ends.
     n_valid : int
         The replicates in which the score is defined.
+    reason : str or None
+        Why the interval is undefined, where too few replicates define the score.
 
     Examples
     --------
@@ -142,6 +146,20 @@ class Inference:
     ci_low: float | None
     ci_high: float | None
     n_valid: int
+    reason: str | None = None
+
+
+def min_resamples(confidence: float = 0.95) -> int:
+    """The fewest resamples with a defined score that give a percentile interval at ``confidence``: enough that
+    each tail outside the interval holds at least one of them (40 at 95%). With fewer, the bounds would be the
+    extreme resamples themselves, or a single resample as both (``n_bootstrap=1``).
+
+    Examples
+    --------
+    >>> min_resamples(), min_resamples(0.9)
+    (40, 20)
+    """
+    return math.ceil(round(2.0 / (1.0 - confidence), 9))
 
 
 def bootstrap_counts(n_units: int, n_replicates: int, rng: np.random.Generator) -> np.ndarray:
@@ -216,6 +234,30 @@ def bootstrap_replicates(rows: np.ndarray, statistic: Statistic, n_replicates: i
     return {name: np.concatenate(parts) for name, parts in pieces.items()}
 
 
+def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float | None, float | None, str | None]:
+    """The percentile interval of resampled scores (finite ones), or ``(None, None, reason)`` where they are fewer
+    than ``min_resamples(confidence)``.
+
+    Examples
+    --------
+    >>> low, high, reason = percentile_interval(np.arange(401.0))
+    >>> round(low, 9), round(high, 9), reason
+    (10.0, 390.0, None)
+    >>> percentile_interval(np.array([-1.0]))
+    (None, None, 'a 95% interval needs at least 40 resamples with a defined score; 1 had one')
+    """
+    if values.size < min_resamples(confidence):
+        needed, given = min_resamples(confidence), values.size
+        return (
+            None,
+            None,
+            f"a {confidence:.0%} interval needs at least {needed} resamples with a defined score; {given} had one",
+        )
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(values, [tail, 1.0 - tail])
+    return float(low), float(high), None
+
+
 def infer(observed: float, replicates: np.ndarray, null: float | None, confidence: float = 0.95) -> Inference:
     """Two-sided p-value (``None`` for ``null=None``) and percentile CI from replicate scores.
 
@@ -246,10 +288,9 @@ def infer(observed: float, replicates: np.ndarray, null: float | None, confidenc
     valid = replicates[np.isfinite(replicates)]
     if not np.isfinite(observed) or valid.size == 0:
         return Inference(None, None, None, int(valid.size))
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(valid, [tail, 1.0 - tail])
+    low, high, reason = percentile_interval(valid, confidence)
     if null is None:
-        return Inference(None, float(low), float(high), int(valid.size))
+        return Inference(None, low, high, int(valid.size), reason)
     if observed > null:
         extreme = np.count_nonzero(valid <= null)
     elif observed < null:
@@ -257,7 +298,7 @@ def infer(observed: float, replicates: np.ndarray, null: float | None, confidenc
     else:
         extreme = valid.size
     p_value = min(1.0, 2.0 * (extreme + 1.0) / (valid.size + 1.0))
-    return Inference(float(p_value), float(low), float(high), int(valid.size))
+    return Inference(float(p_value), low, high, int(valid.size), reason)
 
 
 def bootstrap_test(

@@ -14,8 +14,8 @@ Kinds of input:
 * an *integer* is a Python or numpy integer (not a boolean) of at most ``MAX_INTEGER`` in size;
 * a *number* is a finite int or float (not a boolean);
 * a *span* is a ``[start, end]`` pair of integers with ``0 <= start <= end <= MAX_INTEGER``;
-* an *id* is a non-empty string or an integer (ids are compared, so they must be hashable values that
-  ``evaluate`` can carry as their decimal strings).
+* an *id* is a non-empty string or an integer, compared as text (``as_id``: an integer is its decimal string),
+  as ``evaluate`` carries it.
 """
 
 from __future__ import annotations
@@ -443,17 +443,26 @@ def is_id(value, *, integers: bool = True) -> bool:
     return integers and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _native(value):
-    """A numpy string or integer as Python's own, so that it shows in messages and result keys as a plain value."""
-    if isinstance(value, str):
-        return str(value)
-    return int(value) if isinstance(value, np.integer) else value
+def as_id(value):
+    """An id as ids are compared: as text, an integer (Python's or numpy's, not a boolean) in decimal.
+
+    The measures and their ``evaluate`` modules (whose id features are strings) both compare ids through this,
+    so ``7``, ``np.int64(7)`` and ``"7"`` are one id everywhere.
+
+    Examples
+    --------
+    >>> as_id(7), as_id(np.int64(7)), as_id("7"), as_id("p1")
+    ('7', '7', '7', 'p1')
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    return str(value) if isinstance(value, str) else value
 
 
 def check_ids(
     name: str, values: Sequence, *, integers: bool = True, allow_none: bool = False, missing: str = ""
 ) -> list:
-    """Ids or names (see :func:`is_id`), as Python strings and ints; with ``allow_none``, None entries too.
+    """Ids or names (see :func:`is_id`), as Python strings (``as_id``); with ``allow_none``, None entries too.
 
     Parameters
     ----------
@@ -494,7 +503,7 @@ def check_ids(
     _check_entries(
         name, values, lambda value: (allow_none and value is None) or is_id(value, integers=integers), expected
     )
-    return [_native(value) for value in values]
+    return [None if value is None else as_id(value) for value in values]
 
 
 def check_labels(name: str, values: Sequence, allowed: Collection) -> list:
@@ -541,7 +550,7 @@ def check_labels(name: str, values: Sequence, allowed: Collection) -> list:
         shown = ", ".join(f"{_shown(value)} at index {index}" for index, value in bad[:5])
         more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
         raise ValueError(f"unknown {name}: {shown}{more}; each must be one of {sorted(map(str, allowed_set))}")
-    return [_native(value) for value in values]
+    return [None if value is None else as_id(value) for value in values]
 
 
 def check_choice(name: str, value, choices: Collection[str]) -> str:

@@ -30,10 +30,10 @@ DEVICE = ModelOption(
     "device", "torch device: cpu (default), cuda, cuda:N, mps or auto", flag="--device", space="device"
 )
 WORKERS = ModelOption(
-    "workers", "requests in flight at once, answers kept in order (default 4)", int, flag="--concurrency"
+    "workers", "requests in flight at once, answers kept in order (default 4)", int, flag="--concurrency", minimum=1
 )
-TIMEOUT = ModelOption("timeout", "seconds a request may take", float)
-RETRIES = ModelOption("retries", "times a failed request is sent again (a refused one never)", int)
+TIMEOUT = ModelOption("timeout", "seconds a request may take", float, minimum=0, exclusive=True)
+RETRIES = ModelOption("retries", "times a failed request is sent again (a refused one never)", int, minimum=0)
 BACKOFF = ModelOption("backoff", "seconds before the first retry, doubled before each next one", float)
 TOKEN_ENV = ModelOption("token_env", "the environment variable holding the bearer token (default HF_TOKEN)")
 # A secret: given by a program (the Space), never on a command line, where other users' `ps` would show it.
@@ -149,7 +149,7 @@ BUILT_IN = (
             ModelOption("dtype", "torch dtype of the weights, e.g. float32, bfloat16 (default: auto)", flag="--dtype"),
             BATCH_SIZE,
             CLOZE_NORM,
-            ModelOption("threads", "torch's CPU threads (default: one per core)", int),
+            ModelOption("threads", "torch's CPU threads (default: one per core)", int, minimum=1),
             ModelOption("attn_implementation", "transformers' attention implementation, e.g. eager or sdpa"),
             ModelOption("low_cpu_mem_usage", "load the weights without a first random copy (from_pretrained)", bool),
             ModelOption("local_files_only", "never download: use the Hub cache only (from_pretrained)", bool),

@@ -382,6 +382,12 @@ class ChatModel:
 
     @functools.cached_property
     def identity(self) -> dict:
+        """Who answers, as the run started (see the module docstring)."""
+        return self.current_identity()
+
+    def current_identity(self) -> dict:
+        """Who answers now: ``identity`` with the model the endpoint serves asked again (the runner compares the
+        two after every batch)."""
         return {
             "kind": "chat",
             "model_id": self.model_id,

@@ -58,6 +58,12 @@ class ClozeModel:
     def identity(self) -> dict:
         return {**self.backend.identity, "scoring": {"method": "cloze", "norm": self.norm}}
 
+    def current_identity(self) -> dict | None:
+        """Who answers now, for a backend that can be asked again (an endpoint's); None for one that cannot change
+        while it runs (local weights)."""
+        current = getattr(self.backend, "current_identity", None)
+        return None if current is None else {**current(), "scoring": {"method": "cloze", "norm": self.norm}}
+
     def choose(self, instances: list[dict], task: Task) -> list[Choice]:
         if task.cloze is None:
             raise ModelError(f"{self.name}: the benchmark {task.name} declares no cloze template")

@@ -23,6 +23,8 @@ def check_clusters(texts, clusters, source):
             raise ModelError(f"{source}: text {index}: clusters must be a list, got {text_clusters!r}")
         spans_of_text = []
         for cluster in text_clusters:
+            if not isinstance(cluster, (list, tuple)):
+                raise ModelError(f"{source}: text {index}: a cluster must be a list of spans, got {cluster!r}")
             spans = []
             for span in cluster:
                 if (

@@ -83,6 +83,10 @@ class CompletionsBackend:
 
     @functools.cached_property
     def identity(self) -> dict:
+        return self.current_identity()
+
+    def current_identity(self) -> dict:
+        """Who answers now: ``identity`` with the model the endpoint serves asked again."""
         return {
             "kind": "completions",
             "model_id": self.model_id,

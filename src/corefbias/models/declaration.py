@@ -35,6 +35,11 @@ class ModelOption:
         Its values' type; text from the command line is read as one (``parse``).
     choices : tuple, default ()
         The values it may take; () for any value of its type.
+    minimum : int or float, optional
+        The smallest value a number may take (a count of at least 1, a timeout above 0 is ``minimum=0`` with
+        ``exclusive=True``).
+    exclusive : bool, default False
+        Whether ``minimum`` itself is refused.
     flag : str or None
         The flag of ``corefbias run`` that gives it (``"--base-url"``); None: ``--model-arg NAME=VALUE`` gives
         it. Kinds declaring the same flag share it; a flag ``run`` has for itself (``--batch-size``) reaches
@@ -66,6 +71,8 @@ class ModelOption:
     type: type = str
     choices: tuple = ()
     flag: str | None = None
+    minimum: float | None = None
+    exclusive: bool = False
     space: str | None = None
     command_line: bool = True
 
@@ -79,6 +86,8 @@ class ModelOption:
                 f"model option {self.name!r}: its flag {self.flag!r} must be --lower-case-words, for an option of "
                 "the command line that is not true/false"
             )
+        if self.minimum is not None and self.type not in (int, float):
+            raise ValueError(f"model option {self.name!r}: only a number has a minimum")
         if not all(isinstance(choice, self.type) for choice in self.choices):
             raise ValueError(f"model option {self.name!r}: its choices {self.choices!r} must be of its type")
 
@@ -94,6 +103,9 @@ class ModelOption:
             raise ValueError(f"expected {_TYPES[self.type]}, got {text!r}") from None
         if self.choices and value not in self.choices:
             raise ValueError(f"expected one of {', '.join(map(str, self.choices))}, got {text!r}")
+        if self.minimum is not None and (value <= self.minimum if self.exclusive else value < self.minimum):
+            bound = f"above {self.minimum}" if self.exclusive else f"of at least {self.minimum}"
+            raise ValueError(f"expected {_TYPES[self.type]} {bound}, got {text!r}")
         return value
 
 

@@ -26,7 +26,7 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .cluster_format import ModelError, check_clusters
-from .http_retry import transient, with_retries
+from .http_retry import DeadlineExceeded, read_within, transient, watched_opener, with_retries
 
 PROTOCOL = "corefbias-coref/1"
 INFO_PATH = "/v1/info"
@@ -134,18 +134,22 @@ class HttpClusterModel:
     """A cluster model behind the protocol at ``url`` (e.g. ``http://127.0.0.1:8808``).
 
     Requests are split into batches of the server's ``max_texts``, ``workers`` of them in flight at
-    once (answers kept in order), so that a server with several replicas is used at its capacity; a
-    connection failure, a timeout, a 5xx or an answer that is not JSON is retried ``retries`` times
-    with exponential backoff (``http_retry``), and the error it then raises says how many attempts were
-    made; a 4xx is not retried. ``opener`` (a urllib ``OpenerDirector``) replaces
-    ``urllib.request.urlopen``, e.g. with ``url_guard.guarded_opener`` where the URL comes from a visitor.
+    once (answers kept in order), so that a server with several replicas is used at its capacity. Each
+    attempt of a request must get its whole answer within ``timeout`` seconds; a connection failure, a
+    passed deadline, a 5xx or an answer that is not JSON is retried ``retries`` times with exponential
+    backoff, the request ending within ``(retries + 1) × timeout`` (``http_retry``), and the error it then
+    raises names the endpoint, the deadline and the attempts made; a 4xx is not retried. ``opener`` (a
+    urllib ``OpenerDirector`` whose connections are ``http_retry.WatchedConnection`` ones) replaces the
+    default one, e.g. with ``url_guard.guarded_opener`` where the URL comes from a visitor.
     """
 
     def __init__(self, url, timeout=120.0, retries=3, backoff=0.5, workers=4, opener=None):
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
+        if not timeout > 0 or retries < 0:
+            raise ValueError(f"need timeout > 0 (seconds) and retries >= 0; got timeout={timeout}, retries={retries}")
         self.url = url.rstrip("/")
-        self._open = opener.open if opener is not None else urllib.request.urlopen
+        self._open = (opener if opener is not None else watched_opener()).open
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -154,12 +158,19 @@ class HttpClusterModel:
 
     @property
     def info(self):
+        """The server's ``GET /v1/info``, as it answered first."""
         if self._info is None:
-            info = self._request("GET", INFO_PATH, None)
-            if not isinstance(info, dict) or info.get("protocol") != PROTOCOL:
-                raise ModelError(f"{self.url} does not speak {PROTOCOL} (its {INFO_PATH} says {info!r})")
-            self._info = info
+            self._info = self._fetch_info()
         return self._info
+
+    def _fetch_info(self):
+        info = self._request("GET", INFO_PATH, None)
+        if not isinstance(info, dict) or info.get("protocol") != PROTOCOL:
+            raise ModelError(f"{self.url} does not speak {PROTOCOL} (its {INFO_PATH} says {info!r})")
+        max_texts = info.get("max_texts", DEFAULT_MAX_TEXTS)
+        if isinstance(max_texts, bool) or not isinstance(max_texts, int) or max_texts < 1:
+            raise ModelError(f"{self.url}{INFO_PATH} says max_texts {max_texts!r}; it must be a positive integer")
+        return info
 
     @property
     def name(self):
@@ -167,8 +178,15 @@ class HttpClusterModel:
 
     @property
     def identity(self):
-        """What the server says it serves; its URL too when it reports no ``revision``."""
-        identity = {"kind": "http", "served_model": self.info.get("model"), "revision": self.info.get("revision")}
+        """What the server said it serves, first; its URL too when it reports no ``revision``."""
+        return self._identity(self.info)
+
+    def current_identity(self):
+        """What the server says it serves now (the runner compares it with ``identity`` after every batch)."""
+        return self._identity(self._fetch_info())
+
+    def _identity(self, info):
+        identity = {"kind": "http", "served_model": info.get("model"), "revision": info.get("revision")}
         if identity["revision"] is None:
             identity["url"] = self.url
         return identity
@@ -176,7 +194,7 @@ class HttpClusterModel:
     def predict_clusters(self, texts):
         from concurrent.futures import ThreadPoolExecutor
 
-        batch_size = int(self.info.get("max_texts") or DEFAULT_MAX_TEXTS)
+        batch_size = self.info.get("max_texts", DEFAULT_MAX_TEXTS)
         batches = [list(texts[start : start + batch_size]) for start in range(0, len(texts), batch_size)]
         with ThreadPoolExecutor(max_workers=min(self.workers, max(len(batches), 1))) as pool:
             answered = list(pool.map(self._predict_batch, batches))
@@ -194,20 +212,27 @@ class HttpClusterModel:
             self.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
         )
 
-        def attempt():
-            with self._open(request, timeout=self.timeout) as response:
-                return json.loads(response.read().decode("utf-8"))
+        def attempt(seconds):
+            return json.loads(read_within(self._open, request, seconds).decode("utf-8"))
 
-        # Said in the error: a failure after the retries is an outage, not one lost packet.
-        spent = f" ({self.retries + 1} attempts)"
         try:
-            return with_retries(attempt, self.retries, self.backoff, _retryable)
+            return with_retries(attempt, self.retries, self.backoff, _retryable, self.timeout)
         except urllib.error.HTTPError as error:
-            tried = spent if _retryable(error) else ""
+            tried = _attempts(error) if _retryable(error) else ""
             raise ModelError(f"{self.url}{path} answered {error.code}: {_error_message(error)}{tried}") from None
+        except DeadlineExceeded as error:
+            raise ModelError(
+                f"{self.url}{path} sent no whole answer within the deadline of {self.timeout:g} s per attempt"
+                f"{_attempts(error)}"
+            ) from None
         except (OSError, http.client.HTTPException, ValueError) as error:
             reason = getattr(error, "reason", error)
-            raise ModelError(f"cannot reach {self.url}{path}: {reason}{spent}") from None
+            raise ModelError(f"cannot reach {self.url}{path}: {reason}{_attempts(error)}") from None
+
+
+def _attempts(error):
+    # Said in the error: a failure after the retries is an outage, not one lost packet.
+    return " ({} attempts)".format(getattr(error, "attempts", 1))
 
 
 def _retryable(error):

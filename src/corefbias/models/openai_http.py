@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Callable
 
 from .base import ModelError
-from .http_retry import transient, with_retries
+from .http_retry import DeadlineExceeded, read_within, transient, watched_opener, with_retries
 
 # The fields of a GET /models entry that describe the model itself. The others change while the model does
 # not: llama.cpp's "created" is the time of the request, the Hugging Face router's "providers" carry live
@@ -37,13 +37,15 @@ class EndpointError(ModelError):
 
 class OpenAIEndpoint:
     """An OpenAI-compatible API at ``base_url`` (e.g. ``http://localhost:8000/v1``), with a bearer ``token``
-    or none, a ``timeout`` per request in seconds, and ``retries`` after the first attempt, waiting
-    ``backoff * 2**attempt`` seconds between them."""
+    or none, ``timeout`` seconds for each attempt of a request to get its whole answer, and ``retries`` after
+    the first attempt, waiting ``backoff * 2**attempt`` seconds between them; a request ends within
+    ``(retries + 1) × timeout`` (``http_retry``)."""
 
     def __init__(self, base_url: str, token: str | None, *, timeout: float, retries: int, backoff: float):
         self.base_url = base_url.rstrip("/")
         self._token = token
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
+        self._open = watched_opener().open
 
     def url(self, path: str) -> str:
         """The full URL of ``path`` (``"/completions"``) under the base URL."""
@@ -60,20 +62,26 @@ class OpenAIEndpoint:
         """The bytes ``request`` is answered with, sent again after each failure ``retryable`` accepts; an
         ``EndpointError`` (caused by the last failure) naming the URL, and the attempts where they were spent."""
 
-        def attempt() -> bytes:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.read()
+        def attempt(seconds: float | None) -> bytes:
+            return read_within(self._open, request, seconds)
 
-        url, spent = request.full_url, f" ({self.retries + 1} attempts)"
+        url = request.full_url
         try:
-            return with_retries(attempt, self.retries, self.backoff, retryable)
+            return with_retries(attempt, self.retries, self.backoff, retryable, self.timeout)
         except urllib.error.HTTPError as error:
             body = self.redact(_error_text(error))
-            tried = spent if retryable(error) else ""
+            tried = _attempts(error) if retryable(error) else ""
             raise EndpointError(self.redact(f"{url} answered {error.code}: {body}{tried}"), error.code, body) from error
-        except (OSError, http.client.HTTPException) as error:  # timeouts, refused or dropped connections
+        except DeadlineExceeded as error:
+            raise EndpointError(
+                self.redact(
+                    f"{url} sent no whole answer within the deadline of {self.timeout:g} s per attempt"
+                    f"{_attempts(error)}"
+                )
+            ) from error
+        except (OSError, http.client.HTTPException) as error:  # refused or dropped connections
             reason = getattr(error, "reason", None) or error
-            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{spent}")) from error
+            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{_attempts(error)}")) from error
 
     def post(self, path: str, payload: dict):
         """POST ``payload`` as JSON to ``path`` and return the decoded JSON answer.
@@ -127,6 +135,11 @@ class OpenAIEndpoint:
         named = [e for e in entries if model_id == e.get("id") or model_id in (e.get("aliases") or ())]
         chosen = named[0] if named else entries[0] if len(entries) == 1 else None
         return None if chosen is None else {key: chosen[key] for key in SERVED_MODEL_FIELDS if key in chosen}
+
+
+def _attempts(error: BaseException) -> str:
+    # Said in the error: a failure after the retries is an outage, not one lost packet.
+    return f" ({getattr(error, 'attempts', 1)} attempts)"
 
 
 def _retryable(error: BaseException) -> bool:

@@ -23,6 +23,7 @@ import urllib.request
 from dataclasses import dataclass
 
 from .cluster_format import ModelError
+from .http_retry import WatchedConnection
 
 # Ranges that embed an IPv4 address a gateway may forward to: NAT64 (RFC 6052, RFC 8215).
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
@@ -155,11 +156,11 @@ class _CheckedConnect:
         return connect(address[0], address[1], timeout, source_address, policy, resolve)
 
 
-class _GuardedHTTPConnection(_CheckedConnect, http.client.HTTPConnection):
+class _GuardedHTTPConnection(_CheckedConnect, WatchedConnection, http.client.HTTPConnection):
     pass
 
 
-class _GuardedHTTPSConnection(_CheckedConnect, http.client.HTTPSConnection):
+class _GuardedHTTPSConnection(_CheckedConnect, WatchedConnection, http.client.HTTPSConnection):
     """TLS is wrapped around the checked socket with the URL's host name, so certificates are still verified."""
 
 
@@ -182,7 +183,8 @@ class _GuardedHTTPSHandler(urllib.request.HTTPSHandler):
 
 
 def guarded_opener(policy: AddressPolicy, resolve=socket.getaddrinfo) -> urllib.request.OpenerDirector:
-    """A urllib opener for http and https whose every connection, redirects included, obeys ``policy``.
+    """A urllib opener for http and https whose every connection, redirects included, obeys ``policy`` (and is
+    cut when its request's deadline passes, ``http_retry.read_within``).
 
     ``resolve`` (``socket.getaddrinfo``'s signature) is replaceable so that tests can stub DNS.
     """

@@ -1,8 +1,9 @@
 """The Space's "Score a file" job: an uploaded predictions file scored on one benchmark, stored as a run.
 
 Scoring is ``corefbias score``'s (``harness.prediction_files.scoring``); this adds the Space's checks (upload
-size, benchmark, significance limits) and turns every reader or matching error into a ``JobError`` the
-page shows.
+size, benchmark, significance limits), turns every reader or matching error into a ``JobError`` the
+page shows, and deletes the upload when the job ends (``uploads.discard``). The run it stores is public: its
+file name and scores are on the leaderboard for every visitor.
 """
 
 from __future__ import annotations
@@ -11,23 +12,25 @@ import time
 from pathlib import Path
 
 from ..harness.prediction_files import format_choices, scoring
-from . import explore, inputs, jobs
+from . import explore, inputs, jobs, uploads
 from .settings import SpaceSettings
 from .store import RunStore
-
-
-def readable_size(size: int) -> str:
-    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size / 2**10:.0f} KiB"
 
 
 def check_upload(path, max_bytes: int) -> Path:
     if not path:
         raise ValueError("upload a predictions file first")
     path = Path(path)
-    size = path.stat().st_size
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ValueError(
+            "the uploaded file is gone (each upload is deleted once it is scored): upload it again"
+        ) from None
     if size > max_bytes:
         raise ValueError(
-            f"the file is {readable_size(size)}; the Space scores files up to {readable_size(max_bytes)} "
+            f"the file is {uploads.readable_size(size)}; the Space scores files up to "
+            f"{uploads.readable_size(max_bytes)} "
             "(run `corefbias score` locally for larger ones)"
         )
     return path
@@ -43,8 +46,10 @@ def score_job(
     seed=0,
     progress: jobs.Progress | None = None,
 ) -> jobs.Job:
-    """Score the uploaded file as ``corefbias score`` does, and store it on the leaderboard."""
+    """Score the uploaded file as ``corefbias score`` does, and store it on the leaderboard; the upload is deleted
+    when the job ends, scored or not."""
     started = time.monotonic()
+    upload = path
     try:
         path = check_upload(path, settings.max_upload_bytes)
         (name,) = inputs.check_benchmarks([benchmark] if benchmark else [])
@@ -67,5 +72,7 @@ def score_job(
     except Exception as error:  # noqa: BLE001 — a bad file gets a message in the page, not a dead app
         raise jobs.JobError(jobs.readable(error)) from error
     finally:
+        if upload:
+            uploads.discard(upload, settings)
         jobs.give_back_freed_memory()
     return jobs.Job(run_id, result, time.monotonic() - started)

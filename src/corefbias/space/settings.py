@@ -51,7 +51,11 @@ class SpaceSettings:
     # recently used go too (API callers that never open Gradio's heartbeat are never seen leaving). Each holds the
     # last leaderboard it was shown: about 0.3 MiB with 100 runs stored.
     max_sessions: int = 200
-    max_upload_bytes: int = 64 * 2**20  # the largest predictions file the Score a file tab accepts
+    max_upload_bytes: int = 64 * 2**20  # the largest predictions file the Score a file tab accepts (at upload)
+    # The most the upload folder may hold (uploads being scored, Gradio's copies of downloads): beyond it uploads are
+    # refused with a message, not left to fill the disk. None for upload_dir: Gradio's ($GRADIO_TEMP_DIR).
+    max_upload_folder_bytes: int = 2**30
+    upload_dir: Path | None = None
     host: str = "127.0.0.1"
     port: int = 7860
     # Endpoint URLs from visitors reach public addresses only, unless the owner allows private ones
@@ -80,6 +84,7 @@ class SpaceSettings:
     def from_env(cls, cards_dir: Path | None = None, models_file: Path | None = None) -> SpaceSettings:
         """``COREFBIAS_SPACE_DATA`` (default ``./space_data``), ``COREFBIAS_SPACE_TIME_LIMIT`` (seconds),
         ``COREFBIAS_SPACE_CONCURRENCY``, ``COREFBIAS_SPACE_MAX_QUEUE``, ``COREFBIAS_SPACE_MAX_SESSIONS``,
+        ``COREFBIAS_SPACE_UPLOAD_BUDGET`` (bytes the upload folder may hold),
         ``GRADIO_SERVER_NAME``, ``GRADIO_SERVER_PORT``, ``COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS`` (1: visitors'
         endpoint URLs may reach private addresses), ``COREFBIAS_SPACE_ALLOWED_ENDPOINTS`` (comma-separated <ip>:<port>),
         ``COREFBIAS_SPACE_MODELS`` (the model list file; default ``models_file``), ``SPACE_ID`` (set by the
@@ -97,6 +102,7 @@ class SpaceSettings:
             concurrency=_int("COREFBIAS_SPACE_CONCURRENCY", 1),
             max_queue=_int("COREFBIAS_SPACE_MAX_QUEUE", 16),
             max_sessions=_int("COREFBIAS_SPACE_MAX_SESSIONS", 200),
+            max_upload_folder_bytes=_int("COREFBIAS_SPACE_UPLOAD_BUDGET", 2**30),
             host=os.environ.get("GRADIO_SERVER_NAME") or "127.0.0.1",
             port=_int("GRADIO_SERVER_PORT", 7860),
             allow_private_endpoints=_flag("COREFBIAS_SPACE_ALLOW_PRIVATE_ENDPOINTS"),

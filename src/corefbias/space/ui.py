@@ -9,6 +9,7 @@ import gradio as gr
 
 from ..harness import extensions
 from ..measures.resampling import SIGNIFICANCE_LEVEL
+from . import uploads
 from .page import compare_tab, explore_tab, learn_tab, run_tab, score_tab
 from .page.shared import QUICK_READ, StoredRuns
 from .serving import RunQueue, forget_sessions_of_leavers
@@ -29,7 +30,9 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
     # Declarations from outside the package ($COREFBIAS_INCLUDE) join the lists the tabs are built from.
     extensions.include_from_environment()
     runs = StoredRuns(RunStore(settings.data_root))
-    with gr.Blocks(title="corefbias: gender bias in coreference", analytics_enabled=False) as demo:
+    with gr.Blocks(
+        title="corefbias: gender bias in coreference", analytics_enabled=False, delete_cache=uploads.DELETE_CACHE
+    ) as demo:
         gr.Markdown(INTRO)
         last_run = gr.State(None)
         with gr.Tabs():
@@ -58,10 +61,11 @@ def build_app(settings: SpaceSettings) -> gr.Blocks:
 
 def launch(demo: gr.Blocks, settings: SpaceSettings, **options):
     """Queue with the Space's limits (at most ``settings.max_queue`` runs waiting; quick reads are never turned
-    away), keep at most ``settings.max_sessions`` sessions, and serve; ``options`` go to ``Blocks.launch``."""
+    away), keep at most ``settings.max_sessions`` sessions, cap uploads and their folder (``uploads``), and serve;
+    ``options`` go to ``Blocks.launch``."""
     demo.queue(default_concurrency_limit=settings.concurrency)
     RunQueue.install(demo, settings.max_queue)
     options.setdefault("server_name", settings.host)
     options.setdefault("server_port", settings.port)
     options.setdefault("state_session_capacity", settings.max_sessions)
-    return demo.launch(allowed_paths=[str(settings.data_root)], **options)
+    return demo.launch(allowed_paths=[str(settings.data_root)], **uploads.launch_options(settings), **options)

@@ -6,7 +6,7 @@ import gradio as gr
 
 from ...benchmarks import BENCHMARKS
 from ...harness.prediction_files import format_choices
-from .. import jobs, score_file
+from .. import jobs, score_file, uploads
 from ..settings import SpaceSettings
 from . import results
 from .shared import StoredRuns, page_error
@@ -18,9 +18,10 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
     with gr.Tab("Score a file", id="score"):
         gr.Markdown(
             "Upload the predictions a coreference system already wrote (CoNLL-2012, jsonlines, AllenNLP, "
-            f"GAP TSV or a run's instances file, up to {score_file.readable_size(settings.max_upload_bytes)}): "
+            f"GAP TSV or a run's instances file, up to {uploads.readable_size(settings.max_upload_bytes)}): "
             "one document per instance of the benchmark, matched by id or by text. The scores are those of "
-            "`corefbias score`."
+            "`corefbias score`. **The scores are public**: the file's name and its scores join the leaderboard, "
+            "which every visitor sees; the file itself is deleted once scored."
         )
         with gr.Row():
             upload = gr.File(label="Predictions file", type="filepath", elem_id="score-upload", scale=2)

@@ -85,9 +85,16 @@ class StoredRuns:
         choices = self.choices()
         if run_id not in {value for _, value in choices}:
             run_id = choices[0][1] if choices else None
-        names = list(self.store.explore_cases(run_id)) if run_id else []
-        benchmark = names[0] if names else None
-        note, cases, page = self.explore_page(run_id, benchmark, 1)
+        try:
+            if run_id:
+                self.store.results(run_id)
+            names = list(self.store.explore_cases(run_id)) if run_id else []
+            benchmark = names[0] if names else None
+            note, cases, page = self.explore_page(run_id, benchmark, 1)
+            downloads = self.downloads(run_id)
+        except ValueError as error:  # an unreadable run shows what is wrong with it; the page still loads
+            names, benchmark, page, cases, downloads = [], None, gr.Dropdown(choices=[1], value=1), "", None
+            note = html.escape(str(error), quote=False)
         return (
             gr.Dropdown(choices=choices, value=run_id),
             gr.Dropdown(choices=names, value=benchmark),
@@ -95,5 +102,5 @@ class StoredRuns:
             note,
             cases,
             gr.Dropdown(choices=choices, value=run_id),
-            self.downloads(run_id),
+            downloads,
         )
