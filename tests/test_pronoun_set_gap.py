@@ -87,14 +87,14 @@ def test_p_values_are_holm_adjusted_across_the_sets():
     rng = np.random.default_rng(11)
     correct = random_templates(60, {"he": 0.8, "she": 0.8, "they": 0.65, "xe": 0.75}, rng)
     result = pronoun_set_gap(**filled(correct), n_bootstrap=2000, seed=4)
-    raw = [result["gap/they_p_unadjusted"], result["gap/xe_p_unadjusted"]]
+    raw = [result["gap/they_unadjusted_p_value"], result["gap/xe_unadjusted_p_value"]]
     assert [result["gap/they_p_value"], result["gap/xe_p_value"]] == comparison.holm(raw)
     # Two sets, by hand: the smaller p-value doubles, the larger is at least that.
     smaller, larger = sorted(raw)
     assert sorted([result["gap/they_p_value"], result["gap/xe_p_value"]]) == pytest.approx(
         [min(1.0, 2 * smaller), max(min(1.0, 2 * smaller), larger)]
     )
-    assert result["gap/they_p_value"] >= result["gap/they_p_unadjusted"]
+    assert result["gap/they_p_value"] >= result["gap/they_unadjusted_p_value"]
 
 
 def test_per_occupation_gaps_and_their_correlation_with_bls_match_scipy():
@@ -160,7 +160,7 @@ def test_compare_form_self_swap_and_holm():
     flipped = (-ba["gap/they_ci_high"], -ba["gap/they_ci_low"])
     assert (ab["gap/they_ci_low"], ab["gap/they_ci_high"]) == pytest.approx(flipped)
     assert ab["gap/they_p_value"] < 0.05  # they: 0.5 against 0.85
-    raw = [ab["gap/they_p_unadjusted"], ab["gap/xe_p_unadjusted"]]
+    raw = [ab["gap/they_unadjusted_p_value"], ab["gap/xe_unadjusted_p_value"]]
     assert [ab["gap/they_p_value"], ab["gap/xe_p_value"]] == comparison.holm(raw)
     with pytest.raises(ValueError, match="one entry per instance"):
         compare_pronoun_set_gaps(model_a["predictions"], model_b["predictions"][:-1], **common)

@@ -46,7 +46,7 @@ Args:
 Returns:
     `accuracy/<set>` for every pronoun set and `accuracy/reference` (mean of the reference sets' accuracies), each
     with `_ci_low` and `_ci_high`; `gap/<set>` for every other set (its accuracy minus `accuracy/reference`) with
-    `gap/<set>_p_value` (two-sided bootstrap against 0, Holm-adjusted across the sets), `gap/<set>_p_unadjusted`,
+    `gap/<set>_p_value` (two-sided bootstrap against 0, Holm-adjusted across the sets), `gap/<set>_unadjusted_p_value`,
     `gap/<set>_ci_low` and `gap/<set>_ci_high` (95% percentile interval); `num_templates`; with occupations
     `occupation_gap/<set>/<occupation>`, and with bls_pct_female `pearson_r_bls/<set>` and
     `pearson_r_bls/<set>_p_value`. All fractions, not percentages. `undefined` maps any score the data leave

@@ -14,7 +14,7 @@ templates of one occupation, participant and case), and is the resampling unit: 
 templates with every pronoun set's instances in them, so template difficulty cancels out of the gap (the
 comparison is paired). Each gap gets a two-sided bootstrap p-value against 0 and a 95% percentile interval; the
 p-values of one call's gaps are then Holm-adjusted as one family (``comparison.holm``): ``gap/<S>_p_value`` is the
-adjusted one, ``gap/<S>_p_unadjusted`` the raw bootstrap p-value. Given occupations, each gap is also reported per
+adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given occupations, each gap is also reported per
 occupation, and correlated over occupations with the occupation's percent female (Winogender's U.S. Bureau of
 Labor Statistics figures, as ``winogender.pearson_correlation`` does for Winogender's preference).
 
@@ -162,7 +162,7 @@ def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets)
 def _reasons(sets: Sequence[str], others: Sequence[str]) -> dict[str, str]:
     # Every template holds every set, so a gap is defined on every resample: its p-value is missing only when
     # significance is off.
-    reasons = {f"gap/{name}_p_unadjusted": "significance was not computed (n_bootstrap=0)" for name in others}
+    reasons = {f"gap/{name}_unadjusted_p_value": "significance was not computed (n_bootstrap=0)" for name in others}
     reasons.update(
         {
             f"accuracy/{name}_p_value": "an accuracy has no null value to test; it is reported with its CI only"
@@ -269,7 +269,7 @@ def pronoun_set_gap(
           sets' accuracies), each with ``_ci_low`` and ``_ci_high`` (95% percentile interval);
         * ``gap/<set>`` for every other set: its accuracy minus ``accuracy/reference``, with
           ``gap/<set>_p_value`` (two-sided bootstrap against 0, Holm-adjusted across the sets),
-          ``gap/<set>_p_unadjusted`` (before the adjustment), ``gap/<set>_ci_low`` and
+          ``gap/<set>_unadjusted_p_value`` (before the adjustment), ``gap/<set>_ci_low`` and
           ``gap/<set>_ci_high``;
         * ``num_templates``;
         * with occupations: ``occupation_gap/<set>/<occupation>``; with bls_pct_female too:
@@ -343,7 +343,7 @@ def pronoun_set_gap(
     raw = [inferences[f"gap/{name}"].p_value for name in others]
     for name, unadjusted, adjusted in zip(others, raw, comparison.holm(raw)):
         inference = inferences[f"gap/{name}"]
-        scores[f"gap/{name}_p_unadjusted"] = unadjusted
+        scores[f"gap/{name}_unadjusted_p_value"] = unadjusted
         inferences[f"gap/{name}"] = Inference(adjusted, inference.ci_low, inference.ci_high, inference.n_valid)
     result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
     if return_unit_rows:
@@ -387,7 +387,7 @@ def compare_pronoun_set_gaps(
     dict
         Per other set: ``gap/<set>`` (A − B), ``gap/<set>_a`` and ``gap/<set>_b`` (each model's gap),
         ``gap/<set>_ci_low``/``_ci_high`` (95%), ``gap/<set>_p_value`` (Holm-adjusted) and
-        ``gap/<set>_p_unadjusted``; ``num_templates``; ``undefined``.
+        ``gap/<set>_unadjusted_p_value``; ``num_templates``; ``undefined``.
 
     Raises
     ------
@@ -441,8 +441,8 @@ def compare_pronoun_set_gaps(
         difference = differences[name]
         scores[name] = difference.difference
         scores[f"{name}_a"], scores[f"{name}_b"] = difference.value_a, difference.value_b
-        scores[f"{name}_p_unadjusted"] = difference.p_value
+        scores[f"{name}_unadjusted_p_value"] = difference.p_value
         inferences[name] = Inference(p_holm, difference.ci_low, difference.ci_high, difference.n_valid)
         if difference.undefined:
-            reasons.update({key: difference.undefined for key in (name, f"{name}_p_unadjusted")})
+            reasons.update({key: difference.undefined for key in (name, f"{name}_unadjusted_p_value")})
     return finalize(scores, reasons, inferences, n_bootstrap=n_resamples)
