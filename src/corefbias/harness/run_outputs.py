@@ -36,6 +36,9 @@ SUMMARY_COLUMNS = (
     "position_bias",
 )
 LOW_PARSE_MARK = "†"
+# Scores with one key per occupation (Winogender's preference, a pronoun set's gap): plotted or read in
+# results.json, not listed in the report's breakdown.
+PER_OCCUPATION = ("preference/", "occupation_gap/")
 POSITION_BIAS_MARK = "‡"
 
 
@@ -109,7 +112,7 @@ def _breakdown(section: dict) -> list[tuple[str, dict]]:
         for key in section
         if key not in significance_keys
         and key != "undefined"
-        and not key.startswith("preference/")
+        and not key.startswith(PER_OCCUPATION)
         and isinstance(section[key], (int, float, type(None)))  # not gap/w's weights list or variant name
     ]
 
