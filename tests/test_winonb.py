@@ -175,3 +175,41 @@ def test_a_quick_run_of_both_sets_writes_every_headline_with_its_interval_and_p_
     # happens to they or xe, so they and xe beat he/she by the share of he/she sentences contradicting a stereotype.
     single = result.runs["winopron"].sections["pronoun_gap/single"]
     assert single["gap/they"] == single["gap/xe"] > 0 and single["gap/they_p_value"] < 0.05
+
+
+def test_a_jsonlines_file_of_token_clusters_is_scored_as_the_run_scores_its_clusters(
+    v0, exported_set, mirror, tmp_path
+):
+    # A system's jsonlines output (tokens, inclusive token spans) that puts every they with the plural noun.
+    import json
+    import re
+
+    from corefbias import cli
+
+    path = tmp_path / "plural.jsonlines"
+    with open(path, "w", encoding="utf-8") as out:
+        for row in rows_of(v0):
+            tokens = list(re.finditer(r"\w+|[^\w\s]", row["text"]))
+            at = {token.start(): index for index, token in enumerate(tokens)}
+            ends = {token.end(): index for index, token in enumerate(tokens)}
+            noun_end = row["candidates"][1]["end"]
+            cluster = [
+                [at[noun_end - len(row["plural_noun"])], ends[noun_end]],
+                [at[row["pronoun"]["start"]], ends[row["pronoun"]["end"]]],
+            ]
+            document = {
+                "doc_key": row["id"],
+                "sentences": [[t.group() for t in tokens]],
+                "predicted_clusters": [cluster],
+            }
+            out.write(json.dumps(document) + "\n")
+    out_dir = tmp_path / "scored"
+    data_dir = exported_set("winonb").parent
+    command = ["--mirror", str(mirror), "score", "--benchmark", "winonb", "--predictions", str(path)]
+    assert (
+        cli.main([*command, "--data-dir", str(data_dir), "--out", str(out_dir), "--no-plots", "--n-bootstrap", "0"])
+        == 0
+    )
+    section = json.loads((out_dir / "results.json").read_text())["benchmarks"]["winonb"]["sections"]["winonb"]
+    assert (section["accuracy_singular"], section["accuracy_plural"], section["no_reading"]) == (0.0, 1.0, 0.0)
+    assert section["num_singular"] + section["num_plural"] == 4077
