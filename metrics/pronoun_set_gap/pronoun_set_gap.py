@@ -25,25 +25,9 @@ the occupations' percent female (U.S. Bureau of Labor Statistics, as Winogender 
 set's per-occupation gap with it.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `str`): the system's answer per instance (e.g. `occupation`, `participant`, `neither`, or
-        a pronoun form); an instance is correct when its prediction equals its reference.
-    references (`list` of `str`): the correct answer per instance.
-    pronoun_sets (`list` of `str`): the pronoun set the instance is filled with, e.g. `he`, `she`, `they`, `xe`
-        (named by its nominative form, whatever the case in the sentence).
-    template_ids (`list` of `str`): the template each instance fills: the same sentence with another pronoun
-        shares its id; every template needs every pronoun set.
-    occupations (`list` of `str`, optional): the template's occupation; gives the per-occupation gaps.
-    bls_pct_female (`list` of `float`, optional): the occupation's percent female per the U.S. Bureau of Labor
-        Statistics (0-100, as in Winogender's occupations-stats.tsv); gives each gap's Pearson r with it over
-        occupations. Needs occupations.
-    reference_sets (`list` of `str`, default ["he", "she"]): the pronoun sets the others are compared with; their
-        accuracies are averaged.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of templates (at most 10,000,000); 0 switches
-        significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    pronoun_gap.pronoun_set_gap,
+    returns="""
     `accuracy/<set>` for every pronoun set and `accuracy/reference` (mean of the reference sets' accuracies), each
     with `_ci_low` and `_ci_high`; `gap/<set>` for every other set (its accuracy minus `accuracy/reference`) with
     `gap/<set>_p_value` (two-sided bootstrap against 0, Holm-adjusted across the sets), `gap/<set>_unadjusted_p_value`,
@@ -51,7 +35,8 @@ Returns:
     `occupation_gap/<set>/<occupation>`, and with bls_pct_female `pearson_r_bls/<set>` and
     `pearson_r_bls/<set>_p_value`. All fractions, not percentages. `undefined` maps any score the data leave
     undefined (returned as None) to the reason.
-Examples:
+""",
+    examples="""
     Two templates, each filled with he, she and they; the model misses "they" in one of them:
 
     >>> import evaluate
@@ -78,7 +63,8 @@ Examples:
     ... )
     >>> results["gap/xe"]
     -0.5
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

@@ -22,23 +22,16 @@ sentences), the errors by kind (singular they read as plural, plural they read a
 them per source when the sources are given.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `str`): the entity the system resolved the pronoun to: `singular`, `plural`
-        or `neither` (no link, or both).
-    references (`list` of `str`): the entity the pronoun refers to (WinoNB's label: 1 `singular`, 0 `plural`).
-    sources (`list` of `str`, optional): the sentence's source (`winogender`, `winobias`, `wsc`, `dpr`); gives every
-        score per source.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of sentences (at most 10,000,000); 0 switches
-        significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    winonb.winonb_accuracy,
+    returns="""
     accuracy, accuracy_singular, accuracy_plural, accuracy_singular_minus_plural, singular_read_as_plural,
     plural_read_as_singular, no_reading, with sources every one again as `<score>/<source>`, num_singular,
     num_plural; `accuracy_singular_minus_plural_p_value` (two-sided bootstrap against 0) and `_ci_low`/`_ci_high`
     (95% percentile interval) for it and the three accuracies. All fractions, not percentages. `undefined` maps any
     score the data leave undefined (returned as None) to the reason.
-Examples:
+""",
+    examples="""
     Two singular and two plural sentences; the system reads every they as plural:
 
     >>> import evaluate
@@ -53,7 +46,8 @@ Examples:
     (0.0, 1.0, -1.0)
     >>> results["singular_read_as_plural/winobias"], results["no_reading"]
     (1.0, 0.0)
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

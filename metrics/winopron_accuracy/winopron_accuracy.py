@@ -24,24 +24,16 @@ upstream's pairings, where an instance counts only if the four pronoun sets of i
 the two answers of its pronoun (`paired_coref_dir/`) are all right; and 95% bootstrap intervals of the accuracies.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `str`): what the system resolved the pronoun to: `occupation`, `participant`
-        or `neither` (no link, or both).
-    references (`list` of `str`): the correct answer, `occupation` or `participant`.
-    occupations (`list` of `str`): the sentence's occupation noun, e.g. `technician`.
-    participants (`list` of `str`): the sentence's participant noun, e.g. `customer`.
-    pronoun_sets (`list` of `str`): the pronoun set, `he`, `she`, `they` or `xe` (whatever the case).
-    cases (`list` of `str`): the pronoun's grammatical case, `nom`, `acc` or `poss`.
-    n_bootstrap (`int`, default 1000): bootstrap resamples (at most 10,000,000); 0 switches significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    winopron.winopron_accuracy,
+    returns="""
     precision, recall, f1, accuracy over every instance, and `<score>/<filter>` for the filters nom, acc, poss, he,
     she, they and xe (e.g. `accuracy/xe`); the same with the prefixes `paired_template/` and `paired_coref_dir/`;
     num_instances; for accuracy and each `accuracy/<filter>`: `_ci_low`, `_ci_high` (95% percentile interval,
     resampling occupation–participant–case groups) and `_p_value` (None: an accuracy has no null). All fractions,
     not percentages. `undefined` maps any score the data leave undefined (returned as None) to the reason.
-Examples:
+""",
+    examples="""
     One template in four pronoun sets; the system names the distractor for "xe":
 
     >>> import evaluate
@@ -62,7 +54,8 @@ Examples:
 
     >>> results["paired_template/accuracy"], results["paired_coref_dir/accuracy/he"]
     (0.0, 1.0)
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

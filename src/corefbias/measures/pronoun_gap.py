@@ -30,8 +30,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import comparison, validation
-from .resampling import Inference, Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import Inference, UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 from .winogender import pearson_correlation
 
 REFERENCE_SETS = ("he", "she")
@@ -159,23 +159,17 @@ def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets)
     return correct, pronoun_sets, chosen, sets, templates, positions
 
 
-def _reasons(sets: Sequence[str], others: Sequence[str]) -> dict[str, str]:
-    # Every template holds every set, so a gap is defined on every resample: its p-value is missing only when
-    # significance is off.
-    reasons = {f"gap/{name}_unadjusted_p_value": "significance was not computed (n_bootstrap=0)" for name in others}
-    reasons.update(
-        {
-            f"accuracy/{name}_p_value": "an accuracy has no null value to test; it is reported with its CI only"
-            for name in (*sets, "reference")
-        }
-    )
-    return reasons
+_NO_NULL = "an accuracy has no null value to test; it is reported with its CI only"
+# Every template holds every set, so a gap is defined on every resample: its p-value is missing only when
+# significance is off.
+_NOT_COMPUTED = "significance was not computed (n_bootstrap=0)"
 
 
 def _occupation_view(
-    rows: np.ndarray, statistic, others, occupations, bls_pct_female, positions, templates, reasons
+    rows: np.ndarray, statistic, others, occupations, bls_pct_female, positions, templates, reasons, cells, p_values
 ) -> dict:
-    """Per occupation, each set's gap; and its Pearson r over occupations with the percent female (BLS)."""
+    """Per occupation, each set's gap (``occupation_gap/<set>`` in the occupation's group); and its Pearson r over
+    occupations with the percent female (BLS), whose p-values go to ``p_values``."""
     occupations = validation.check_ids("occupations", occupations, integers=False)
     per_template = _one_per_template("occupation", occupations, positions, templates)
     names = sorted(set(per_template))
@@ -185,9 +179,9 @@ def _occupation_view(
     per_occupation = statistic(by_occupation)
     scores: dict = {}
     for name in others:
-        scores.update(
-            {f"occupation_gap/{name}/{job}": value for job, value in zip(names, per_occupation[f"gap/{name}"])}
-        )
+        for job, value in zip(names, per_occupation[f"gap/{name}"]):
+            scores[f"occupation_gap/{name}/{job}"] = value
+            cells[f"occupation_gap/{name}/{job}"] = (Cell(group=job), f"occupation_gap/{name}")
     if bls_pct_female is None or all(value is None for value in bls_pct_female):
         return scores
     percents = validation.check_numbers(
@@ -206,9 +200,8 @@ def _occupation_view(
     female = [by_job[job] for job in names]
     for name in others:
         key = f"pearson_r_bls/{name}"
-        r, p_value = pearson_correlation(per_occupation[f"gap/{name}"], female)
-        scores[key], scores[f"{key}_p_value"] = r, p_value
-        reasons[key] = reasons[f"{key}_p_value"] = (
+        scores[key], p_values[key] = pearson_correlation(per_occupation[f"gap/{name}"], female)
+        reasons[key] = (
             f"needs at least 3 occupations and neither the {name} gap nor bls_pct_female constant across them"
         )
     return scores
@@ -225,8 +218,7 @@ def pronoun_set_gap(
     reference_sets: Sequence[str] = REFERENCE_SETS,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """The accuracy gap of each pronoun set to the reference sets (he/she), paired over templates.
 
     The bootstrap resamples templates; the gaps' p-values are Holm-adjusted across the pronoun sets.
@@ -256,14 +248,12 @@ def pronoun_set_gap(
         bootstrap resamples of templates (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (all scores are fractions, not percentages):
+    MeasureResult
+        The scores, with the unit rows its significance resampled (a paired comparison of two models resamples
+        them again). Its flat keys (all scores are fractions, not percentages):
 
         * ``accuracy/<set>`` for every pronoun set, ``accuracy/reference`` (mean of the reference
           sets' accuracies), each with ``_ci_low`` and ``_ci_high`` (95% percentile interval);
@@ -272,7 +262,8 @@ def pronoun_set_gap(
           ``gap/<set>_unadjusted_p_value`` (before the adjustment), ``gap/<set>_ci_low`` and
           ``gap/<set>_ci_high``;
         * ``num_templates``;
-        * with occupations: ``occupation_gap/<set>/<occupation>``; with bls_pct_female too:
+        * with occupations: ``occupation_gap/<set>/<occupation>`` (the score ``occupation_gap/<set>`` in the
+          occupation's group); with bls_pct_female too:
           ``pearson_r_bls/<set>`` and ``pearson_r_bls/<set>_p_value``;
         * ``undefined``: every key whose value is None, mapped to the reason.
 
@@ -283,8 +274,8 @@ def pronoun_set_gap(
         occupation is not a non-empty string, or a template id not a string or an integer; a
         reference set has no instances, or no other set is given; a template lacks a pronoun set
         or has two occupations; ``bls_pct_female`` is given for some rows only, outside 0-100, has
-        two values for one occupation, or is given without occupations; or ``n_bootstrap``,
-        ``seed`` or ``return_unit_rows`` is invalid.
+        two values for one occupation, or is given without occupations; or ``n_bootstrap`` or
+        ``seed`` is invalid.
 
     Notes
     -----
@@ -321,7 +312,7 @@ def pronoun_set_gap(
         template_ids=template_ids,
         optional={"occupations": occupations, "bls_pct_female": bls_pct_female},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     if bls_pct_female is not None and occupations is None:
         raise ValueError("bls_pct_female is per occupation: give occupations with it, or leave it out")
     correct, labels, chosen, sets, templates, positions = _inputs(
@@ -332,10 +323,14 @@ def pronoun_set_gap(
     others = [name for name in sets if name not in chosen]
     scores = statistic(rows.sum(axis=0))
     scores["num_templates"] = len(templates)
-    reasons = _reasons(sets, others)
+    reasons = {f"gap/{name}_unadjusted_p_value": _NOT_COMPUTED for name in others}
+    cells: dict = {}
+    p_values: dict = {}
     if occupations is not None:
         scores.update(
-            _occupation_view(rows, statistic, others, occupations, bls_pct_female, positions, templates, reasons)
+            _occupation_view(
+                rows, statistic, others, occupations, bls_pct_female, positions, templates, reasons, cells, p_values
+            )
         )
     nulls = {f"accuracy/{name}": None for name in (*sets, "reference")}
     nulls.update({f"gap/{name}": 0.0 for name in others})
@@ -345,11 +340,20 @@ def pronoun_set_gap(
         inference = inferences[f"gap/{name}"]
         scores[f"gap/{name}_unadjusted_p_value"] = unadjusted
         inferences[f"gap/{name}"] = Inference(adjusted, inference.ci_low, inference.ci_high, inference.n_valid)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        tested = tuple(f"gap/{name}" for name in others)
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tested))
-    return result
+    return measure_result(
+        "pronoun_set_gap",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        p_values=p_values,
+        significance_reasons={
+            **{f"accuracy/{name}": _NO_NULL for name in (*sets, "reference")},
+            **{key: reasons[key] for key in p_values},
+        },
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(f"gap/{name}" for name in others)),
+    )
 
 
 def compare_pronoun_set_gaps(
@@ -362,7 +366,7 @@ def compare_pronoun_set_gaps(
     reference_sets: Sequence[str] = REFERENCE_SETS,
     n_resamples: int = 10_000,
     seed: int = 0,
-) -> dict:
+) -> MeasureResult:
     """Does model A's gap of each pronoun set differ from model B's, on the same templates?
 
     Each set's ``gap/<set>`` of A minus that of B (``comparison.paired_difference``: a paired bootstrap of
@@ -384,8 +388,9 @@ def compare_pronoun_set_gaps(
 
     Returns
     -------
-    dict
-        Per other set: ``gap/<set>`` (A − B), ``gap/<set>_a`` and ``gap/<set>_b`` (each model's gap),
+    MeasureResult
+        Per other set: ``gap/<set>`` (A − B), ``gap/<set>_a`` and ``gap/<set>_b`` (each model's gap, the score
+        ``gap/<set>`` in the condition ``a`` or ``b``),
         ``gap/<set>_ci_low``/``_ci_high`` (95%), ``gap/<set>_p_value`` (Holm-adjusted) and
         ``gap/<set>_unadjusted_p_value``; ``num_templates``; ``undefined``.
 
@@ -420,7 +425,7 @@ def compare_pronoun_set_gaps(
     )
     if not validation.is_integer(n_resamples, low=1, high=validation.MAX_BOOTSTRAP):
         raise ValueError(f"n_resamples must be an integer from 1 to {validation.MAX_BOOTSTRAP:,}, got {n_resamples!r}")
-    validation.check_significance(0, seed, False)
+    validation.check_significance(0, seed)
     correct_a, labels, chosen, sets, templates, positions = _inputs(
         predictions_a, references, pronoun_sets, template_ids, reference_sets
     )
@@ -445,4 +450,11 @@ def compare_pronoun_set_gaps(
         inferences[name] = Inference(p_holm, difference.ci_low, difference.ci_high, difference.n_valid)
         if difference.undefined:
             reasons.update({key: difference.undefined for key in (name, f"{name}_unadjusted_p_value")})
-    return finalize(scores, reasons, inferences, n_bootstrap=n_resamples)
+    return measure_result(
+        "compare_pronoun_set_gaps",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_resamples,
+        cells={f"{name}_{model}": (Cell(condition=model), name) for name in names for model in ("a", "b")},
+    )

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 
 PREDICTIONS = ("singular", "plural", "neither")
 NUMBERS = ("singular", "plural")
@@ -95,8 +95,7 @@ def winonb_accuracy(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """WinoNB's accuracy of reading *they* as singular or plural, overall, per label and per source.
 
     The bootstrap resamples sentences.
@@ -114,14 +113,12 @@ def winonb_accuracy(
         bootstrap resamples of sentences (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (fractions, not percentages):
+    MeasureResult
+        The scores (a source is a score's group), with the unit rows its significance resampled; its primary
+        score is ``accuracy_singular_minus_plural``. Its flat keys (fractions, not percentages):
 
         * ``accuracy``, ``accuracy_singular``, ``accuracy_plural``, ``accuracy_singular_minus_plural``;
         * ``singular_read_as_plural``, ``plural_read_as_singular``, ``no_reading`` (the errors by kind);
@@ -135,8 +132,7 @@ def winonb_accuracy(
     ------
     ValueError
         If the inputs differ in length or are empty; a prediction or reference is not one of the
-        labels above; a source is not a non-empty string; or ``n_bootstrap``, ``seed`` or
-        ``return_unit_rows`` is invalid.
+        labels above; a source is not a non-empty string; or ``n_bootstrap`` or ``seed`` is invalid.
 
     Notes
     -----
@@ -165,7 +161,7 @@ def winonb_accuracy(
     (1.0, 0.5)
     """
     validation.check_lengths(predictions=predictions, references=references, optional={"sources": sources})
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     predictions = validation.check_labels("predictions", predictions, PREDICTIONS)
     references = validation.check_labels("references", references, NUMBERS)
     names: tuple[str, ...] = ()
@@ -177,7 +173,7 @@ def winonb_accuracy(
     scores = statistic(rows.sum(axis=0))
     scores["num_singular"] = references.count("singular")
     scores["num_plural"] = references.count("plural")
-    reasons = {f"{name}_p_value": _NO_NULL for name, null in SIGNIFICANCE_NULLS.items() if null is None}
+    reasons = {}
     for group in ("", *(f"/{name}" for name in names)):
         where = f" of source {group[1:]}" if group else ""
         for gold in NUMBERS:
@@ -186,7 +182,15 @@ def winonb_accuracy(
         reasons[f"singular_read_as_plural{group}"] = f"no sentence{where} has a singular they"
         reasons[f"plural_read_as_singular{group}"] = f"no sentence{where} has a plural they"
     inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, (DIFFERENCE,)))
-    return result
+    cells = {key: (Cell(group=key.split("/", 1)[1]), key.split("/", 1)[0]) for key in scores if "/" in key}
+    return measure_result(
+        "winonb_accuracy",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary=DIFFERENCE,
+        significance_reasons={name: _NO_NULL for name, null in SIGNIFICANCE_NULLS.items() if null is None},
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, (DIFFERENCE,)),
+    )

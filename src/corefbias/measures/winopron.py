@@ -28,8 +28,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 
 PREDICTIONS = ("occupation", "participant", "neither")
 ANSWERS = ("occupation", "participant")
@@ -43,7 +43,9 @@ _COUNTS = ("tp", "fp", "n")
 
 
 def score_name(score: str, pairing: str | None = None, kept: str | None = None) -> str:
-    """The result key of one score: ``accuracy``, ``accuracy/they``, ``paired_template/f1/nom``, ...
+    """The flat key of one score: ``accuracy``, ``accuracy/they``, ``paired_template/f1/nom``, ...
+
+    In the structure, the filter is the score's group and the pairing its condition (``paired_template``).
 
     Examples
     --------
@@ -145,8 +147,7 @@ def winopron_accuracy(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """WinoPron's precision, recall, F1 and accuracy per pronoun set and case, unpaired and paired, as upstream.
 
     The bootstrap resamples (occupation, participant, case) groups.
@@ -170,14 +171,12 @@ def winopron_accuracy(
         bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (fractions, not percentages):
+    MeasureResult
+        The scores (a filter is a score's group, a pairing its condition), with the unit rows its significance
+        resampled. Its flat keys (fractions, not percentages):
 
         * ``precision``, ``recall``, ``f1``, ``accuracy`` over every instance, and the same with
           ``/<filter>`` for the filters `nom`, `acc`, `poss`, `he`, `she`, `they`, `xe` (e.g.
@@ -193,8 +192,8 @@ def winopron_accuracy(
     ValueError
         If the inputs differ in length or are empty; a prediction, reference, pronoun set or case
         is not one of the labels above; an occupation or participant is not a non-empty string, or
-        an instance's occupation and participant are the same noun; or ``n_bootstrap``, ``seed`` or
-        ``return_unit_rows`` is invalid.
+        an instance's occupation and participant are the same noun; or ``n_bootstrap`` or ``seed`` is
+        invalid.
 
     Notes
     -----
@@ -240,7 +239,7 @@ def winopron_accuracy(
         pronoun_sets=pronoun_sets,
         cases=cases,
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     validation.check_labels("predictions", predictions, PREDICTIONS)
     validation.check_labels("references", references, ANSWERS)
     validation.check_labels("pronoun_sets", pronoun_sets, PRONOUN_SETS)
@@ -263,14 +262,24 @@ def winopron_accuracy(
     )
     scores = statistic(rows.sum(axis=0))
     scores["num_instances"] = len(predictions)
-    reasons = {
-        f"{name}_p_value": "an accuracy has no null value to test; it is reported with its CI only" for name in TESTED
-    }
+    reasons = {}
+    cells = {}
     for pairing, kept in _CELLS:
-        for score in ("recall", "f1", "accuracy"):
-            reasons[score_name(score, pairing, kept)] = f"no instance with {kept} was given"
+        for score in SCORES:
+            key = score_name(score, pairing, kept)
+            reasons[key] = f"no instance with {kept} was given"
+            if pairing is not None or kept is not None:
+                cells[key] = (Cell(None if pairing is None else f"paired_{pairing}", kept), score)
     inferences = bootstrap_test(rows, statistic, dict.fromkeys(TESTED), n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, TESTED))
-    return result
+    return measure_result(
+        "winopron_accuracy",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        significance_reasons=dict.fromkeys(
+            TESTED, "an accuracy has no null value to test; it is reported with its CI only"
+        ),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, TESTED),
+    )

@@ -19,7 +19,6 @@ def score(rows, decisions, n_bootstrap, seed):
             data["source"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
     }
 

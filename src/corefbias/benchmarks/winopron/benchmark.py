@@ -25,7 +25,6 @@ def score(rows, decisions, n_bootstrap, seed):
             data["case"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
         sections[f"pronoun_gap/{config}"] = pronoun_gap.pronoun_set_gap(
             answers,
@@ -36,7 +35,6 @@ def score(rows, decisions, n_bootstrap, seed):
             data["bls_pct_female"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
     return sections
 
