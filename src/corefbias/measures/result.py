@@ -54,6 +54,10 @@ class Cell(NamedTuple):
     def describe(self) -> str:
         """The cell in words, for messages.
 
+        Returns
+        -------
+        str
+
         Examples
         --------
         >>> Cell().describe(), Cell(group="female").describe(), Cell("pro", 3).describe()
@@ -122,11 +126,22 @@ class Estimate:
         return f"Estimate({', '.join(parts)})"
 
     def flat(self) -> dict[str, float | int | None]:
-        """The score and its reported significance under their flat keys."""
+        """The score and its reported significance under their flat keys.
+
+        Returns
+        -------
+        dict
+            ``{key: value, "<key>_p_value": ..., ...}`` for the reported fields.
+        """
         return {self.key: self.value, **{f"{self.key}_{name}": getattr(self, name) for name in self.reported}}
 
     def reasons(self) -> dict[str, str]:
-        """Flat key → why it is None, for the score and each reported significance field left None."""
+        """Flat key → why it is None, for the score and each reported significance field left None.
+
+        Returns
+        -------
+        dict of str to str
+        """
         found = {} if self.value is not None or self.undefined is None else {self.key: self.undefined}
         for name in self.reported:
             if getattr(self, name) is None and name in self.significance_undefined:
@@ -134,7 +149,13 @@ class Estimate:
         return found
 
     def to_json(self) -> dict:
-        """The estimate as ``results.json`` holds it (``corefbias.harness.result_schema.EstimateScores``)."""
+        """The estimate as ``results.json`` holds it (``corefbias.harness.result_schema.EstimateScores``).
+
+        Returns
+        -------
+        dict
+            ``key``, ``value``, ``undefined``, and the reported significance fields with their reasons.
+        """
         data: dict[str, Any] = {"key": self.key, "value": self.value, "undefined": self.undefined}
         if self.reported:
             data.update({name: getattr(self, name) for name in self.reported})
@@ -143,7 +164,17 @@ class Estimate:
 
     @classmethod
     def from_json(cls, data: Mapping) -> Estimate:
-        """The estimate :meth:`to_json` wrote."""
+        """The estimate :meth:`to_json` wrote.
+
+        Parameters
+        ----------
+        data : mapping
+            What :meth:`to_json` returned (or ``results.json`` holds).
+
+        Returns
+        -------
+        Estimate
+        """
         reported = tuple(name for name in SIGNIFICANCE_SUFFIXES if name in data)
         return cls(
             data["key"],
@@ -253,11 +284,27 @@ class MeasureResult(Mapping):
         return self._unit_rows
 
     def estimates(self) -> tuple[Entry, ...]:
-        """Every ``(cell, score, estimate)``, in the order the flat view lists them."""
+        """Every ``(cell, score, estimate)``, in the order the flat view lists them.
+
+        Returns
+        -------
+        tuple of (Cell, str, Estimate)
+        """
         return self._entries
 
     def estimate(self, score: str, *, group: Hashable | None = None, condition: Hashable | None = None) -> Estimate:
         """The estimate of ``score`` in the given group and condition (both None: overall).
+
+        Parameters
+        ----------
+        score : str
+            The score's name in its cell (``diff``, not ``diff/female``).
+        group, condition : label, optional
+            Where it was measured.
+
+        Returns
+        -------
+        Estimate
 
         Raises
         ------
@@ -336,6 +383,13 @@ class MeasureResult(Mapping):
         ``MetricFrame.difference``: the largest minus the smallest group value (``between_groups``), or the largest
         distance of a group's value from the overall value (``to_overall``).
 
+        Parameters
+        ----------
+        score : str, optional
+            A score measured per group (default: the primary score).
+        method : str, default "between_groups"
+            ``between_groups`` or ``to_overall``.
+
         Returns
         -------
         Estimate
@@ -377,6 +431,15 @@ class MeasureResult(Mapping):
         """This result with every score that is not a count, and its significance, undefined for ``reason``.
 
         Counts (integers) describe the data, not the model, and stay; so do the extras.
+
+        Parameters
+        ----------
+        reason : str
+            Why every score is undefined.
+
+        Returns
+        -------
+        MeasureResult
 
         Examples
         --------
@@ -482,6 +545,12 @@ class MeasureResult(Mapping):
         ``measure_result``: ``corefbias.harness.result_schema.MeasureResultScores``); labels kept as given, in lists
         rather than as object keys.
 
+        Returns
+        -------
+        dict
+            ``measure``, ``primary``, ``overall``, ``by_group``, ``by_condition``, ``by_condition_and_group``,
+            ``extras``.
+
         Examples
         --------
         >>> result = measure_result("toy", {"diff": 0.5, "diff/a": 1.0}, cells={"diff/a": (Cell(group="a"), "diff")})
@@ -522,6 +591,10 @@ class MeasureResult(Mapping):
         :meth:`structure`, which :meth:`from_json` reads. Where two labels would collide in the flat view, the
         section holds the structure alone.
 
+        Returns
+        -------
+        dict
+
         Examples
         --------
         >>> result = measure_result("toy", {"diff": 0.5, "diff/a": 1.0}, cells={"diff/a": (Cell(group="a"), "diff")})
@@ -541,6 +614,16 @@ class MeasureResult(Mapping):
     def from_json(cls, section: Mapping) -> MeasureResult:
         """The result of a ``results.json`` section: the structure :meth:`to_json` wrote under ``measure_result``,
         or, for a flat section (schema versions 1 and 2; a flat dict of scores), :meth:`from_flat` of it.
+
+        Parameters
+        ----------
+        section : mapping
+            A ``results.json`` section, or a flat dict of scores.
+
+        Returns
+        -------
+        MeasureResult
+            Without unit rows, which results.json does not keep.
 
         Raises
         ------
@@ -589,6 +672,17 @@ class MeasureResult(Mapping):
         under its flat key; ``<key>_p_value``, ``<key>_ci_low`` and ``<key>_ci_high`` become the significance of
         ``<key>`` where it is there, and keys that hold no number (lists, names) the extras. Its flat view is the
         section itself.
+
+        Parameters
+        ----------
+        section : mapping
+            The flat dict.
+        measure : str, optional
+            The measure's name, where known.
+
+        Returns
+        -------
+        MeasureResult
 
         Raises
         ------
