@@ -21,6 +21,7 @@ import pytest
 from test_hf_cloze import SMOLLM2
 
 from corefbias import cli
+from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import extensions, prediction_cache, runner
 from corefbias.harness.ray_executor import RayExecutor
 from corefbias.models.base import ModelError
@@ -156,13 +157,14 @@ def test_two_replicas_give_the_local_run_of_every_benchmark(cluster, data_dir, m
     spread = _run(
         "baseline:stereotype", data_dir, mirror, tmp_path / "ray.sqlite", ["all"], RayExecutor(replicas=2), **settings
     )
-    assert len(local.runs) == 7 and sum(len(run.instances) for run in local.runs.values()) == 94
+    total = sum(len(run.instances) for run in local.runs.values())
+    assert set(local.runs) == set(BENCHMARKS) and total == sum(len(run.instances) for run in spread.runs.values())
     assert _scores(spread) == _scores(local)
     assert spread.provenance["model"] == local.provenance["model"]  # same identity, same cache key
     assert spread.settings == {**local.settings, "executor": "ray", "replicas": 2}
-    assert sum(run.num_predicted for run in spread.runs.values()) == 94
+    assert sum(run.num_predicted for run in spread.runs.values()) == total
     with prediction_cache.PredictionCache(tmp_path / "ray.sqlite") as cache:
-        assert cache.count() == 94
+        assert cache.count() == total
     again = _run(
         "baseline:stereotype", data_dir, mirror, tmp_path / "ray.sqlite", ["all"], RayExecutor(replicas=2), **settings
     )
