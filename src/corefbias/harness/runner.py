@@ -171,8 +171,13 @@ def ask(model, task: Task, rows: list[dict]) -> list:
             raise ModelError(f"{model.name}: expected {len(rows)} choices, got {choices!r:.200}")
         return [choice_output(choice) for choice in choices]
     if isinstance(model, ClusterModel):
-        clusters = model.predict_clusters([row["text"] for row in rows])
-        return [[[list(span) for span in cluster] for cluster in text] for text in clusters]
+        # Questions about one document (GICoref) share its text: the model reads each text once.
+        texts = list(dict.fromkeys(row["text"] for row in rows))
+        predicted = model.predict_clusters(texts)
+        if len(predicted) != len(texts):
+            raise ModelError(f"{model.name}: expected clusters for {len(texts)} texts, got {len(predicted)}")
+        clusters = dict(zip(texts, predicted))
+        return [[[list(span) for span in cluster] for cluster in clusters[row["text"]]] for row in rows]
     raise ModelError(f"{model!r} is neither a cluster model nor a choice model")
 
 
