@@ -106,9 +106,9 @@ def condition_accuracy_gap(
     Returns
     -------
     MeasureResult
-        Per condition (``by_condition``) its ``accuracy`` with a 95% interval and its ``count``; overall, each
-        other condition's ``gap/<C>`` (a comparison of two conditions; primary: none, as a call holds several) with
-        a Holm-adjusted p-value and a 95% interval, ``num_instances`` and ``num_units``. Flat keys:
+        Overall (what headlines read): each condition's ``accuracy/<C>`` with a 95% interval, each other
+        condition's ``gap/<C>`` with a Holm-adjusted p-value and a 95% interval (primary: none, as a call holds
+        several), ``num_instances`` and ``num_units``; per condition (``by_condition``) its ``count``. Flat keys:
         ``accuracy/<C>`` (with ``_ci_low``, ``_ci_high``), ``gap/<C>`` (with ``_p_value``, ``_ci_low``,
         ``_ci_high``), ``count/<C>``, ``num_instances``, ``num_units``; the extras ``reference`` and
         ``gap_unadjusted_p_value`` (condition → the gap's bootstrap p-value before Holm's adjustment).
@@ -135,8 +135,8 @@ def condition_accuracy_gap(
     ... )
     >>> result["accuracy/original"], result["accuracy/ent"], result["gap/ent"]
     (1.0, 0.5, -0.5)
-    >>> result.by_condition["ent"]["accuracy"].value, result.overall["gap/ent"].value, result["num_units"]
-    (0.5, -0.5, 2)
+    >>> result.overall["gap/ent"].value, result.by_condition["ent"]["count"].value, result["num_units"]
+    (-0.5, 2, 2)
     """
     validation.check_lengths(predictions=predictions, references=references, conditions=conditions, units=units)
     validation.check_significance(n_bootstrap, seed)
@@ -171,10 +171,7 @@ def condition_accuracy_gap(
     counts = {f"count/{c}": int(rows[:, 2 * index].sum()) for index, c in enumerate(order)}
     scores.update(counts, num_instances=len(predictions), num_units=len(found_units))
     reasons = {f"gap/{c}": f"the {c!r} or the {reference!r} accuracy is undefined" for c in others}
-    cells = {
-        **{f"accuracy/{c}": (Cell(condition=c), "accuracy") for c in order},
-        **{f"count/{c}": (Cell(condition=c), "count") for c in order},
-    }
+    cells = {f"count/{c}": (Cell(condition=c), "count") for c in order}
     return measure_result(
         "condition_accuracy_gap",
         scores,
