@@ -97,6 +97,27 @@ def type_of_span(text: str, span: tuple[int, int], gold_types: dict[tuple[int, i
     return found if found is not None else word_type(text[span[0] : span[1]])
 
 
+def nesting(document: Document) -> set[Mention]:
+    """The mentions that hold another mention or lie inside one ("hir husband" holds "hir"). A cluster's links to
+    a candidate are read by containment (``corefbias.harness.cluster_links``), so such a mention would take the
+    other's links: it is never a candidate.
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks.gicoref.files import Mention
+    >>> inner, outer, alone = Mention(2, 2, 2), Mention(2, 3, 3), Mention(5, 6, 1)
+    >>> sorted(m.first * 10 + m.last for m in nesting(Document("d", (), (), (inner, outer, alone))))
+    [22, 23]
+    """
+    found = set()
+    for mention in document.mentions:
+        for other in document.mentions:
+            if other is not mention and (other.first, other.last) != (mention.first, mention.last):
+                if other.first <= mention.first and mention.last <= other.last:
+                    found.update((mention, other))
+    return found
+
+
 @dataclass(frozen=True)
 class Question:
     """One third-person pronoun of a document and the people it may refer to."""
@@ -109,8 +130,9 @@ class Question:
 
 def questions(document: Document) -> list[Question]:
     """Every third-person pronoun that can be asked about: a gold mention of a pronoun type (``PRONOUN_TYPES``; not
-    one marked as misgendering) whose entity has a name or nominal mention before it in its window, with at least
-    one other entity's too; the candidates are each such entity's nearest one.
+    one marked as misgendering) whose entity has a name or nominal mention before it in its window (the pronoun's
+    sentence and the ``WINDOW_SENTENCES`` before); the candidates are each entity's nearest such mention, none of
+    them nesting with another mention (``nesting``).
 
     Examples
     --------
@@ -121,6 +143,7 @@ def questions(document: Document) -> list[Question]:
     >>> asked.pronoun_type, [(c.first, c.entity) for c in asked.candidates]
     ('neopronoun', [(0, 1), (2, 2)])
     """
+    nested = nesting(document)
     found = []
     for pronoun in document.mentions:
         kind = mention_type(pronoun, document)
@@ -131,7 +154,7 @@ def questions(document: Document) -> list[Question]:
         for mention in document.mentions:
             if mention.last >= pronoun.first or document.sentences[mention.first] < sentence - WINDOW_SENTENCES:
                 continue
-            if mention_type(mention, document) not in ("name_or_nominal", "misgendering"):
+            if mention_type(mention, document) not in ("name_or_nominal", "misgendering") or mention in nested:
                 continue
             known = nearest.get(mention.entity)
             if known is None or (mention.first, -mention.last) > (known.first, -known.last):
