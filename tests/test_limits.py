@@ -23,6 +23,10 @@ def instances_at(limit: int) -> dict[str, int]:
         "sowinobias": 4 * limit,
         "dawinobias": 8 * limit + 2 * min(limit, 4) + 2 * min(limit, 1),  # test, validation; 4 + 1 odd validation pairs
         "abc": 6 * limit,  # triplets of female and of male occupations
+        # texts of each source (Wikipedia, periodicals, fan fiction) with all their pronoun questions: the numbers of
+        # questions of the texts that hash first in each source
+        "gicoref": {1: 60, 3: 224, 5: 277, 40: 1131}[limit],
+        "map": 20 * limit,  # snippets with a feminine and with a masculine original pronoun, ten versions each
     }
 
 
@@ -54,7 +58,7 @@ def _unit_rows(parts, unit) -> dict:
 def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, name):
     benchmark, parts = BENCHMARKS[name], full_parts[name]
     cells = design_cells(parts, benchmark)
-    assert len(cells) == {"winobias": 5, "dawinobias": 6}.get(name, 2)
+    assert len(cells) == {"winobias": 5, "dawinobias": 6, "gicoref": 3}.get(name, 2)
     full_rows = _unit_rows(parts, benchmark.unit)
     kept = {}
     for limit in (1, 3):

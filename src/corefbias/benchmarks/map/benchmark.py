@@ -58,7 +58,7 @@ BENCHMARK = Benchmark(
     parts=(("default", "test"),),
     language="en",
     unit="snippet_id",
-    metric_modules=("condition_accuracy_gap", "annotator_agreement"),
+    metric_modules=("condition_accuracy_gap",),
     description="MAP: accuracy with each kind of gender cue removed (names, pronouns, terms of address, gendered "
     "nouns) against the original snippets, paired over snippets; the annotators' accuracy and agreement beside it",
     score=score,
