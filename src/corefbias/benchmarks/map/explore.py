@@ -27,7 +27,10 @@ def snippet_cases(pairs: Pairs, condition: str | None = None) -> list[dict]:
         title = f"snippet {snippet}: {verdict} on the original, wrong on {wrong} of {len(answered) - 1} ablations"
         members = []
         for ablation in (ablation for ablation in ORDER if ablation in rows):
-            shown = member(f"{ablation} (answer {rows[ablation][0]['answer']})", *rows[ablation])
+            row = rows[ablation][0]
+            referent = {"A": 0, "B": 1}.get(row["answer"])
+            answer = row["answer"] if referent is None else row["candidates"][referent]["text"]
+            shown = member(f"{ablation} (answer: {answer})", *rows[ablation])
             members.append({**shown, "correct": answered[ablation]})  # MAP's scale: 'either' is no link's answer
         found.append(((not original, -wrong, snippet), {"title": title, "members": members}))
     return [case for _, case in sorted(found, key=lambda item: item[0])]
