@@ -181,7 +181,7 @@ def test_each_metric_folder_has_a_page_with_its_worked_example_and_its_metric_ca
     for name in measures:
         text = page_text(site, f"measures/{name}")
         assert "Worked example" in text and "Values from Popular Papers" in text, name
-        assert name in page_text(site, "measures"), name  # its row of the index table
+        assert name in page_text(site, "measures/index"), name  # its row of the index table
 
 
 def test_the_performance_page_shows_every_benchmark_script(site):

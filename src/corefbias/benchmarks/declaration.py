@@ -198,6 +198,10 @@ class Benchmark:
         ``citation.bib``); not with ``export``.
     export : Path or None, default None
         A folder holding a script-free export of ``dataset``; not with ``builders``.
+    document_column : str or None, default None
+        For questions about longer documents (GICoref): the column naming each instance's document, every
+        instance of which holds the whole document as its ``text``. A predictions file then gives each document
+        once (matched by this column's value, or by its text), and its clusters answer every instance of it.
 
     Raises
     ------
@@ -251,6 +255,7 @@ class Benchmark:
     space_default: bool = False
     builders: Path | None = None
     export: Path | None = None
+    document_column: str | None = None
 
     def __post_init__(self):
         if not self.parts:

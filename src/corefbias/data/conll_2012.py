@@ -1,7 +1,9 @@
 """CoNLL-2012 coreference files, read once for the WinoBias builder (its gold key files) and for
 ``corefbias score`` (a system's responses): ``#begin document (NAME); part N`` … ``#end document``, one
 token a line (the word in column 4), the coreference column last: ``(3``, ``3)``, ``(3)``, joined by ``|``
-or written together (``(3)(4``), ``-`` for none; other ``#`` lines are comments."""
+or written together (``(3)(4``), ``-`` for none; other ``#`` lines are comments. The two-column layout GICoref
+ships is read too: ``#begin document NAME`` and lines of the word and the coreference column, as the reference
+scorer reads them (it takes the last column)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_BEGIN = re.compile(r"^#begin document \((.*)\);?(?: part (\d+))?")
+_BEGIN = re.compile(r"^#begin document (?:\((.*)\);?(?: part (\d+))?|(\S+)\s*$)")
 _MARKS = re.compile(r"(\(?\d+\)?)+")
 _MARK = re.compile(r"^(\()?(\d+)(\))?$")
 _MAX_ID_DIGITS = 18  # far beyond any file's cluster count, and short of the 4,300 digits Python will convert
@@ -44,7 +46,10 @@ def read_documents(lines: Iterable[str], *, source: str) -> list[ConllDocument]:
         if header:
             if name is not None:
                 raise ValueError(f"{where}: a document begins before document ({name}) ended")
-            name = header.group(1) + (f"; part {header.group(2)}" if header.group(2) else "")
+            if header.group(3) is not None:
+                name = header.group(3)
+            else:
+                name = header.group(1) + (f"; part {header.group(2)}" if header.group(2) else "")
             begun, tokens, open_mentions, clusters = number, [], {}, {}
         elif line.startswith("#end document"):
             if name is None:
@@ -57,10 +62,13 @@ def read_documents(lines: Iterable[str], *, source: str) -> list[ConllDocument]:
             name = None
         elif line.strip() and not line.startswith("#"):
             columns = line.split()
-            if name is None or len(columns) < 5:
-                raise ValueError(f"{where}: a token line outside a document or with fewer than 5 columns: {line!r:.80}")
+            if name is None or len(columns) < 5 and len(columns) != 2:
+                raise ValueError(
+                    f"{where}: a token line outside a document, or with neither 5 or more columns nor the two of "
+                    f"GICoref's layout (word, coreference): {line!r:.80}"
+                )
             position = len(tokens)
-            tokens.append(columns[3])
+            tokens.append(columns[3] if len(columns) >= 5 else columns[0])
             for part in [] if columns[-1] == "-" else columns[-1].split("|"):
                 for mark in _marks(part):
                     match = _MARK.match(mark)

@@ -183,8 +183,13 @@ def ask(model, task: Task, rows: list[dict]) -> list:
             raise ModelError(f"{model.name}: expected {len(rows)} choices, got {choices!r:.200}")
         outputs = [choice_output(choice) for choice in choices]
     elif isinstance(model, ClusterModel):
-        clusters = model.predict_clusters([row["text"] for row in rows])
-        outputs = [[[list(span) for span in cluster] for cluster in text] for text in clusters]
+        # Questions about one document (GICoref) share its text: the model reads each text once.
+        texts = list(dict.fromkeys(row["text"] for row in rows))
+        predicted = model.predict_clusters(texts)
+        if len(predicted) != len(texts):
+            raise ModelError(f"{model.name}: expected clusters for {len(texts)} texts, got {len(predicted)}")
+        clusters = dict(zip(texts, predicted))
+        outputs = [[[list(span) for span in cluster] for cluster in clusters[row["text"]]] for row in rows]
     else:
         raise ModelError(f"{model!r} is neither a cluster model nor a choice model")
     for row, output in zip(rows, outputs):

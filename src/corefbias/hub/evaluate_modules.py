@@ -36,6 +36,8 @@ OMITTED = ""
 
 # Per document, clusters of [start, end] spans (pro_anti_conll_f1's predictions and references).
 CLUSTERS = datasets.List(datasets.List(datasets.List(datasets.Value("int64"))))
+# Per document, per cluster, a label of each mention (conll_f1_by_mention_type's mention types).
+CLUSTER_LABELS = datasets.List(datasets.List(datasets.Value("string")))
 
 
 def _none_column(values) -> bool:
@@ -71,6 +73,8 @@ def check_values(name: str, feature, values, *, optional: bool, is_id: bool) -> 
         validation.check_binary_pairs(name, values)
     elif feature == CLUSTERS:
         validation.check_clusters(name, values)
+    elif feature == CLUSTER_LABELS:
+        validation.check_clusters(name, values, spans=False)
     else:
         raise TypeError(f"no input check for the feature {feature} of {name}; add one to check_values")
 

@@ -64,7 +64,9 @@ class ClozeTemplate:
     ``lowercase_initial`` lowercases a sentence-initial mention (common nouns, not names);
     ``someone_else`` is the text of an extra "none of the candidates" option, if any.
     ``source`` says where the wording comes from; ``cannot_express`` what a cloze model cannot answer
-    on this benchmark and how the scores treat it.
+    on this benchmark and how the scores treat it. ``context_column`` names a column holding the passage the
+    model reads in place of the whole ``text`` (a pronoun's sentences within a long document, ending with the
+    pronoun's sentence); the candidates must lie in it.
     """
 
     version: int
@@ -75,11 +77,13 @@ class ClozeTemplate:
     lowercase_initial: bool = False
     someone_else: str | None = None
     delimiter: str = " "
+    context_column: str | None = None
 
     def render(self, instance: dict) -> ClozeRequest:
         """The context and options of one instance (a row of the exported set)."""
         text, pronoun = instance["text"], instance["pronoun"]["text"]
-        context = text + self.suffix.format(pronoun=pronoun, Pronoun=pronoun.capitalize())
+        passage = text if self.context_column is None else instance[self.context_column]
+        context = passage + self.suffix.format(pronoun=pronoun, Pronoun=pronoun.capitalize())
         candidates = instance["candidates"]
         if self.choice_columns:
             choices = [str(instance[column]) for column in self.choice_columns]
@@ -101,6 +105,7 @@ class ClozeTemplate:
             "pronoun": {"text": "She", "start": 19, "end": 22},
             "candidates": [{"text": "The nurse", "start": 0, "end": 9}, {"text": "Ann", "start": 14, "end": 17}],
             **{column: f"<{column}>" for column in self.choice_columns},
+            **({} if self.context_column is None else {self.context_column: "Ann smiled. She smiled."}),
         }
         rendered = self.render(probe)
         canonical = json.dumps([rendered.context, rendered.continuations, rendered.candidate_of], ensure_ascii=False)

@@ -1,6 +1,10 @@
 """Pairing predicted documents with a benchmark's instances: by id where the document carries one that is an
 instance id, else by text (its tokens, concatenated, against the instance text without whitespace). Every
-instance must be matched exactly once; anything else is an error naming the first offending document."""
+instance must be matched exactly once; anything else is an error naming the first offending document.
+
+Where a benchmark's instances are questions about longer documents (``Benchmark.document_column``), a predicted
+document may instead stand for a whole document: matched by the document's name (the column's value) or by its
+text, it answers every instance of that document."""
 
 from __future__ import annotations
 
@@ -58,45 +62,63 @@ def _output(document: Document, row: dict, instance: str):
     return [[list(span) for span in cluster] for cluster in clusters]
 
 
-def match(documents: list[Document], parts: dict, benchmark: str) -> dict:
-    """``(config, split)`` → outputs in the order of the part's rows; ``parts`` maps (config, split) to
-    rows as columns (``id``, ``text``, ``candidates``)."""
-    located = {}
+def _groups(parts: dict, document_column: str | None) -> tuple[dict, dict]:
+    """What one predicted document may stand for: key → the instances it answers (one instance, or with a
+    ``document_column`` every instance of a document), and text key → those keys in order."""
+    groups: dict[str, list[str]] = {}
     by_text: dict[str, deque] = {}
+    for columns in parts.values():
+        names = columns["id"] if document_column is None else columns[document_column]
+        for instance, name, text in zip(columns["id"], names, columns["text"]):
+            if name not in groups:
+                groups[name] = []
+                by_text.setdefault(_text_key(text), deque()).append(name)
+            groups[name].append(instance)
+    return groups, by_text
+
+
+def match(documents: list[Document], parts: dict, benchmark: str, *, document_column: str | None = None) -> dict:
+    """``(config, split)`` → outputs in the order of the part's rows; ``parts`` maps (config, split) to
+    rows as columns (``id``, ``text``, ``candidates``, and ``document_column`` where one is given)."""
+    located = {}
     for part, columns in parts.items():
-        for position, (instance, text) in enumerate(zip(columns["id"], columns["text"])):
+        for position, instance in enumerate(columns["id"]):
             located[instance] = (part, position)
-            by_text.setdefault(_text_key(text), deque()).append(instance)
+    groups, by_text = _groups(parts, document_column)
+    per = "instance" if document_column is None else "document"
     matched: dict[str, Document] = {}
     outputs = {part: [None] * len(columns["id"]) for part, columns in parts.items()}
     for document in documents:
         if document.id is not None and document.id in located:
-            instance = document.id
+            instances = [document.id]
+        elif document.id is not None and document.id in groups:
+            instances = groups[document.id]
         elif document.tokens is not None:
             waiting = by_text.get(_text_key("".join(document.tokens)))
-            while waiting and waiting[0] in matched:
+            while waiting and all(instance in matched for instance in groups[waiting[0]]):
                 waiting.popleft()
             if not waiting:
-                what = "no further instance" if _text_key("".join(document.tokens)) in by_text else "no instance"
+                what = f"no further {per}" if _text_key("".join(document.tokens)) in by_text else f"no {per}"
                 raise PredictionFileError(
                     f"{_describe(document)} matches {what} of {benchmark} by id or by text: expected one document "
-                    f"per instance, with that instance's tokens"
+                    f"per {per}, with that {per}'s tokens"
                 )
-            instance = waiting.popleft()
+            instances = groups[waiting.popleft()]
         else:
             raise PredictionFileError(
-                f"{document.where}: id {document.id!r} is not an instance of {benchmark} (expected ids such as "
-                f"{next(iter(located), '?')!r})"
+                f"{document.where}: id {document.id!r} is not an {per} of {benchmark} (expected ids such as "
+                f"{next(iter(groups), '?')!r})"
             )
-        if instance in matched:
-            raise PredictionFileError(
-                f"{_describe(document)}: instance {instance} of {benchmark} is already matched by "
-                f"{matched[instance].where}; expected each instance once"
-            )
-        matched[instance] = document
-        part, position = located[instance]
-        row = {"text": parts[part]["text"][position], "candidates": parts[part]["candidates"][position]}
-        outputs[part][position] = _output(document, row, instance)
+        for instance in instances:
+            if instance in matched:
+                raise PredictionFileError(
+                    f"{_describe(document)}: instance {instance} of {benchmark} is already matched by "
+                    f"{matched[instance].where}; expected each {per} once"
+                )
+            matched[instance] = document
+            part, position = located[instance]
+            row = {"text": parts[part]["text"][position], "candidates": parts[part]["candidates"][position]}
+            outputs[part][position] = _output(document, row, instance)
     missing = [instance for instance in located if instance not in matched]
     if missing:
         raise PredictionFileError(

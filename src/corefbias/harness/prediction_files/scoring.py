@@ -74,7 +74,7 @@ def score(
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
     rows = {part: load_part(benchmark, *part, data_dir, mirror).to_dict() for part in benchmark.parts}
-    outputs = match(documents, rows, benchmark.name)
+    outputs = match(documents, rows, benchmark.name, document_column=benchmark.document_column)
     spec, identity = file_identity(paths, formats)
     run = score_benchmark(benchmark, rows, outputs, mode=mode, n_bootstrap=n_bootstrap, seed=seed)
     run.wall_seconds = time.perf_counter() - clock

@@ -1,0 +1,250 @@
+"""GICoref: its file read as the reference scorer reads it, its questions, and CoNLL F1 equal to ``scorer.pl``'s on the
+gold file perturbed, through ``corefbias score`` and through ``corefbias run`` with a cluster model."""
+
+import numpy as np
+import pytest
+
+from corefbias.benchmarks import BENCHMARKS
+from corefbias.benchmarks.gicoref import files, mentions
+from corefbias.harness import runner
+from corefbias.harness.prediction_files.scoring import score
+from corefbias.measures import conll_f1, mention_type_conll
+from corefbias.models.http_protocol import make_server
+
+# What the reference scorer (conll/reference-coreference-scorers v8.01, `perl scorer.pl {muc,bcub,ceafe} KEY
+# RESPONSE none`) prints for `perturbed_response` (seed 2020) against `conll_lines` of the gold clusters, both
+# written by the functions below: (numerator, denominator) of recall and precision over all 91 documents.
+REFERENCE_SCORER = {
+    "muc_recall": (3530, 4296),
+    "muc_precision": (3530, 3768),
+    "bcubed_recall": (3459.97851450958, 5047),
+    "bcubed_precision": (4036.03983457164, 4455),
+    "ceafe_recall": (528.72259638357, 751),
+    "ceafe_precision": (528.72259638357, 687),
+}
+
+
+def perturbed(clusters, num_tokens, rng):
+    """Clusters of inclusive token spans with mentions dropped (15%), entities split (30%) and merged with another
+    (20%), and a one-token mention no entity has added to some (20%): a response with every kind of error."""
+    taken = {span for cluster in clusters for span in cluster}
+    kept = [[span for span in cluster if rng.random() >= 0.15] for cluster in clusters]
+    split = []
+    for cluster in kept:
+        if len(cluster) >= 2 and rng.random() < 0.3:
+            cut = int(rng.integers(1, len(cluster)))
+            order = rng.permutation(len(cluster))
+            split += [[cluster[i] for i in order[:cut]], [cluster[i] for i in order[cut:]]]
+        elif cluster:
+            split.append(cluster)
+    merged = []
+    while split:
+        cluster = split.pop(0)
+        if split and rng.random() < 0.2:
+            cluster = cluster + split.pop(int(rng.integers(0, len(split))))
+        merged.append(cluster)
+    for cluster in merged:
+        if rng.random() < 0.2:
+            token = int(rng.integers(0, num_tokens))
+            if (token, token) not in taken:
+                taken.add((token, token))
+                cluster.append((token, token))
+    return [sorted(cluster) for cluster in merged]
+
+
+def conll_lines(name, tokens, clusters):
+    """GICoref's two-column layout; longer mentions open first, so the scorer's stack closes the shorter first."""
+    opening, single, closing = {}, {}, {}
+    for entity, cluster in enumerate(clusters):
+        for first, last in cluster:
+            if first == last:
+                single.setdefault(first, []).append(entity)
+            else:
+                opening.setdefault(first, []).append((last, entity))
+                closing.setdefault(last, []).append(entity)
+    lines = [f"#begin document {name}"]
+    for index, token in enumerate(tokens):
+        marks = [f"({entity}" for _, entity in sorted(opening.get(index, []), key=lambda item: -item[0])]
+        marks += [f"({entity})" for entity in single.get(index, [])]
+        marks += [f"{entity})" for entity in closing.get(index, [])]
+        lines.append(f"{token}\t{''.join(marks) or '-'}")
+    lines.append(f"#end document {name}")
+    return lines
+
+
+@pytest.fixture(scope="module")
+def documents(mirror):
+    return files.load_documents(mirror)
+
+
+def gold_token_clusters(document):
+    return [[(mention.first, mention.last) for mention in cluster] for cluster in document.clusters()]
+
+
+def write_conll(path, documents, clusters_of):
+    lines = [
+        line for document in documents for line in conll_lines(document.name, document.tokens, clusters_of(document))
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def data_dir(exported_set):
+    return exported_set("gicoref").parent
+
+
+def test_the_file_reads_as_the_reference_scorer_counts_it(documents):
+    # scorer.pl on the gold file against itself: 5,047 mentions, 4,296 MUC links, 751 entities (the denominators above).
+    assert len(documents) == 91 and len({document.text_id for document in documents}) == 87
+    assert sum(len(document.mentions) for document in documents) == REFERENCE_SCORER["bcubed_recall"][1]
+    assert sum(len(document.clusters()) for document in documents) == REFERENCE_SCORER["ceafe_recall"][1]
+    links = sum(len(cluster) - 1 for document in documents for cluster in document.clusters())
+    assert links == REFERENCE_SCORER["muc_recall"][1]
+    assert sum(len(document.tokens) for document in documents) == 62_150
+    assert sum(mention.misgendering for document in documents for mention in document.mentions) == 28
+    assert {document.source for document in documents} == set(files.SOURCES)
+
+
+def test_a_malformed_line_names_its_place():
+    with pytest.raises(ValueError, match=r"toy:2: entity 4 closes a mention it never opened"):
+        files.read_documents(["#begin document d", "word\t4)", "#end document d"], source="toy")
+    with pytest.raises(ValueError, match=r"toy:2: '\(x\)' is not a sequence of marks"):
+        files.read_documents(["#begin document d", "word\t(x)", "#end document d"], source="toy")
+    with pytest.raises(ValueError, match="still open"):
+        files.read_documents(["#begin document d", "word\t(4", "#end document d"], source="toy")
+
+
+def test_every_document_asks_questions_whose_referent_is_a_candidate(documents):
+    asked = {document.name: mentions.questions(document) for document in documents}
+    assert all(asked.values())
+    kinds = [question.pronoun_type for found in asked.values() for question in found]
+    assert (len(kinds), kinds.count("binary_pronoun"), kinds.count("they"), kinds.count("neopronoun")) == (
+        1348,
+        587,
+        579,
+        182,
+    )
+    for document in documents:
+        for question in asked[document.name]:
+            entities = [candidate.entity for candidate in question.candidates]
+            assert entities.count(question.pronoun.entity) == 1 and len(set(entities)) == len(entities)
+            assert all(candidate.last < question.pronoun.first for candidate in question.candidates)
+
+
+def test_the_exported_rows_hold_their_document_and_a_passage_with_the_question(data_dir, mirror):
+    from corefbias.harness.benchmark_data import load_part
+
+    rows = load_part(BENCHMARKS["gicoref"], "default", "test", data_dir, mirror)
+    assert len(rows) == 1348
+    by_document = {}
+    for row in rows:
+        by_document.setdefault(row["document"], row)
+        first = by_document[row["document"]]
+        assert row["text"] == first["text"] and row["clusters"] == first["clusters"]
+        start = row["excerpt_start"]
+        assert row["text"][start : start + len(row["excerpt"])] == row["excerpt"]
+        for span in (row["pronoun"], *row["candidates"]):
+            assert start <= span["start"] and span["end"] <= start + len(row["excerpt"])
+    assert len(by_document) == 91
+
+
+def test_conll_f1_equals_the_reference_scorers_on_the_gold_file_perturbed(documents, data_dir, mirror, tmp_path):
+    rng = np.random.default_rng(2020)
+    responses = {
+        document.name: perturbed(gold_token_clusters(document), len(document.tokens), rng) for document in documents
+    }
+    path = write_conll(tmp_path / "response.conll", documents, lambda document: responses[document.name])
+    result = score("gicoref", [path], data_dir=data_dir, mirror=mirror, n_bootstrap=0)
+    section = result.runs["gicoref"].sections["gicoref/conll"]
+    for key, (numerator, denominator) in REFERENCE_SCORER.items():
+        assert section[key] == pytest.approx(numerator / denominator, rel=1e-12), key
+    assert section["num_documents"] == 91
+    f1s = [section[f"{metric}_f1"] for metric in conll_f1.METRICS]
+    assert section["conll_f1"] == pytest.approx(sum(f1s) / 3)
+    # B³ by mention type is B³ split: the types' numerators add up to the reference scorer's.
+    recall = sum(section[f"bcubed_recall/{kind}"] * section[f"mentions/{kind}"] for kind in mentions.MENTION_TYPES)
+    assert recall == pytest.approx(REFERENCE_SCORER["bcubed_recall"][0], rel=1e-12)
+    assert sum(section[f"mentions/{kind}"] for kind in mentions.MENTION_TYPES) == 5047
+    # The gold file itself scores 1 everywhere; its questions are all answered right.
+    gold = score("gicoref", [write_conll(tmp_path / "gold.conll", documents, gold_token_clusters)], data_dir=data_dir,
+                 mirror=mirror, n_bootstrap=0)  # fmt: skip
+    sections = gold.runs["gicoref"].sections
+    assert sections["gicoref/conll"]["conll_f1"] == 1.0 and sections["gicoref/conll"]["bcubed_f1_gap/neopronoun"] == 0.0
+    assert sections["gicoref"]["accuracy/neopronoun"] == sections["gicoref"]["accuracy/binary_pronoun"] == 1.0
+
+
+def test_a_served_cluster_model_reads_each_document_once_and_is_scored_on_whole_documents(
+    data_dir, mirror, tmp_path, start_server
+):
+    rows = {}
+    from corefbias.harness.benchmark_data import load_part
+
+    for row in load_part(BENCHMARKS["gicoref"], "default", "test", data_dir, mirror):
+        rows[row["text"]] = [[(span["start"], span["end"]) for span in cluster] for cluster in row["clusters"]]
+    read = []
+
+    def gold_clusters(texts):
+        read.extend(texts)
+        return [rows[text] for text in texts]
+
+    server = start_server(make_server(gold_clusters, "gold-clusters"))
+    host, port = server.server_address
+    result = runner.run(
+        f"http://{host}:{port}",
+        ["gicoref"],
+        settings=runner.RunSettings(limit=1, n_bootstrap=50),
+        data_dir=data_dir,
+        mirror=mirror,
+        cache_path=tmp_path / "cache.sqlite",
+        progress=False,
+    )
+    run = result.runs["gicoref"]
+    documents = {instance["id"].rsplit("/", 1)[0] for instance in run.instances}
+    # Each text once per batch of 32 questions: far fewer reads than questions.
+    assert len(set(read)) == len(documents) and len(read) <= sum(1 + n // 32 for n in per_text(run).values())
+    conll = run.sections["gicoref/conll"]
+    assert conll["conll_f1"] == 1.0 and conll["num_documents"] == len(documents)
+    questions = run.sections["gicoref"]
+    assert [questions[f"accuracy/{kind}"] for kind in questions.extras["gap_unadjusted_p_value"]] == [1.0] * len(
+        questions.extras["gap_unadjusted_p_value"]
+    )
+
+
+def per_text(run):
+    counts = {}
+    for instance in run.instances:
+        document = instance["id"].rsplit("/", 1)[0]
+        counts[document] = counts.get(document, 0) + 1
+    return counts
+
+
+def test_b3_by_type_refuses_a_span_of_two_types_and_a_missing_reference():
+    with pytest.raises(ValueError, match=r"span \[0, 2\] is of type 'neopronoun' in the key and 'name' in"):
+        mention_type_conll.conll_f1_by_mention_type(
+            [[[(0, 2)]]], [[[(0, 2)]]], [[["neopronoun"]]], [[["name"]]], reference_type="neopronoun", n_bootstrap=0
+        )
+    with pytest.raises(ValueError, match="no key mention is of the reference type 'binary_pronoun'"):
+        mention_type_conll.conll_f1_by_mention_type(
+            [[[(0, 2)]]], [[]], [[["neopronoun"]]], [[]], reference_type="binary_pronoun", n_bootstrap=0
+        )
+    with pytest.raises(ValueError, match=r"key_types\[0\]\[0\] must hold one type per mention"):
+        mention_type_conll.conll_f1_by_mention_type(
+            [[[(0, 2), (4, 6)]]], [[]], [[["neopronoun"]]], [[]], reference_type="neopronoun", n_bootstrap=0
+        )
+
+
+def test_choice_models_answer_the_questions_and_have_no_conll_f1(data_dir, mirror, tmp_path):
+    result = runner.run(
+        "baseline:oracle",
+        ["gicoref"],
+        settings=runner.RunSettings(n_bootstrap=0),
+        data_dir=data_dir,
+        mirror=mirror,
+        cache_path=tmp_path / "cache.sqlite",
+        progress=False,
+    )
+    sections = result.runs["gicoref"].sections
+    assert sections["gicoref/conll"]["conll_f1"] is None
+    assert "predicts no clusters" in sections["gicoref/conll"]["undefined"]["conll_f1"]
+    assert sections["gicoref"]["accuracy/neopronoun"] == 1.0 and sections["gicoref"]["gap/they"] == 0.0

@@ -1,0 +1,100 @@
+"""MAP: its file read and the snippets left out named one for one; a system's drop per ablation, paired over snippets,
+found where a simulated system relies on the cues and not where it answers at random; the annotators' agreement."""
+
+import pytest
+
+from corefbias.benchmarks import BENCHMARKS
+from corefbias.benchmarks.map import files
+from corefbias.data.spans import SpanError
+from corefbias.harness import runner, scoring
+from corefbias.harness.benchmark_data import load_part
+from corefbias.measures import agreement
+from corefbias.measures.resampling import SIGNIFICANCE_LEVEL
+
+
+@pytest.fixture(scope="module")
+def rows(exported_set, mirror):
+    data_dir = exported_set("map").parent
+    return load_part(BENCHMARKS["map"], "default", "test", data_dir, mirror).to_dict()
+
+
+def test_exactly_the_listed_snippets_fail_to_locate_and_the_rest_hold_ten_rows(mirror):
+    failing = set()
+    for record in files.read_records(mirror):
+        try:
+            files.located(record)
+        except SpanError:
+            failing.add(files.ablation_of(record["id"])[0])
+    assert failing == set(files.UNLOCATED)
+    kept = files.load_rows(mirror)
+    assert len(kept) == 1720 and len({row.snippet_id for row in kept}) == 172
+
+
+def test_the_rows_carry_answers_and_annotations_on_both_scales(rows):
+    assert set(rows["ablation"]) == {files.ORIGINAL, *files.ABLATIONS}
+    for answer, candidates, ratings, answers in zip(
+        rows["answer"], rows["candidates"], rows["human_ratings"], rows["human_answers"]
+    ):
+        assert [c["is_referent"] for c in candidates] == [answer == "A", answer == "B"]
+        assert answers == [files.RATINGS[str(rating)] for rating in ratings] and len(ratings) <= 3
+    assert sum(len(ratings) for ratings in rows["human_ratings"]) == 3 * 938 + 2 * 575 + 148
+
+
+def _sections(rows, answers, n_bootstrap=500, seed=0):
+    part = ("default", "test")
+    decisions = {part: [[answer == "A", answer == "B"] for answer in answers]}
+    return scoring.scored_sections(BENCHMARKS["map"], {part: rows}, decisions, None, n_bootstrap, seed)
+
+
+def test_a_system_that_relies_on_names_loses_accuracy_where_they_are_removed_and_only_there(rows):
+    # Right wherever the names are there, wrong on a third of the snippets whose names were replaced.
+    answers = [
+        ("neither" if int(snippet.rsplit("-", 1)[1]) % 3 == 0 else answer) if "ent" in ablation else answer
+        for answer, ablation, snippet in zip(rows["answer"], rows["ablation"], rows["snippet_id"])
+    ]
+    result = _sections(rows, answers)["map"]
+    for ablation in files.ABLATIONS:
+        if "ent" in ablation:
+            assert result[f"gap/{ablation}"] < -0.2 and result[f"gap/{ablation}_p_value"] < SIGNIFICANCE_LEVEL
+        else:
+            assert result[f"gap/{ablation}"] == 0.0 and result[f"gap/{ablation}_p_value"] == 1.0
+
+
+def test_a_random_system_shows_no_significant_drop_in_most_seeds(rows, exported_set, mirror, tmp_path):
+    significant = 0
+    for seed in range(8):
+        result = runner.run(
+            "baseline:random",
+            ["map"],
+            settings=runner.RunSettings(n_bootstrap=300),
+            data_dir=exported_set("map").parent,
+            mirror=mirror,
+            cache_path=tmp_path / "cache.sqlite",
+            progress=False,
+            model_options={"seed": seed},
+        )
+        section = result.runs["map"].sections["map"]
+        significant += any(section[f"gap/{ablation}_p_value"] < SIGNIFICANCE_LEVEL for ablation in files.ABLATIONS)
+    assert significant <= 1
+
+
+def test_the_annotators_agreement_and_accuracy_come_from_the_file(rows):
+    sections = _sections(rows, rows["answer"], n_bootstrap=0)
+    human, agreed = sections["map/human"], sections["map/human_agreement"]
+    pairs = [(answer, truth) for answers, truth in zip(rows["human_answers"], rows["answer"]) for answer in answers]
+    original = [
+        answer == truth
+        for answers, truth, ablation in zip(rows["human_answers"], rows["answer"], rows["ablation"])
+        if ablation == files.ORIGINAL
+        for answer in answers
+    ]
+    assert human["num_instances"] == len(pairs)
+    assert human["accuracy/original"] == pytest.approx(sum(original) / len(original))
+    # Alpha of all rows at once is what the measure gives one condition holding them all.
+    pooled = agreement.annotator_agreement(rows["human_answers"], ["all"] * len(rows["answer"]), rows["snippet_id"],
+                                           n_bootstrap=0)  # fmt: skip
+    assert 0 < pooled["alpha/all"] < 1 and -1 < agreed[f"alpha/{files.ORIGINAL}"] < 1
+    assert agreed[f"pairable/{files.ORIGINAL}"] == sum(
+        len(answers) for answers, ablation in zip(rows["human_answers"], rows["ablation"])
+        if ablation == files.ORIGINAL and len(answers) >= 2
+    )  # fmt: skip
