@@ -31,6 +31,14 @@ def add_commands(commands, common) -> None:
         "names", nargs="*", metavar="NAME", help="sets to export (default: every set a benchmark is declared on)"
     )
     export.add_argument("--out", required=True, metavar="DIR", help="folder that receives one sub-folder per set")
+    export.add_argument(
+        "--config",
+        action="append",
+        dest="configs",
+        metavar="NAME",
+        help="build this config (repeatable; default: every config but those built only on request, such as "
+        "bug's full)",
+    )
 
 
 def _reproduce(args) -> int:
@@ -48,7 +56,7 @@ def _export(args) -> int:
     # Each set with a builder, once, with the builders folder of the benchmarks declared on it.
     builders = {benchmark.dataset: benchmark.builders for benchmark in BENCHMARKS.values() if benchmark.export is None}
     names = args.names or list(builders)
-    for folder in export(names, args.out, args.mirror, scripts_dirs=builders):
+    for folder in export(names, args.out, args.mirror, scripts_dirs=builders, configs=args.configs):
         print(folder)
     return 0
 

@@ -17,7 +17,8 @@ class UpstreamBuilder(datasets.GeneratorBasedBuilder):
     ``UPSTREAM_DATASET`` names the upstream source the set is built from, as its ``upstream.json`` pins it
     (``corefbias.data.upstream``); a config built from another source's files says so in ``CONFIG_SOURCES``
     (config name → source), so that its info and the exported card name the right repository, commit and
-    license.
+    license. A config exported only when asked for by name (``corefbias export-datasets <set> --config <name>``)
+    is listed in ``ON_REQUEST_CONFIGS`` (config name → why): one whose upstream file is large and not mirrored.
     """
 
     UPSTREAM_DATASET: str
@@ -25,6 +26,7 @@ class UpstreamBuilder(datasets.GeneratorBasedBuilder):
     FEATURES: datasets.Features
     CITATION: str
     CONFIG_SOURCES: dict[str, str] = {}
+    ON_REQUEST_CONFIGS: dict[str, str] = {}
 
     @classmethod
     def upstream_dataset_of(cls, config: str) -> str:

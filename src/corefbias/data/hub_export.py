@@ -169,6 +169,20 @@ def config_sources(name: str, builder_cls) -> dict[str, list[str]]:
     return sources
 
 
+def chosen_configs(name: str, builder_cls, configs: Iterable[str] | None) -> list[str]:
+    """The configs to build, in the builder's order: those named, else every one not built only on request."""
+    known = list(builder_cls.builder_configs)
+    on_request = getattr(builder_cls, "ON_REQUEST_CONFIGS", {})
+    if configs is None:
+        return [config for config in known if config not in on_request]
+    configs = list(configs)
+    unknown = [config for config in configs if config not in known]
+    if unknown or not configs:
+        missing = unknown[0] if unknown else "(none named)"
+        raise DatasetBuildError(f"{name} has no config {missing!r}; its configs are {known}")
+    return [config for config in known if config in configs]
+
+
 def _is_unknown(license_text: str | None) -> bool:
     return not license_text or license_text.strip().lower() == UNKNOWN_LICENSE
 
@@ -228,7 +242,8 @@ def _card(name: str, builder_cls, built: dict, root: Path, configs_of: dict[str,
         if len(sources) == 1:
             metadata["license_link"] = f"https://github.com/{next(iter(sources.values()))['repository']}"
     metadata.update(extra)
-    default = getattr(builder_cls, "DEFAULT_CONFIG_NAME", None) or next(iter(built))
+    default = getattr(builder_cls, "DEFAULT_CONFIG_NAME", None)
+    default = default if default in built else next(iter(built))
     metadata["configs"] = []
     metadata["dataset_info"] = []
     for config, (dataset_dict, info) in built.items():
@@ -305,16 +320,23 @@ def export_dataset(
     mirror: str | os.PathLike | None = None,
     *,
     scripts_dir: str | os.PathLike | None = None,
+    configs: Iterable[str] | None = None,
     on_config: Callable[[str, str], None] | None = None,
 ) -> Path:
-    """Build every config of one set and write ``<out_dir>/<name>`` (replacing what was there).
+    """Build the configs of one set and write ``<out_dir>/<name>`` (replacing what was there).
 
-    ``mirror`` is the upstream mirror (else ``$COREFBIAS_MIRROR``, else the download cache);
-    ``on_config(name, config)`` is called after each config is written (for progress bars).
+    ``configs`` names the configs to build; None builds every config but those the builder builds only on
+    request (``ON_REQUEST_CONFIGS``). ``mirror`` is the upstream mirror (else ``$COREFBIAS_MIRROR``, else the
+    download cache); ``on_config(name, config)`` is called after each config is written (for progress bars).
     """
     root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
     builder_cls = builder_class(name, root)
-    configs_of = config_sources(name, builder_cls)
+    chosen = chosen_configs(name, builder_cls, configs)
+    configs_of = {
+        source: [config for config in names if config in chosen]
+        for source, names in config_sources(name, builder_cls).items()
+        if any(config in chosen for config in names)
+    }
     mirror = Path(mirror).resolve() if mirror is not None else None
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -324,7 +346,7 @@ def export_dataset(
     try:
         with tempfile.TemporaryDirectory(prefix="corefbias-build-") as cache:
             built = {}
-            for config in builder_cls.builder_configs:
+            for config in chosen:
                 dataset_dict, info = _build_config(builder_cls, name, config, mirror, Path(cache) / config)
                 for split, dataset in dataset_dict.items():
                     path = staging / DATA_FILE.format(config=config, split=split)
@@ -352,16 +374,20 @@ def export(
     progress: bool = True,
     scripts_dir: str | os.PathLike | None = None,
     scripts_dirs: Mapping[str, str | os.PathLike | None] | None = None,
+    configs: Iterable[str] | None = None,
 ) -> list[Path]:
     """Export the named sets (all with a builder in ``scripts_dir`` when ``names`` is None); one folder per set.
 
     ``scripts_dirs`` gives a set's own builders folder by name (None, or a set it does not name: ``scripts_dir``).
+    ``configs`` names the configs to build of every set (None: each set's configs but those built on request).
     With ``progress``, one bar advances per config written; the ``datasets`` bars stay off.
     """
     names = list(names) if names is not None else available(scripts_dir)
     folders = {name: (scripts_dirs or {}).get(name) or scripts_dir for name in names}
     classes = {name: builder_class(name, folders[name]) for name in names}
-    total = sum(len(cls.builder_configs) for cls in classes.values())
+    configs = None if configs is None else list(configs)
+    chosen = {name: chosen_configs(name, cls, configs) for name, cls in classes.items()}
+    total = sum(len(found) for found in chosen.values())
     bars_were_on = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     bar = None
@@ -378,7 +404,11 @@ def export(
                     bar.set_postfix_str(f"{set_name}/{config}")
                     bar.update(1)
 
-            written.append(export_dataset(name, out_dir, mirror, scripts_dir=folders[name], on_config=advance))
+            written.append(
+                export_dataset(
+                    name, out_dir, mirror, scripts_dir=folders[name], configs=chosen[name], on_config=advance
+                )
+            )
         return written
     finally:
         if bar is not None:
