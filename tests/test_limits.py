@@ -23,6 +23,7 @@ def instances_at(limit: int) -> dict[str, int]:
         "sowinobias": 4 * limit,
         "dawinobias": 8 * limit + 2 * min(limit, 4) + 2 * min(limit, 1),  # test, validation; 4 + 1 odd validation pairs
         "abc": 6 * limit,  # triplets of female and of male occupations
+        "bug": 10 * limit,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2 (no neutral)
     }
 
 
@@ -54,7 +55,7 @@ def _unit_rows(parts, unit) -> dict:
 def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, name):
     benchmark, parts = BENCHMARKS[name], full_parts[name]
     cells = design_cells(parts, benchmark)
-    assert len(cells) == {"winobias": 5, "dawinobias": 6}.get(name, 2)
+    assert len(cells) == {"winobias": 5, "dawinobias": 6, "bug": 10}.get(name, 2)
     full_rows = _unit_rows(parts, benchmark.unit)
     kept = {}
     for limit in (1, 3):

@@ -94,13 +94,13 @@ class BugBias(support.CorefBiasMetric):
     HOMEPAGE = "https://github.com/SLAB-NLP/BUG"
     REFERENCE_URLS = ["https://aclanthology.org/2021.findings-emnlp.211", "https://github.com/SLAB-NLP/BUG"]
     OPTIONAL_INPUTS = ("professions", "pct_female")
-    WIDGET_EXAMPLE = [
-        ["true", "female", "stereotypical", "3", "nurse", "89.4"],
-        ["false", "male", "anti-stereotypical", "4", "nurse", "89.4"],
-        ["true", "male", "stereotypical", "2", "surgeon", "20.4"],
-        ["true", "female", "anti-stereotypical", "6", "surgeon", "20.4"],
-        ["true", "male", "stereotypical", "1", "mechanic", "1.9"],
-        ["false", "female", "anti-stereotypical", "8", "mechanic", "1.9"],
+    WIDGET_EXAMPLE = [  # shares of women from BUG's inc_occ_gender.csv
+        ["true", "female", "stereotypical", "3", "nurse", "88.33"],
+        ["false", "male", "anti-stereotypical", "4", "nurse", "88.33"],
+        ["true", "male", "stereotypical", "2", "surgeon", "38.24"],
+        ["true", "female", "anti-stereotypical", "6", "surgeon", "38.24"],
+        ["true", "male", "stereotypical", "1", "mechanic", "7.26"],
+        ["false", "female", "anti-stereotypical", "8", "mechanic", "7.26"],
         ["true", "female", "neutral", "5", "hunter", ""],
         ["true", "male", "neutral", "12", "hunter", ""],
     ]
