@@ -145,7 +145,7 @@ print(json.dumps(results))
     env = user_env(tmp_path, HF_MODULES_CACHE=str(tmp_path / "modules"))
     done = run_in(user_venv, ["python", "-c", script], cwd=tmp_path, env=env)
     installed = json.loads(done.stdout.splitlines()[-1])
-    assert sorted(installed) == METRICS and len(METRICS) == 7
+    assert sorted(installed) == METRICS and len(METRICS) == 8
     for name in METRICS:
         module = load(name)
         expected = module.compute(**_widget_inputs(module), n_bootstrap=0, seed=0)
