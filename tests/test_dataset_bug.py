@@ -154,9 +154,11 @@ def test_the_full_config_is_pinned_at_the_data_commit_by_its_git_blob():
 
 def test_the_full_config_is_built_only_on_request(exported_set):
     assert not (exported_set("bug") / "data" / "full").exists()
-    assert hub_export.chosen_configs("bug", hub_export.builder_class("bug"), None) == ["gold", "balanced"]
-    with pytest.raises(hub_export.DatasetBuildError, match="bug has no config 'fulll'; its configs are"):
-        hub_export.chosen_configs("bug", hub_export.builder_class("bug"), ["fulll"])
+    builder_class = hub_export.builder_class("bug")
+    assert hub_export.exported_configs("bug", builder_class) == ["gold", "balanced"]
+    assert hub_export.exported_configs("bug", builder_class, ["full"]) == ["gold", "balanced", "full"]
+    with pytest.raises(hub_export.DatasetBuildError, match="bug has no config 'fulll' built on request; it has full"):
+        hub_export.exported_configs("bug", builder_class, ["fulll"])
 
 
 def test_offline_the_full_config_names_the_url_and_the_mirror(mirror, tmp_path, monkeypatch, capsys):
@@ -174,7 +176,7 @@ def test_offline_the_full_config_names_the_url_and_the_mirror(mirror, tmp_path, 
 def test_a_stand_in_that_is_not_the_pinned_file_is_refused(mirror_with_stand_in, tmp_path):
     root, _ = mirror_with_stand_in
     with pytest.raises(hub_export.DatasetBuildError, match="expected git blob id eb27a0b98a77ebe65df2a95e8b77777fa5dd"):
-        hub_export.export_dataset("bug", tmp_path / "out", root, configs=["full"])
+        hub_export.export_dataset("bug", tmp_path / "out", root, requested=["full"])
 
 
 @pytest.fixture
@@ -186,13 +188,14 @@ def stand_in_pinned(mirror_with_stand_in, monkeypatch):
 
 
 def test_the_full_config_builds_from_a_table_in_the_mirror(stand_in_pinned, tmp_path):
-    folder = hub_export.export_dataset("bug", tmp_path / "out", stand_in_pinned, configs=["full"])
+    folder = hub_export.export_dataset("bug", tmp_path / "out", stand_in_pinned, requested=["full"])
     full = datasets.load_dataset(str(folder), "full", split="test")
     assert full["id"] == ["full-0", "full-1", "full-2", "full-3"]
     assert full["stereotype_label"] == ["stereotypical", "anti-stereotypical", "stereotypical", "neutral"]
     assert [row["candidates"][0]["text"] for row in full] == ["nurse", "nurse", "surgeon", "hunter"]
     assert full[2]["pronoun"] == {"text": "he", "start": 23, "end": 25}
-    assert "full" in (folder / "README.md").read_text() and not (folder / "data" / "gold").exists()
+    assert "config_name: full" in (folder / "README.md").read_text()
+    assert datasets.load_dataset(str(folder), "gold", split="test").num_rows == 1716  # built beside it
 
 
 def test_the_full_config_downloads_its_table_from_the_pinned_url(stand_in_pinned, tmp_path, monkeypatch):
@@ -208,7 +211,7 @@ def test_the_full_config_downloads_its_table_from_the_pinned_url(stand_in_pinned
 
     monkeypatch.setenv(upstream.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr("urllib.request.urlopen", fake_urlopen)
-    folder = hub_export.export_dataset("bug", tmp_path / "out", stand_in_pinned, configs=["full"])
+    folder = hub_export.export_dataset("bug", tmp_path / "out", stand_in_pinned, requested=["full"])
     assert requested == [FULL_URL]
     assert (tmp_path / "cache" / "bug" / "full_BUG.zip").read_bytes() == served
     assert datasets.load_dataset(str(folder), "full", split="test").num_rows == 4

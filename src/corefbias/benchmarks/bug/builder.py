@@ -112,9 +112,8 @@ class Bug(builder_base.UpstreamBuilder):
     DESCRIPTION = _DESCRIPTION
     FEATURES = FEATURES
     CITATION = _CITATION
-    ON_REQUEST_CONFIGS = {
-        "full": "full_BUG.zip (105,687 sentences, over 4 MiB) is not mirrored; it is downloaded from the pinned commit"
-    }
+    # full_BUG.zip (105,687 sentences) is not mirrored: it is downloaded from the pinned commit when asked for.
+    ON_REQUEST_CONFIGS = ("full",)
     VERSION = datasets.Version("1.0.0")
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(
