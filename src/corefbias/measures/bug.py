@@ -42,7 +42,8 @@ STEREOTYPES = ("stereotypical", "anti-stereotypical", "neutral")
 # Where each label stands in pro_anti's pro/anti slots.
 _STEREOTYPE_SLOT = {"stereotypical": "pro", "anti-stereotypical": "anti"}
 _GENDER_SLOT = {"male": "pro", "female": "anti"}
-_SLOT_WIDTH = len(pro_anti.CONDITIONS) * 4  # one bucket of pro_anti's rows: (condition, tp/fp/fn/tn) counts
+# The columns of one bucket of pro_anti's rows (its condition × outcome counts), as pro_anti lays them out.
+_SLOT_WIDTH = pro_anti.example_rows(np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), [], None, []).shape[1]
 
 
 def distance_bin(distance: int) -> int:
