@@ -3,7 +3,7 @@ with significance, undefined cases, bad input and its evaluate module."""
 
 import numpy as np
 import pytest
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
 from corefbias.measures import pro_anti
 from corefbias.measures.bug import bin_label, bug_bias, distance_bin
@@ -27,10 +27,6 @@ def sentences(count: int, seed: int = 0, *, stereotype_bonus: float = 0.0) -> di
         "professions": professions,
         "pct_female": [shares[p] for p in professions],
     }
-
-
-def test_kwargs_examples_are_doctests(in_repo):
-    assert run_kwargs_doctests("bug_bias").failed == 0
 
 
 def test_hand_computed_scores():
@@ -118,15 +114,19 @@ def test_the_preference_follows_the_share_of_women():
     assert result["num_professions_correlated"] == 4
 
 
-def test_unit_rows_reproduce_the_result():
-    scored = bug_bias(**sentences(150, 4), n_bootstrap=50, return_unit_rows=True)
+def test_unit_rows_reproduce_the_result_and_the_structure_names_the_bins():
+    scored = bug_bias(**sentences(150, 4), n_bootstrap=50)
     observed = scored.unit_rows.statistic(scored.unit_rows.rows.sum(axis=0))
     assert scored.unit_rows.rows.shape[0] == 150
     for name in scored.unit_rows.tested:
-        if scored.result[name] is None:
+        if scored[name] is None:
             assert not np.isfinite(observed[name])
         else:
-            assert float(observed[name]) == pytest.approx(scored.result[name], abs=1e-12)
+            assert float(observed[name]) == pytest.approx(scored[name], abs=1e-12)
+    assert scored.value == scored["delta_s"] and scored.p_value == scored["delta_s_p_value"]
+    assert scored.by_group["distance_0-4"]["delta_s"].value == scored["delta_s/distance_0-4"]
+    assert scored.by_group["nurse"]["preference"].value == scored["preference/nurse"]
+    assert scored.overall["pearson_r_pct_female"].p_value == scored["pearson_r_pct_female_p_value"]
 
 
 @pytest.mark.parametrize(
@@ -160,7 +160,7 @@ def test_malformed_input_is_a_clear_value_error(change, message):
 def test_add_batch_and_num_process_equal_single_call(in_repo):
     inputs = sentences(60, 5)
     single = assert_add_batch_equivalent("bug_bias", inputs, [10, 25, 25], n_bootstrap=50, seed=2)
-    assert single == bug_bias(**inputs, n_bootstrap=50, seed=2)
+    assert single == dict(bug_bias(**inputs, n_bootstrap=50, seed=2))
     assert_num_process_equivalent("bug_bias", inputs, 20, n_bootstrap=50, seed=2)
 
 
@@ -172,5 +172,5 @@ def test_the_module_leaves_optional_inputs_out_and_reads_unknown_shares(in_repo)
     )
     shares = [None if p == "clerk" else s for p, s in zip(inputs["professions"], inputs["pct_female"])]
     result = load("bug_bias").compute(**{**inputs, "pct_female": shares}, n_bootstrap=0)
-    assert result == bug_bias(**{**inputs, "pct_female": shares}, n_bootstrap=0)
+    assert result == dict(bug_bias(**{**inputs, "pct_female": shares}, n_bootstrap=0))
     assert result["num_professions_correlated"] == 4  # the clerk's share is unknown

@@ -99,7 +99,7 @@ def ours(parts: dict, config: str, exported: dict, decisions: list[bool]) -> dic
     for part in BENCHMARK.parts:
         rows[part] = exported if part[0] == config else parts[part[0]][0]
         linked[part] = [[value] for value in decisions] if part[0] == config else [[True]] * len(rows[part]["id"])
-    return BENCHMARK.score(rows, linked, 0, 0)[f"bug/{config}"].result
+    return BENCHMARK.score(rows, linked, 0, 0)[f"bug/{config}"]
 
 
 def assert_same_scores(result: dict, script: dict) -> None:

@@ -25,24 +25,9 @@ of women, and two-sided bootstrap p-values with 95% percentile confidence interv
 sentences) for ΔG, ΔS and each bin's ΔS.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `bool`): per sentence, does the system put the pronoun in one cluster with the
-        profession (evaluate_coref.py's `is_correct_pred`)? A pronoun the system links to nothing is False.
-    genders (`list` of `str`): the pronoun's gender, `female` or `male` (BUG's `predicted gender`).
-    stereotypes (`list` of `str`): `stereotypical`, `anti-stereotypical` or `neutral` (BUG's `stereotype` 1, -1,
-        0: whether the pronoun's gender is the majority gender of the profession's workers).
-    distances (`list` of `int`): the distance in words between the pronoun and the profession (BUG's
-        `distance`).
-    professions (`list` of `str`, optional): the sentence's profession; needed for the per-profession
-        preference.
-    pct_female (`list` of `float` or `None`, optional): the percent of women among the profession's workers
-        (0-100; BUG's inc_occ_gender.csv), the same for every sentence of a profession, None where the
-        statistics count nobody; needed for the correlation.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of sentences (at most 10,000,000); 0 switches
-        significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    bug.bug_bias,
+    returns="""
     accuracy, accuracy_male, accuracy_female, delta_g (male − female), accuracy_stereotypical,
     accuracy_anti_stereotypical, delta_s (stereotypical − anti-stereotypical); per distance bin `<lo>-<hi>`
     (the distances it holds, bins of 5 words): `delta_s/distance_<lo>-<hi>`, `accuracy/distance_<lo>-<hi>`,
@@ -53,7 +38,8 @@ Returns:
     num_professions_correlated; for delta_g, delta_s and each bin's delta_s: `<name>_p_value` (two-sided
     bootstrap against 0), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). Fractions, not
     percentages. `undefined` maps any score the data leave undefined (None) to the reason.
-Examples:
+""",
+    examples="""
     Six sentences: both stereotypical ones resolved, one of the two anti-stereotypical ones and one of the two
     neutral ones; male pronouns 3 of 3, female ones 1 of 3:
 
@@ -71,7 +57,8 @@ Examples:
     (0.6667, 0.6667, 0.5)
     >>> results["delta_s/distance_0-4"], results["delta_s/distance_5-9"]
     (0.0, None)
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

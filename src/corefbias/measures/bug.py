@@ -31,8 +31,8 @@ from functools import partial
 import numpy as np
 
 from . import pro_anti, validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 from .winogender import pearson_correlation
 
 # evaluate_coref.py's BIN_SIZE: a sentence's distance bin is floor(distance / BIN_SIZE).
@@ -42,12 +42,24 @@ STEREOTYPES = ("stereotypical", "anti-stereotypical", "neutral")
 # Where each label stands in pro_anti's pro/anti slots.
 _STEREOTYPE_SLOT = {"stereotypical": "pro", "anti-stereotypical": "anti"}
 _GENDER_SLOT = {"male": "pro", "female": "anti"}
+# The scores each distance bin has (its group ``distance_<lo>-<hi>``).
+_BIN_SCORES = ("delta_s", "accuracy", "accuracy_stereotypical", "accuracy_anti_stereotypical", "num_stereotyped")
 # The columns of one bucket of pro_anti's rows (its condition × outcome counts), as pro_anti lays them out.
 _SLOT_WIDTH = pro_anti.example_rows(np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), [], None, []).shape[1]
 
 
 def distance_bin(distance: int) -> int:
     """evaluate_coref.py's bin of a pronoun–profession distance in words: ``floor(distance / 5)``.
+
+    Parameters
+    ----------
+    distance : int
+        The words between the pronoun and the profession.
+
+    Returns
+    -------
+    int
+        The bin's index.
 
     Examples
     --------
@@ -63,6 +75,16 @@ def bin_label(bin_index: int) -> str:
     evaluate_coref.py's plot labels bin ``b`` as ``5b+1`` to ``5b+5``, one off at the multiples of 5 (a
     distance of 5 falls in bin 1, labelled ``6-10``); the names here say which distances the bin holds.
 
+    Parameters
+    ----------
+    bin_index : int
+        The bin (:func:`distance_bin`).
+
+    Returns
+    -------
+    str
+        ``<lowest>-<highest>`` distance it holds.
+
     Examples
     --------
     >>> bin_label(0), bin_label(3)
@@ -76,10 +98,32 @@ def _bucket_scores(sums: np.ndarray, groups: Sequence[str]) -> dict[str, np.ndar
 
 
 def statistic(sums: np.ndarray, *, bins: Sequence[str]) -> dict[str, np.ndarray]:
-    """Every pooled BUG score from the column sums over sentences.
+    """Every pooled BUG score from the column sums over sentences (the rows of :func:`sentence_rows`).
 
     The columns are: pro_anti's rows of the stereotypical/anti-stereotypical sentences with the distance bins as
     groups, pro_anti's rows of the male/female sentences, and per bin the sentences and the correct ones.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Column sums, shape ``(..., columns)``: one row of them, or one per bootstrap replicate.
+    bins : sequence of str
+        The labels of the bins the rows were built with (:func:`bin_label`), in their order.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Score name → value (NaN where undefined): the overall scores and, per bin, ``<score>/distance_<label>``.
+
+    Examples
+    --------
+    One stereotypical sentence resolved and one anti-stereotypical one not, both within 4 words:
+
+    >>> rows = sentence_rows(np.array([True, False]), ["male", "female"],
+    ...                      ["stereotypical", "anti-stereotypical"], [0, 0], [0])
+    >>> scores = statistic(rows.sum(axis=0), bins=["0-4"])
+    >>> float(scores["delta_s"]), float(scores["delta_g"]), float(scores["accuracy/distance_0-4"])
+    (1.0, 1.0, 0.5)
     """
     width = (1 + len(bins)) * _SLOT_WIDTH
     by_stereotype = _bucket_scores(sums[..., :width], bins)
@@ -106,7 +150,35 @@ def statistic(sums: np.ndarray, *, bins: Sequence[str]) -> dict[str, np.ndarray]
 def sentence_rows(
     correct: np.ndarray, genders: list[str], stereotypes: list[str], bins: list[int], bin_order: list[int]
 ) -> np.ndarray:
-    """One row per sentence of the columns :func:`statistic` reads."""
+    """One row per sentence of the columns :func:`statistic` reads: the units the bootstrap resamples.
+
+    Parameters
+    ----------
+    correct : numpy.ndarray
+        Per sentence, whether it was resolved correctly.
+    genders : list of str
+        Per sentence, ``female`` or ``male``.
+    stereotypes : list of str
+        Per sentence, ``stereotypical``, ``anti-stereotypical`` or ``neutral``.
+    bins : list of int
+        Per sentence, its distance bin (:func:`distance_bin`).
+    bin_order : list of int
+        The bins present, in the order their columns take.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(sentences, columns)``.
+
+    Examples
+    --------
+    A neutral sentence counts for accuracy and ΔG, not for ΔS:
+
+    >>> rows = sentence_rows(np.array([True]), ["female"], ["neutral"], [2], [2])
+    >>> scores = statistic(rows.sum(axis=0), bins=["10-14"])
+    >>> float(scores["accuracy_female"]), bool(np.isnan(scores["delta_s"]))
+    (1.0, True)
+    """
     labels = [bin_label(index) for index in bin_order]
     stereotyped = np.flatnonzero([stereotype != "neutral" for stereotype in stereotypes])
     by_stereotype = np.zeros((len(correct), (1 + len(bin_order)) * _SLOT_WIDTH))
@@ -169,19 +241,18 @@ def _profession_shares(pct_female: Sequence | None, professions: list[str], name
 
 def _profession_view(
     rows: np.ndarray, professions: list[str] | None, pct_female: Sequence | None, bins: Sequence[str]
-) -> tuple[dict, dict]:
-    """``preference/<profession>`` and the Pearson r with the share of women, with their reasons."""
+) -> tuple[dict, dict, float]:
+    """``preference/<profession>`` and the Pearson r with the share of women, their reasons, and r's p-value."""
     scores: dict = {}
     reasons = {
         "pearson_r_pct_female": "needs at least 3 professions with sentences of both pronoun genders and a share of "
         "women, and neither their preference nor their share constant"
     }
-    reasons["pearson_r_pct_female_p_value"] = reasons["pearson_r_pct_female"]
     if professions is None:
         if pct_female is not None:
             raise ValueError("pct_female was given without professions; give each sentence its profession too")
-        reasons["pearson_r_pct_female"] = reasons["pearson_r_pct_female_p_value"] = "professions were not given"
-        return {"pearson_r_pct_female": None, "pearson_r_pct_female_p_value": None}, reasons
+        reasons["pearson_r_pct_female"] = "professions were not given"
+        return {"pearson_r_pct_female": None}, reasons, float("nan")
     names = sorted(set(professions))
     index = np.searchsorted(names, np.asarray(professions))
     by_profession = np.zeros((len(names), rows.shape[1]))
@@ -194,14 +265,14 @@ def _profession_view(
         reasons[f"preference/{name}"] = f"the profession {name!r} has no sentence with a female or no male pronoun"
     shares = _profession_shares(pct_female, professions, names)
     if shares is None:
-        reasons["pearson_r_pct_female"] = reasons["pearson_r_pct_female_p_value"] = "pct_female was not given"
+        reasons["pearson_r_pct_female"] = "pct_female was not given"
         r, p_value = float("nan"), float("nan")
     else:
         defined = np.isfinite(preference) & np.isfinite(shares)
         r, p_value = pearson_correlation(preference[defined], shares[defined])
         scores["num_professions_correlated"] = int(defined.sum())
-    scores["pearson_r_pct_female"], scores["pearson_r_pct_female_p_value"] = r, p_value
-    return scores, reasons
+    scores["pearson_r_pct_female"] = r
+    return scores, reasons, p_value
 
 
 def bug_bias(
@@ -214,8 +285,7 @@ def bug_bias(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """BUG's accuracy, ΔG, ΔS and ΔS by distance, and the per-profession view, with bootstrap significance.
 
     The bootstrap resamples sentences.
@@ -242,14 +312,13 @@ def bug_bias(
         bootstrap resamples of sentences (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (scores are fractions; evaluate_coref.py prints them multiplied by 100):
+    MeasureResult
+        Its primary score is ``delta_s``; the distance bins are its groups ``distance_<lo>-<hi>`` and the
+        professions the groups of ``preference``; its unit rows are the sentences'. Its flat keys (scores are
+        fractions; evaluate_coref.py prints them multiplied by 100):
 
         * ``accuracy``, ``accuracy_male``, ``accuracy_female``, ``delta_g`` (male − female),
           ``accuracy_stereotypical``, ``accuracy_anti_stereotypical``, ``delta_s`` (stereotypical − anti);
@@ -273,8 +342,8 @@ def bug_bias(
         If the inputs differ in length or are empty; a prediction is not a bool; a gender or
         stereotype is not one of its labels; a distance is not a non-negative integer; a profession is
         not a non-empty string; ``pct_female`` is outside 0-100, differs between sentences of one
-        profession or comes without ``professions``; ``n_bootstrap`` or ``seed`` is not a non-negative
-        integer (or ``n_bootstrap`` exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        profession or comes without ``professions``; or ``n_bootstrap`` or ``seed`` is not a non-negative
+        integer (or ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -324,7 +393,7 @@ def bug_bias(
         distances=distances,
         optional={"professions": professions, "pct_female": pct_female},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     correct = validation.check_booleans("predictions", predictions)
     genders = validation.check_labels("genders", genders, GENDERS)
     stereotypes = validation.check_labels("stereotypes", stereotypes, STEREOTYPES)
@@ -351,12 +420,26 @@ def bug_bias(
             1 for b, stereotype in zip(bins, stereotypes) if b == index and stereotype != "neutral"
         )
     reasons = _reasons(labels)
-    profession_scores, profession_reasons = _profession_view(rows, professions, pct_female, labels)
+    profession_scores, profession_reasons, r_p_value = _profession_view(rows, professions, pct_female, labels)
     scores.update(profession_scores)
     reasons.update(profession_reasons)
+    cells = {
+        f"{name}/distance_{label}": (Cell(group=f"distance_{label}"), name) for label in labels for name in _BIN_SCORES
+    }
+    cells.update(
+        {key: (Cell(group=key.split("/", 1)[1]), "preference") for key in scores if key.startswith("preference/")}
+    )
     nulls = {"delta_g": 0.0, "delta_s": 0.0, **{f"delta_s/distance_{label}": 0.0 for label in labels}}
     inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls)))
-    return result
+    return measure_result(
+        "bug_bias",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary="delta_s",
+        p_values={"pearson_r_pct_female": r_p_value},
+        significance_reasons={"pearson_r_pct_female": reasons["pearson_r_pct_female"]},
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls)),
+    )

@@ -14,8 +14,8 @@ import numpy as np
 from scipy import stats
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import MeasureResult, measure_result
 
 ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
 GENDERS = ("female", "male")
@@ -54,7 +54,28 @@ _REASONS = {
 
 
 def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Every Counter-GAP score as a function of the column sums over quadruples."""
+    """Every Counter-GAP score as a function of the column sums over quadruples.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Sums of the per-quadruple columns (:func:`quadruple_rows`), shape ``(..., 11)``: one set of sums, or one per
+        bootstrap replicate.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Each score of :func:`delta_i` (NaN where undefined), of the shape of ``sums`` without its last axis.
+
+    Examples
+    --------
+    One quadruple with a male original, right on both male instances only:
+
+    >>> rows = quadruple_rows(np.array([True, True, False, False]), np.array([[0, 1, 2, 3]]), np.array([True]))
+    >>> scores = statistic(rows.sum(axis=0))
+    >>> float(scores["accuracy_diff"]), float(scores["i_across"]), float(scores["delta_i"])
+    (1.0, 1.0, 1.0)
+    """
     s = {name: sums[..., index] for name, index in _COLUMN.items()}
     quadruples = s["original_male"] + s["original_female"]
     scores = {
@@ -97,7 +118,28 @@ def _quadruple_table(quadruple_ids, roles, genders) -> tuple[list, np.ndarray, n
 
 
 def quadruple_rows(correct: np.ndarray, table: np.ndarray, original_male: np.ndarray) -> np.ndarray:
-    """The per-quadruple columns of ``_COLUMNS`` from instance correctness."""
+    """The per-quadruple columns whose sums every score is a function of, from instance correctness.
+
+    Parameters
+    ----------
+    correct : numpy.ndarray
+        Per instance, whether both candidate decisions equal gold.
+    table : numpy.ndarray
+        Per quadruple, the row of its original, gender-controlled and two gender-swapped instances (``q × 4``).
+    original_male : numpy.ndarray
+        Per quadruple, whether its original instance's pronoun is male.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(q, 11)``: original male/female, correct male/female, correct in the original/counterfactual gender,
+        within-gender changes (male, female), across-gender changes (all, M2F, F2M).
+
+    Examples
+    --------
+    >>> quadruple_rows(np.array([True, True, False, False]), np.array([[0, 1, 2, 3]]), np.array([True])).tolist()
+    [[1.0, 0.0, 2.0, 0.0, 2.0, 0.0, 0.0, 0.0, 4.0, 4.0, 0.0]]
+    """
     f = correct[table].astype(float)
     o, c, s1, s2 = f[:, 0], f[:, 1], f[:, 2], f[:, 3]
     male = original_male.astype(float)
@@ -122,7 +164,26 @@ def quadruple_rows(correct: np.ndarray, table: np.ndarray, original_male: np.nda
 
 
 def spearman_across_vs_original_gender(rows: np.ndarray) -> tuple[float, float]:
-    """Table 4's ρ between a quadruple's I_across score and its original gender (male 1, female −1)."""
+    """Table 4's ρ between a quadruple's I_across score and its original gender (male 1, female −1).
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        The per-quadruple rows (:func:`quadruple_rows`).
+
+    Returns
+    -------
+    tuple of float
+        ρ and its two-sided p-value; NaN where either variable is constant.
+
+    Examples
+    --------
+    >>> male_changes = quadruple_rows(np.array([True, True, False, False]), np.array([[0, 1, 2, 3]]), np.array([True]))
+    >>> female_steady = quadruple_rows(np.array([True] * 4), np.array([[0, 1, 2, 3]]), np.array([False]))
+    >>> rho, p_value = spearman_across_vs_original_gender(np.vstack([male_changes, female_steady] * 2))
+    >>> round(rho, 3)
+    1.0
+    """
     across = rows[:, _COLUMN["across"]]
     gender = np.where(rows[:, _COLUMN["original_male"]] == 1, 1.0, -1.0)
     if np.ptp(across) == 0 or np.ptp(gender) == 0:
@@ -140,8 +201,7 @@ def delta_i(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """All Counter-GAP scores for per-instance ``[A_coref, B_coref]`` predictions and gold labels.
 
     The bootstrap resamples quadruples.
@@ -164,14 +224,13 @@ def delta_i(
         significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (all scores are fractions, not percentages):
+    MeasureResult
+        Every score overall (``corefbias.measures.result``; primary: ``delta_i``), with the quadruple rows its
+        bootstrap resampled (``unit_rows``). As a mapping, its flat keys (all scores are fractions, not
+        percentages):
 
         * ``accuracy``, ``accuracy_male``, ``accuracy_female``, ``accuracy_diff`` (Acc_M − Acc_F, Eq. 1);
         * ``accuracy_original_gender``, ``accuracy_counterfactual_gender``,
@@ -193,7 +252,7 @@ def delta_i(
         or gender is not one of the labels above; a quadruple lacks a role or repeats one; the
         original and gender-controlled instances do not share one gender and the two gender-swapped
         instances the other; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or
-        ``n_bootstrap`` exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -250,7 +309,7 @@ def delta_i(
     validation.check_lengths(
         predictions=predictions, references=references, quadruple_ids=quadruple_ids, roles=roles, genders=genders
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     predicted = validation.check_binary_pairs("predictions", predictions)
     gold = validation.check_binary_pairs("references", references)
     validation.check_labels("roles", roles, ROLES)
@@ -263,7 +322,12 @@ def delta_i(
     rho, rho_p = spearman_across_vs_original_gender(rows)
     scores.update(spearman_rho=rho, spearman_p_value=rho_p, num_quadruples=len(rows))
     inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)))
-    return result
+    return measure_result(
+        "delta_i",
+        scores,
+        _REASONS,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        primary="delta_i",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)),
+    )

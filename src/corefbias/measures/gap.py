@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import gap_properties, validation
-from .resampling import Scored, UnitRows, bootstrap_test, paired_randomization_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, paired_randomization_test, safe_div
+from .result import MeasureResult, measure_result
 
 GENDERS = ("female", "male")
 
@@ -64,7 +64,24 @@ _WEIGHTED_NAMES = {
 
 
 def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Accuracies on the positive candidate, GAP F1s and both bias ratios, from column sums."""
+    """Accuracies on the positive candidate, GAP F1s and both bias ratios, from column sums.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Sums of the per-example columns (:func:`example_rows`), shape ``(..., 10)``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The scores of :func:`acc_bias` (NaN where undefined).
+
+    Examples
+    --------
+    >>> rows = example_rows([[True, False], [False, False]], [[True, False], [True, False]], [False, True])
+    >>> {name: float(value) for name, value in statistic(rows.sum(axis=0)).items() if name.startswith("acc")}
+    {'accuracy_male': 1.0, 'accuracy_female': 0.0, 'accuracy': 0.5, 'acc_bias': 0.0}
+    """
     s = {name: sums[..., index] for name, index in _COLUMN.items()}
     scores = {
         "accuracy_male": safe_div(s["correct_male"], s["weight_male"]),
@@ -82,7 +99,24 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def weighted_statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """The accuracy scores of weighted rows, named as W-Bias scores."""
+    """The accuracy scores of weighted rows, named as W-Bias scores.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Sums of weighted per-example columns (:func:`example_rows` with ``weights``).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``weighted_accuracy_male``, ``weighted_accuracy_female``, ``weighted_accuracy``, ``w_bias``.
+
+    Examples
+    --------
+    >>> rows = example_rows([[True, False], [True, False]], [[True, False]] * 2, [False, True], weights=[3.0, 1.0])
+    >>> float(weighted_statistic(rows.sum(axis=0))["weighted_accuracy"])
+    1.0
+    """
     scores = statistic(sums)
     return {weighted: scores[name] for name, weighted in _WEIGHTED_NAMES.items()}
 
@@ -95,6 +129,29 @@ def example_rows(
     ``predicted`` may hold probabilities instead of booleans: every column is linear in it, so the
     rows of expected predictions are the expected rows (used for the Random baseline).
     ``weights`` (default 1) sit on the positive candidate; examples without one weigh nothing.
+
+    Parameters
+    ----------
+    predicted : array_like
+        ``(n, 2)`` decisions (or probabilities) for candidates A and B.
+    gold : array_like
+        ``(n, 2)`` gold labels.
+    female : array_like
+        Per example, whether its pronoun is feminine.
+    weights : array_like, optional
+        Per example, the weight of its positive candidate.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, 10)``: weight, correct, TP, FP, FN for male then female examples.
+
+    Examples
+    --------
+    A masculine example solved with a spurious link to B:
+
+    >>> example_rows([[True, True]], [[True, False]], [False]).tolist()
+    [[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
     """
     predicted = np.asarray(predicted, dtype=float)
     gold = np.asarray(gold, dtype=bool)
@@ -124,7 +181,40 @@ def check_inputs(
     **optional,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated ``(n, 2)`` predicted and gold arrays and the female mask; the columns of ``required`` and the
-    ``optional`` ones (None: left out) are checked to be columns of the same length."""
+    ``optional`` ones (None: left out) are checked to be columns of the same length.
+
+    Parameters
+    ----------
+    predictions, references : sequence
+        ``[A, B]`` booleans per example.
+    genders : sequence of str
+        ``female`` or ``male`` per example.
+    required : mapping of str to sequence, optional
+        Further columns that must be given.
+    **optional
+        Further columns that may be None.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The predictions, the references, and whether each example is feminine.
+
+    Raises
+    ------
+    ValueError
+        For any bad input, as :func:`acc_bias` lists; a reference marking both candidates.
+
+    Examples
+    --------
+    >>> predicted, gold, female = check_inputs([[1, 0], [0, 0]], [[True, False], [False, True]], ["male", "female"])
+    >>> female.tolist()
+    [False, True]
+    >>> check_inputs([[1, 0]], [[True, True]], ["male"])
+    Traceback (most recent call last):
+    ...
+    ValueError: references[0] marks both candidates as the referent; in GAP at most one of A and B is coreferent with
+    the pronoun (1 such example(s))
+    """
     validation.check_lengths(
         predictions=predictions, references=references, genders=genders, **(required or {}), optional=optional
     )
@@ -149,8 +239,7 @@ def acc_bias(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """Accuracies on the positive candidate, acc-Bias, GAP F1s and F1-Bias, with bootstrap significance.
 
     The bootstrap resamples examples.
@@ -168,14 +257,13 @@ def acc_bias(
         significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (all scores are fractions, not percentages):
+    MeasureResult
+        Every score overall (``corefbias.measures.result``; primary: ``acc_bias``), with the example rows its
+        bootstrap resampled (``unit_rows``). As a mapping, its flat keys (all scores are fractions, not
+        percentages):
 
         * ``accuracy_male``, ``accuracy_female``, ``accuracy`` (on the positive candidate),
           ``acc_bias`` (Acc_F / Acc_M);
@@ -191,8 +279,8 @@ def acc_bias(
     ValueError
         If the inputs differ in length; a prediction or reference is not a pair of booleans; a
         reference marks both candidates; a gender is not `female` or `male`; either gender has no
-        example; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        example; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000).
 
     Notes
     -----
@@ -236,20 +324,52 @@ def acc_bias(
     >>> result["num_examples"], result["num_scored_for_accuracy"]
     (5, 4)
     """
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     predicted, gold, female = check_inputs(predictions, references, genders)
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
     scores.update(num_examples=len(rows), num_scored_for_accuracy=int(gold.any(axis=1).sum()))
     inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(ACC_BIAS_NULLS)))
-    return result
+    return measure_result(
+        "acc_bias",
+        scores,
+        _REASONS,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        primary="acc_bias",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(ACC_BIAS_NULLS)),
+    )
 
 
 def check_weights(weights: Sequence, gold: np.ndarray) -> np.ndarray:
-    """Finite, non-negative weights, zero on examples without a positive candidate."""
+    """Finite, non-negative weights, zero on examples without a positive candidate.
+
+    Parameters
+    ----------
+    weights : sequence of float
+        One weight per example.
+    gold : numpy.ndarray
+        ``(n, 2)`` gold labels.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        If a weight is negative or not finite, or positive on an example without a positive candidate.
+
+    Examples
+    --------
+    >>> check_weights([2, 0], np.array([[True, False], [False, False]])).tolist()
+    [2.0, 0.0]
+    >>> check_weights([2, 1], np.array([[True, False], [False, False]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: weights[1] is 1.0 but example 1 has no positive candidate; weights sit on the positive candidate, so
+    examples without one must weigh 0
+    """
     values = np.asarray(validation.check_numbers("weights", weights, low=0.0), dtype=float)
     stray = np.flatnonzero((values > 0) & ~gold.any(axis=1))
     if stray.size:
@@ -272,8 +392,7 @@ def w_bias(
     return_weights: bool = False,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """W-Bias with given ``weights``, or with the weights of ``variant`` solved from the GAP properties.
 
     Significance resamples examples with their weights held fixed: it reflects which items were
@@ -305,15 +424,13 @@ def w_bias(
         significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        The rows hold the weights; with ``return_weights=True`` too, the ``Scored`` result has ``weights``.
-        Its keys:
+    MeasureResult
+        Every score overall (``corefbias.measures.result``; primary: ``w_bias``), the ``variant`` (and the
+        ``weights`` if asked for) among its extras, and the weighted example rows its bootstrap resampled
+        (``unit_rows``). As a mapping, its flat keys:
 
         * ``w_bias`` (weighted Acc_F / weighted Acc_M), ``weighted_accuracy_male``,
           ``weighted_accuracy_female``, ``weighted_accuracy`` (fractions);
@@ -331,8 +448,8 @@ def w_bias(
         are; ``variant`` is not one of `w`, `wnum`, `wdist`, `wt`; a weight is negative, not finite,
         or positive on an example without a positive candidate; ``num_names`` / ``correct_ranks``
         are not valid counts and ranks (or the weight program has no solution); and for the same bad
-        ``predictions``, ``references``, ``genders``, ``n_bootstrap``, ``seed`` or flags as
-        :func:`acc_bias`.
+        ``predictions``, ``references``, ``genders``, ``n_bootstrap`` or ``seed`` as :func:`acc_bias`, or a
+        ``return_weights`` that is not True or False.
 
     Notes
     -----
@@ -370,7 +487,7 @@ def w_bias(
     >>> round(result["w_bias"], 3), result["max_weight"], result["variant"]
     (0.667, 3.0, 'given')
     """
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     validation.check_flag("return_weights", return_weights)
     # Checked with given weights too, where it is not used: a misspelt variant is a mistake either way.
     validation.check_choice("variant", variant, gap_properties.VARIANTS)
@@ -397,13 +514,39 @@ def w_bias(
         num_weighted_examples=int(np.count_nonzero(values > 0)),
     )
     inferences = bootstrap_test(rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _W_REASONS, inferences, n_bootstrap=n_bootstrap)
-    result["variant"] = variant if weights is None else "given"
+    extras = {"variant": variant if weights is None else "given"}
     if return_weights:
-        result["weights"] = values.tolist()
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), weighted_statistic, tuple(W_BIAS_NULLS)))
-    return result
+        extras["weights"] = values.tolist()
+    return measure_result(
+        "w_bias",
+        scores,
+        _W_REASONS,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        primary="w_bias",
+        extras=extras,
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), weighted_statistic, tuple(W_BIAS_NULLS)),
+    )
+
+
+def undefined_w_bias(reason: str) -> MeasureResult:
+    """The result of :func:`w_bias` where no weights can be solved: W-Bias undefined for ``reason``.
+
+    Parameters
+    ----------
+    reason : str
+        Why there are no weights.
+
+    Returns
+    -------
+    MeasureResult
+
+    Examples
+    --------
+    >>> dict(undefined_w_bias("no balancing weights"))
+    {'w_bias': None, 'undefined': {'w_bias': 'no balancing weights'}}
+    """
+    return measure_result("w_bias", {"w_bias": None}, {"w_bias": reason}, primary="w_bias")
 
 
 def compare_models(
@@ -421,7 +564,45 @@ def compare_models(
 
     ``score`` is any score of :func:`statistic` (``acc_bias``, ``f1_bias``, ``accuracy``, ...); with
     ``weights`` the accuracies are weighted, so ``score="acc_bias"`` compares W-Bias (the paper's
-    Wt-Bias comparisons pass the Wt weights). Returns ``difference`` (A − B) and a two-sided ``p_value``.
+    Wt-Bias comparisons pass the Wt weights).
+
+    Parameters
+    ----------
+    predictions_a, predictions_b : sequence
+        The two models' ``[A, B]`` decisions per example.
+    references : sequence
+        The gold ``[A, B]`` labels.
+    genders : sequence of str
+        ``female`` or ``male`` per example.
+    score : str, default "acc_bias"
+        The score compared.
+    weights : sequence of float, optional
+        The examples' weights (W-Bias).
+    n_permutations : int, default 10000
+        The random swaps.
+    seed : int, default 0
+        Seeds them.
+
+    Returns
+    -------
+    dict
+        ``difference`` (A − B) and its two-sided ``p_value`` (approximate randomization).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``score`` or any bad input, as :func:`acc_bias` lists.
+
+    Examples
+    --------
+    A right on every example, B only on the masculine ones:
+
+    >>> gold = [[True, False]] * 8
+    >>> genders = ["male", "female"] * 4
+    >>> b = [[True, False], [False, False]] * 4
+    >>> result = compare_models(gold, b, gold, genders, score="accuracy", n_permutations=2000)
+    >>> result["difference"], result["p_value"] < 0.2
+    (0.5, True)
     """
     validation.check_choice("score", score, sorted(statistic(np.zeros(len(_COLUMNS)))))
     predicted_a, gold, female = check_inputs(

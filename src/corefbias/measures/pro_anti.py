@@ -37,11 +37,13 @@ from functools import partial
 import numpy as np
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div, safe_log2
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div, safe_log2
+from .result import Cell, MeasureResult, measure_result
 
 CONDITIONS = ("pro", "anti")
 SCORES = ("accuracy", "f1")
+# What pro_anti_diff measures overall and in each group.
+_GROUP_SCORES = ("pro", "anti", "average", "diff", "log2_ratio")
 UNLINKED = ("wrong", "drop")
 _OUTCOMES = ("tp", "fp", "fn", "tn")
 _PER_BUCKET = len(CONDITIONS) * len(_OUTCOMES)
@@ -59,7 +61,29 @@ def _score(counts: dict[str, np.ndarray], score: str) -> np.ndarray:
 
 def statistic(sums: np.ndarray, *, groups: Sequence[str], score: str) -> dict[str, np.ndarray]:
     """Pro/anti scores overall and per group; columns are (bucket, condition, outcome) counts with
-    bucket 0 = all examples and bucket 1 + k = ``groups[k]``."""
+    bucket 0 = all examples and bucket 1 + k = ``groups[k]``.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Summed example rows (:func:`example_rows`), shape ``(..., (1 + len(groups)) * 8)``.
+    groups : sequence of str
+        The group names, in the buckets' order.
+    score : str
+        ``accuracy`` or ``f1``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``pro``, ``anti``, ``average``, ``diff``, ``log2_ratio``, and each again as ``<score>/<group>`` (NaN where
+        undefined).
+
+    Examples
+    --------
+    >>> rows = example_rows(np.array([True, False]), np.array([True, True]), ["pro", "anti"], None, [])
+    >>> {name: float(value) for name, value in statistic(rows.sum(axis=0), groups=[], score="accuracy").items()}
+    {'pro': 1.0, 'anti': 0.0, 'average': 0.5, 'diff': 1.0, 'log2_ratio': nan}
+    """
     cells = sums.reshape(sums.shape[:-1] + (1 + len(groups), len(CONDITIONS), len(_OUTCOMES)))
     scores = {}
     for bucket, group in enumerate([None, *groups]):
@@ -69,11 +93,8 @@ def statistic(sums: np.ndarray, *, groups: Sequence[str], score: str) -> dict[st
             for c, condition in enumerate(CONDITIONS)
         }
         pro, anti = by_condition["pro"], by_condition["anti"]
-        scores["pro" + suffix] = pro
-        scores["anti" + suffix] = anti
-        scores["average" + suffix] = (pro + anti) / 2
-        scores["diff" + suffix] = pro - anti
-        scores["log2_ratio" + suffix] = safe_log2(safe_div(pro, anti))
+        values = (pro, anti, (pro + anti) / 2, pro - anti, safe_log2(safe_div(pro, anti)))
+        scores.update({name + suffix: value for name, value in zip(_GROUP_SCORES, values)})
     return scores
 
 
@@ -102,7 +123,29 @@ def _optional_labels(name: str, values: Sequence | None, what: str) -> list | No
 
 
 def check_predictions(predictions: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    """Link flags (``None`` read as no link) and the mask of unlinked examples (``None``)."""
+    """Link flags (``None`` read as no link) and the mask of unlinked examples (``None``).
+
+    Parameters
+    ----------
+    predictions : sequence of bool or None
+        Per example, is the pronoun linked to the candidate (None: to no candidate)?
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The links, and where the pronoun is unlinked.
+
+    Raises
+    ------
+    ValueError
+        Naming the first entry that is neither a boolean nor None.
+
+    Examples
+    --------
+    >>> linked, unlinked = check_predictions([True, None, False])
+    >>> linked.tolist(), unlinked.tolist()
+    ([True, False, False], [False, True, False])
+    """
     linked = validation.check_booleans(
         "predictions", predictions, allow_none=True, none_means="where the model links the pronoun to no candidate"
     )
@@ -111,6 +154,27 @@ def check_predictions(predictions: Sequence) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_unlinked(unlinked: str) -> None:
+    """``unlinked`` is ``"wrong"`` or ``"drop"``, what an unlinked pronoun counts as.
+
+    Parameters
+    ----------
+    unlinked : str
+        The option as given.
+
+    Raises
+    ------
+    ValueError
+        Naming both choices and what each means.
+
+    Examples
+    --------
+    >>> check_unlinked("drop")
+    >>> check_unlinked("skip")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown unlinked='skip'; choose 'wrong' (an unlinked pronoun counts as no link) or 'drop' (its
+    examples are left out, as GenDa Lens scores DaWinoBias)
+    """
     if not isinstance(unlinked, str) or unlinked not in UNLINKED:
         raise ValueError(
             f"unknown unlinked={unlinked!r}; choose 'wrong' (an unlinked pronoun counts as no link) or 'drop' "
@@ -152,7 +216,33 @@ def _pair_index(pair_ids: list, conditions: list) -> np.ndarray:
 def example_rows(
     predicted: np.ndarray, gold: np.ndarray, conditions: list, groups: list | None, group_names: list
 ) -> np.ndarray:
-    """Per-example one-hot (bucket, condition, outcome) counts."""
+    """Per-example one-hot (bucket, condition, outcome) counts.
+
+    Parameters
+    ----------
+    predicted : numpy.ndarray
+        Per example, whether the pronoun is linked to the candidate.
+    gold : numpy.ndarray
+        Per example, whether the candidate is the antecedent.
+    conditions : list of str
+        ``pro`` or ``anti`` per example.
+    groups : list of str or None
+        Each example's group (None: no breakdown).
+    group_names : list of str
+        The groups, in the buckets' order.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(examples, (1 + len(group_names)) * 8)``: per bucket, condition and outcome (TP, FP, FN, TN), 1 or 0.
+
+    Examples
+    --------
+    A pro example linked to its antecedent (a true positive) in group ``a``:
+
+    >>> example_rows(np.array([True]), np.array([True]), ["pro"], ["a"], ["a"]).tolist()
+    [[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+    """
     outcome = np.where(predicted, np.where(gold, 0, 1), np.where(gold, 2, 3))
     # dtype=int: with every example dropped (unlinked="drop") the list is empty, and an empty float array cannot index
     condition = np.asarray([CONDITIONS.index(value) for value in conditions], dtype=int)
@@ -178,8 +268,7 @@ def pro_anti_diff(
     unlinked: str = "wrong",
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """Pro, anti, their average, difference and log2 ratio, overall and per group, with bootstrap
     p-values and confidence intervals for the difference and the log ratio.
 
@@ -216,15 +305,14 @@ def pro_anti_diff(
         bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples (with ``unlinked="drop"``, their
-        ``unit_positions`` among all examples or pairs), for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (scores are fractions, not percentages):
+    MeasureResult
+        The five scores and the counts overall and the five scores of each group in ``by_group[<group>]``
+        (``corefbias.measures.result``; primary: ``diff``), with the example or pair rows its bootstrap
+        resampled (``unit_rows``; with ``unlinked="drop"``, their ``unit_positions`` among all examples or
+        pairs). As a mapping, its flat keys (scores are fractions, not percentages):
 
         * ``pro``, ``anti`` (the chosen score per condition), ``average`` ((pro + anti) / 2),
           ``diff`` (pro − anti), ``log2_ratio`` (log2(pro / anti));
@@ -243,8 +331,8 @@ def pro_anti_diff(
         If the inputs differ in length; a prediction is not a bool or None, or a reference not a
         bool; a condition is not `pro` or `anti`; ``score`` or ``unlinked`` is not one of its
         choices; a pair does not hold as many pro as anti examples; a group lacks pro or anti
-        examples; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        examples; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000).
 
     Notes
     -----
@@ -298,7 +386,7 @@ def pro_anti_diff(
         conditions=conditions,
         optional={"pair_ids": pair_ids, "groups": groups},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     validation.check_choice("score", score, SCORES)
     check_unlinked(unlinked)
     predicted, is_unlinked = check_predictions(predictions)
@@ -333,23 +421,62 @@ def pro_anti_diff(
     nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
     resamples = n_bootstrap if len(rows) else 0
     inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=resamples, seed=seed)
-    result = finalize(scores, _reasons(group_names, score, unlinked), inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        unit_positions = positions if unlinked == "drop" else None
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls), unit_positions))
-    return result
+    cells = {f"{name}{_suffix(group)}": (Cell(group=group), name) for group in group_names for name in _GROUP_SCORES}
+    unit_positions = positions if unlinked == "drop" else None
+    return measure_result(
+        "pro_anti_diff",
+        scores,
+        _reasons(group_names, score, unlinked),
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary="diff",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls), unit_positions),
+    )
 
 
-def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[str], conditions: Sequence[str]) -> dict:
+def referent_class_f1(
+    predicted_classes: Sequence, referent_classes: Sequence[str], conditions: Sequence[str]
+) -> MeasureResult:
     """GenDa Lens's detailed DaWinoBias output: per condition and class, the F1 of the class.
 
     Per sentence, ``referent_classes[i]`` is the class of the gold antecedent (its occupation's
     stereotype, "female"/"male") and ``predicted_classes[i]`` the class of the candidate the model links
     the pronoun to, or ``None`` where it links none: those sentences are left out, as GenDa Lens does.
-    ``<condition>/<class>`` = 2 TP / (2 TP + FP + FN) with that class as the positive one (scikit-learn's
-    per-class F1, which GenDa Lens reports rounded to two decimals; here unrounded, and ``None`` where
-    0/0, where scikit-learn says 0). ``support_<condition>/<class>``: counted sentences whose referent
-    has the class; ``num_<condition>``: counted sentences; ``num_unlinked_<condition>``: left out.
+
+    Parameters
+    ----------
+    predicted_classes : list of str or None
+        The class of the candidate the model links the pronoun to; None where it links none.
+    referent_classes : list of str
+        The class of the gold antecedent.
+    conditions : list of str
+        ``pro`` or ``anti``.
+
+    Returns
+    -------
+    MeasureResult
+        Per condition and class (``by_condition_and_group[<condition>][<class>]``): ``f1`` = 2 TP / (2 TP + FP + FN)
+        with that class as the positive one (scikit-learn's per-class F1, which GenDa Lens reports rounded to two
+        decimals; here unrounded, and None where 0/0, where scikit-learn says 0), flat key ``<condition>/<class>``, and
+        ``support`` (counted sentences whose referent has the class), flat key ``support_<condition>/<class>``;
+        overall ``num_<condition>`` (counted sentences) and ``num_unlinked_<condition>`` (left out). No primary score.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length, a condition is not ``pro`` or ``anti``, or a class is not a non-empty string.
+
+    Examples
+    --------
+    Two pro sentences, one resolved to a female referent and one to the wrong (female) candidate of a male referent;
+    an anti sentence left out because its pronoun is linked to no candidate:
+
+    >>> result = referent_class_f1(["female", "female", None], ["female", "male", "female"], ["pro", "pro", "anti"])
+    >>> round(result["pro/female"], 4), result["pro/male"], result["support_pro/male"], result["num_unlinked_anti"]
+    (0.6667, 0.0, 1, 1)
+    >>> result.by_condition_and_group["pro"]["female"]["f1"].value == result["pro/female"]
+    True
     """
     validation.check_lengths(
         predicted_classes=predicted_classes, referent_classes=referent_classes, conditions=conditions
@@ -361,6 +488,7 @@ def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[st
     classes = sorted(set(referents) | {value for value in predicted_classes if value is not None})
     scores: dict = {}
     reasons: dict[str, str] = {}
+    cells: dict = {}
     for condition in CONDITIONS:
         counted = [
             (predicted, referent)
@@ -374,9 +502,10 @@ def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[st
             key = f"{condition}/{name}"
             scores[key] = safe_div(2 * true_positives, 2 * true_positives + false_positives + false_negatives)
             scores[f"support_{key}"] = sum(referent == name for _, referent in counted)
+            cells[key], cells[f"support_{key}"] = (Cell(condition, name), "f1"), (Cell(condition, name), "support")
             reasons[key] = f"no counted {condition} sentence has a {name!r} referent or prediction, so its F1 is 0/0"
         scores[f"num_{condition}"] = len(counted)
         scores[f"num_unlinked_{condition}"] = sum(
             predicted is None and value == condition for predicted, value in zip(predicted_classes, conditions)
         )
-    return finalize(scores, reasons)
+    return measure_result("referent_class_f1", scores, reasons, cells=cells)

@@ -24,8 +24,8 @@ import numpy as np
 from scipy import stats
 
 from . import stereotypes, validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 
 PREDICTIONS = ("occupation", "participant", "neither")
 ANSWERS = ("occupation", "participant")
@@ -81,7 +81,27 @@ _REASONS = {
 
 
 def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Every pooled Winogender score as a function of the column sums over pairs."""
+    """Every pooled Winogender score as a function of the column sums over pairs.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Summed pair rows (:func:`pair_rows`), shape ``(..., 19)``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The pooled scores of :func:`winogender_bias` (NaN where undefined); not the per-occupation ones.
+
+    Examples
+    --------
+    >>> table = np.array([[0, 1, -1]])  # the pair's female, male and (no) neutral sentence
+    >>> rows = pair_rows(np.array(["occupation", "participant"]), np.array(["occupation", "occupation"]),
+    ...                  np.array(["female", "male"]), table, None)
+    >>> scores = statistic(rows.sum(axis=0))
+    >>> float(scores["accuracy_male_minus_female"]), float(scores["pairs_resolved_differently"])
+    (-1.0, 1.0)
+    """
     s = {name: sums[..., index] for name, index in _COLUMN.items()}
     scores = {
         "accuracy": safe_div(
@@ -110,6 +130,29 @@ def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, 
     """Pearson's r and its two-sided p-value; NaN for fewer than 3 points or a constant vector.
 
     With two points r is ±1 whatever the data, so at least three are required.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        Two vectors of one length.
+
+    Returns
+    -------
+    tuple of float
+        r and its p-value.
+
+    Raises
+    ------
+    ValueError
+        If the vectors differ in shape.
+
+    Examples
+    --------
+    >>> r, p_value = pearson_correlation([1.0, 2.0, 3.0], [2.0, 4.0, 6.5])
+    >>> round(r, 3)
+    0.998
+    >>> pearson_correlation([1.0, 2.0], [1.0, 2.0])
+    (nan, nan)
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -122,12 +165,44 @@ def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, 
 
 
 def majority_gender(bls_pct_female: float) -> str:
-    """An occupation's BLS majority gender, by the line Table 2's "gotcha" split draws."""
+    """An occupation's BLS majority gender, by the line Table 2's "gotcha" split draws.
+
+    Parameters
+    ----------
+    bls_pct_female : float
+        The occupation's percent female (0–100).
+
+    Returns
+    -------
+    str
+        ``female`` at or above 50 %, else ``male``.
+
+    Examples
+    --------
+    >>> majority_gender(37.9), majority_gender(50.0)
+    ('male', 'female')
+    """
     return stereotypes.majority_gender(bls_pct_female, tie=stereotypes.WINOGENDER_TIE)
 
 
 def resolved_differently(answers_female, answers_male):
-    """Whether a pair's female and male sentences got different answers (element-wise for arrays)."""
+    """Whether a pair's female and male sentences got different answers (element-wise for arrays).
+
+    Parameters
+    ----------
+    answers_female, answers_male : array_like
+        The answers to the female and to the male sentence of each pair.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per pair.
+
+    Examples
+    --------
+    >>> resolved_differently(["occupation", "participant"], ["occupation", "occupation"]).tolist()
+    [False, True]
+    """
     return np.asarray(answers_female) != np.asarray(answers_male)
 
 
@@ -139,6 +214,27 @@ def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_fem
     is the majority gender and the answer is PARTICIPANT. Neutral pronouns have no majority to
     contradict, so they are neither gotcha nor non-gotcha: their entries are False here and
     callers exclude them from the non-gotcha bucket too.
+
+    Parameters
+    ----------
+    genders : sequence of str
+        The pronoun's gender per sentence.
+    answers : sequence of str
+        The correct answer per sentence, ``occupation`` or ``participant``.
+    bls_pct_female : sequence of float
+        The occupation's percent female per sentence.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    A surgeon (37.9 % female): "she" referring to the surgeon is a gotcha, "he" referring to the patient too:
+
+    >>> answers = ["occupation", "participant", "occupation", "occupation"]
+    >>> gotcha_sentences(["female", "male", "male", "neutral"], answers, [37.9] * 4).tolist()
+    [True, True, False, False]
     """
     genders = np.asarray(genders)
     answers_occupation = np.asarray(answers) == "occupation"
@@ -192,7 +288,34 @@ def pair_rows(
     table: np.ndarray,
     gotcha: np.ndarray | None,
 ) -> np.ndarray:
-    """The per-pair columns of ``_COLUMNS`` (gotcha columns stay zero when ``gotcha`` is None)."""
+    """The per-pair columns of ``_COLUMNS`` (gotcha columns stay zero when ``gotcha`` is None).
+
+    Parameters
+    ----------
+    predictions : numpy.ndarray
+        The answer per sentence.
+    references : numpy.ndarray
+        The correct answer per sentence.
+    genders : numpy.ndarray
+        The pronoun's gender per sentence.
+    table : numpy.ndarray
+        Per pair, the row of its female, male and neutral sentence (−1: none).
+    gotcha : numpy.ndarray or None
+        Per sentence, whether it is a gotcha (:func:`gotcha_sentences`); None without BLS figures.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(pairs, 19)``: pairs, resolved differently, and per gender the sentences, correct ones and ones
+        resolved to the occupation, then per gotcha bucket and binary gender the sentences and correct ones.
+
+    Examples
+    --------
+    >>> rows = pair_rows(np.array(["occupation", "participant"]), np.array(["occupation", "occupation"]),
+    ...                  np.array(["female", "male"]), np.array([[0, 1, -1]]), None)
+    >>> rows.shape, float(rows[0, 1])  # one pair, resolved differently
+    ((1, 19), 1.0)
+    """
     correct = predictions == references
     to_occupation = predictions == "occupation"
     features = np.zeros((len(predictions), len(_COLUMNS)))
@@ -227,8 +350,7 @@ def winogender_bias(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """All Winogender scores for per-sentence resolutions (``occupation``/``participant``/``neither``).
 
     The bootstrap resamples pairs.
@@ -259,14 +381,14 @@ def winogender_bias(
         bootstrap resamples of pairs (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (all scores are fractions, not percentages):
+    MeasureResult
+        The pooled scores overall and each occupation's ``preference`` in ``by_group[<occupation>]``
+        (``corefbias.measures.result``; primary: ``occupation_share_male_minus_female``), with the pair rows its
+        bootstrap resampled (``unit_rows``); the Pearson correlations carry their p-values. As a mapping, its flat
+        keys (all scores are fractions, not percentages):
 
         * ``accuracy``, ``accuracy_female``, ``accuracy_male``, ``accuracy_neutral``,
           ``accuracy_male_minus_female``;
@@ -296,8 +418,8 @@ def winogender_bias(
         above; an occupation is not a string; a pair lacks its female or male sentence or repeats a
         gender; the variants of a pair differ in occupation or answer; ``bls_pct_female`` or
         ``bergsma_pct_female`` is given for some rows only, outside 0-100, or has two values for one
-        occupation; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        occupation; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000).
 
     Notes
     -----
@@ -359,7 +481,7 @@ def winogender_bias(
         pair_ids=pair_ids,
         optional={"bls_pct_female": bls_pct_female, "bergsma_pct_female": bergsma_pct_female},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     validation.check_labels("predictions", predictions, PREDICTIONS)
     validation.check_labels("references", references, ANSWERS)
     validation.check_labels("genders", genders, GENDERS)
@@ -386,22 +508,35 @@ def winogender_bias(
     shares = statistic(by_occupation)
     # Fig. 4's scale: positive when female pronouns go to the occupation more often than male ones.
     preference = shares["occupation_share_female"] - shares["occupation_share_male"]
-    reasons = dict(_REASONS)
+    reasons = {key: reason for key, reason in _REASONS.items() if key in scores}
+    significance_reasons = {"pairs_resolved_differently": _REASONS["pairs_resolved_differently_p_value"]}
+    p_values = {}
     for name, per_occupation in percent_female.items():
         key = f"pearson_r_{name.removesuffix('_pct_female')}"
         if per_occupation is None:
-            r, p_value = float("nan"), float("nan")
-            reasons[key] = reasons[f"{key}_p_value"] = f"{name} was not given"
+            r, p_values[key] = float("nan"), float("nan")
+            reasons[key] = significance_reasons[key] = f"{name} was not given"
         else:
-            r, p_value = pearson_correlation(preference, per_occupation)
-            reasons[key] = reasons[f"{key}_p_value"] = (
+            r, p_values[key] = pearson_correlation(preference, per_occupation)
+            reasons[key] = significance_reasons[key] = (
                 f"needs at least 3 occupations and neither the preference nor {name} constant across them"
             )
-        scores[key], scores[f"{key}_p_value"] = r, p_value
-    scores.update({f"preference/{name}": value for name, value in zip(occupation_names, preference)})
+        scores[key] = r
+    cells = {}
+    for name, value in zip(occupation_names, preference):
+        scores[f"preference/{name}"] = value
+        cells[f"preference/{name}"] = (Cell(group=name), "preference")
 
     inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)))
-    return result
+    return measure_result(
+        "winogender_bias",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary="occupation_share_male_minus_female",
+        p_values=p_values,
+        significance_reasons=significance_reasons,
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)),
+    )

@@ -25,7 +25,6 @@ def score(rows, decisions, n_bootstrap, seed):
             data["profession_pct_female"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
     return sections
 
