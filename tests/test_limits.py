@@ -32,6 +32,7 @@ def instances_at(limit: int) -> dict[str, int]:
         "winopron": 48 * limit + 8 * (min(limit, 42) + min(limit, 11) + min(limit, 4) + 3 * min(limit, 1)),
         "winonb": 8 * limit - max(0, limit - 43) - max(0, limit - 44),  # 4 sources × 2 numbers; WSC has 43 / 44
         "map": 20 * limit,  # snippets with a feminine and with a masculine original pronoun, ten versions each
+        "bug": 10 * limit,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2 (no neutral)
     }
 
 
@@ -63,6 +64,7 @@ DESIGN_CELLS = {
     "winonb": 8,
     "gicoref": 3,  # the texts' sources: Wikipedia, periodicals, fan fiction
     "map": 2,
+    "bug": 10,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2
 }
 
 

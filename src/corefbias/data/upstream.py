@@ -3,7 +3,10 @@ how to get it — from a local mirror, from the download cache, or by downloadin
 
 The pins live beside the set that reads them, in ``<set>/upstream.json`` (``corefbias.data.set_files``):
 source name (the mirror's folder) → repository, commit, license and each file's sha256 and size. A source
-is pinned by exactly one set; another set reads it by its name.
+is pinned by exactly one set; another set reads it by its name. A file taken from another commit of the
+same repository names that ``commit`` in its own entry. A file known only from its commit's tree, never
+retrieved (so its sha256 is unknown), is pinned by its ``git_blob`` id instead: the SHA-1 git computes
+over ``blob <size>\\0`` and the content, which the downloaded bytes are checked against.
 
 A mirror is a folder laid out as ``<set>/<upstream path>`` (the layout of ``../shared/data``).
 It is named by ``mirror=`` / ``--mirror DIR`` or the ``COREFBIAS_MIRROR`` environment variable.
@@ -39,8 +42,9 @@ class UpstreamFile:
     path: str
     repository: str
     commit: str | None
-    sha256: str
-    size: int
+    sha256: str | None
+    size: int | None
+    git_blob: str | None = None  # the file's git blob id, for a file pinned by its commit's tree alone
 
     @property
     def url(self) -> str:
@@ -87,7 +91,12 @@ def describe(dataset: str, path: str) -> UpstreamFile:
     if path not in entry["files"]:
         raise UpstreamFileError(f"{path!r} is not a registered file of {dataset!r}")
     info = entry["files"][path]
-    return UpstreamFile(dataset, path, entry["repository"], entry.get("commit"), info["sha256"], info["size"])
+    commit = info.get("commit", entry.get("commit"))
+    if info.get("sha256") is None and info.get("git_blob") is None:
+        raise UpstreamFileError(f"{dataset}/{path} is pinned by neither a sha256 nor a git blob id")
+    return UpstreamFile(
+        dataset, path, entry["repository"], commit, info.get("sha256"), info.get("size"), info.get("git_blob")
+    )
 
 
 def default_mirror() -> Path | None:
@@ -108,12 +117,32 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def git_blob_id(path: Path) -> str:
+    """The id git gives a file's content: the hex SHA-1 of ``blob <size>\\0`` followed by the bytes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder, "hello.txt")
+    ...     _ = path.write_bytes(b"hello\\n")
+    ...     git_blob_id(path)  # what `git hash-object` prints for a file holding "hello\\n"
+    'ce013625030ba8dba906f756967f9e9ca394464a'
+    """
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def _verified(path: Path, spec: UpstreamFile, origin: str) -> Path:
-    actual = file_sha256(path)
-    if actual != spec.sha256:
+    kind, expected = ("sha256", spec.sha256) if spec.sha256 is not None else ("git blob id", spec.git_blob)
+    actual = file_sha256(path) if kind == "sha256" else git_blob_id(path)
+    if actual != expected:
         raise UpstreamFileError(
             f"checksum mismatch for {spec.dataset}/{spec.path} from {origin} ({path}): "
-            f"expected sha256 {spec.sha256}, got {actual}. The file differs from upstream commit "
+            f"expected {kind} {expected}, got {actual}. The file differs from upstream commit "
             f"{spec.commit}; replace it with the file at {spec.url}"
         )
     return path
