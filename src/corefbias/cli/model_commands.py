@@ -61,8 +61,6 @@ def model_options(args) -> dict:
             flag = {"workers": "--concurrency"}.get(option, "--" + option.replace("_", "-"))
             raise ValueError(f"{flag} is for {', '.join(f'{k}:' for k in kinds)} models only")
         options[option] = value
-    if kind == "hf":
-        options["batch_size"] = args.batch_size
     options.update(dict(args.model_arg))
     return options
 
@@ -104,7 +102,12 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     add_scoring_options(run)
     run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
-    run.add_argument("--batch-size", type=int, default=32, help="instances per model call")
+    run.add_argument(
+        "--batch-size",
+        type=int,
+        help="instances per model call (default: 32; a local hf: model batches by tokens itself and is handed whole "
+        "benchmarks up to 4096 instances: size its batches with --model-arg max_batch_tokens=N)",
+    )
     run.add_argument(
         "--shard",
         type=_shard,
