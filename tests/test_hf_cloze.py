@@ -140,13 +140,15 @@ def unbatched_loglikelihood(model, tokenizer, context: str, continuation: str) -
 
 
 @pytest.fixture(scope="module")
-def tiny_folder(smollm2, tmp_path_factory):
+def tiny_folder(tmp_path_factory):
     """A folder ``hf:`` loads: a two-layer Llama with random weights (seeded), built from a ``LlamaConfig`` and
-    saved as safetensors, with SmolLM2's tokenizer."""
+    saved as safetensors, with SmolLM2's tokenizer (read from its GGUF)."""
+    if not SMOLLM2.is_file():
+        pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
     import torch
     import transformers
 
-    tokenizer = smollm2.backend.tokenizer
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(SMOLLM2.parent), gguf_file=SMOLLM2.name)
     config = transformers.LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=64,

@@ -134,7 +134,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "--replica-gpus",
         type=float,
         metavar="G",
-        help="for ray: GPUs per replica, e.g. 1 with --device cuda (default 0)",
+        help="for ray: GPUs per replica (default: 1 when --device is cuda, or auto on a cluster with GPUs; else 0)",
     )
     run.add_argument(
         "--replica-cpus", type=float, metavar="C", help="for ray: CPUs per replica, torch's threads there (default 1)"
