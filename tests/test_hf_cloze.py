@@ -292,6 +292,20 @@ def test_only_one_float_per_option_leaves_the_device(tiny, winogender, monkeypat
         assert found[index] == pytest.approx(expected, abs=TOLERANCE)
 
 
+def test_the_vocabulary_rows_are_turned_into_log_probabilities_a_few_at_a_time(tiny, winogender, monkeypatch):
+    """``LOGITS_CHUNK`` of two vocabularies: pass B's log-softmax two rows at a time, pass C's forward passes one
+    option at a time (each but the last from its own copy of the cache): the log-likelihoods of one chunk."""
+    backend = tiny.backend
+    requests = requests_of(winogender[:60])
+    whole = backend.loglikelihoods(requests)
+    monkeypatch.setattr(hf_causal_lm, "LOGITS_CHUNK", 2 * backend.model.config.vocab_size)
+    backend.stats = hf_causal_lm.TokenStats()
+    for mine, theirs in zip(backend.loglikelihoods(requests), whole):
+        assert mine == pytest.approx(theirs, abs=1e-6)
+    longer = sum(len(tokens) > 1 for _, options in backend.encode_requests(requests) for tokens in options)
+    assert backend.stats.forward_passes > longer // 2  # pass C in pieces
+
+
 def test_batches_are_sized_by_tokens_and_sorted_by_length(tiny, winogender):
     backend = tiny.backend
     encoded = backend.encode_requests(requests_of(winogender))
