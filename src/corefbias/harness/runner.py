@@ -358,8 +358,8 @@ class _LocalSession:
 
 
 class LocalExecutor:
-    """The model answers in this process, batch after batch (``datasets.Dataset.map``), each batch committed to
-    the prediction cache before the next.
+    """The model answers in this process, call after call (``datasets.Dataset.map``), each answer committed to the
+    prediction cache as it comes back (per internal batch of a model that batches itself).
 
     Examples
     --------
