@@ -1,205 +1,342 @@
-"""Cloze scoring throughput: corefbias's ``hf:`` backend against lm-evaluation-harness 0.4.13's ``hf``.
+"""Cloze scoring throughput: corefbias's ``hf:`` backend against lm-evaluation-harness 0.4.13's ``hf``, CPU or GPU.
 
     .venv/bin/python perf/cloze_throughput.py --mirror ../shared/data \\
-        [--model ~/.cache/corefbias/llamacpp/models/SmolLM2-135M-Instruct.Q4_1.gguf] \\
-        [--threads 1 2] [--ours-batch-sizes 1 16 64] [--lm-eval-batch-sizes 1 16] [--limit N]
+        [--model FILE.gguf | --architecture tiny|llama-1b|llama-8b [--tokenizer FILE.gguf]] \\
+        [--device cpu|cuda] [--dtype float32|bfloat16] [--benchmarks winogender ...|all] [--limit N] \\
+        [--threads 1] [--ours-batch-tokens 4096 ...] [--call-size 4096] [--lm-eval-batch-sizes 1 16] \\
+        [--peak-flops 989e12]
 
-Both score the same Winogender requests (all 720 instances, two options each: the context
-``{sentence} ‘{Pronoun}’ refers to the`` and the continuations `` {occupation}``, `` {participant}``,
-as ``WINOGENDER_CLOZE`` renders them) with the same model on this machine's CPU, one setting after
-the other. Only the scoring is timed, from strings to log-likelihoods, tokenization included; model
-loading is not, on either side:
+Both sides score the same requests (by default Winogender's 720 instances, two options each; ``--benchmarks
+all``: all seven benchmarks, 39 724 instances, as ``corefbias run`` renders them for ``hf:``) with the same
+model object on the same device, one setting after the other, in one process. Only the scoring is timed,
+from strings to log-likelihoods, tokenization included; loading is not:
 
-* corefbias: ``hf_causal_lm.load`` once, then ``backend.loglikelihoods(requests)`` per batch size over
-  all requests at once, and at its default batch size in chunks of ``--chunk`` instances, as ``corefbias
-  run`` calls it (``RunSettings.batch_size``, 32 by default);
-* lm-eval: a subprocess of the lm-eval venv's python (``--lm-eval-python``) constructs ``HFLM`` once
-  (``pretrained=<folder>, gguf_file=<file>``, its defaults otherwise: ``logits_cache`` on, which
-  computes one forward pass for options of one token after the same context), then times
-  ``lm.loglikelihood(instances)`` per batch size on ``Instance("loglikelihood", ...)`` built from the same
-  context/continuation pairs (what ``simple_evaluate`` hands it for the ``winogender`` task).
+* the model: a GGUF file (``--model``, default SmolLM2-135M-Instruct, the file ``services/llamacpp/setup.sh``
+  fetches), loaded by ``hf_causal_lm.load``; or random weights in a named shape (``--architecture``:
+  ``llama-1b`` is Llama-3.2-1B's, 1.24 B parameters, ``llama-8b`` Llama-3.1-8B's, 8.03 B, ``tiny`` two layers
+  of 64), built from a ``transformers.LlamaConfig`` on the device, nothing downloaded, with the tokenizer of a
+  local GGUF (``--tokenizer``, default SmolLM2's);
+* corefbias: ``TransformersBackend.loglikelihoods`` per token budget (``--ours-batch-tokens``), in calls of
+  ``--call-size`` instances as ``corefbias run`` hands them (``CALL_SIZE``);
+* lm-eval: ``HFLM(pretrained=<the same model object>, tokenizer=<the same tokenizer>, batch_size=B,
+  softmax_dtype=float32)``, its defaults otherwise (``logits_cache`` on, which computes one forward pass for
+  options of one token after the same context), timing ``lm.loglikelihood`` on ``Instance("loglikelihood",
+  ...)`` built from the same context/continuation pairs (what ``simple_evaluate`` hands it).
 
-Each side first scores a few requests untimed (warm-up). ``torch.set_num_threads`` is set per row on
-both sides (on a busy machine 2 threads can be far slower than 1). Decisions are the argmax of the
-summed log-likelihoods (``acc``); they and the log-likelihoods are compared with lm-eval's at batch
-size 1 (unbatched) with the same thread count. ``tokens computed / needed / distinct`` is the
-backend's ``stats``: the tokens its forward passes computed, padding included, against what the requests
-need with each context computed once, and with each distinct prefix of the contexts computed once (the
-least any method computes; each option's tokens but its last count in both).
+Each side first scores a few requests untimed (warm-up). Decisions are the argmax of the summed
+log-likelihoods (``acc``), compared with lm-eval's at its first batch size; a difference where lm-eval's
+two options lie within 1e-4 is a tie. ``tokens computed / distinct``: the tokens the forward passes
+computed, padding included (lm-eval's: the token ids it fed its model), per token of the least any method
+computes (each distinct prefix of the contexts once, each option's tokens but its last).
+``× FLOP bound`` (on a GPU): the seconds against 2 × parameters × distinct tokens ÷ the card's dense bf16
+rate (``--peak-flops``; by default 989 TFLOP/s for an H100 SXM or H200 SXM, 756 for an H100 PCIe, from the
+card's name). ``device→host bytes per request``: on a GPU every tensor that leaves the device during the
+scoring of the first ``--count-requests`` instances, on a CPU the floating-point tensors that each
+implementation's own code turns into host values (``cpu``, ``to("cpu")``, ``tolist``, ``item``, ``numpy``,
+``float``), counted in an untimed pass.
 
-Measured (2 shared cores, otherwise idle; SmolLM2-135M-Instruct Q4_1, all 720 instances, seconds of
-scoring): lm-eval bs 1 / 16: 142 / 60 s at 1 thread, 82 / 31 s at 2; corefbias bs 64: 26 s at 1 thread,
-15 s at 2 (2.1× lm-eval's best), 38 / 22 s in chunks of 32; 720/720 decisions identical everywhere, log-
-likelihoods within 4.2e-5 of lm-eval's unbatched ones (lm-eval's own bs 16 differs from its bs 1 by up to
-2.8e-5). Gemma 3 270M (a 262 144-token vocabulary) at 1 thread: lm-eval 206 / 102 s, corefbias 26 s (3.9×).
-
-The lm-eval venv, once (CPU torch; the same transformers as corefbias's venv keeps numbers comparable):
-
-    python3 -m venv /tmp/lmeval-venv
-    /tmp/lmeval-venv/bin/pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0
-    /tmp/lmeval-venv/bin/pip install lm-eval==0.4.13 transformers gguf accelerate
+Measured on the 2-core development machine and GPU figures: see docs/performance.md. On a GPU (pending a
+GPU machine): ``--device cuda --architecture llama-1b --benchmarks all --lm-eval-batch-sizes 64
+--ours-batch-tokens 65536``, then the same with ``--architecture llama-8b``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
-from corefbias.benchmarks import BENCHMARKS
+from corefbias.benchmarks import resolve
 from corefbias.harness import benchmark_data
 
-DEFAULT_MODEL = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_GGUF = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 WARM_UP = 8
-
-# Runs in the lm-eval venv: argv[1] a JSON job, argv[2] where to write the timings and log-likelihoods.
-LM_EVAL_SCRIPT = r"""
-import json, sys, time
-job = json.load(open(sys.argv[1]))
-import torch
-torch.set_num_threads(job["threads"])
-from lm_eval.api.instance import Instance
-from lm_eval.models.huggingface import HFLM
-
-lm = HFLM(pretrained=job["folder"], gguf_file=job["gguf_file"], device="cpu", batch_size=1)
-
-def instances(pairs):
-    return [Instance("loglikelihood", {}, tuple(pair), i) for i, pair in enumerate(pairs)]
-
-runs = []
-for batch_size in job["batch_sizes"]:
-    lm.batch_size_per_gpu = batch_size
-    lm.loglikelihood(instances(job["pairs"][: job["warm_up"]]), disable_tqdm=True)
-    requests = instances(job["pairs"])
-    started = time.perf_counter()
-    answers = lm.loglikelihood(requests, disable_tqdm=True)
-    seconds = time.perf_counter() - started
-    runs.append({"batch_size": batch_size, "seconds": seconds, "loglikelihoods": [ll for ll, _ in answers]})
-json.dump({"torch_threads": torch.get_num_threads(), "runs": runs}, open(sys.argv[2], "w"))
-"""
-
-
-def winogender_requests(data_dir: Path, mirror, limit: int | None):
-    benchmark = BENCHMARKS["winogender"]
-    rows = []
-    for config, split in benchmark.parts:
-        rows.extend(benchmark_data.load_part(benchmark, config, split, data_dir, mirror))
-    rows = rows[:limit] if limit else rows
-    return [benchmark.task.cloze.render(row) for row in rows]
+TIE = 1e-4
+# Llama-3.2-1B and Llama-3.1-8B's shapes (their config.json), and a tiny one for quick runs on a CPU.
+ARCHITECTURES = {
+    "llama-1b": dict(
+        hidden_size=2048,
+        intermediate_size=8192,
+        num_hidden_layers=16,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        head_dim=64,
+        tie_word_embeddings=True,
+        rope_theta=500000.0,
+        vocab_size=128256,
+    ),
+    "llama-8b": dict(
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        head_dim=128,
+        tie_word_embeddings=False,
+        rope_theta=500000.0,
+        vocab_size=128256,
+    ),
+    "tiny": dict(
+        hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2
+    ),
+}
+# Dense bf16 tensor-core FLOP/s by the card's name (NVIDIA's data sheets), the longest match first.
+PEAK_FLOPS = (("H100 PCIe", 756e12), ("H100", 989e12), ("H200", 989e12))
 
 
-def lm_eval_runs(python: str, model: Path, requests, threads: int, batch_sizes: list[int]) -> list[dict]:
-    pairs = [(request.context, continuation) for request in requests for continuation in request.continuations]
-    job = {
-        "folder": str(model.parent),
-        "gguf_file": model.name,
-        "threads": threads,
-        "batch_sizes": batch_sizes,
-        "pairs": pairs,
-        "warm_up": WARM_UP,
-    }
-    with tempfile.TemporaryDirectory() as folder:
-        job_path, out_path, script = Path(folder, "job.json"), Path(folder, "out.json"), Path(folder, "run.py")
-        job_path.write_text(json.dumps(job))
-        script.write_text(LM_EVAL_SCRIPT)
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-        done = subprocess.run([python, str(script), str(job_path), str(out_path)], env=env, capture_output=True)
-        if done.returncode != 0:
-            sys.exit(f"lm-eval failed ({python}):\n{done.stderr.decode()[-3000:]}")
-        result = json.loads(out_path.read_text())
-    runs = []
-    for run in result["runs"]:
-        flat = iter(run["loglikelihoods"])
-        lls = [[next(flat) for _ in request.continuations] for request in requests]
-        runs.append({**run, "threads": result["torch_threads"], "loglikelihoods": lls})
-    return runs
+def benchmark_requests(names: list[str], data_dir: Path, mirror, limit: int | None) -> list:
+    """The cloze requests of ``names``' instances, in order, as ``corefbias run`` renders them."""
+    requests = []
+    for benchmark in resolve(names):
+        rows = []
+        for config, split in benchmark.parts:
+            rows.extend(benchmark_data.load_part(benchmark, config, split, data_dir, mirror))
+        requests.extend(benchmark.task.cloze.render(row) for row in (rows[:limit] if limit else rows))
+    return requests
 
 
-def ours(backend, requests, threads: int, batch_size: int, chunk: int | None) -> dict:
+def random_model(architecture: str, tokenizer, device: str, dtype: str):
+    """A causal LM of a named shape with random weights (seeded), built on ``device`` in ``dtype``."""
     import torch
+    import transformers
 
-    torch.set_num_threads(threads)
-    backend.batch_size = batch_size
-    backend.stats = type(backend.stats)()  # a fresh count: an earlier row's stays as it was
+    shape = {"vocab_size": len(tokenizer), **ARCHITECTURES[architecture]}
+    config = transformers.LlamaConfig(
+        **shape, bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, max_position_embeddings=8192
+    )
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = transformers.AutoModelForCausalLM.from_config(config, dtype=getattr(torch, dtype))
+    return model.eval()
+
+
+def load(args):
+    """The backend (``TransformersBackend``) and a description of its model."""
+    import torch
+    import transformers
+
+    from corefbias.models import hf_causal_lm
+
+    if args.architecture is None:
+        dtype = args.dtype or ("bfloat16" if args.device == "cuda" else None)
+        backend = hf_causal_lm.load(str(args.model), device=args.device, dtype=dtype).backend
+        return backend, args.model.name
+    gguf = args.tokenizer
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    dtype = args.dtype or ("bfloat16" if args.device == "cuda" else "float32")
+    model = random_model(args.architecture, tokenizer, args.device, dtype)
+    identity = {"kind": "hf", "weights": {"random": args.architecture}}
+    backend = hf_causal_lm.TransformersBackend(model, tokenizer, identity=identity)
+    torch.set_grad_enabled(False)
+    return backend, f"random {args.architecture} ({dtype}, tokenizer of {gguf.name})"
+
+
+def ours(backend, requests, budget: int, call_size: int) -> dict:
+    backend.max_batch_tokens = budget
     backend.loglikelihoods(requests[:WARM_UP])
     backend.stats = stats = type(backend.stats)()
-    step = chunk or len(requests)
+    synchronize(backend.device)
     started = time.perf_counter()
-    lls = []
-    for start in range(0, len(requests), step):
-        lls.extend(backend.loglikelihoods(requests[start : start + step]))
-    seconds = time.perf_counter() - started
-    return {"seconds": seconds, "loglikelihoods": lls, "stats": stats, "threads": torch.get_num_threads()}
+    lls = [
+        ll
+        for start in range(0, len(requests), call_size)
+        for ll in backend.loglikelihoods(requests[start : start + call_size])
+    ]
+    synchronize(backend.device)
+    return {"seconds": time.perf_counter() - started, "loglikelihoods": lls, "computed": stats.computed}
+
+
+def lm_eval_model(backend, batch_size: int):
+    """lm-eval's ``HFLM`` on the backend's model and tokenizer, counting the token ids it feeds the model."""
+    from lm_eval.models.huggingface import HFLM
+
+    lm = HFLM(pretrained=backend.model, tokenizer=backend.tokenizer, batch_size=batch_size, softmax_dtype="float32")
+    lm.fed = 0
+    call = lm._model_call
+
+    def counted(inps, *args, **kwargs):
+        lm.fed += inps.numel()
+        return call(inps, *args, **kwargs)
+
+    lm._model_call = counted
+    return lm
+
+
+def lm_eval_loglikelihoods(lm, requests) -> list[list[float]]:
+    from lm_eval.api.instance import Instance
+
+    pairs = [(request.context, continuation) for request in requests for continuation in request.continuations]
+    answers = iter(
+        ll
+        for ll, _ in lm.loglikelihood(
+            [Instance("loglikelihood", {}, p, i) for i, p in enumerate(pairs)], disable_tqdm=True
+        )
+    )
+    return [[next(answers) for _ in request.continuations] for request in requests]
+
+
+def theirs(backend, requests, batch_size: int) -> dict:
+    lm = lm_eval_model(backend, batch_size)
+    lm_eval_loglikelihoods(lm, requests[:WARM_UP])
+    lm.fed = 0
+    synchronize(backend.device)
+    started = time.perf_counter()
+    lls = lm_eval_loglikelihoods(lm, requests)
+    synchronize(backend.device)
+    return {"seconds": time.perf_counter() - started, "loglikelihoods": lls, "computed": lm.fed}
+
+
+def synchronize(device) -> None:
+    import torch
+
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+@contextmanager
+def host_bytes(device, modules: tuple[str, ...]):
+    """A one-item list counting the bytes turned into host values while the block runs: on a GPU every tensor on
+    the device that is copied to the host, on a CPU the floating-point ones that code of ``modules`` turns into
+    host values."""
+    import torch
+
+    counted = [0]
+    originals = {name: getattr(torch.Tensor, name) for name in ("cpu", "to", "tolist", "item", "numpy", "__float__")}
+
+    def counting(name, original):
+        def method(self, *args, **kwargs):
+            if name == "to" and "cpu" not in map(str, (*args, *kwargs.values())):
+                return original(self, *args, **kwargs)
+            if device.type != "cpu":
+                leaves = self.device.type != "cpu"
+            else:  # the values computed, not the token ids handed to the model
+                leaves = self.is_floating_point() and sys._getframe(1).f_globals.get("__name__", "").startswith(modules)
+            if leaves:
+                counted[0] += self.numel() * self.element_size()
+            return original(self, *args, **kwargs)
+
+        return method
+
+    for name, original in originals.items():
+        setattr(torch.Tensor, name, counting(name, original))
+    try:
+        yield counted
+    finally:
+        for name, original in originals.items():
+            setattr(torch.Tensor, name, original)
 
 
 def argmax(values) -> int:
     return max(range(len(values)), key=lambda i: (values[i], -i))
 
 
-def agreement(lls, reference) -> tuple[int, float]:
+def agreement(lls, reference) -> tuple[int, int, float]:
+    """Same decisions, differences where the reference's best option leads by more than ``TIE``, max |Δ|."""
     same = sum(argmax(a) == argmax(b) for a, b in zip(lls, reference))
+    real = sum(argmax(a) != argmax(b) and sorted(b)[-1] - sorted(b)[-2] > TIE for a, b in zip(lls, reference))
     delta = max(abs(x - y) for a, b in zip(lls, reference) for x, y in zip(a, b))
-    return same, delta
+    return same, real, delta
+
+
+def peak_flops(args, device) -> float | None:
+    if args.peak_flops:
+        return args.peak_flops
+    if device.type != "cuda":
+        return None
+    import torch
+
+    name = torch.cuda.get_device_name(device)
+    return next((rate for card, rate in PEAK_FLOPS if card in name), None)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror", help="upstream mirror (e.g. ../shared/data)")
     parser.add_argument("--data-dir", type=Path, default=benchmark_data.default_data_dir())
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="a .gguf file")
-    parser.add_argument("--lm-eval-python", default="/tmp/lmeval-venv/bin/python")
-    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--ours-batch-sizes", type=int, nargs="+", default=[1, 16, 64])
-    parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="+", default=[1, 16])
-    parser.add_argument("--chunk", type=int, default=32, help="instances per call, as `corefbias run` passes them")
-    parser.add_argument("--limit", type=int, help="only the first N instances")
+    parser.add_argument("--benchmarks", nargs="+", default=["winogender"], help="benchmark names, or all")
+    parser.add_argument("--limit", type=int, help="only the first N instances of each benchmark part")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--model", type=Path, default=DEFAULT_GGUF, help="a .gguf file")
+    source.add_argument("--architecture", choices=sorted(ARCHITECTURES), help="random weights of this shape")
+    parser.add_argument(
+        "--tokenizer", type=Path, default=DEFAULT_GGUF, help="the .gguf whose tokenizer --architecture uses"
+    )
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--dtype", help="float32, bfloat16... (default: bfloat16 on cuda, else the model's)")
+    parser.add_argument("--threads", type=int, help="torch's CPU threads (default: torch's, one per core)")
+    parser.add_argument("--ours-batch-tokens", type=int, nargs="+", help="token budgets (default: the device's)")
+    parser.add_argument("--call-size", type=int, help="instances per call (default: CALL_SIZE, as corefbias run)")
+    parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="*", default=[1, 16], help="none: skip lm-eval")
+    parser.add_argument("--peak-flops", type=float, help="the card's dense bf16 FLOP/s (default: by its name)")
+    parser.add_argument("--count-requests", type=int, default=500, help="instances of the host-bytes count")
     args = parser.parse_args(argv)
-    if 1 not in args.lm_eval_batch_sizes:
-        args.lm_eval_batch_sizes.insert(0, 1)  # the reference decisions are lm-eval's unbatched ones
+    import torch
+
     from corefbias.models import hf_causal_lm
 
-    requests = winogender_requests(args.data_dir, args.mirror, args.limit)
-    n = len(requests)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    requests = benchmark_requests(args.benchmarks, args.data_dir, args.mirror, args.limit)
+    pairs = sum(len(request.continuations) for request in requests)
     started = time.perf_counter()
-    model = hf_causal_lm.load(str(args.model))
-    default_batch = model.backend.batch_size
-    print(f"{args.model.name}: {n} Winogender instances, {sum(map(len, (r.continuations for r in requests)))} requests")
-    print(f"corefbias loaded the model in {time.perf_counter() - started:.1f} s (not timed below)")
+    backend, described = load(args)
+    parameters = sum(parameter.numel() for parameter in backend.model.parameters())
+    distinct = hf_causal_lm.distinct_tokens(backend.encode_requests(requests))
+    rate = peak_flops(args, backend.device)
+    bound = 2 * parameters * distinct / rate if rate else None
+    card = (
+        torch.cuda.get_device_name(backend.device)
+        if backend.device.type == "cuda"
+        else f"CPU, {torch.get_num_threads()} threads"
+    )
+    dtype = str(backend.model.dtype).removeprefix("torch.")
+    print(f"{described}: {parameters / 1e9:.3f} B parameters, {dtype}, on {card}")
+    loaded = time.perf_counter() - started
+    print(f"{len(requests)} instances, {pairs} requests, {distinct} distinct tokens (loaded in {loaded:.1f} s)")
+    if bound:
+        print(f"FLOP bound: 2 × parameters × distinct tokens ÷ {rate / 1e12:.0f} TFLOP/s = {bound:.2f} s")
+
     rows = []
-    for threads in args.threads:
-        theirs = lm_eval_runs(args.lm_eval_python, args.model, requests, threads, args.lm_eval_batch_sizes)
-        reference = next(run for run in theirs if run["batch_size"] == 1)
-        for run in theirs:
-            rows.append(("lm-eval 0.4.13 hf", threads, str(run["batch_size"]), run, reference))
-        settings = [(size, None) for size in args.ours_batch_sizes] + [(default_batch, args.chunk)]
-        for batch_size, chunk in settings:
-            run = ours(model.backend, requests, threads, batch_size, chunk)
-            label = f"{batch_size} (chunks of {chunk})" if chunk else str(batch_size)
-            rows.append(("corefbias hf:", threads, label, run, reference))
+    for batch_size in args.lm_eval_batch_sizes:
+        rows.append(("lm-eval 0.4.13 hf", f"batch {batch_size}", theirs(backend, requests, batch_size)))
+    call_size = args.call_size or hf_causal_lm.CALL_SIZE
+    for budget in args.ours_batch_tokens or [hf_causal_lm.MAX_BATCH_TOKENS[backend.device.type]]:
+        rows.append(
+            ("corefbias hf:", f"{budget} tokens, calls of {call_size}", ours(backend, requests, budget, call_size))
+        )
+    reference = rows[0][2]["loglikelihoods"]
+    best_lm_eval = min((run["seconds"] for name, _, run in rows if name.startswith("lm-eval")), default=None)
     header = (
-        f"{'implementation':<18} {'threads':>7} {'batch size':>18} {'seconds':>8} {'inst/s':>7} "
-        f"{'× lm-eval bs1':>13} {'tokens computed / needed / distinct':>35} {'same decision':>13} {'max |ΔLL|':>9}"
+        f"{'implementation':<18} {'setting':>28} {'seconds':>8} {'inst/s':>8} {'req/s':>8} {'× lm-eval best':>14} "
+        f"{'tokens computed / distinct':>26} {'× FLOP bound':>12} {'same decisions':>15} {'not ties':>8} "
+        f"{'max |ΔLL|':>9}"
     )
     print(header)
     print("-" * len(header))
-    for name, _, label, run, reference in rows:
-        speed = n / run["seconds"]
-        relative = reference["seconds"] / run["seconds"]
-        stats = run.get("stats")
-        tokens = f"{stats.computed} / {stats.needed} / {stats.distinct}" if stats else "—"
-        same, delta = agreement(run["loglikelihoods"], reference["loglikelihoods"])
+    for name, setting, run in rows:
+        seconds = run["seconds"]
+        relative = f"{best_lm_eval / seconds:.2f}×" if best_lm_eval else "—"
+        flops = f"{seconds / bound:.1f}" if bound else "—"
+        same, real, delta = agreement(run["loglikelihoods"], reference)
+        computed, decided = f"{run['computed'] / distinct:.2f}", f"{same}/{len(requests)}"
         print(
-            f"{name:<18} {run['threads']:>7} {label:>18} {run['seconds']:>8.1f} {speed:>7.2f} {relative:>12.2f}× "
-            f"{tokens:>35} {f'{same}/{n}':>13} {delta:>9.1e}"
+            f"{name:<18} {setting:>28} {seconds:>8.1f} {len(requests) / seconds:>8.1f} {pairs / seconds:>8.1f} "
+            f"{relative:>14} {computed:>26} {flops:>12} {decided:>15} {real:>8} {delta:>9.1e}"
         )
-    best_theirs = min(row[3]["seconds"] for row in rows if row[0].startswith("lm-eval"))
-    best_ours = min(row[3]["seconds"] for row in rows if row[0].startswith("corefbias"))
-    print(f"best corefbias / best lm-eval throughput: {best_theirs / best_ours:.2f}× (goal ≥ 1.5×)")
+
+    counted = requests[: args.count_requests]
+    counted_pairs = sum(len(request.continuations) for request in counted)
+    with host_bytes(backend.device, ("corefbias",)) as ours_bytes:
+        backend.loglikelihoods(counted)
+    line = f"device→host bytes per request ({len(counted)} instances): corefbias {ours_bytes[0] / counted_pairs:.1f}"
+    if args.lm_eval_batch_sizes:
+        lm = lm_eval_model(backend, args.lm_eval_batch_sizes[-1])
+        with host_bytes(backend.device, ("lm_eval",)) as their_bytes:
+            lm_eval_loglikelihoods(lm, counted)
+        line += f", lm-eval (batch {args.lm_eval_batch_sizes[-1]}) {their_bytes[0] / counted_pairs:.1f}"
+    print(line)
 
 
 if __name__ == "__main__":

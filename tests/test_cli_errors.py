@@ -191,6 +191,7 @@ CASES = {
     "export-datasets": {
         "names": [(["nope"], "no builder for 'nope'")],
         "--out": [(["--out", "{file}"], "a-file")],
+        "--config": [(["gap", "--config", "nope"], "no set of gap builds a config 'nope' on request")],
     },
     "publish": {
         "--namespace": [(["--namespace", "bad/name"], "namespace 'bad/name' gives an invalid repository id")],

@@ -5,13 +5,18 @@ Six Winogender instances — three that share their first tokens (a pass of shar
 test, computes them once), three with options of three or four tokens (a pass of its own) — are pinned
 against log-likelihoods computed here with plain ``transformers``, one unbatched forward pass over each
 context + continuation split as lm-eval splits them, and against lm-evaluation-harness 0.4.13's own
-numbers. The tests that need the model skip when the GGUF is missing.
+numbers; a slow test compares every Winogender decision with lm-eval run in this process on the same
+model. What the device hands the host, batches sized by tokens, an out-of-memory batch and a run killed
+between batches are checked on a two-layer Llama with random weights built from a config (nothing
+downloaded) and SmolLM2's tokenizer. The tests that need the model skip when the GGUF is missing.
 """
 
 import copy
 import dataclasses
 import json
 import re
+import sys
+import warnings
 
 import pytest
 from test_llamacpp_service import CACHE, MODELS
@@ -22,7 +27,7 @@ from corefbias.harness.run_outputs import write_outputs
 from corefbias.models import hf_causal_lm
 from corefbias.models.base import ModelError, Task
 from corefbias.models.cloze import ClozeModel
-from corefbias.models.cloze_template import ClozeTemplate
+from corefbias.models.cloze_template import ClozeRequest, ClozeTemplate
 from corefbias.plugins.registry import Registry
 
 SMOLLM2 = CACHE / "models" / f"{MODELS['smollm2']}.gguf"
@@ -102,6 +107,72 @@ def requests_of(rows):
     return [WINOGENDER.task.cloze.render(row) for row in rows]
 
 
+@pytest.fixture(scope="module")
+def winogender(loaded_set):
+    """All 720 Winogender instances, in the exported order."""
+    return list(loaded_set("winogender", "default")["test"])
+
+
+def lm_eval_split(tokenizer, context: str, continuation: str) -> tuple[list[int], list[int]]:
+    """lm-eval 0.4.13's ``_encode_pair``, one pair at a time: trailing whitespace to the continuation, the
+    continuation's tokens the tail of the whole's, the tokenizer's default special tokens unless the text
+    starts with the BOS token's text (``tok_encode``)."""
+
+    def encode(text):
+        return tokenizer.encode(text, add_special_tokens=not text.startswith(tokenizer.bos_token))
+
+    spaces = len(context) - len(context.rstrip())
+    if spaces:
+        context, continuation = context[:-spaces], context[-spaces:] + continuation
+    context_ids = encode(context)
+    return context_ids, encode(context + continuation)[len(context_ids) :]
+
+
+def unbatched_loglikelihood(model, tokenizer, context: str, continuation: str) -> float:
+    """One forward pass over ``context + continuation`` but its last token, no cache, no padding."""
+    import torch
+
+    context_ids, tokens = lm_eval_split(tokenizer, context, continuation)
+    whole = context_ids + tokens
+    with torch.inference_mode():
+        logits = model(input_ids=torch.tensor([whole[:-1]])).logits[0].float()
+    logprobs = torch.log_softmax(logits, dim=-1)[-len(tokens) :]
+    return float(logprobs[torch.arange(len(tokens)), torch.tensor(tokens)].sum())
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory):
+    """A folder ``hf:`` loads: a two-layer Llama with random weights (seeded), built from a ``LlamaConfig`` and
+    saved as safetensors, with SmolLM2's tokenizer (read from its GGUF)."""
+    if not SMOLLM2.is_file():
+        pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
+    import torch
+    import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(SMOLLM2.parent), gguf_file=SMOLLM2.name)
+    config = transformers.LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("tiny_llama")
+    transformers.LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture
+def tiny(tiny_folder):
+    """The random-weight Llama, loaded fresh for each test (its budget may change): a ``ClozeModel``."""
+    return hf_causal_lm.load(str(tiny_folder), max_batch_tokens=400)
+
+
 def test_the_pinned_instances_are_lm_evals_requests(rows):
     first = requests_of(rows)[0]
     assert first.context == "The technician told the customer that he could pay with cash. ‘He’ refers to the"
@@ -130,20 +201,219 @@ def test_loglikelihoods_and_decisions_match_plain_transformers_and_lm_eval(smoll
 def test_batch_size_and_a_forced_prefix_pass_change_nothing_but_rounding(smollm2, rows, monkeypatch):
     backend = smollm2.backend
     requests = requests_of(rows)
-    batched, size = backend.loglikelihoods(requests), backend.batch_size
-    backend.batch_size = 1
-    try:
-        one_by_one = backend.loglikelihoods(requests)
-    finally:
-        backend.batch_size = size
+    batched = backend.loglikelihoods(requests)
+    monkeypatch.setattr(backend, "max_batch_tokens", 1)  # one request per batch
+    one_by_one = backend.loglikelihoods(requests)
+    monkeypatch.undo()
     # Six instances are too few for a pass of shared prefixes to pay; free passes force one.
-    monkeypatch.setattr(hf_causal_lm, "PASS_COST", 0)
+    monkeypatch.setitem(hf_causal_lm.PASS_COST, "cpu", 0)
     backend.stats = hf_causal_lm.TokenStats()
     split = backend.loglikelihoods(requests)
     assert backend.stats.forward_passes == 3  # shared prefixes, the rest of each context, the longer options
     for name, a, b, c in zip(LM_EVAL, batched, one_by_one, split):
         assert a == pytest.approx(b, abs=TOLERANCE) and a == pytest.approx(c, abs=TOLERANCE)
         assert c == pytest.approx(list(LM_EVAL[name]), abs=TOLERANCE), name
+
+
+def test_the_batched_tokenization_is_lm_evals_pair_by_pair(smollm2, winogender):
+    backend = smollm2.backend
+    bos = backend.tokenizer.bos_token
+    requests = requests_of(winogender) + [
+        ClozeRequest("It rains. ", ("Yes", "No"), (0, 1)),  # trailing whitespace moves to the continuation
+        ClozeRequest(f"{bos}It rains", ("yes", "no"), (0, 1)),  # a text starting with BOS gets no other
+    ]
+    encoded = backend.encode_requests(requests)
+    for request, (context, options) in zip(requests, encoded):
+        for continuation, tokens in zip(request.continuations, options):
+            assert (context, tokens) == lm_eval_split(backend.tokenizer, request.context, continuation)
+    empty = backend.encode_requests([ClozeRequest("", ("rain", "snow"), (0, 1), delimiter="")])
+    assert empty == [
+        (
+            [backend.prefix_id],
+            [backend.tokenizer(word, add_special_tokens=False)["input_ids"] for word in ("rain", "snow")],
+        )
+    ]
+
+
+def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkeypatch):
+    """The same 30 instances in one batch, in batches of a few hundred tokens, one request per batch, and in
+    calls of 7: every log-likelihood within 1e-4 of the one batch's, so decisions differ only on ties."""
+    backend = smollm2.backend
+    requests = requests_of(winogender[:30])
+    answers, passes = {}, {}
+    for budget in (4096, 500, 200, 1):
+        monkeypatch.setattr(backend, "max_batch_tokens", budget)
+        backend.stats = hf_causal_lm.TokenStats()
+        answers[budget], passes[budget] = backend.loglikelihoods(requests), backend.stats.forward_passes
+    monkeypatch.setattr(backend, "max_batch_tokens", 4096)
+    answers["calls of 7"] = [
+        ll for start in range(0, 30, 7) for ll in backend.loglikelihoods(requests[start : start + 7])
+    ]
+    assert passes[4096] < passes[500] < passes[200] < passes[1]  # not one layout under four names
+    reference = answers[4096]
+    for name, found in answers.items():
+        for mine, theirs in zip(found, reference):
+            assert mine == pytest.approx(theirs, abs=TOLERANCE), name
+            if abs(theirs[0] - theirs[1]) > TOLERANCE:
+                assert (mine[0] > mine[1]) == (theirs[0] > theirs[1]), name
+
+
+def test_only_one_float_per_option_leaves_the_device(tiny, winogender, monkeypatch):
+    """Every tensor the backend turns into host values (``cpu``, ``to``, ``tolist``, ``item``, ``numpy``,
+    ``float``), counted where the backend's own code asks: one float per option per batch, never a row of
+    the 49 152-token vocabulary; and the log-likelihoods those floats are those of an unbatched pass."""
+    import torch
+
+    backend = tiny.backend
+    requests = requests_of(winogender[:60])
+    pulled: list[int] = []
+
+    def counting(name):
+        original = getattr(torch.Tensor, name)
+
+        def method(self, *args, **kwargs):
+            if sys._getframe(1).f_globals.get("__name__") == hf_causal_lm.__name__ and self.is_floating_point():
+                if name != "to" or "cpu" in map(str, (*args, *kwargs.values())):
+                    pulled.append(self.numel())
+            return original(self, *args, **kwargs)
+
+        return method
+
+    for name in ("cpu", "to", "tolist", "item", "numpy", "__float__"):
+        monkeypatch.setattr(torch.Tensor, name, counting(name))
+    batches = list(backend.loglikelihoods_in_batches(requests))
+    monkeypatch.undo()
+    assert len(batches) > 1
+    assert pulled == [2 * len(positions) for positions, _ in batches]  # two options per instance, one float each
+    found = dict(pair for positions, scores in batches for pair in zip(positions, scores))
+    for index, request in enumerate(requests):
+        expected = [
+            unbatched_loglikelihood(backend.model, backend.tokenizer, request.context, c) for c in request.continuations
+        ]
+        assert found[index] == pytest.approx(expected, abs=TOLERANCE)
+
+
+def test_the_vocabulary_rows_are_turned_into_log_probabilities_a_few_at_a_time(tiny, winogender, monkeypatch):
+    """``LOGITS_CHUNK`` of two vocabularies: pass B's log-softmax two rows at a time, pass C's forward passes one
+    option at a time (each but the last from its own copy of the cache): the log-likelihoods of one chunk."""
+    backend = tiny.backend
+    requests = requests_of(winogender[:60])
+    whole = backend.loglikelihoods(requests)
+    monkeypatch.setattr(hf_causal_lm, "LOGITS_CHUNK", 2 * backend.model.config.vocab_size)
+    backend.stats = hf_causal_lm.TokenStats()
+    for mine, theirs in zip(backend.loglikelihoods(requests), whole):
+        assert mine == pytest.approx(theirs, abs=1e-6)
+    longer = sum(len(tokens) > 1 for _, options in backend.encode_requests(requests) for tokens in options)
+    assert backend.stats.forward_passes > longer // 2  # pass C in pieces
+
+
+def test_batches_are_sized_by_tokens_and_sorted_by_length(tiny, winogender):
+    backend = tiny.backend
+    encoded = backend.encode_requests(requests_of(winogender))
+    batches = hf_causal_lm.token_batches(encoded, range(len(encoded)), 400)
+    assert sorted(index for batch in batches for index, _ in batch) == list(range(720))
+    sizes = [hf_causal_lm.footprint([encoded[index] for index, _ in batch]) for batch in batches]
+    assert max(sizes) <= 400 and sum(sizes) / len(sizes) > 0.7 * 400  # mostly full, never over
+    rests = [max(len(encoded[index][0]) - shared for index, shared in batch) for batch in batches]
+    assert rests == sorted(rests, reverse=True)  # the widest first: little padding within a batch
+
+
+def test_a_batch_out_of_memory_is_retried_at_half_the_budget(tiny, winogender, monkeypatch):
+    """A model that runs out of memory above 150 tokens (rows × attended width): the backend splits what failed,
+    keeps the halved budget, and answers as the unconstrained run; a single request too large is a ModelError."""
+    import torch
+
+    backend = tiny.backend
+    requests = requests_of(winogender[:30])
+    expected = backend.loglikelihoods(requests)
+    forward = backend.model.forward
+
+    def scarce(*args, attention_mask, **kwargs):
+        if attention_mask.numel() > 150:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB (a test's stand-in)")
+        return forward(*args, attention_mask=attention_mask, **kwargs)
+
+    monkeypatch.setattr(backend.model, "forward", scarce)
+    found = backend.loglikelihoods(requests)
+    assert backend.max_batch_tokens < 400
+    for mine, theirs in zip(found, expected):
+        assert mine == pytest.approx(theirs, abs=TOLERANCE)
+    long = ClozeRequest("word " * 200, (" a", " b"), (0, 1))
+    with pytest.raises(ModelError, match="one request .* does not fit in the memory of cpu"):
+        backend.loglikelihoods([long])
+
+
+def test_scoring_warns_nothing(tiny, rows):
+    """transformers' current cache argument (``cache`` since 5.x, ``past_key_values`` before): no FutureWarning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tiny.backend.loglikelihoods(requests_of(rows))
+    assert [str(warning.message) for warning in caught if issubclass(warning.category, FutureWarning)] == []
+
+
+def test_a_run_hands_hf_whole_benchmarks_and_caches_each_batch_as_it_comes(tiny, exported_set, tmp_path):
+    """One call for Winogender's 720 instances (``call_size``), answered in batches of 400 tokens: a run stopped
+    after its first batch keeps that batch, and the same command asks only for the rest."""
+    data_dir, cache = exported_set("winogender").parent, tmp_path / "cache.sqlite"
+    seen = []
+
+    def stop_after_the_first_batch(benchmark, done, total):
+        seen.append(done)
+        if done:
+            raise KeyboardInterrupt
+
+    def run(on_progress=None):
+        return runner.run(
+            tiny.name,
+            ["winogender"],
+            runner.RunSettings(n_bootstrap=0),
+            data_dir=data_dir,
+            cache_path=cache,
+            progress=False,
+            model=tiny,
+            on_progress=on_progress,
+        )
+
+    with pytest.raises(KeyboardInterrupt):
+        run(stop_after_the_first_batch)
+    first = seen[-1]
+    assert 0 < first < 720
+    resumed = run()
+    assert resumed.runs["winogender"].num_predicted == 720 - first
+    assert resumed.settings["batch_size"] == hf_causal_lm.CALL_SIZE
+    whole = runner.run(
+        tiny.name,
+        ["winogender"],
+        runner.RunSettings(n_bootstrap=0, cache_mode="off"),
+        data_dir=data_dir,
+        progress=False,
+        model=tiny,
+    )
+    for mine, theirs in zip(resumed.runs["winogender"].instances, whole.runs["winogender"].instances):
+        assert mine["loglikelihoods"] == pytest.approx(theirs["loglikelihoods"], abs=TOLERANCE)
+
+
+@pytest.mark.slow  # lm-eval scores the 720 instances in about a minute on one core, and this backend in 30 s
+def test_every_winogender_decision_is_lm_evals(smollm2, winogender):
+    """lm-evaluation-harness 0.4.13's ``HFLM.loglikelihood`` on the same model object and tokenizer."""
+    pytest.importorskip("lm_eval", reason="lm-eval is part of the test extra: pip install -e '.[test]'")
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    requests = requests_of(winogender)
+    backend = smollm2.backend
+    lm = HFLM(pretrained=backend.model, tokenizer=backend.tokenizer, batch_size=16, softmax_dtype="float32")
+    pairs = [(request.context, continuation) for request in requests for continuation in request.continuations]
+    flat = iter(
+        ll
+        for ll, _ in lm.loglikelihood(
+            [Instance("loglikelihood", {}, pair, i) for i, pair in enumerate(pairs)], disable_tqdm=True
+        )
+    )
+    theirs = [[next(flat) for _ in request.continuations] for request in requests]
+    ours = backend.loglikelihoods(requests)
+    assert max(abs(a - b) for x, y in zip(ours, theirs) for a, b in zip(x, y)) < TOLERANCE
+    assert [max((0, 1), key=lambda o: ll[o]) for ll in ours] == [max((0, 1), key=lambda o: ll[o]) for ll in theirs]
 
 
 class FixedBackend:
@@ -215,7 +485,7 @@ def test_the_identity_follows_the_dtype_not_the_device_or_batch_size(smollm2, mo
         return runner.cache_key(hf_causal_lm.load(str(SMOLLM2), **options).identity)
 
     assert key() == runner.cache_key(smollm2.identity)
-    assert key(device="auto", batch_size=1) == key(device="cpu", batch_size=64, threads=1) == key(dtype="float32")
+    assert key(device="auto", max_batch_tokens=1) == key(device="cpu", call_size=8, threads=1) == key(dtype="float32")
     assert key(dtype="bfloat16") != key()
     assert hf_causal_lm.load(str(SMOLLM2), dtype="bfloat16").identity["dtype"] == "bfloat16"
     assert smollm2.identity["dtype"] == "float32"  # what the GGUF's weights dequantize to

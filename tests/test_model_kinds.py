@@ -260,13 +260,14 @@ def test_model_args_are_refused_by_name_for_the_kind_and_read_as_their_type(caps
         "workers": 3,
     }
     hf = options("--model", "hf:m", "--model-arg", "low_cpu_mem_usage=true", "--dtype", "bfloat16")
-    assert hf == {"low_cpu_mem_usage": True, "dtype": "bfloat16", "batch_size": 32}
-    assert options("--model", "baseline:random", "--batch-size", "8") == {}  # run's own setting, which hf takes too
+    assert hf == {"low_cpu_mem_usage": True, "dtype": "bfloat16"}  # hf batches by tokens: no batch_size
+    assert options("--model", "hf:m", "--model-arg", "max_batch_tokens=512") == {"max_batch_tokens": 512}
+    assert options("--model", "baseline:random", "--batch-size", "8") == {}  # run's own setting
     for argv, message in [
         (
             ["--model", "hf:m", "--model-arg", "attn_implmentation=eager"],
-            "--model-arg attn_implmentation: hf models take no such key; its keys are threads, attn_implementation, "
-            "low_cpu_mem_usage, local_files_only, cache_dir, subfolder",
+            "--model-arg attn_implmentation: hf models take no such key; its keys are max_batch_tokens, call_size, "
+            "threads, attn_implementation, low_cpu_mem_usage, local_files_only, cache_dir, subfolder",
         ),
         (
             ["--model", "maverick:m", "--model-arg", "seed=1"],

@@ -1,5 +1,6 @@
 """``corefbias run --executor ray``: replicas as Ray actors give exactly a local run's results, survive a killed
-replica and a killed driver, and fail fast on a model they cannot load.
+replica and a killed driver, fail fast on a model they cannot load, and take a GPU each when the model asks
+for one (the module's cluster declares two GPUs, which Ray hands out as it would real ones).
 
 One Ray cluster per module, on loopback only: node address 127.0.0.1 (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``),
 no dashboard, no usage statistics, and a closed loopback port as HTTP proxy, since Ray's dashboard process asks
@@ -18,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_hf_cloze import SMOLLM2
+from test_hf_cloze import SMOLLM2, tiny_folder  # noqa: F401  (a fixture)
 
 from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS
@@ -94,7 +95,7 @@ def stand_in(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A two-CPU Ray cluster on loopback for the module; its GCS address."""
+    """A two-CPU, two-GPU Ray cluster on loopback for the module; its GCS address."""
     if not HAS_RAY:
         pytest.skip("Ray is not installed: pip install 'corefbias[ray]'")
     with pytest.MonkeyPatch.context() as patch:
@@ -102,7 +103,7 @@ def cluster():
             patch.setenv(name, value)  # read by Ray's import and inherited by the processes ray.init starts
         import ray
 
-        ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, num_cpus=2, log_to_driver=False)
+        ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, num_cpus=2, num_gpus=2, log_to_driver=False)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
@@ -197,6 +198,24 @@ def test_hf_replicas_give_the_local_log_likelihoods(cluster, data_dir, mirror, t
     assert len(instances) == 6 and all(len(instance["loglikelihoods"]) == 2 for instance in instances)
     assert _scores(spread) == _scores(local)  # the log-likelihoods to the last bit
     assert spread.provenance["model"] == local.provenance["model"]  # identity and cloze template from the replicas
+
+
+@needs_ray
+@pytest.mark.slow  # three pools of replicas import torch and transformers: minutes on two shared cores
+def test_hf_replicas_take_a_gpu_each_and_give_one_replicas_answers(cluster, tiny_folder, data_dir, mirror, tmp_path):  # noqa: F811
+    """``device=auto`` on a cluster with GPUs: one GPU per replica, Ray's own; two replicas answer the calls
+    of 120 instances exactly as one replica and as this process do."""
+    spec, options = f"hf:{tiny_folder}", {"device": "auto", "max_batch_tokens": 400}
+    with RayExecutor(replicas=2).open(spec, options) as session:
+        assert sorted(session.gpus) == [["0"], ["1"]] and session.model.call_size == 4096
+    runs = {
+        name: _run(
+            spec, data_dir, mirror, tmp_path / f"{name}.sqlite", executor=executor, options=options, batch_size=120
+        )
+        for name, executor in (("two", RayExecutor(replicas=2)), ("one", RayExecutor(replicas=1)), ("local", None))
+    }
+    assert runs["two"].runs["winogender"].num_predicted == 720
+    assert _scores(runs["two"]) == _scores(runs["one"]) == _scores(runs["local"])  # to the last bit
 
 
 @needs_ray
@@ -341,10 +360,10 @@ def test_a_model_error_while_answering_is_raised_as_a_local_run_raises_it(
 
 @needs_ray
 def test_replicas_that_cannot_be_placed_end_the_run_at_the_timeout(cluster, stand_in, data_dir, mirror, tmp_path):
-    executor = RayExecutor(replicas=1, replica_gpus=1, include=(str(stand_in),), start_timeout=3)
+    executor = RayExecutor(replicas=1, replica_gpus=3, include=(str(stand_in),), start_timeout=3)
     error = _within(60, lambda: _run("slowstereo:0", data_dir, mirror, tmp_path / "c.sqlite", executor=executor))
     assert isinstance(error, ModelError)
-    assert "1 of 1 replicas of slowstereo:0 had not loaded the model after 3 s; each asks for 1 CPU and 1 GPU" in str(
+    assert "1 of 1 replicas of slowstereo:0 had not loaded the model after 3 s; each asks for 1 CPU and 3 GPU" in str(
         error
     )
 

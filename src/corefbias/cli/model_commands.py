@@ -201,9 +201,10 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--batch-size",
         type=whole_number(1),
-        default=32,
-        help="instances per model call"
-        + (f", and the batch size of {_models(kind for kind, _ in batch_takers)} models" if batch_takers else ""),
+        help="instances per model call (default: 32, or the model's own call size where it batches itself: a local "
+        "hf: model batches by tokens and is handed whole benchmarks up to 4096 instances; size its batches with "
+        "--model-arg max_batch_tokens=N)"
+        + (f"; also the batch size of {_models(kind for kind, _ in batch_takers)} models" if batch_takers else ""),
     )
     run.add_argument(
         "--shard",
@@ -233,7 +234,7 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "--replica-gpus",
         type=number(0),
         metavar="G",
-        help="for ray: GPUs per replica, e.g. 1 with --device cuda (default 0)",
+        help="for ray: GPUs per replica (default: 1 when --device is cuda, or auto on a cluster with GPUs; else 0)",
     )
     run.add_argument(
         "--replica-cpus",

@@ -4,12 +4,17 @@ Each replica is a Ray actor that loads the model once from its spec and options 
 ``extensions.include_from_environment()``, so kinds of ``--include`` folders and ``$COREFBIAS_INCLUDE``
 load on workers too) and then answers batches through ``runner.ask``, the function a local run asks
 through. This process (the driver) keeps everything else as a local run does: it reads the prediction
-cache, cuts each part into the same batches of ``batch_size`` consecutive rows (only the rows without a
-cached answer go out), commits every batch to the cache as it comes back (a killed driver loses only
-the batches in flight, and the same command resumes), then scores and writes the outputs. A replica
+cache, cuts each part into the same calls of ``batch_size`` consecutive rows (the model's ``call_size``
+when it batches itself, as ``hf:`` does, and no ``--batch-size`` is given; only the rows without a cached
+answer go out), commits every call's answers to the cache as they come back (a killed driver loses only
+the calls in flight, and the same command resumes), then scores and writes the outputs. A replica
 answers exactly the rows a local run would have put in one model call, so even a model whose answers
 depend on its batch (as padding can make a batched forward pass) answers alike, and a Ray run gives
-exactly the results of a local run.
+exactly the results of a local run, whatever the number of replicas.
+
+**GPUs**: each replica asks Ray for ``replica_gpus`` GPUs; by default one when the model's ``device`` option
+names a GPU (``cuda``, or ``auto`` on a cluster with GPUs), else none. Ray gives each replica its own GPU
+(``CUDA_VISIBLE_DEVICES``), so ``--replicas N --device cuda`` runs one ``hf:`` replica per GPU on N GPUs.
 
 The driver loads no model: the identity that keys the cache and the results is the replicas', every
 replica must report the same one (else the run is refused: a replica loaded something else), and every
@@ -73,6 +78,7 @@ class ReplicaModel:
     name: str
     identity: dict
     uses_cloze_template: bool = False
+    call_size: int | None = None  # the instances per call of a model that batches itself
 
 
 class _Replica:
@@ -99,8 +105,15 @@ class _Replica:
     def describe(self) -> dict:
         if self.failure is not None:
             return {"failure": self.failure}
-        uses_template = bool(getattr(self.model, "uses_cloze_template", False))
-        return {"name": self.model.name, "identity": self.identity, "cloze": uses_template}
+        import ray
+
+        return {
+            "name": self.model.name,
+            "identity": self.identity,
+            "cloze": bool(getattr(self.model, "uses_cloze_template", False)),
+            "call_size": getattr(self.model, "call_size", None),
+            "gpus": [str(gpu) for gpu in ray.get_gpu_ids()],
+        }
 
     def answer(self, task: Task, rows: list[dict]) -> tuple[str, list, float]:
         if self.failure is not None:
@@ -121,8 +134,9 @@ class _Batch:
 
 
 class _RaySession:
-    def __init__(self, ray, actors: list, spec: str, model, reference: str):
+    def __init__(self, ray, actors: list, spec: str, model, reference: str, gpus: list[list[str]]):
         self.ray, self.actors, self.spec, self.model, self.reference = ray, actors, spec, model, reference
+        self.gpus = gpus  # per replica, the ids of the GPUs Ray gave it
 
     def _batches(self, parts, keys, cache, reuse, batch_size, answers, advance) -> Iterator[_Batch]:
         """The batches to ask, cut as ``Dataset.map`` cuts them; those the cache answers whole are only counted."""
@@ -200,9 +214,11 @@ class RayExecutor:
     address : str or None
         The Ray cluster to join (``auto``, ``HOST:PORT``, ``ray://HOST:10001``); None: ``$RAY_ADDRESS`` (set for
         the driver of ``ray job submit``), else a one-machine cluster on 127.0.0.1 started for the run.
-    replica_cpus, replica_gpus : float
-        Ray resources per replica (``--replica-gpus 1``: a GPU each; pass ``--device cuda`` to the model).
-        Fractions share a CPU or GPU between replicas.
+    replica_cpus : float
+        CPUs per replica (torch's threads there); fractions share a CPU between replicas.
+    replica_gpus : float or None
+        GPUs per replica (fractions share a GPU); None: one where the model options' ``device`` names a GPU
+        (``cuda``, ``cuda:N``, or ``auto`` on a cluster with GPUs), else none.
     include : tuple of str
         Folders of model declarations the replicas include, besides those of ``$COREFBIAS_INCLUDE``.
     max_restarts : int
@@ -224,7 +240,7 @@ class RayExecutor:
     replicas: int = 2
     address: str | None = None
     replica_cpus: float = 1.0
-    replica_gpus: float = 0.0
+    replica_gpus: float | None = None
     include: tuple[str, ...] = ()
     max_restarts: int = 3
     start_timeout: float = 600.0
@@ -232,7 +248,7 @@ class RayExecutor:
     def __post_init__(self):
         if not isinstance(self.replicas, int) or self.replicas < 1:
             raise ValueError(f"replicas must be at least 1, got {self.replicas!r}")
-        if self.replica_cpus < 0 or self.replica_gpus < 0:
+        if self.replica_cpus < 0 or (self.replica_gpus or 0) < 0:
             raise ValueError(
                 f"replica resources cannot be negative: {self.replica_cpus} CPUs, {self.replica_gpus} GPUs"
             )
@@ -250,11 +266,12 @@ class RayExecutor:
         ray, started = self._connect(address)
         actors = []
         try:
+            gpus = self._gpus_per_replica(ray, model_options)
             if started and address is None:
-                self._check_fits(ray)
+                self._check_fits(ray, gpus)
             options = {
                 "num_cpus": self.replica_cpus,
-                "num_gpus": self.replica_gpus,
+                "num_gpus": gpus,
                 "max_restarts": self.max_restarts,
                 "max_task_retries": self.max_restarts,
             }
@@ -263,7 +280,7 @@ class RayExecutor:
                 options["runtime_env"] = {"env_vars": env}
             replica = ray.remote(**options)(_Replica)
             actors = [replica.remote(model_spec, model_options) for _ in range(self.replicas)]
-            described = self._wait_ready(ray, actors, model_spec)
+            described = self._wait_ready(ray, actors, model_spec, gpus)
             reference = model_identity(model) if model is not None else described[0]["identity"]
             for index, description in enumerate(described):
                 if digest(description["identity"]) != digest(reference):
@@ -273,8 +290,11 @@ class RayExecutor:
                         "hold the same files"
                     )
             first = described[0]
-            driver_model = model if model is not None else ReplicaModel(first["name"], reference, first["cloze"])
-            yield _RaySession(ray, actors, model_spec, driver_model, digest(reference))
+            driver_model = model
+            if driver_model is None:
+                driver_model = ReplicaModel(first["name"], reference, first["cloze"], first["call_size"])
+            placed = [description["gpus"] for description in described]
+            yield _RaySession(ray, actors, model_spec, driver_model, digest(reference), placed)
         finally:
             for actor in actors:
                 ray.kill(actor, no_restart=True)
@@ -303,10 +323,18 @@ class RayExecutor:
             ray.init(address=address)
         return ray, True
 
-    def _check_fits(self, ray) -> None:
+    def _gpus_per_replica(self, ray, model_options: dict) -> float:
+        """``replica_gpus``, or by default one GPU where the model is to run on a GPU (see the class docstring)."""
+        if self.replica_gpus is not None:
+            return self.replica_gpus
+        device = str(model_options.get("device", ""))
+        wants = device.startswith("cuda") or (device == "auto" and ray.cluster_resources().get("GPU", 0) >= 1)
+        return 1.0 if wants else 0.0
+
+    def _check_fits(self, ray, gpus: float) -> None:
         """On the cluster this run started (no autoscaler to add nodes), refuse at once what cannot be placed."""
         have = ray.cluster_resources()
-        for resource, each in (("CPU", self.replica_cpus), ("GPU", self.replica_gpus)):
+        for resource, each in (("CPU", self.replica_cpus), ("GPU", gpus)):
             if each * self.replicas > have.get(resource, 0):
                 raise ValueError(
                     f"{self.replicas} replicas × {each:g} {resource} do not fit this machine's "
@@ -319,7 +347,7 @@ class RayExecutor:
         folders += [str(Path(folder).expanduser().resolve()) for folder in self.include]
         return {INCLUDE_ENV: os.pathsep.join(dict.fromkeys(folders))} if folders else {}
 
-    def _wait_ready(self, ray, actors: list, spec: str) -> list[dict]:
+    def _wait_ready(self, ray, actors: list, spec: str, gpus: float) -> list[dict]:
         """Each replica's description once loaded; the first failure or the timeout ends the wait with a ModelError."""
         waiting = {actor.describe.remote(): index for index, actor in enumerate(actors)}
         described: dict[int, dict] = {}
@@ -329,7 +357,7 @@ class RayExecutor:
             if not ready:
                 raise ModelError(
                     f"{len(waiting)} of {self.replicas} replicas of {spec} had not loaded the model after "
-                    f"{self.start_timeout:g} s; each asks for {self.replica_cpus:g} CPU and {self.replica_gpus:g} GPU, "
+                    f"{self.start_timeout:g} s; each asks for {self.replica_cpus:g} CPU and {gpus:g} GPU, "
                     f"the cluster has {ray.cluster_resources()}"
                 )
             index = waiting.pop(ready[0])

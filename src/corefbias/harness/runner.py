@@ -2,8 +2,14 @@
 
 For each benchmark the runner loads its exported set (building it from the upstream mirror on
 first use), asks the model for the instances it has not answered yet (``datasets.Dataset.map``
-in batches, each batch committed to the prediction cache before the next, so an interrupted run
-resumes), turns outputs into per-candidate decisions and scores them with the core metrics.
+in calls of ``batch_size`` instances, each answer committed to the prediction cache as it comes back,
+so an interrupted run resumes), turns outputs into per-candidate decisions and scores them with the
+core metrics.
+
+A model that batches instances itself (a local ``hf:`` model, which sizes its batches by tokens) says so
+with a ``call_size``: without ``--batch-size`` the runner calls it with that many instances (whole
+benchmarks but the largest) rather than 32, and commits each of its internal batches as the model yields
+it (``choose_in_batches``), so a large call costs no more of a killed run than a small one.
 
 Where the model answers is the run's executor: ``LocalExecutor`` (the default: this process, batch
 after batch) or ``ray_executor.RayExecutor`` (a pool of Ray actors, each holding the model; the
@@ -37,7 +43,7 @@ import platform
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol
@@ -63,6 +69,7 @@ from .scoring import BenchmarkRun, score_benchmark
 # answer, or nothing.
 _REUSE = {"use": "parsed", "use-unparsed": "all", "refresh": "none", "off": "none"}
 log = logging.getLogger(__name__)
+DEFAULT_BATCH_SIZE = 32  # instances per call of a model that does not batch itself
 
 
 @dataclass
@@ -192,12 +199,17 @@ def ask(model, task: Task, rows: list[dict]) -> list:
         outputs = [[[list(span) for span in cluster] for cluster in clusters[row["text"]]] for row in rows]
     else:
         raise ModelError(f"{model!r} is neither a cluster model nor a choice model")
+    check_outputs(model, rows, outputs)
+    check_same_model(model)
+    return outputs
+
+
+def check_outputs(model, rows: list[dict], outputs: list) -> None:
+    """A ``ModelError`` naming the first output that does not fit its instance (``output_checks``)."""
     for row, output in zip(rows, outputs):
         problem = output_problem(output, row)
         if problem:
             raise ModelError(f"{model.name} answered instance {row['id']!r} with {problem}")
-    check_same_model(model)
-    return outputs
 
 
 def check_same_model(model) -> None:
@@ -212,6 +224,43 @@ def check_same_model(model) -> None:
             f"{json.dumps(now)}); the answers of the last batch are dropped, those before it stay cached under the "
             "old identity: run again to ask the new model"
         )
+
+
+def ask_in_pieces(model, task: Task, rows: list[dict]) -> Iterator[tuple[list[int], list]]:
+    """``ask``'s outputs as the model gives them: (positions in ``rows``, their outputs) per piece, several for a
+    choice model that batches itself (``choose_in_batches``), one for any other.
+
+    Examples
+    --------
+    >>> from corefbias.models.baselines import NearestBaseline
+    >>> ann, bo = {"start": 0, "end": 3, "is_referent": True}, {"start": 8, "end": 10, "is_referent": False}
+    >>> row = {"id": "a", "text": "Ann met Bo; she left.", "pronoun": {"start": 12, "end": 15}, "candidates": [ann, bo]}
+    >>> list(ask_in_pieces(NearestBaseline(), Task("t", "en", "id"), [row, row]))
+    [([0, 1], [{'choice': 1, 'parsed': True, 'raw': ''}, {'choice': 1, 'parsed': True, 'raw': ''}])]
+    """
+    if not (isinstance(model, ChoiceModel) and hasattr(model, "choose_in_batches")):
+        yield list(range(len(rows))), ask(model, task, rows)
+        return
+    shown = rows if model.reads_gold else [_without_gold(row) for row in rows]
+    for positions, choices in model.choose_in_batches(shown, task):
+        if len(choices) != len(positions) or not all(isinstance(choice, Choice) for choice in choices):
+            raise ModelError(f"{model.name}: expected {len(positions)} choices, got {choices!r:.200}")
+        outputs = [choice_output(choice) for choice in choices]
+        check_outputs(model, [rows[position] for position in positions], outputs)
+        yield positions, outputs
+
+
+def instances_per_call(model, settings: RunSettings) -> int:
+    """How many instances each model call gets: ``--batch-size`` if given, else the model's own ``call_size`` (a
+    model that batches itself), else ``DEFAULT_BATCH_SIZE``.
+
+    Examples
+    --------
+    >>> from corefbias.models.baselines import NearestBaseline
+    >>> [instances_per_call(NearestBaseline(), RunSettings(batch_size=size)) for size in (None, 8)]
+    [32, 8]
+    """
+    return settings.batch_size or getattr(model, "call_size", None) or DEFAULT_BATCH_SIZE
 
 
 def cached_and_missing(
@@ -286,14 +335,18 @@ class _Predictor:
         found, missing_ids, rows = cached_and_missing(batch, self.key, self.cache, self.reuse)
         if rows:
             started = time.perf_counter()
-            outputs = ask(self.model, self.task, rows)
-            self.model_seconds += time.perf_counter() - started
-            new = dict(zip(missing_ids, outputs))
-            if self.cache is not None:
-                self.cache.put(self.key, new)
-            found.update(new)
-            self.predicted += len(rows)
-        self.advance(len(ids))
+            for positions, outputs in ask_in_pieces(self.model, self.task, rows):
+                self.model_seconds += time.perf_counter() - started
+                new = {missing_ids[position]: output for position, output in zip(positions, outputs)}
+                if self.cache is not None:
+                    self.cache.put(self.key, new)
+                found.update(new)
+                self.predicted += len(new)
+                self.advance(len(new))
+                started = time.perf_counter()
+            if unanswered := [instance for instance in missing_ids if instance not in found]:
+                raise ModelError(f"{self.model.name} left {len(unanswered)} instances unanswered: {unanswered[:3]}")
+        self.advance(len(ids) - len(rows))
         # JSON text, because Arrow would fix the column type from the first batch (an empty cluster list).
         return {"output": [json.dumps(found[instance]) for instance in ids]}
 
@@ -309,10 +362,11 @@ class Predictions:
 
 
 class ExecutorSession(Protocol):
-    """A started executor: ``model`` is what this process knows of the model (at least its ``identity``), and
-    ``predict`` answers one benchmark's parts, taking the cached answers ``reuse`` names (``cached_and_missing``),
-    asking the model for the rest in batches of ``batch_size`` consecutive rows, committing each batch to
-    ``cache`` as it comes back and calling ``advance(rows)`` after it."""
+    """A started executor: ``model`` is what this process knows of the model (at least its ``identity`` and, for a
+    model that batches itself, its ``call_size``), and ``predict`` answers one benchmark's parts, taking the cached
+    answers ``reuse`` names (``cached_and_missing``), asking the model for the rest in calls of ``batch_size``
+    consecutive rows (cut the same way by every executor, so that a model whose answers depend on its batch answers
+    alike), committing answers to ``cache`` as they come back and calling ``advance(rows)`` after them."""
 
     model: object
 
@@ -365,8 +419,8 @@ class _LocalSession:
 
 
 class LocalExecutor:
-    """The model answers in this process, batch after batch (``datasets.Dataset.map``), each batch committed to
-    the prediction cache before the next.
+    """The model answers in this process, call after call (``datasets.Dataset.map``), each answer committed to the
+    prediction cache as it comes back (per internal batch of a model that batches itself).
 
     Examples
     --------
@@ -406,8 +460,9 @@ class RunSettings:
         Bootstrap resamples of every score's significance; 0 switches significance off.
     seed : int, default 0
         Seed of the resampling.
-    batch_size : int, default 32
-        Instances per model call (and per prediction-cache commit).
+    batch_size : int or None, default None
+        Instances per model call; None: the model's own ``call_size`` where it batches itself (a local ``hf:``
+        model), else ``DEFAULT_BATCH_SIZE`` (``instances_per_call``). ``run`` records the number it used.
     shard : tuple of (int, int) or None, default None
         ``(index, count)``: predict that contiguous shard of every set only, and score nothing.
     mode : str, default "cluster"
@@ -435,7 +490,7 @@ class RunSettings:
     limit: int | None = None
     n_bootstrap: int = 1000
     seed: int = 0
-    batch_size: int = 32
+    batch_size: int | None = None
     shard: tuple[int, int] | None = None
     mode: str = "cluster"
     cache_mode: str = "use"
@@ -447,6 +502,8 @@ class RunSettings:
             raise ValueError(f"unknown decision mode {self.mode!r}; choose one of {cluster_links.DECISION_MODES}")
         if self.cache_mode not in CACHE_MODES:
             raise ValueError(f"unknown cache mode {self.cache_mode!r}; choose one of {CACHE_MODES}")
+        if self.batch_size is not None and self.batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
 
     def to_json(self, benchmarks: Sequence[Benchmark]) -> dict:
         """The settings as ``results.json`` records them.
@@ -625,6 +682,7 @@ def run(
     with executor.open(model_spec, model_options or {}, model) as session:
         model = session.model
         identity = model_identity(model)
+        settings = replace(settings, batch_size=instances_per_call(model, settings))
         with PredictionCache(cache_path) if settings.cache_mode != "off" else nullcontext() as cache:
             runs = {
                 benchmark.name: run_benchmark(

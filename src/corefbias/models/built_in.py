@@ -147,7 +147,18 @@ BUILT_IN = (
         options=(
             DEVICE,
             ModelOption("dtype", "torch dtype of the weights, e.g. float32, bfloat16 (default: auto)", flag="--dtype"),
-            BATCH_SIZE,
+            ModelOption(
+                "max_batch_tokens",
+                "the tokens of one forward pass, padding included (default: 4096 on CPU, 65536 on CUDA)",
+                int,
+                minimum=1,
+            ),
+            ModelOption(
+                "call_size",
+                "instances per call of corefbias run, batched by tokens inside (default 4096)",
+                int,
+                minimum=1,
+            ),
             CLOZE_NORM,
             ModelOption("threads", "torch's CPU threads (default: one per core)", int, minimum=1),
             ModelOption("attn_implementation", "transformers' attention implementation, e.g. eager or sdpa"),

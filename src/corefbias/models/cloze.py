@@ -19,6 +19,7 @@ A *backend* computes the log-likelihoods: ``hf:`` runs a causal LM through ``tra
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Protocol
 
 from .base import Choice, ModelError, Task
@@ -28,6 +29,10 @@ CLOZE_NORMS = ("none", "bytes")
 
 
 class LoglikelihoodBackend(Protocol):
+    """Computes log-likelihoods. A backend that batches requests itself may also have ``call_size`` (the requests
+    it wants per call) and ``loglikelihoods_in_batches(requests)``, yielding (positions in ``requests``, their
+    log-likelihoods) per batch as it computes them (``hf_causal_lm.TransformersBackend``)."""
+
     identity: dict
 
     def loglikelihoods(self, requests: list[ClozeRequest]) -> list[list[float]]:
@@ -64,23 +69,42 @@ class ClozeModel:
         current = getattr(self.backend, "current_identity", None)
         return None if current is None else {**current(), "scoring": {"method": "cloze", "norm": self.norm}}
 
+    @property
+    def call_size(self) -> int | None:
+        """The instances the backend wants per call, if it batches them itself (``corefbias run`` then calls it
+        with that many instead of its ``--batch-size``)."""
+        return getattr(self.backend, "call_size", None)
+
     def choose(self, instances: list[dict], task: Task) -> list[Choice]:
+        choices: list[Choice | None] = [None] * len(instances)
+        for positions, chosen in self.choose_in_batches(instances, task):
+            for position, choice in zip(positions, chosen):
+                choices[position] = choice
+        if any(choice is None for choice in choices):
+            raise ModelError(f"{self.name}: {choices.count(None)} of {len(instances)} instances were not answered")
+        return choices
+
+    def choose_in_batches(self, instances: list[dict], task: Task) -> Iterator[tuple[list[int], list[Choice]]]:
+        """``choose``, as the backend's batches come: (positions in ``instances``, their choices) per batch; one
+        batch for a backend that does not batch itself."""
         if task.cloze is None:
             raise ModelError(f"{self.name}: the benchmark {task.name} declares no cloze template")
         requests = [task.cloze.render(instance) for instance in instances]
-        scored = self.backend.loglikelihoods(requests)
-        if len(scored) != len(requests):
-            raise ModelError(f"{self.name}: expected {len(requests)} answers, got {len(scored)}")
-        choices = []
-        for request, loglikelihoods in zip(requests, scored):
-            best = decide(request, loglikelihoods, self.norm)
-            shown = "; ".join(f"{choice!r} {ll:.3f}" for choice, ll in zip(request.choices, loglikelihoods))
-            choices.append(
-                Choice(
-                    request.candidate_of[best],
-                    parsed=True,
-                    raw=f"{request.choices[best]} (cloze, norm {self.norm}; {shown})",
-                    loglikelihoods=tuple(float(ll) for ll in loglikelihoods),
-                )
-            )
-        return choices
+        streamed = getattr(self.backend, "loglikelihoods_in_batches", None)
+        batches = (
+            streamed(requests) if streamed else [(list(range(len(requests))), self.backend.loglikelihoods(requests))]
+        )
+        for positions, scored in batches:
+            if len(scored) != len(positions):
+                raise ModelError(f"{self.name}: expected {len(positions)} answers, got {len(scored)}")
+            yield positions, [self._choice(requests[position], lls) for position, lls in zip(positions, scored)]
+
+    def _choice(self, request: ClozeRequest, loglikelihoods: list[float]) -> Choice:
+        best = decide(request, loglikelihoods, self.norm)
+        shown = "; ".join(f"{choice!r} {ll:.3f}" for choice, ll in zip(request.choices, loglikelihoods))
+        return Choice(
+            request.candidate_of[best],
+            parsed=True,
+            raw=f"{request.choices[best]} (cloze, norm {self.norm}; {shown})",
+            loglikelihoods=tuple(float(ll) for ll in loglikelihoods),
+        )
