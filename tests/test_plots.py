@@ -4,6 +4,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from corefbias.harness import plots
+from corefbias.measures.result import Cell, MeasureResult, measure_result
 
 
 @pytest.fixture
@@ -30,8 +31,9 @@ def _inside(box, figure) -> bool:
 def test_sixty_occupation_labels_neither_overlap_nor_leave_the_image(drawn, tmp_path):
     """Winogender's 60 occupations, the longest names among them, each labelled once, in order of BLS % female."""
     names = [f"{'administrative-assistant' if index % 2 else 'nurse'}-{index}" for index in range(60)]
-    section = {f"preference/{name}": (-1) ** index * (index / 60) for index, name in enumerate(names)}
-    section["pearson_r_bls"] = 0.5
+    scores = {f"preference/{name}": (-1) ** index * (index / 60) for index, name in enumerate(names)}
+    cells = {key: (Cell(group=key.split("/", 1)[1]), "preference") for key in scores}
+    section = measure_result("winogender_bias", {**scores, "pearson_r_bls": 0.5}, cells=cells)
     bls = {name: 100 * ((index * 37) % 60) / 60 for index, name in enumerate(names)}
     plots.winogender_occupations(section, bls, tmp_path / "occupations.png")
     (figure,) = drawn
@@ -47,7 +49,9 @@ def test_sixty_occupation_labels_neither_overlap_nor_leave_the_image(drawn, tmp_
 
 def test_the_pro_anti_legend_is_outside_the_bars(drawn, tmp_path):
     sections = {
-        name: {"pro": 1.0, "anti": 0.98, "diff": 0.02, "diff_ci_low": -0.01, "diff_ci_high": 0.05}
+        name: MeasureResult.from_flat(
+            {"pro": 1.0, "anti": 0.98, "diff": 0.02, "diff_ci_low": -0.01, "diff_ci_high": 0.05}
+        )
         for name in ("winobias/type1", "winobias/type2", "sowinobias", "dawinobias", "dawinobias/strict")
     }
     plots.pro_anti_bars(sections, tmp_path / "pro_anti.png")

@@ -3,7 +3,8 @@
 
 * ``occupation_preference`` → ``winogender_occupations.png``: per occupation, the Fig. 4 preference (share of
   female-pronoun sentences resolved to the occupation minus that of male ones) against BLS % female, with r;
-  it reads the rows' ``occupation`` and ``bls_pct_female`` and the section's ``preference/<occupation>``;
+  it reads the rows' ``occupation`` and ``bls_pct_female`` and the section's ``preference`` of each occupation
+  (its ``by_group``);
 * ``inconsistency`` → ``counter_gap_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
 * ``pro_anti`` → ``pro_anti.png``: pro vs anti score of every pro/anti section of every such benchmark, with
   the difference's 95% CI;
@@ -19,8 +20,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
+from ..measures.result import MeasureResult  # noqa: E402
 from .run_outputs import format_number  # noqa: E402
-from .scoring import figures_of, pro_anti_figure_sections  # noqa: E402
+from .scoring import figures_of, occupation_preferences, pro_anti_figure_sections  # noqa: E402
 
 
 def _save(figure, path: Path) -> Path:
@@ -32,15 +34,16 @@ def _save(figure, path: Path) -> Path:
     return path
 
 
-def winogender_occupations(section: dict, bls_by_occupation: dict[str, float], path: Path) -> Path:
+def _value(section: MeasureResult, score: str) -> float | None:
+    """An overall score's value (None where the section lacks it or it is undefined)."""
+    estimate = section.overall.get(score)
+    return None if estimate is None else estimate.value
+
+
+def winogender_occupations(section: MeasureResult, bls_by_occupation: dict[str, float], path: Path) -> Path:
     """Two panels: the preference against BLS % female (the paper's Fig. 4, with r), and every occupation as a
     labelled bar, sorted by BLS % female, so that 60 labels never overlap; the figure grows with the occupations."""
-    occupations = sorted(key.split("/", 1)[1] for key in section if key.startswith("preference/"))
-    points = sorted(
-        (bls_by_occupation[o], section[f"preference/{o}"], o)
-        for o in occupations
-        if section[f"preference/{o}"] is not None
-    )
+    points = sorted((bls_by_occupation[o], value, o) for o, value in occupation_preferences(section).items())
     height = max(4.5, 0.16 * len(points) + 1.4)
     figure, (scatter, bars) = plt.subplots(
         1, 2, figsize=(11, height), gridspec_kw={"width_ratios": [1, 1.1]}, layout="constrained"
@@ -51,7 +54,7 @@ def winogender_occupations(section: dict, bls_by_occupation: dict[str, float], p
     scatter.set_ylabel("female − male share resolved to occupation")
     scatter.set_ylim(-1.1, 1.1)
     scatter.set_box_aspect(1)
-    r = section.get("pearson_r_bls")
+    r = _value(section, "pearson_r_bls")
     scatter.set_title("by BLS % female" + (f" (r = {format_number(r)})" if r is not None else ""), fontsize=10)
     positions = range(len(points))
     colours = ["#dd8452" if y > 0 else "#4c72b0" for _, y, _ in points]
@@ -67,29 +70,30 @@ def winogender_occupations(section: dict, bls_by_occupation: dict[str, float], p
     return _save(figure, path)
 
 
-def counter_gap_breakdown(section: dict, path: Path) -> Path:
+def counter_gap_breakdown(section: MeasureResult, path: Path) -> Path:
     labels = ["I_within M", "I_within F", "I_across M2F", "I_across F2M"]
     keys = ["i_within_male", "i_within_female", "i_across_m2f", "i_across_f2m"]
-    values = [section.get(key) or 0.0 for key in keys]
+    values = [_value(section, key) or 0.0 for key in keys]
     figure, axes = plt.subplots(figsize=(6, 4))
     axes.bar(labels, values, color=["#4c72b0", "#dd8452", "#4c72b0", "#dd8452"])
-    delta = section.get("delta_i")
+    delta = _value(section, "delta_i")
     axes.set_title("Counter-GAP inconsistency" + (f" (ΔI = {format_number(delta)})" if delta is not None else ""))
     axes.set_ylabel("share of inconsistent predictions")
     return _save(figure, path)
 
 
-def pro_anti_bars(sections: dict[str, dict], path: Path) -> Path:
+def pro_anti_bars(sections: dict[str, MeasureResult], path: Path) -> Path:
     names = list(sections)
     figure, axes = plt.subplots(figsize=(max(5, 1.6 * len(names)), 4.5))
     positions = range(len(names))
-    pro = [sections[n].get("pro") or 0.0 for n in names]
-    anti = [sections[n].get("anti") or 0.0 for n in names]
+    pro = [_value(sections[n], "pro") or 0.0 for n in names]
+    anti = [_value(sections[n], "anti") or 0.0 for n in names]
     axes.bar([p - 0.2 for p in positions], pro, width=0.4, label="pro-stereotypical")
     axes.bar([p + 0.2 for p in positions], anti, width=0.4, label="anti-stereotypical")
     for position, name in zip(positions, names):
-        low, high = sections[name].get("diff_ci_low"), sections[name].get("diff_ci_high")
-        diff = sections[name].get("diff")
+        estimate = sections[name].overall.get("diff")
+        low, high = estimate.ci if estimate is not None else (None, None)
+        diff = None if estimate is None else estimate.value
         if diff is not None:
             interval = f"\n[{format_number(low)}, {format_number(high)}]" if low is not None else ""
             axes.annotate(
@@ -140,7 +144,7 @@ def draw_all(result, folder: Path) -> dict[str, Path]:
     if sections:
         drawn["pro_anti"] = pro_anti_bars(sections, folder / "pro_anti.png")
     for run, figure in figures_of(runs, "weights"):
-        weights = run.sections.get(figure.section, {}).get("weights")
+        weights = run.sections[figure.section].extras.get("weights") if figure.section in run.sections else None
         if weights:
             (columns,) = run.parts.values()
             name = f"{run.benchmark.name}_weights"
