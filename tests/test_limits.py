@@ -23,13 +23,15 @@ def instances_at(limit: int) -> dict[str, int]:
         "sowinobias": 4 * limit,
         "dawinobias": 8 * limit + 2 * min(limit, 4) + 2 * min(limit, 1),  # test, validation; 4 + 1 odd validation pairs
         "abc": 6 * limit,  # triplets of female and of male occupations
+        # ABC's other languages: triplets of female, of male and of occupations without a figure
+        **{name: 9 * limit for name in ("abc_sv", "abc_ru", "abc_zh")},
     }
 
 
 @pytest.fixture(scope="module")
 def data_dir(exported_set):
-    for name in BENCHMARKS:
-        exported_set(name)
+    for benchmark in BENCHMARKS.values():
+        exported_set(benchmark.dataset)
     return exported_set("gap").parent
 
 
@@ -54,7 +56,7 @@ def _unit_rows(parts, unit) -> dict:
 def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, name):
     benchmark, parts = BENCHMARKS[name], full_parts[name]
     cells = design_cells(parts, benchmark)
-    assert len(cells) == {"winobias": 5, "dawinobias": 6}.get(name, 2)
+    assert len(cells) == {"winobias": 5, "dawinobias": 6, "abc_sv": 3, "abc_ru": 3, "abc_zh": 3}.get(name, 2)
     full_rows = _unit_rows(parts, benchmark.unit)
     kept = {}
     for limit in (1, 3):

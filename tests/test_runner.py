@@ -348,7 +348,10 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
     # A choice model predicts no clusters, so WinoBias's CoNLL F1 is undefined for it.
     no_clusters = {key for key in oracle if key[0] == "winobias" and "CoNLL" in key[1]}
     assert len(no_clusters) == 6 and {oracle[key]["undefined"] for key in no_clusters} == {conll_scoring.NO_CLUSTERS}
-    assert undefined == {("abc", "log2(FPR hans / FPR hendes)"), ("winogender", "r with BLS % female")} | no_clusters
+    fpr_ratios = {("abc", "log2(FPR hans / FPR hendes)")} | {
+        (f"abc_{code}", "log2(FPR male / FPR female)") for code in ("sv", "ru", "zh")
+    }
+    assert undefined == fpr_ratios | {("winogender", "r with BLS % female")} | no_clusters
     assert "constant" in oracle[("winogender", "r with BLS % female")]["undefined"]
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
     for key, row in oracle.items():

@@ -24,7 +24,8 @@ def default_data_dir() -> Path:
 
 
 def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
-    """The folder of the benchmark's exported set, exporting it from the mirror first if needed."""
+    """The folder of the benchmark's exported set, exporting it from the mirror first if needed: where it is
+    missing, or lacks a part the benchmark scores (an export made before its builder gained that config)."""
     if benchmark.export is not None:
         folder = Path(benchmark.export)
         if not (folder / "README.md").is_file():
@@ -34,7 +35,8 @@ def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
             )
         return folder
     folder = Path(data_dir) / benchmark.dataset
-    if not (folder / "README.md").is_file():
+    parts = [folder / hub_export.DATA_FILE.format(config=config, split=split) for config, split in benchmark.parts]
+    if not (folder / "README.md").is_file() or not all(part.is_file() for part in parts):
         hub_export.export_dataset(benchmark.dataset, data_dir, mirror, scripts_dir=benchmark.builders)
     return folder
 
