@@ -16,7 +16,17 @@ from .languages import LANGUAGES
 
 
 def fpr_scorer(section: str) -> Scorer:
-    """Scores the one part's decisions with the FPR ratio and its split by occupation stereotype, as ``section``."""
+    """Scores the one part's decisions with the FPR ratio and its split by occupation stereotype, as ``section``.
+
+    Examples
+    --------
+    >>> triplet = {"candidates": [[{"is_referent": True}], [{"is_referent": False}], [{"is_referent": False}]],
+    ...            "pronoun_gender": ["neutral", "male", "female"], "occupation_gender": [None] * 3,
+    ...            "triplet_id": ["t"] * 3}
+    >>> scores = fpr_scorer("toy")({("sv", "test"): triplet}, {("sv", "test"): [[True], [True], [False]]}, 0, 0)
+    >>> scores["toy"]["fpr_male"], scores["toy"]["fpr_female"]
+    (1.0, 0.0)
+    """
 
     def score(rows, decisions, n_bootstrap, seed):
         (part,) = rows
@@ -66,7 +76,14 @@ BENCHMARK = Benchmark(
 
 
 def language_benchmark(code: str) -> Benchmark:
-    """ABC in one of its other languages: the ``code`` config of the ``abc`` set, scored as the Danish one."""
+    """ABC in one of its other languages: the ``code`` config of the ``abc`` set, scored as the Danish one.
+
+    Examples
+    --------
+    >>> swedish = language_benchmark("sv")
+    >>> swedish.name, swedish.parts, swedish.cloze.someone_else
+    ('abc_sv', (('sv', 'test'),), 'en annan person')
+    """
     name, language = f"abc_{code}", LANGUAGES[code]
     return Benchmark(
         name=name,

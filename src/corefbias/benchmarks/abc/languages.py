@@ -179,7 +179,13 @@ class FileTriplet:
 
 def read_blocks(lines: Iterable[str], *, source: str) -> tuple[list[tuple[int, list[str]]], set[int]]:
     """The triplets of a sentence file as (first line number, its three sentences), and the positions of the
-    triplets after which an occupation separator stands; a triplet of another size is an error naming its lines."""
+    triplets after which an occupation separator stands; a triplet of another size is an error naming its lines.
+
+    Examples
+    --------
+    >>> read_blocks(["a sin b.", "a hans b.", "a hennes b.", "---", "--------------"], source="x.sv")
+    ([(1, ['a sin b.', 'a hans b.', 'a hennes b.'])], {0})
+    """
     blocks: list[tuple[int, list[str]]] = []
     ends: set[int] = set()
     block: list[str] = []
@@ -205,7 +211,7 @@ def read_blocks(lines: Iterable[str], *, source: str) -> tuple[list[tuple[int, l
     return blocks, ends
 
 
-def common_prefix(sentences: list[list[Token]], texts: list[str]) -> int:
+def _common_prefix(sentences: list[list[Token]], texts: list[str]) -> int:
     """How many leading words all the sentences share."""
     shortest = min(len(words) for words in sentences)
     for position in range(shortest):
@@ -263,7 +269,7 @@ def triplets_of(
         run_blocks = blocks[run * size : (run + 1) * size]
         texts = [sentence for _, sentences in run_blocks for sentence in sentences]
         words = [tokens(sentence, language, lists) for sentence in texts]
-        subject_words = common_prefix(words, texts)
+        subject_words = _common_prefix(words, texts)
         subject = texts[0][: words[0][subject_words - 1].end] if subject_words else ""
         if not subject or subject == previous:
             raise ValueError(
