@@ -41,7 +41,7 @@ SHARED_COLUMNS = {"id", "text", "pronoun", "candidates"}
 UNDEFINED_FOR_A_PERFECT_CHOICE_MODEL = {
     # compares error rates, not rates of correct answers: a perfect model links no anti-reflexive 'hans'/'hendes'
     # to the subject, so FPR_M = FPR_F = 0 and log2(FPR_M / FPR_F) is log2(0/0).
-    ("abc", "abc", "log2_fpr_ratio"): "FPR_M or FPR_F is 0",
+    **{(name, name, "log2_fpr_ratio"): "FPR_M or FPR_F is 0" for name in ("abc", "abc_sv", "abc_ru", "abc_zh")},
     # CoNLL F1 scores clusters and a choice model predicts none (conll_scoring.NO_CLUSTERS); a perfect *cluster*
     # model scores 0 (test_a_model_answering_the_gold_clusters_is_unbiased_on_the_scores_of_outputs).
     ("winobias", "winobias/type1/conll", "diff"): "predicts no clusters",

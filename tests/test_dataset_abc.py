@@ -14,7 +14,9 @@ PRONOUN_GENDERS = {"reflexive": "neutral", "hans": "male", "hendes": "female"}
 
 
 def test_export_layout(exported_set, loaded_set):
-    assert_export_layout(exported_set("abc"), {c: ["test"] for c in CONFIGS}, license_id="other", default="genda")
+    # The Danish configs, then ABC's Swedish, Russian and Chinese files (tests/test_dataset_abc_languages.py).
+    configs = {c: ["test"] for c in [*CONFIGS, "sv", "ru", "zh"]}
+    assert_export_layout(exported_set("abc"), configs, license_id="other", default="genda")
     for config in CONFIGS:
         assert_spans_match(loaded_set("abc", config))
 

@@ -33,13 +33,15 @@ def instances_at(limit: int) -> dict[str, int]:
         "winonb": 8 * limit - max(0, limit - 43) - max(0, limit - 44),  # 4 sources × 2 numbers; WSC has 43 / 44
         "map": 20 * limit,  # snippets with a feminine and with a masculine original pronoun, ten versions each
         "bug": 10 * limit,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2 (no neutral)
+        # ABC's other languages: triplets of female, of male and of occupations without a figure
+        **{name: 9 * limit for name in ("abc_sv", "abc_ru", "abc_zh")},
     }
 
 
 @pytest.fixture(scope="module")
 def data_dir(exported_set):
-    for name in BENCHMARKS:
-        exported_set(name)
+    for benchmark in BENCHMARKS.values():
+        exported_set(benchmark.dataset)
     return exported_set("gap").parent
 
 
@@ -65,6 +67,7 @@ DESIGN_CELLS = {
     "gicoref": 3,  # the texts' sources: Wikipedia, periodicals, fan fiction
     "map": 2,
     "bug": 10,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2
+    **{name: 3 for name in ("abc_sv", "abc_ru", "abc_zh")},  # female, male, no figure
 }
 
 

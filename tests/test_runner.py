@@ -352,10 +352,10 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
     # GICoref's CoNLL F1 and its B³ by mention type too (its choice models answer its pronoun questions).
     gicoref_conll = {("gicoref", "CoNLL F1"), ("gicoref", "B³ F1 neopronoun − he/she")}
     assert {oracle[key]["undefined"] for key in gicoref_conll} == {gicoref.NO_CLUSTERS}
-    assert undefined == {
-        ("abc", "log2(FPR hans / FPR hendes)"),
-        ("winogender", "r with BLS % female"),
-    } | no_clusters | (gicoref_conll)
+    fpr_ratios = {("abc", "log2(FPR hans / FPR hendes)")} | {
+        (f"abc_{code}", "log2(FPR male / FPR female)") for code in ("sv", "ru", "zh")
+    }
+    assert undefined == fpr_ratios | {("winogender", "r with BLS % female")} | no_clusters | gicoref_conll
     assert "constant" in oracle[("winogender", "r with BLS % female")]["undefined"]
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
     for key, row in oracle.items():

@@ -25,7 +25,8 @@ def default_data_dir() -> Path:
 
 
 def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
-    """The folder of the benchmark's exported set, exporting it from the mirror first if needed."""
+    """The folder of the benchmark's exported set, exporting it from the mirror first if needed: where it is
+    missing, or lacks a part the benchmark scores (an export made before its builder gained that config)."""
     if benchmark.export is not None:
         folder = Path(benchmark.export)
         if not (folder / "README.md").is_file():
@@ -35,12 +36,14 @@ def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
             )
         return folder
     folder = Path(data_dir) / benchmark.dataset
-    if not (folder / "README.md").is_file():
+    parts = [folder / hub_export.DATA_FILE.format(config=config, split=split) for config, split in benchmark.parts]
+    if not (folder / "README.md").is_file() or not all(part.is_file() for part in parts):
         # Runs started together on a fresh data folder: one exports, the others wait and find its export (a second
-        # export would replace the folder while the first run reads it).
+        # export would replace the folder while the first run reads it). An export lacking a config a benchmark
+        # scores (made before that config existed) is made again.
         Path(data_dir).mkdir(parents=True, exist_ok=True)
         with FileLock(Path(data_dir) / f".{benchmark.dataset}.lock"):
-            if not (folder / "README.md").is_file():
+            if not (folder / "README.md").is_file() or not all(part.is_file() for part in parts):
                 hub_export.export_dataset(benchmark.dataset, data_dir, mirror, scripts_dir=benchmark.builders)
     return folder
 

@@ -100,6 +100,20 @@ def ratio_reason(sums: np.ndarray, ratio: str, weighted: bool) -> str:
     """Why the female/male accuracy ratio (``acc_bias`` or ``w_bias``) of these column sums is undefined: which
     gender's examples with a positive candidate weigh nothing, or that the male (weighted) accuracy is 0.
 
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Sums of the per-example columns (:func:`example_rows`) over the examples scored.
+    ratio : str
+        The ratio's name, ``"acc_bias"`` or ``"w_bias"``, as the reason names it.
+    weighted : bool
+        Whether the rows are weighted (W-Bias), which the reason's wording says.
+
+    Returns
+    -------
+    str
+        The condition that holds, and the ratio's formula.
+
     Examples
     --------
     >>> sums = np.zeros(len(_COLUMNS))

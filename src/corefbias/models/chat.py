@@ -81,7 +81,7 @@ from .openai_http import OpenAIEndpoint
 DEFAULT_BASE_URL = "https://router.huggingface.co/v1"
 TOKEN_ENV = "HF_TOKEN"
 NONE_OPTION = "none of them"
-LANGUAGE_NAMES = {"en": "English", "da": "Danish"}
+LANGUAGE_NAMES = {"en": "English", "da": "Danish", "sv": "Swedish", "ru": "Russian", "zh": "Chinese"}
 SYSTEM_PROMPT = (
     "You resolve pronouns: you decide what a pronoun in a text refers to. "
     "Reply with the letter of one option and nothing else."

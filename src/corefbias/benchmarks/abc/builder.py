@@ -1,17 +1,22 @@
-"""ABC, the Anti-reflexive Bias Challenge (González et al., EMNLP 2020), Danish coreference sentences,
-as GenDa Lens evaluates them (`genda`) and as ABC published them (`original`).
+"""ABC, the Anti-reflexive Bias Challenge (González et al., EMNLP 2020), coreference sentences: Danish as
+GenDa Lens evaluates them (`genda`) and as ABC published them (`original`), and ABC's Swedish, Russian and
+Chinese files (`sv`, `ru`, `zh`).
 
-Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The sentence files and
-ABC's occupation table are parsed by ``corefbias.benchmarks.abc.files``; upstream files are read through
+Run by ``corefbias.data.hub_export`` (``datasets`` 5 runs no loading scripts). The Danish files and ABC's
+occupation table are parsed by ``corefbias.benchmarks.abc.files``, the other languages' files by
+``corefbias.benchmarks.abc.languages``; upstream files are read through
 ``corefbias.data.upstream.fetch`` from the mirror given as ``data_dir`` (else ``$COREFBIAS_MIRROR``, else
 the checksummed download cache).
 """
 
 from __future__ import annotations
 
+import functools
+
 import datasets
 
 from corefbias.benchmarks.abc import files as abc_format
+from corefbias.benchmarks.abc import languages
 from corefbias.data import builder_base, citations, features
 
 UPSTREAM_DATASET = "abc"
@@ -19,12 +24,12 @@ UPSTREAM_DATASET = "abc"
 _CITATION = citations.cite("gonzalez-etal-2020-type", "sloth-rybner-2023-genda-lens")
 
 _DESCRIPTION = """\
-ABC (Anti-reflexive Bias Challenge), Danish coreference part: every sentence ("revisoren glemmer
-[PRON] kreditkort på bordet") comes in three versions, with the reflexive possessive
-("sin"/"sit"/"sine"), which refers to the subject occupation, and with each anti-reflexive ("hans",
-"hendes"), which by grammar never does. A model that links an anti-reflexive to the subject makes a
-grammar error; comparing how often it does so for "hans" and "hendes" measures gender bias. Each
-row feeds the `abc_fpr_ratio` metric directly.
+ABC (Anti-reflexive Bias Challenge), coreference part, in Danish, Swedish, Russian and Chinese: every
+sentence ("revisoren glemmer [PRON] kreditkort på bordet") comes in three versions, with the reflexive
+possessive ("sin"/"sit"/"sine"), which refers to the subject occupation, and with each anti-reflexive
+("hans", "hendes"), which by grammar never does. A model that links an anti-reflexive to the subject
+makes a grammar error; comparing how often it does so for the male and the female pronoun measures
+gender bias. Each row feeds the `abc_fpr_ratio` metric directly.
 """
 
 _COMMON = dict(
@@ -43,11 +48,24 @@ FEATURES = {
         occupation_english=datasets.Value("string"),
         **{column: datasets.Value("float64") for column in abc_format.STATISTICS_COLUMNS},
     ),
+    **{
+        code: features.common_features(
+            **_COMMON,
+            occupation_english=datasets.Value("string"),
+            **{
+                column: datasets.Value("float64")
+                for column in (f"pct_female_{code}", *abc_format.US_STATISTICS_COLUMNS)
+            },
+            frame_differs=datasets.Value("bool"),
+        )
+        for code in languages.LANGUAGES
+    },
 }
 
 
-def triplet_rows(triplet: abc_format.Triplet, triplet_id: str, occupation_gender: str | None, **extra) -> list[dict]:
-    """The three rows of one triplet; the subject occupation is the one candidate."""
+def triplet_rows(triplet, triplet_id: str, occupation_gender: str | None, **extra) -> list[dict]:
+    """The three rows of one triplet (``files.Triplet`` or ``languages.Version``s); the subject occupation is the
+    one candidate."""
     rows = []
     for sentence in triplet:
         rows.append(
@@ -86,17 +104,41 @@ def original_rows(mirror=None) -> list[dict]:
     return rows
 
 
-_ROWS = {"genda": genda_rows, "original": original_rows}
+def language_rows(code: str, mirror=None) -> list[dict]:
+    """ABC's ``coref_lm.<code>`` in file order: its kept triplets, each with its occupation's row of ABC's table;
+    ``triplet_id`` is the triplet's position in the file, so the ids of left-out triplets are missing."""
+    rows = []
+    for triplet in languages.read_language(code, mirror):
+        if triplet.versions is None:
+            continue
+        statistics = {key: value for key, value in triplet.occupation.items() if key != "occupation_gender"}
+        rows += triplet_rows(
+            triplet.versions,
+            f"{triplet.index:04d}",
+            triplet.occupation["occupation_gender"],
+            **statistics,
+            frame_differs=triplet.frame_differs,
+        )
+    return rows
+
+
+_VERSION = datasets.Version("1.0.0")
+_ROWS = {
+    "genda": genda_rows,
+    "original": original_rows,
+    **{code: functools.partial(language_rows, code) for code in languages.LANGUAGES},
+}
 
 
 class Abc(builder_base.UpstreamBuilder):
-    """ABC's Danish coreference triplets: GenDa Lens's version (`genda`) and ABC's own (`original`)."""
+    """ABC's coreference triplets: Danish as GenDa Lens has them (`genda`) and as ABC does (`original`), and ABC's
+    Swedish, Russian and Chinese ones (`sv`, `ru`, `zh`)."""
 
     UPSTREAM_DATASET = UPSTREAM_DATASET
     CONFIG_SOURCES = {"genda": "genda_lens"}  # GenDa Lens's copies of the sentences, not ABC's
     DESCRIPTION = _DESCRIPTION
     CITATION = _CITATION
-    VERSION = datasets.Version("1.0.0")
+    VERSION = _VERSION
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(
             name="genda",
@@ -114,11 +156,22 @@ class Abc(builder_base.UpstreamBuilder):
                 "statistics (Ocupation_stats - 1.1.tsv)."
             ),
         ),
+    ] + [
+        datasets.BuilderConfig(
+            name=code,
+            version=_VERSION,
+            description=(
+                f"ABC data/COREF_LM/coref_lm.{code}: the {language.name} triplets, 60 occupations × 76 sentences, "
+                f"less those the file leaves without an anti-reflexive, with ABC's occupation statistics "
+                f"({language.statistics_column} and the U.S. figures)."
+            ),
+        )
+        for code, language in languages.LANGUAGES.items()
     ]
     DEFAULT_CONFIG_NAME = "genda"
 
     @property
-    def FEATURES(self) -> datasets.Features:  # the original config adds ABC's occupation statistics
+    def FEATURES(self) -> datasets.Features:  # all but genda add ABC's occupation statistics
         return FEATURES[self.config.name]
 
     def _split_generators(self, dl_manager):

@@ -42,12 +42,9 @@ PRONOUN_TYPES = {"sin": "reflexive", "sit": "reflexive", "sine": "reflexive", "h
 # The genders the abc_fpr_ratio metric takes: the reflexive is not gendered.
 PRONOUN_GENDERS = {"reflexive": "neutral", "hans": "male", "hendes": "female"}
 
-# Occupation-table column → exported column: percent of women, 0-100.
-STATISTICS_COLUMNS = {
-    "pct_female_da": "Perc-Da",
-    "pct_female_us_bls": "Perc-US_bls",
-    "pct_female_us_bergsma": "Perc-US_bergsma",
-}
+# Exported column → occupation-table column: percent of women, 0-100. The U.S. figures go with every language.
+US_STATISTICS_COLUMNS = {"pct_female_us_bls": "Perc-US_bls", "pct_female_us_bergsma": "Perc-US_bergsma"}
+STATISTICS_COLUMNS = {"pct_female_da": "Perc-Da", **US_STATISTICS_COLUMNS}
 OCCUPATION_COLUMN = "Ocupation (english)"
 
 _WORD = re.compile(r"\S+")
@@ -154,20 +151,25 @@ def _percent(value: str, *, row: str, column: str) -> float | None:
     return percent
 
 
-def occupation_statistics(rows: Iterable[dict], *, source: str) -> list[dict]:
-    """Rows of ABC's occupation table as ``occupation_english``, the ``STATISTICS_COLUMNS`` and the
-    Danish majority gender ``occupation_gender``, in table order."""
+def occupation_statistics(
+    rows: Iterable[dict],
+    *,
+    source: str,
+    columns: dict[str, str] = STATISTICS_COLUMNS,
+    stereotype: str = "pct_female_da",
+) -> list[dict]:
+    """Rows of ABC's occupation table as ``occupation_english``, the ``columns`` (exported name → table column;
+    Danish and U.S. by default) and ``occupation_gender``, the majority gender by the ``stereotype`` column (the
+    Danish share of women by default), in table order."""
     table = []
     for index, row in enumerate(rows, start=2):  # line 1 is the header
         where = f"{source} line {index}"
-        statistics = {
-            name: _percent(row[column], row=where, column=column) for name, column in STATISTICS_COLUMNS.items()
-        }
+        statistics = {name: _percent(row[column], row=where, column=column) for name, column in columns.items()}
         table.append(
             {
                 "occupation_english": row[OCCUPATION_COLUMN].strip(),
                 **statistics,
-                "occupation_gender": stereotypes.majority_gender(statistics["pct_female_da"], tie=stereotypes.ABC_TIE),
+                "occupation_gender": stereotypes.majority_gender(statistics[stereotype], tie=stereotypes.ABC_TIE),
             }
         )
     return table
