@@ -143,6 +143,10 @@ class Benchmark:
         ``citation.bib``); not with ``export``.
     export : Path or None, default None
         A folder holding a script-free export of ``dataset``; not with ``builders``.
+    clusters_cannot_express : str or None, default None
+        Why a coreference system's clusters cannot answer the set (its candidates are no mentions of the text,
+        e.g. the words a model may write in a blank); ``run`` and ``score`` then refuse clusters with this reason.
+        None: clusters become decisions (``corefbias.harness.cluster_links``).
 
     Raises
     ------
@@ -196,6 +200,7 @@ class Benchmark:
     space_default: bool = False
     builders: Path | None = None
     export: Path | None = None
+    clusters_cannot_express: str | None = None
 
     def __post_init__(self):
         if not self.parts:

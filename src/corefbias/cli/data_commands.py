@@ -31,6 +31,14 @@ def add_commands(commands, common) -> None:
         "names", nargs="*", metavar="NAME", help="sets to export (default: every set a benchmark is declared on)"
     )
     export.add_argument("--out", required=True, metavar="DIR", help="folder that receives one sub-folder per set")
+    export.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also build this config of the named sets that a set builds only on request (misgendered's and "
+        "ruff's whole designs: millions of rows); repeatable",
+    )
 
 
 def _reproduce(args) -> int:
@@ -43,12 +51,21 @@ def _reproduce(args) -> int:
 
 def _export(args) -> int:
     from ..benchmarks import BENCHMARKS
-    from ..data.hub_export import export
+    from ..data.hub_export import builder_class, export
 
     # Each set with a builder, once, with the builders folder of the benchmarks declared on it.
     builders = {benchmark.dataset: benchmark.builders for benchmark in BENCHMARKS.values() if benchmark.export is None}
     names = args.names or list(builders)
-    for folder in export(names, args.out, args.mirror, scripts_dirs=builders):
+    requested = {}
+    if args.config:
+        offering = {
+            name: set(getattr(builder_class(name, builders.get(name)), "ON_REQUEST_CONFIGS", ())) for name in names
+        }
+        for config in args.config:
+            if not any(config in configs for configs in offering.values()):
+                raise ValueError(f"no set of {', '.join(names)} builds a config {config!r} on request")
+        requested = {name: [config for config in args.config if config in offering[name]] for name in names}
+    for folder in export(names, args.out, args.mirror, scripts_dirs=builders, requested=requested):
         print(folder)
     return 0
 

@@ -17,7 +17,8 @@ class UpstreamBuilder(datasets.GeneratorBasedBuilder):
     ``UPSTREAM_DATASET`` names the upstream source the set is built from, as its ``upstream.json`` pins it
     (``corefbias.data.upstream``); a config built from another source's files says so in ``CONFIG_SOURCES``
     (config name → source), so that its info and the exported card name the right repository, commit and
-    license.
+    license. Configs too large to build with the others (a generated design of millions of rows) are named in
+    ``ON_REQUEST_CONFIGS``: an export builds them only when asked to (``corefbias export-datasets --config``).
     """
 
     UPSTREAM_DATASET: str
@@ -25,6 +26,7 @@ class UpstreamBuilder(datasets.GeneratorBasedBuilder):
     FEATURES: datasets.Features
     CITATION: str
     CONFIG_SOURCES: dict[str, str] = {}
+    ON_REQUEST_CONFIGS: tuple[str, ...] = ()
 
     @classmethod
     def upstream_dataset_of(cls, config: str) -> str:

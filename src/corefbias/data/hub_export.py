@@ -42,6 +42,7 @@ DATA_FILE = "data/{config}/{split}-00000-of-00001.parquet"
 _HUB_LICENSES = {"MIT License": "mit", "Apache License 2.0": "apache-2.0"}
 # What the registry says, and the Hub's identifier, when nobody could find out the license.
 UNKNOWN_LICENSE = "unknown"
+_VALIDATED_AT_ONCE = 50_000  # rows whose spans are checked per slice converted to Python
 
 
 class DatasetBuildError(RuntimeError):
@@ -129,6 +130,17 @@ def _card_parts(name: str, root: Path) -> tuple[dict, str]:
     return {}, text.strip()
 
 
+def _span_rows(dataset: datasets.Dataset):
+    """(index, row) of the columns the span checks read, converted from Arrow a slice at a time: in one go for
+    speed (decoding row by row is ~6x slower), in slices so that a set of millions of rows is never held as
+    Python objects all at once."""
+    columns = [column for column in ("id", "sentid", "text", "pronoun", "candidates") if column in dataset.column_names]
+    table = dataset.select_columns(columns).with_format("arrow")
+    for first in range(0, len(dataset), _VALIDATED_AT_ONCE):
+        for offset, row in enumerate(table[first : first + _VALIDATED_AT_ONCE].to_pylist()):
+            yield first + offset, row
+
+
 def _build_config(
     builder_cls, name: str, config: str, mirror: Path | None, cache: Path
 ) -> tuple[datasets.DatasetDict, datasets.DatasetInfo]:
@@ -142,8 +154,7 @@ def _build_config(
         raise DatasetBuildError(f"building {name}/{config} failed: {cause}") from error
     dataset_dict = builder.as_dataset()
     for split, dataset in dataset_dict.items():
-        # to_list converts the Arrow table in one go; iterating the Dataset decodes row by row, ~6x slower.
-        for index, row in enumerate(dataset.to_list()):
+        for index, row in _span_rows(dataset):
             try:
                 spans.validate_row(row, row=str(row.get("id") or row.get("sentid") or index))
             except spans.SpanError as error:
@@ -306,15 +317,21 @@ def export_dataset(
     *,
     scripts_dir: str | os.PathLike | None = None,
     on_config: Callable[[str, str], None] | None = None,
+    requested: Iterable[str] = (),
 ) -> Path:
     """Build every config of one set and write ``<out_dir>/<name>`` (replacing what was there).
 
     ``mirror`` is the upstream mirror (else ``$COREFBIAS_MIRROR``, else the download cache);
-    ``on_config(name, config)`` is called after each config is written (for progress bars).
+    ``on_config(name, config)`` is called after each config is written (for progress bars). The builder's
+    ``ON_REQUEST_CONFIGS`` are built only where ``requested`` names them.
     """
     root = Path(scripts_dir) if scripts_dir is not None else SCRIPTS_DIR
     builder_cls = builder_class(name, root)
-    configs_of = config_sources(name, builder_cls)
+    chosen = exported_configs(name, builder_cls, requested)
+    configs_of = {
+        entry: [c for c in configs if c in chosen] for entry, configs in config_sources(name, builder_cls).items()
+    }
+    configs_of = {entry: configs for entry, configs in configs_of.items() if configs}
     mirror = Path(mirror).resolve() if mirror is not None else None
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -324,7 +341,7 @@ def export_dataset(
     try:
         with tempfile.TemporaryDirectory(prefix="corefbias-build-") as cache:
             built = {}
-            for config in builder_cls.builder_configs:
+            for config in chosen:
                 dataset_dict, info = _build_config(builder_cls, name, config, mirror, Path(cache) / config)
                 for split, dataset in dataset_dict.items():
                     path = staging / DATA_FILE.format(config=config, split=split)
@@ -344,6 +361,26 @@ def export_dataset(
     return target
 
 
+def exported_configs(name: str, builder_cls, requested: Iterable[str] = ()) -> list[str]:
+    """The configs an export of the set writes: all but its builder's ``ON_REQUEST_CONFIGS``, and those requested.
+
+    Examples
+    --------
+    >>> exported_configs("winogender", builder_class("winogender"))
+    ['default']
+    >>> exported_configs("winogender", builder_class("winogender"), ["full"])
+    Traceback (most recent call last):
+    ...
+    corefbias.data.hub_export.DatasetBuildError: winogender has no config 'full' built on request; it has none
+    """
+    on_request = tuple(getattr(builder_cls, "ON_REQUEST_CONFIGS", ()))
+    unknown = [config for config in requested if config not in on_request]
+    if unknown:
+        has = ", ".join(on_request) or "none"
+        raise DatasetBuildError(f"{name} has no config {unknown[0]!r} built on request; it has {has}")
+    return [config for config in builder_cls.builder_configs if config not in on_request or config in requested]
+
+
 def export(
     names: Iterable[str] | None,
     out_dir: str | os.PathLike,
@@ -352,16 +389,19 @@ def export(
     progress: bool = True,
     scripts_dir: str | os.PathLike | None = None,
     scripts_dirs: Mapping[str, str | os.PathLike | None] | None = None,
+    requested: Mapping[str, Iterable[str]] | None = None,
 ) -> list[Path]:
     """Export the named sets (all with a builder in ``scripts_dir`` when ``names`` is None); one folder per set.
 
-    ``scripts_dirs`` gives a set's own builders folder by name (None, or a set it does not name: ``scripts_dir``).
+    ``scripts_dirs`` gives a set's own builders folder by name (None, or a set it does not name: ``scripts_dir``);
+    ``requested`` names, per set, the configs built on request to build too (``exported_configs``).
     With ``progress``, one bar advances per config written; the ``datasets`` bars stay off.
     """
     names = list(names) if names is not None else available(scripts_dir)
     folders = {name: (scripts_dirs or {}).get(name) or scripts_dir for name in names}
-    classes = {name: builder_class(name, folders[name]) for name in names}
-    total = sum(len(cls.builder_configs) for cls in classes.values())
+    asked = {name: tuple((requested or {}).get(name, ())) for name in names}
+    chosen = {name: exported_configs(name, builder_class(name, folders[name]), asked[name]) for name in names}
+    total = sum(len(configs) for configs in chosen.values())
     bars_were_on = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     bar = None
@@ -378,7 +418,11 @@ def export(
                     bar.set_postfix_str(f"{set_name}/{config}")
                     bar.update(1)
 
-            written.append(export_dataset(name, out_dir, mirror, scripts_dir=folders[name], on_config=advance))
+            written.append(
+                export_dataset(
+                    name, out_dir, mirror, scripts_dir=folders[name], on_config=advance, requested=asked[name]
+                )
+            )
         return written
     finally:
         if bar is not None:

@@ -48,7 +48,7 @@ from .parse_rates import is_low, parse_rate
 from .position_rates import results_fields as position_fields
 from .prediction_cache import PredictionCache
 from .result_schema import SCHEMA_VERSION, ResultsFile, headline_scores
-from .scoring import BenchmarkRun, score_benchmark
+from .scoring import BenchmarkRun, refusal_of_clusters, score_benchmark
 
 CACHE_MODES = ("use", "refresh", "off")
 
@@ -545,6 +545,10 @@ def run(
     with executor.open(model_spec, model_options or {}, model) as session:
         model = session.model
         identity = model_identity(model)
+        if isinstance(model, ClusterModel) and not isinstance(model, ChoiceModel):
+            refused = [benchmark for benchmark in chosen if benchmark.clusters_cannot_express is not None]
+            if refused:
+                raise ModelError(f"{model.name}: {refusal_of_clusters(refused[0])}")
         with PredictionCache(cache_path) if settings.cache_mode != "off" else nullcontext() as cache:
             runs = {
                 benchmark.name: run_benchmark(

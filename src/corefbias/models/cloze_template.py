@@ -59,7 +59,9 @@ class ClozeTemplate:
     """A benchmark's cloze template (see the module docstring).
 
     ``suffix`` follows the instance's text; ``{pronoun}`` is the pronoun as it appears, ``{Pronoun}``
-    the same with ``str.capitalize()`` (lm-evaluation-harness's ``pronoun.capitalize()``).
+    the same with ``str.capitalize()`` (lm-evaluation-harness's ``pronoun.capitalize()``), ``{before}`` the text
+    before the pronoun without its trailing spaces (a fill-in template restates a sentence up to its blank, so
+    that the option continues the sentence where the blank is).
     ``choice_columns`` names the columns holding each candidate's text (else the mentions are used);
     ``lowercase_initial`` lowercases a sentence-initial mention (common nouns, not names);
     ``someone_else`` is the text of an extra "none of the candidates" option, if any.
@@ -79,7 +81,8 @@ class ClozeTemplate:
     def render(self, instance: dict) -> ClozeRequest:
         """The context and options of one instance (a row of the exported set)."""
         text, pronoun = instance["text"], instance["pronoun"]["text"]
-        context = text + self.suffix.format(pronoun=pronoun, Pronoun=pronoun.capitalize())
+        before = text[: instance["pronoun"]["start"]].rstrip()
+        context = text + self.suffix.format(pronoun=pronoun, Pronoun=pronoun.capitalize(), before=before)
         candidates = instance["candidates"]
         if self.choice_columns:
             choices = [str(instance[column]) for column in self.choice_columns]
