@@ -23,6 +23,8 @@ def instances_at(limit: int) -> dict[str, int]:
         "sowinobias": 4 * limit,
         "dawinobias": 8 * limit + 2 * min(limit, 4) + 2 * min(limit, 1),  # test, validation; 4 + 1 odd validation pairs
         "abc": 6 * limit,  # triplets of female and of male occupations
+        "misgendered": 2 * 5 * 11 * limit,  # sentences per declaration kind and form, each with 11 pronoun sets
+        "ruff": 3 * (4 + 5 * 12) * limit,  # contexts per case and number of distractors: 4, or 4 × 3 pronoun pairs
     }
 
 
@@ -54,7 +56,7 @@ def _unit_rows(parts, unit) -> dict:
 def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, name):
     benchmark, parts = BENCHMARKS[name], full_parts[name]
     cells = design_cells(parts, benchmark)
-    assert len(cells) == {"winobias": 5, "dawinobias": 6}.get(name, 2)
+    assert len(cells) == {"winobias": 5, "dawinobias": 6, "misgendered": 10, "ruff": 18}.get(name, 2)
     full_rows = _unit_rows(parts, benchmark.unit)
     kept = {}
     for limit in (1, 3):
