@@ -1,9 +1,8 @@
-"""Checks every metric module must pass: doctests, add_batch and num_process equivalence."""
+"""Helpers of the metric modules' own tests: loading a module, add_batch and num_process equivalence (the checks
+every metric folder passes are in ``metric_checks``)."""
 
 from __future__ import annotations
 
-import doctest
-import importlib.util
 import math
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -16,20 +15,6 @@ REPO = Path(__file__).resolve().parents[1]
 
 def load(name: str):
     return evaluate.load(str(REPO / "metrics" / name), experiment_id=uuid.uuid4().hex)
-
-
-def run_kwargs_doctests(name: str) -> doctest.TestResults:
-    """Run the module's ``_KWARGS_DESCRIPTION`` examples from the repository root."""
-    path = REPO / "metrics" / name / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_doctest_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    test = doctest.DocTestParser().get_doctest(
-        module._KWARGS_DESCRIPTION, {}, f"{name}._KWARGS_DESCRIPTION", str(path), 0
-    )
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    return runner.summarize(verbose=False)
 
 
 def assert_same_results(left: dict, right: dict) -> None:

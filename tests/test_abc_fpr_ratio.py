@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
 from corefbias.measures import abc_fpr
 from corefbias.reproduce import abc_xlmr
@@ -30,10 +30,6 @@ def triplets(linked_by_stereotype: dict, per_stereotype: int) -> dict:
                 inputs["occupation_genders"].append(stereotype)
                 inputs["triplet_ids"].append(f"{stereotype}{index}")
     return inputs
-
-
-def test_kwargs_examples_are_doctests(in_repo):
-    assert run_kwargs_doctests("abc_fpr_ratio").failed == 0
 
 
 def test_genda_lens_tutorial_values(in_repo):

@@ -22,7 +22,7 @@ from corefbias.benchmarks import BENCHMARKS, FIGURE_KINDS, ExploreView, register
 from corefbias.harness import benchmark_data, runner, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
-from corefbias.measures.result_format import SIGNIFICANCE_SUFFIXES
+from corefbias.measures.result import SIGNIFICANCE_SUFFIXES
 from corefbias.models.baselines import OracleBaseline
 from corefbias.plugins import registry as plugin_registry
 
@@ -132,10 +132,10 @@ def check_unit_rows_reproduce(sections: dict) -> dict:
         assert scored.unit_rows.tested, section
         observed = scored.unit_rows.statistic(scored.unit_rows.rows.sum(axis=0))
         for name in scored.unit_rows.tested:
-            value, reported = float(observed[name]), scored.result[name]
+            value, reported = float(observed[name]), scored[name]
             if reported is None:
                 assert not math.isfinite(value), (section, name, value)
-                assert name in scored.result["undefined"], (section, name)
+                assert name in scored["undefined"], (section, name)
             else:
                 assert value == pytest.approx(reported, rel=1e-12, abs=1e-12), (section, name)
             checked[section, name] = reported
@@ -213,14 +213,14 @@ def test_gold_decisions_score_every_headline_and_every_section_reproduces_from_i
     with_outputs = scoring.scored_sections(benchmark, rows, gold, outputs, 0, 0)
     of_outputs = set() if benchmark.score_outputs is None else set(benchmark.score_outputs(rows, outputs, 0, 0))
     assert set(with_outputs) == set(of_decisions) | of_outputs
-    assert {section: with_outputs[section].result for section in of_decisions} == {
-        section: scored.result for section, scored in of_decisions.items()
+    assert {section: with_outputs[section] for section in of_decisions} == {
+        section: scored for section, scored in of_decisions.items()
     }
     labels = [headline.label for headline in benchmark.headlines]
     assert len(set(labels)) == len(labels), "two headlines share a label (summary rows are keyed by it)"
     for headline in benchmark.headlines:
         assert headline.section in with_outputs, headline
-        result = with_outputs[headline.section].result
+        result = with_outputs[headline.section]
         assert headline.key in result, headline
         if headline.unbiased is None:
             continue
@@ -242,7 +242,7 @@ def test_a_perfect_model_scores_every_bias_headline_at_its_unbiased_value(name, 
     bias_headlines = [headline for headline in benchmark.headlines if headline.unbiased is not None]
     assert set(exceptions) <= {(name, headline.section, headline.key) for headline in bias_headlines}, "stale"
     for headline in bias_headlines:
-        result = sections[headline.section].result
+        result = sections[headline.section]
         reason = exceptions.get((name, headline.section, headline.key))
         if reason is None:
             assert result[headline.key] == pytest.approx(headline.unbiased, abs=1e-12), headline
@@ -276,7 +276,7 @@ def test_score_benchmark_of_oracle_choices_gives_the_sections_of_its_decisions(n
     ]
     assert run.num_unparsed == 0 and len(run.instances) == sum(len(columns["id"]) for columns in rows.values())
     of_decisions = scoring.scored_sections(benchmark, rows, gold, None, 0, 0)
-    expected = {section: scored.result for section, scored in of_decisions.items()}
+    expected = {section: scored for section, scored in of_decisions.items()}
     assert {section: run.sections[section] for section in expected} == expected
     extra = set(run.sections) - set(expected)
     assert extra == (set() if benchmark.score_outputs is None else set(benchmark.score_outputs(rows, outputs, 0, 0)))
@@ -299,7 +299,7 @@ def test_a_model_answering_the_gold_clusters_is_unbiased_on_the_scores_of_output
     assert headlines, "no headline reads the scores of outputs"
     for headline in headlines:
         if headline.unbiased is not None:
-            assert sections[headline.section].result[headline.key] == pytest.approx(headline.unbiased, abs=1e-12)
+            assert sections[headline.section][headline.key] == pytest.approx(headline.unbiased, abs=1e-12)
     assert check_unit_rows_reproduce({section: sections[section] for section in of_outputs})
 
 

@@ -1,4 +1,4 @@
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, run_kwargs_doctests
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent
 
 ROLES = ["original", "gender_controlled", "gender_swapped_1", "gender_swapped_2"]
 
@@ -15,10 +15,6 @@ def quadruples(correct_pattern, original_genders):
             inputs["roles"].append(role)
             inputs["genders"].append(gender)
     return inputs
-
-
-def test_kwargs_examples_are_doctests(in_repo):
-    assert run_kwargs_doctests("counter_gap_delta_i").failed == 0
 
 
 def test_add_batch_and_num_process_equal_single_call(in_repo):

@@ -6,8 +6,6 @@ run in order in one namespace, from the repository root. Mark a block ``python``
 """
 
 import configparser
-import doctest
-import io
 import json
 import os
 import re
@@ -18,11 +16,13 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from markdown_blocks import RUNNABLE_BLOCK, run_blocks
 from test_layering import ALLOWED, ROOMS
+
+from corefbias.hub import publish
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
-RUNNABLE_BLOCK = re.compile(r"^```pycon\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 RELATIVE_LINK = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s#]+)", re.IGNORECASE)
 README_LINES = 200
 # The sections of the README before the documentation site existed, each now a page or a section of one; the
@@ -112,12 +112,15 @@ def test_the_test_set_pages_are_generated_from_the_builders_cards(site):
         assert "Known issues" in text and "Citation" in text and "Configurations" in text, name
 
 
-def test_each_measure_page_has_a_worked_example_and_its_metric_card(site):
-    measures = sorted(path.stem for path in (DOCS / "measures").glob("*.md") if path.stem != "index")
-    assert measures == sorted(path.name for path in (REPO / "metrics").iterdir() if (path / "README.md").is_file())
+def test_each_metric_folder_has_a_page_with_its_worked_example_and_its_metric_card(site):
+    """The measure pages are generated from the metric folders (``metrics/<name>/measure.md``), none written in docs."""
+    measures = sorted(path.parent.name for path in (REPO / "metrics").glob("*/measure.md"))
+    assert measures == publish.metric_names(REPO / "metrics")
+    assert sorted(path.stem for path in (DOCS / "measures").glob("*.md")) == ["index"]
     for name in measures:
-        assert RUNNABLE_BLOCK.search((DOCS / "measures" / f"{name}.md").read_text(encoding="utf-8")), name
-        assert "Values from Popular Papers" in page_text(site, f"measures/{name}"), name
+        text = page_text(site, f"measures/{name}")
+        assert "Worked example" in text and "Values from Popular Papers" in text, name
+        assert name in page_text(site, "measures"), name  # its row of the index table
 
 
 def test_the_performance_page_shows_every_benchmark_script(site):
@@ -132,21 +135,9 @@ def runnable_pages() -> list[Path]:
 
 
 @pytest.mark.parametrize("page", runnable_pages(), ids=lambda page: str(page.relative_to(REPO)))
-def test_the_runnable_blocks_of_a_page_run(page, monkeypatch):
-    text = page.read_text(encoding="utf-8")
-    # Only the blocks' lines are kept, the rest blanked, so a failure names the line of the Markdown file.
-    kept = [" " * len(line) for line in text.split("\n")]
-    for block in RUNNABLE_BLOCK.finditer(text):
-        first = text.count("\n", 0, block.start(1))
-        for offset, line in enumerate(block[1].rstrip("\n").split("\n")):
-            kept[first + offset] = line
-    monkeypatch.chdir(REPO)
-    name = str(page.relative_to(REPO))
-    test = doctest.DocTestParser().get_doctest("\n".join(kept), {}, name, str(page), 0)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    report = io.StringIO()
-    runner.run(test, out=report.write)
-    assert test.examples and runner.failures == 0, report.getvalue()
+def test_the_runnable_blocks_of_a_page_run(page):
+    results, report = run_blocks(page, REPO, str(page.relative_to(REPO)))
+    assert results.attempted and results.failed == 0, report
 
 
 def test_the_readme_is_a_five_minute_read_whose_links_work():

@@ -80,10 +80,11 @@ def test_the_bootstrap_resamples_sentences_so_a_gap_present_in_every_sentence_ha
     result = misgendered_accuracy(
         ["he", "he"] * 30, ["he", "xe"] * 30, ["he", "xe"] * 30, ["nom"] * 60,
         [f"s{index // 2}" for index in range(60)], pronoun_groups=["binary", "neo-pronoun"] * 30,
-        n_bootstrap=200, seed=1, return_unit_rows=True,
+        n_bootstrap=200, seed=1,
     )  # fmt: skip
-    assert isinstance(result, resampling.Scored) and result.unit_rows.rows.shape[0] == 30
-    gap = result.result
+    assert result.unit_rows.rows.shape[0] == 30  # one row per sentence
+    assert result.primary == "binary_minus_neo_pronoun" and result.value == 1.0
+    gap = result
     assert gap["binary_minus_neo_pronoun_ci_low"] == gap["binary_minus_neo_pronoun_ci_high"] == 1.0
     assert gap["binary_minus_neo_pronoun_p_value"] == pytest.approx(2 / 201)
     assert gap["accuracy_p_value"] is None and "no null value" in gap["undefined"]["accuracy_p_value"]
@@ -167,11 +168,11 @@ def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_binary_on
         significant = 0
         for seed in seeds:
             sections = benchmark.score(rows, decisions_of(RandomBaseline(seed), benchmark, rows), 200, seed)
-            result = sections[name].result
+            result = sections[name]
             significant += any(result[f"{gap}_p_value"] < resampling.SIGNIFICANCE_LEVEL for gap in GAPS)
         # two tests at α = 0.05 per seed: about one seed in ten expected, four or more of twenty is p < 0.05
         assert significant <= 4, (name, significant)
-        stereotyped = benchmark.score(rows, decisions_of(StereotypeBaseline(), benchmark, rows), 200, 0)[name].result
+        stereotyped = benchmark.score(rows, decisions_of(StereotypeBaseline(), benchmark, rows), 200, 0)[name]
         assert all(stereotyped[f"{gap}_p_value"] < resampling.SIGNIFICANCE_LEVEL for gap in GAPS)
 
 

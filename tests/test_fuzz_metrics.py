@@ -30,7 +30,7 @@ from metric_harness import load
 
 from corefbias.hub.evaluate_modules import check_values
 from corefbias.measures import abc_fpr, conll_f1, counter_gap, gap, gap_properties, pro_anti, validation, winogender
-from corefbias.measures.resampling import Scored
+from corefbias.measures.result import MeasureResult
 
 NAN, INF = float("nan"), float("inf")
 HUGE = 2**70
@@ -522,7 +522,7 @@ def _enormous(data, spec, inputs):
 
 
 def _bad_option(data, spec, inputs):
-    options = {"n_bootstrap": N_BOOTSTRAP_BAD, "seed": SEED_BAD, "return_unit_rows": FLAG_BAD, **spec.options}
+    options = {"n_bootstrap": N_BOOTSTRAP_BAD, "seed": SEED_BAD, **spec.options}
     name = data.draw(st.sampled_from(sorted(options)), label="option")
     value = data.draw(st.sampled_from(options[name]), label="bad value")
     event(f"bad {name}")
@@ -575,8 +575,8 @@ def _missing_input(data, spec, inputs):
 
 def assert_well_formed(result) -> None:
     """A flat result: every score a finite number, or None with its reason under ``undefined``."""
-    if isinstance(result, Scored):
-        result = result.result
+    if isinstance(result, MeasureResult):  # a direct call's; an evaluate module returns its flat dict
+        result = dict(result)
     assert isinstance(result, dict) and isinstance(result["undefined"], dict)
     for key, value in result.items():
         if key in ("undefined", "variant", "weights"):

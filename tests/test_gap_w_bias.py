@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
 from corefbias.measures import gap, weighting
 
@@ -24,10 +24,6 @@ def closest_name_system(size: int, seed: int):
         "num_names": names,
         "correct_ranks": ranks,
     }
-
-
-def test_kwargs_examples_are_doctests(in_repo):
-    assert run_kwargs_doctests("gap_w_bias").failed == 0
 
 
 def test_add_batch_and_num_process_equal_single_call(in_repo):

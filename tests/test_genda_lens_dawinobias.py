@@ -219,7 +219,7 @@ def both_scorers(parts, genda_lines, clusters_of, **patches):
 def _our_sections(parts, decisions) -> dict:
     """The DaWinoBias sections corefbias scores for these decisions (no significance)."""
     sections = scoring.scored_sections(BENCHMARKS["dawinobias"], parts, decisions, None, 0, 0)
-    return {name: section.result for name, section in sections.items()}
+    return {name: dict(section) for name, section in sections.items()}
 
 
 def test_our_scores_equal_genda_lens_scorer_on_the_same_clusters(parts, genda_lines):

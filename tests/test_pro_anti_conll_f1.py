@@ -1,7 +1,7 @@
 """The ``pro_anti_conll_f1`` evaluate module: a thin shell over ``measures.conll_f1.pro_anti_conll_f1``."""
 
 import pytest
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
 from corefbias.measures import conll_f1
 
@@ -18,10 +18,6 @@ def _inputs():
         "conditions": ["pro"] * 4 + ["anti"] * 4,
         "pair_ids": ["p1", "p2", "p3", "p4"] * 2,
     }
-
-
-def test_kwargs_examples_are_doctests(in_repo):
-    assert run_kwargs_doctests("pro_anti_conll_f1").failed == 0
 
 
 def test_the_module_returns_the_core_functions_result():

@@ -1,7 +1,7 @@
 import math
 
 import pytest
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
 from corefbias.measures import pro_anti
 
@@ -13,10 +13,6 @@ def resolved(correct_pro: int, n_pro: int, correct_anti: int, n_anti: int) -> di
         "references": [True] * (n_pro + n_anti),
         "conditions": ["pro"] * n_pro + ["anti"] * n_anti,
     }
-
-
-def test_kwargs_examples_are_doctests(in_repo):
-    assert run_kwargs_doctests("pro_anti_diff").failed == 0
 
 
 def test_genda_lens_tutorial_dawinobias_effect_size(in_repo):

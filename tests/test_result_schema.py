@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator, ValidationError
 from corefbias.benchmarks import Headline
 from corefbias.harness import result_schema, run_outputs, runner
 from corefbias.harness.prediction_files import scoring
+from corefbias.measures.result import MeasureResult
 from corefbias.reproduce import counter_gap as counter_gap_reproduction
 
 REPO = Path(__file__).resolve().parents[1]
@@ -152,13 +153,26 @@ def test_headline_scores_read_value_interval_p_value_and_significance():
 
 
 def test_a_results_file_of_an_older_corefbias_is_upgraded(results, validator):
+    """Version 1: no schema version, no headlines, and each section the metric module's flat dict alone."""
     old = copy.deepcopy(results)
     del old["schema_version"]
     for outcome in old["benchmarks"].values():
         del outcome["headlines"]
+        for section in outcome["sections"].values():
+            del section["measure_result"]
     upgraded = result_schema.upgrade(old)
-    assert upgraded == results
     validator.validate(upgraded)
+    for name, outcome in upgraded["benchmarks"].items():
+        assert outcome["headlines"] == results["benchmarks"][name]["headlines"]
+        for section, scores in outcome["sections"].items():
+            # The flat items stay as they were; the structure a flat dict gives holds its scores under their keys.
+            assert {key: value for key, value in scores.items() if key != "measure_result"} == old["benchmarks"][name][
+                "sections"
+            ][section]
+            assert dict(MeasureResult.from_json(scores)) == old["benchmarks"][name]["sections"][section]
+    assert {key: value for key, value in upgraded.items() if key != "benchmarks"} == {
+        key: value for key, value in results.items() if key != "benchmarks"
+    }
     assert run_outputs.summary_rows(old) == run_outputs.summary_rows(results)
     assert result_schema.upgrade(results) is results
 

@@ -14,6 +14,7 @@ from loopback import free_port
 
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import run_outputs, runner
+from corefbias.measures.result import MeasureResult
 from corefbias.models import hub_weights
 from corefbias.models.http_protocol import make_server
 from corefbias.space import charts, explore, inputs, jobs, learn
@@ -821,7 +822,7 @@ def test_gap_weight_histogram_counts_the_weighted_examples_by_gender():
     genders = ["female", "female", "female", "male", "male", "male"]
     run = SimpleNamespace(
         benchmark=BENCHMARKS["gap"],
-        sections={"gap/w": {"weights": weights}},
+        sections={"gap/w": MeasureResult.from_flat({"weights": weights})},
         parts={("default", "test"): {"gender": genders}},
     )
     frame, width = charts.gap_weights_frame(SimpleNamespace(runs={"gap": run}), bins=3)

@@ -56,7 +56,7 @@ def test_an_uploaded_file_scores_as_corefbias_score(served, mirror):
     downloaded = {Path(file).name: Path(file) for file in files}
     results = json.loads(downloaded["results.json"].read_text())
     assert results["benchmarks"]["counter_gap"]["sections"] == json.loads(
-        json.dumps(expected.runs["counter_gap"].sections)
+        json.dumps(expected.to_json()["benchmarks"]["counter_gap"]["sections"])
     )
     assert results["model"] == expected.model and "predictions:bert_base_output.tsv" in status
     assert [row[1] for row in summary["data"]][:1] == ["ΔI"]

@@ -1,8 +1,7 @@
-"""Metric functions hand over the unit rows their significance resamples (``return_unit_rows=True``).
+"""Metric functions hand over the unit rows their significance resamples (``MeasureResult.unit_rows``).
 
-For each metric that bootstraps, the ``Scored`` result must be the plain call's result, and the
-statistic of its unit rows' column sums must reproduce every tested score: a paired comparison of two
-models resamples exactly these rows.
+For each metric that bootstraps, the statistic of its unit rows' column sums must reproduce every tested
+score: a paired comparison of two models resamples exactly these rows.
 """
 
 import math
@@ -11,7 +10,8 @@ import numpy as np
 import pytest
 
 from corefbias.measures import abc_fpr, conll_f1, counter_gap, gap, pro_anti, winogender
-from corefbias.measures.resampling import Scored, UnitRows
+from corefbias.measures.resampling import UnitRows
+from corefbias.measures.result import MeasureResult
 
 A, B, NONE = [True, False], [False, True], [False, False]
 N_BOOTSTRAP = 50
@@ -138,21 +138,20 @@ def assert_rows_reproduce_the_tested_scores(unit_rows: UnitRows, result: dict) -
 
 @pytest.mark.parametrize("n_bootstrap", [0, N_BOOTSTRAP])
 @pytest.mark.parametrize("case", list(CASES))
-def test_scored_result_is_the_plain_result_and_its_rows_reproduce_the_tested_scores(case, n_bootstrap):
+def test_every_result_carries_rows_that_reproduce_the_tested_scores(case, n_bootstrap):
     function, inputs, options = CASES[case]
-    kwargs = {**inputs(), **options, "n_bootstrap": n_bootstrap, "seed": 3}
-    plain = function(**kwargs)
-    scored = function(**kwargs, return_unit_rows=True)
-    assert isinstance(plain, dict)
-    assert isinstance(scored, Scored)
-    assert scored.result == plain
-    assert scored.unit_rows.rows.dtype == float and scored.unit_rows.rows.ndim == 2
-    assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored.result)
+    result = function(**inputs(), **options, n_bootstrap=n_bootstrap, seed=3)
+    assert isinstance(result, MeasureResult)
+    assert result.unit_rows.rows.dtype == float and result.unit_rows.rows.ndim == 2
+    assert_rows_reproduce_the_tested_scores(result.unit_rows, result)
+    # The tested scores are the ones the result reports with a bootstrap interval.
+    tested = {estimate.key for _, _, estimate in result.estimates() if "ci_low" in estimate.reported}
+    assert tested == set(result.unit_rows.tested)
 
 
 def test_the_rows_are_the_units_each_metric_resamples():
     rows = {
-        case: function(**inputs(), **options, n_bootstrap=0, return_unit_rows=True).unit_rows
+        case: function(**inputs(), **options, n_bootstrap=0).unit_rows
         for case, (function, inputs, options) in CASES.items()
     }
     assert len(rows["pro_anti_diff"].rows) == 4  # pairs
@@ -177,13 +176,13 @@ def test_the_rows_are_the_units_each_metric_resamples():
 
 def test_unit_positions_only_where_units_depend_on_the_answers():
     for case, (function, inputs, options) in CASES.items():
-        unit_rows = function(**inputs(), **options, n_bootstrap=0, return_unit_rows=True).unit_rows
+        unit_rows = function(**inputs(), **options, n_bootstrap=0).unit_rows
         if case != "pro_anti_diff/drop":
             assert unit_rows.unit_positions is None, case
-    dropped = pro_anti.pro_anti_diff(**pro_anti_inputs(), unlinked="drop", n_bootstrap=0, return_unit_rows=True)
+    dropped = pro_anti.pro_anti_diff(**pro_anti_inputs(), unlinked="drop", n_bootstrap=0)
     np.testing.assert_array_equal(dropped.unit_rows.unit_positions, [0, 1, 2, 3])  # every pair keeps a pro example
     unpaired = {**pro_anti_inputs(), "pair_ids": None}
-    kept = pro_anti.pro_anti_diff(**unpaired, unlinked="drop", n_bootstrap=0, return_unit_rows=True)
+    kept = pro_anti.pro_anti_diff(**unpaired, unlinked="drop", n_bootstrap=0)
     np.testing.assert_array_equal(kept.unit_rows.unit_positions, [0, 1, 2, 3, 4, 5])  # the two unlinked are left out
     assert len(kept.unit_rows.rows) == 6
 
@@ -199,12 +198,11 @@ def test_every_pronoun_unlinked_and_dropped_hands_over_empty_rows():
         "unlinked": "drop",
         "n_bootstrap": N_BOOTSTRAP,
     }
-    scored = pro_anti.pro_anti_diff(**inputs, return_unit_rows=True)
-    assert scored.result == pro_anti.pro_anti_diff(**inputs)
-    assert scored.result["pro"] is None and scored.result["diff"] is None
+    scored = pro_anti.pro_anti_diff(**inputs)
+    assert scored["pro"] is None and scored["diff"] is None
     assert scored.unit_rows.rows.shape == (0, 3 * 8)  # all examples and two groups, (pro, anti) x 4 outcomes
     assert scored.unit_rows.unit_positions.size == 0
-    assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored.result)
+    assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored)
 
 
 def test_every_pro_pronoun_unlinked_and_dropped_leaves_the_pairs_and_undefined_scores():
@@ -215,20 +213,19 @@ def test_every_pro_pronoun_unlinked_and_dropped_leaves_the_pairs_and_undefined_s
         pair_ids=["a", "a", "b", "b"],
         unlinked="drop",
         n_bootstrap=N_BOOTSTRAP,
-        return_unit_rows=True,
     )
-    assert scored.result["pro"] is None and scored.result["anti"] == 0.5 and scored.result["diff"] is None
+    assert scored["pro"] is None and scored["anti"] == 0.5 and scored["diff"] is None
     np.testing.assert_array_equal(scored.unit_rows.unit_positions, [0, 1])
-    assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored.result)
+    assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored)
 
 
-def test_w_bias_return_weights_and_return_unit_rows_compose():
+def test_w_bias_return_weights_puts_them_among_the_extras():
     options = CASES["w_bias"][2]
-    plain = gap.w_bias(**gap_inputs(), **options, return_weights=True, n_bootstrap=0)
-    scored = gap.w_bias(**gap_inputs(), **options, return_weights=True, return_unit_rows=True, n_bootstrap=0)
-    assert scored.result == plain
-    assert scored.result["weights"] == options["weights"]
-    assert "weights" not in gap.w_bias(**gap_inputs(), **options, return_unit_rows=True, n_bootstrap=0).result
+    scored = gap.w_bias(**gap_inputs(), **options, return_weights=True, n_bootstrap=0)
+    assert scored.extras == {"variant": "given", "weights": options["weights"]}
+    assert scored["weights"] == options["weights"]
+    assert "weights" not in gap.w_bias(**gap_inputs(), **options, n_bootstrap=0)
+    assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored)
 
 
 def test_w_bias_from_properties_hands_over_its_weighted_rows():
@@ -240,24 +237,23 @@ def test_w_bias_from_properties_hands_over_its_weighted_rows():
         "correct_ranks": [1, 2, 1, 1, 2, 1],
     }
     for variant in ("w", "wt"):
-        plain = gap.w_bias(**inputs, variant=variant, n_bootstrap=N_BOOTSTRAP)
-        scored = gap.w_bias(**inputs, variant=variant, n_bootstrap=N_BOOTSTRAP, return_unit_rows=True)
-        assert scored.result == plain
-        assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored.result)
+        scored = gap.w_bias(**inputs, variant=variant, n_bootstrap=N_BOOTSTRAP)
+        assert scored.extras == {"variant": variant}
+        assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored)
 
 
 def test_undefined_scores_come_from_undefined_statistics():
     # No male example has a positive candidate: acc-Bias and W-Bias are undefined.
     inputs = {"predictions": [A, A, B], "references": [NONE, A, B], "genders": ["male", "female", "female"]}
     for scored in (
-        gap.acc_bias(**inputs, n_bootstrap=N_BOOTSTRAP, return_unit_rows=True),
-        gap.w_bias(**inputs, weights=[0.0, 1.0, 2.0], n_bootstrap=N_BOOTSTRAP, return_unit_rows=True),
+        gap.acc_bias(**inputs, n_bootstrap=N_BOOTSTRAP),
+        gap.w_bias(**inputs, weights=[0.0, 1.0, 2.0], n_bootstrap=N_BOOTSTRAP),
     ):
-        assert scored.result["acc_bias" if "acc_bias" in scored.result else "w_bias"] is None
-        assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored.result)
+        assert scored["acc_bias" if "acc_bias" in scored else "w_bias"] is None
+        assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored)
 
 
-def test_scored_is_frozen():
-    scored = gap.acc_bias(**gap_inputs(), n_bootstrap=0, return_unit_rows=True)
+def test_the_unit_rows_are_read_only():
+    scored = gap.acc_bias(**gap_inputs(), n_bootstrap=0)
     with pytest.raises(AttributeError):
         scored.unit_rows = None

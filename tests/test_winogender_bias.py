@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load, run_kwargs_doctests
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
 from corefbias.benchmarks.winogender import files as winogender_files
 from corefbias.data import upstream
@@ -311,10 +311,6 @@ def test_negative_n_bootstrap_is_rejected():
 
 
 # --- The evaluate module ----------------------------------------------------------------------
-
-
-def test_kwargs_examples_are_doctests(in_repo):
-    assert run_kwargs_doctests("winogender_bias").failed == 0
 
 
 def test_module_equals_core_function_with_and_without_statistics(in_repo):

@@ -3,13 +3,18 @@
 - ``test_sets/<name>.md``, one page per test set, from its folder (``src/corefbias/benchmarks/<name>/``: the
   prose of its ``card.md``, the builder's description, configs and citation, its upstream pins), added to the nav's
   "Test sets" section;
+- ``measures/<name>.md``, one page per metric, from its folder (``metrics/<name>/``: the formula, meaning,
+  undefined cases and worked example of its ``measure.md``, then the reference sections of its card ``README.md``),
+  added to the nav's "Measures" section; ``<!-- measures -->`` becomes the table of the metric folders (the
+  ``measures`` and ``paper`` of each ``measure.md``'s front matter);
 - ``contributing.md`` from the repository's ``CONTRIBUTING.md``;
 - on a page, ``<!-- metric card: NAME -->`` becomes the reference sections of ``metrics/NAME/README.md``,
   ``<!-- benchmark script: FILE -->`` the docstring of ``perf/FILE``, ``<!-- other benchmark scripts -->``
   the docstrings of the scripts no marker names (so a new script is never missing), and
   ``<!-- public scoring functions -->`` the API of the functions ``corefbias/__init__.py`` exports, and
   ``<!-- test sets -->`` the table of the set folders (configs, the benchmarks declared on each, sources);
-- a relative link that leaves ``docs/`` (``../services/llamacpp/README.md``) is aimed at the file on the forge,
+- a link to a metric folder's ``measure.md`` is aimed at the page made of it; a relative link that leaves ``docs/``
+  (``../services/llamacpp/README.md``) is aimed at the file on the forge,
   whose address is setup.cfg's ``url``, as setup.py does for the README on PyPI; a link to a file that does not
   exist is a warning, which ``mkdocs build --strict`` turns into an error.
 """
@@ -33,11 +38,21 @@ METRICS = REPO / "metrics"
 BUILDERS = REPO / "src" / "corefbias" / "benchmarks"
 TEST_SETS_SECTION = "Test sets"
 TEST_SETS_FOLDER = "test_sets"
+MEASURES_SECTION = "Measures"
+MEASURES_FOLDER = "measures"
+METRIC_PAGE = "measure.md"  # in each metric folder: the source of its page
 # The reference parts of a metric card; its description and usage are what the measure page itself explains.
 CARD_SECTIONS = ("Inputs", "Output Values", "Values from Popular Papers", "Limitations and Bias", "Citation")
 
 log = logging.getLogger("mkdocs.hooks.generated_pages")
-MARKERS = ("metric card", "benchmark script", "other benchmark scripts", "public scoring functions", "test sets")
+MARKERS = (
+    "metric card",
+    "benchmark script",
+    "other benchmark scripts",
+    "public scoring functions",
+    "test sets",
+    "measures",
+)
 _MARKER = re.compile(rf"^<!-- ({'|'.join(MARKERS)})(?:: (\S+))? -->$", re.MULTILINE)
 # A Markdown link or image target that names no scheme and is no in-page anchor or absolute path.
 _RELATIVE_LINK = re.compile(r"(!?\[[^\]]*\]\()(?![a-z][a-z0-9+.-]*:|#|/)([^)\s]+)\)", re.IGNORECASE)
@@ -58,14 +73,17 @@ def front_matter(text: str) -> tuple[dict, str]:
     return {}, text.strip()
 
 
-def aim_links(markdown: str, source_dir: Path, page_dir: Path, where: str) -> str:
+def aim_links(markdown: str, source_dir: Path, page_dir: Path, where: str, metrics_dir: Path = METRICS) -> str:
     """``markdown`` (written in ``source_dir``) with its relative links made right for a page in ``page_dir``:
-    a target inside docs/ becomes relative to the page, any other file of the repository its address on the forge.
-    Fenced code blocks are left alone."""
+    a target inside docs/ becomes relative to the page, a metric folder's ``measure.md`` (in ``metrics_dir``) the
+    page made of it, any other file of the repository its address on the forge. Fenced code blocks are left alone."""
 
     def aim(match: re.Match) -> str:
         path, hash_, anchor = match[2].partition("#")
         target = Path(os.path.normpath(source_dir / path))
+        if target.name == METRIC_PAGE and target.parent.parent == metrics_dir:
+            page = DOCS / MEASURES_FOLDER / f"{target.parent.name}.md"
+            return f"{match[1]}{os.path.relpath(page, page_dir)}{hash_}{anchor})"
         if target.is_relative_to(DOCS):  # mkdocs itself checks links between pages, generated ones included
             if source_dir == page_dir:
                 return match[0]
@@ -164,6 +182,52 @@ def set_page(name: str) -> str:
     return "\n".join(lines)
 
 
+# ----- measures ----------------------------------------------------------------------------------------------
+
+
+def measure_names(metrics_dir: Path = METRICS) -> list[str]:
+    """The metric folders (``corefbias.hub.publish.metric_names``) that hold a ``measure.md``."""
+    from corefbias.hub.publish import metric_names
+
+    names = metric_names(metrics_dir)
+    for name in names:
+        if not (metrics_dir / name / METRIC_PAGE).is_file():
+            log.warning(f"metrics/{name} has no {METRIC_PAGE}, so the site has no page for it")
+    return [name for name in names if (metrics_dir / name / METRIC_PAGE).is_file()]
+
+
+def measure_facts(name: str, metrics_dir: Path = METRICS) -> dict:
+    """The front matter of a metric's ``measure.md``: its ``title`` (the nav's), ``measures`` and ``paper``."""
+    metadata, _ = front_matter((metrics_dir / name / METRIC_PAGE).read_text(encoding="utf-8"))
+    return {"title": metadata.get("title", name), "measures": metadata.get("measures", ""), "paper": ""} | metadata
+
+
+def measure_page(name: str, metrics_dir: Path = METRICS) -> str:
+    """The page of one metric: its ``measure.md`` (links aimed from its folder), then its card's reference part."""
+    source = metrics_dir / name / METRIC_PAGE
+    _, body = front_matter(source.read_text(encoding="utf-8"))
+    page_dir = DOCS / MEASURES_FOLDER
+    text = aim_links(body, source.parent, page_dir, str(source), metrics_dir)
+    return text + "\n\n" + metric_card(name, page_dir, metrics_dir) + "\n"
+
+
+def measures_table(metrics_dir: Path = METRICS) -> str:
+    """One row per metric folder: its module, what it measures, the paper."""
+    lines = ["| module | measures | paper |", "|---|---|---|"]
+    for name in measure_names(metrics_dir):
+        facts = measure_facts(name, metrics_dir)
+        lines.append(f"| [`{name}`]({name}.md) | {facts['measures']} | {facts['paper']} |")
+    return "\n".join(lines)
+
+
+def measures_nav(metrics_dir: Path = METRICS) -> list[dict]:
+    """The nav entries of the measure pages, in the order of the metric folders."""
+    return [
+        {measure_facts(name, metrics_dir)["title"]: f"{MEASURES_FOLDER}/{name}.md"}
+        for name in measure_names(metrics_dir)
+    ]
+
+
 # ----- markers -----------------------------------------------------------------------------------------------
 
 
@@ -184,8 +248,8 @@ def _sections(markdown: str) -> dict[str, str]:
     return found
 
 
-def metric_card(name: str, page_dir: Path) -> str:
-    card = METRICS / name / "README.md"
+def metric_card(name: str, page_dir: Path, metrics_dir: Path = METRICS) -> str:
+    card = metrics_dir / name / "README.md"
     if not card.is_file():
         log.warning(f"<!-- metric card: {name} -->: there is no {card}")
         return ""
@@ -266,6 +330,8 @@ def expand_markers(markdown: str, page_dir: Path) -> str:
             return other_benchmark_scripts(markdown)
         if kind == "test sets":
             return test_set_table()
+        if kind == "measures":
+            return measures_table()
         return public_scoring_functions()
 
     return _MARKER.sub(expand, markdown)
@@ -274,21 +340,30 @@ def expand_markers(markdown: str, page_dir: Path) -> str:
 # ----- the hooks ---------------------------------------------------------------------------------------------
 
 
+def _extend_nav_section(config, title: str, entries: list[dict]) -> None:
+    section = next((item for item in config["nav"] if isinstance(item, dict) and title in item), None)
+    if section is None:
+        log.warning(f"the nav has no section {title!r} for its generated pages")
+        return
+    section[title] += entries
+
+
 def on_config(config):
     # Set after mkdocs derived its defaults from the config file, so the name is derived here too.
     config["repo_url"] = forge_home()
     config["repo_name"] = forge_home().split("://", 1)[-1].split("/", 1)[-1]
-    section = next((item for item in config["nav"] if isinstance(item, dict) and TEST_SETS_SECTION in item), None)
-    if section is None:
-        log.warning(f"the nav has no section {TEST_SETS_SECTION!r} for the test-set pages")
-        return config
-    section[TEST_SETS_SECTION] += [{set_title(name): f"{TEST_SETS_FOLDER}/{name}.md"} for name in set_names()]
+    _extend_nav_section(config, MEASURES_SECTION, measures_nav())
+    _extend_nav_section(
+        config, TEST_SETS_SECTION, [{set_title(name): f"{TEST_SETS_FOLDER}/{name}.md"} for name in set_names()]
+    )
     return config
 
 
 def on_files(files, config):
     for name in set_names():
         files.append(File.generated(config, f"{TEST_SETS_FOLDER}/{name}.md", content=set_page(name)))
+    for name in measure_names():
+        files.append(File.generated(config, f"{MEASURES_FOLDER}/{name}.md", content=measure_page(name)))
     contributing = REPO / "CONTRIBUTING.md"
     content = aim_links(contributing.read_text(encoding="utf-8"), REPO, DOCS, str(contributing))
     files.append(File.generated(config, "contributing.md", content=content))

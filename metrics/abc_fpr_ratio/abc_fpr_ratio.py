@@ -25,27 +25,17 @@ two-sided bootstrap p-values and 95% percentile confidence intervals (resampling
 triplet_ids are given, otherwise items).
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `bool`): does the model link the pronoun to the subject (the occupation)?
-    references (`list` of `bool`): gold — True for the reflexive, False for the anti-reflexives
-        (fixed by grammar; a mismatch raises an error).
-    pronoun_genders (`list` of `str`): `neutral` (reflexive), `male` ("hans") or `female` ("hendes").
-    occupation_genders (`list` of `str`, optional): `female` or `male`, the gender stereotype of the
-        sentence's occupation; `None` for an occupation without one (it then counts in the overall
-        scores only). Adds the `/female_occupations` and `/male_occupations` scores.
-    triplet_ids (`list` of `str`, optional): the sentence each item belongs to (one item of each
-        pronoun gender per triplet); the bootstrap then resamples triplets.
-    n_bootstrap (`int`, default 1000): bootstrap resamples (at most 10,000,000); 0 switches significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    abc.fpr_ratio,
+    returns="""
     tpr_reflexive, fpr_male, fpr_female, fpr_ratio (FPR_M / FPR_F), log2_fpr_ratio (GenDa Lens's
     Gender Effect Size, unrounded), num_reflexive, num_male, num_female; with occupation_genders
     the five scores again as `<score>/female_occupations` and `<score>/male_occupations`; for each
     fpr_ratio (null 1) and log2_fpr_ratio (null 0): `<name>_p_value` (two-sided bootstrap against the
     null), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval).
     All rates are fractions. `undefined` maps any score the data leave undefined (None) to the reason.
-Examples:
+""",
+    examples="""
     Four triplets; the model links "hans" more often with male occupations and "hendes" more often
     with female ones, which cancels out overall:
 
@@ -63,7 +53,8 @@ Examples:
     (0.75, 0.75, 0.75, 0.0)
     >>> results["log2_fpr_ratio/male_occupations"], results["log2_fpr_ratio/female_occupations"]
     (1.0, -1.0)
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

@@ -23,18 +23,9 @@ original- vs counterfactual-gender check and Spearman's ρ of Table 4, and two-s
 p-values and 95% percentile confidence intervals (resampling quadruples).
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `[bool, bool]`): per instance, is candidate A / B predicted coreferent
-        with the pronoun (in the pronoun's cluster)?
-    references (`list` of `[bool, bool]`): the gold `[A-coref, B-coref]` labels.
-    quadruple_ids (`list` of `str`): the quadruple each instance belongs to.
-    roles (`list` of `str`): `original`, `gender_controlled`, `gender_swapped_1` or `gender_swapped_2`.
-    genders (`list` of `str`): `female` or `male`, the gender of the instance's pronoun.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of quadruples (at most 10,000,000); 0 switches
-        significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    counter_gap.delta_i,
+    returns="""
     accuracy, accuracy_male, accuracy_female, accuracy_diff (Acc_M − Acc_F, Eq. 1),
     accuracy_original_gender, accuracy_counterfactual_gender, accuracy_original_minus_counterfactual,
     i_within, i_within_male, i_within_female, i_within_diff (M − F),
@@ -45,7 +36,8 @@ Returns:
     `<name>_p_value` (two-sided bootstrap against 0),
     `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All fractions, not percentages.
     `undefined` maps any score that the data leave undefined (returned as None) to the reason.
-Examples:
+""",
+    examples="""
     A model that is right on both male instances and wrong on both female ones of one
     quadruple, and right everywhere on a second quadruple:
 
@@ -65,7 +57,8 @@ Examples:
     (1.0, 0.5, 0.5)
     >>> results["i_within"], results["i_across"], results["delta_i"]
     (0.0, 0.5, 0.5)
-"""
+""",
+)
 
 _ROLE_FEATURES = datasets.Features(
     {

@@ -22,22 +22,17 @@ bias score (Webster et al., 2018), with TP/FP/FN counted over both candidates as
 two-sided bootstrap p-value against 1 and a 95% percentile interval (resampling examples).
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `[bool, bool]`): per example, does the system link candidate A / B to the pronoun?
-    references (`list` of `[bool, bool]`): the gold `[A-coref, B-coref]` labels (at most one True).
-    genders (`list` of `str`): `female` or `male`, the gender of the example's pronoun.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of examples (at most 10,000,000); 0 switches
-        significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    gap.acc_bias,
+    returns="""
     accuracy_male, accuracy_female, accuracy (on the positive candidate), acc_bias (Acc_F / Acc_M),
     f1_male, f1_female, f1 (GAP's per-candidate F1), f1_bias (F1_F / F1_M), num_examples,
     num_scored_for_accuracy (examples with a positive candidate), and for acc_bias and f1_bias:
     `<name>_p_value` (two-sided bootstrap against 1),
     `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All fractions, not percentages.
     `undefined` maps any score that the data leave undefined (returned as None) to the reason.
-Examples:
+""",
+    examples="""
     Two masculine examples solved, one of them with a spurious link to the negative candidate; of
     two feminine examples with a referent one is missed, and a fifth (feminine, no referent) gets a
     spurious link:
@@ -54,7 +49,8 @@ Examples:
     (1.0, 0.5, 0.5)
     >>> results["f1_male"], results["f1_female"], results["f1_bias"]
     (0.8, 0.4, 0.5)
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

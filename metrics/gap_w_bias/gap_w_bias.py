@@ -26,29 +26,16 @@ published ones) or the properties with a variant: `w` (both properties), `wnum` 
 the referent 5th or further, then balance both). Significance as for acc-Bias, weights held fixed.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `[bool, bool]`): per example, does the system link candidate A / B to the pronoun?
-    references (`list` of `[bool, bool]`): the gold `[A-coref, B-coref]` labels (at most one True).
-    genders (`list` of `str`): `female` or `male`, the gender of the example's pronoun.
-    weights (`list` of `float`, optional): one weight per example, on its positive candidate (0 for
-        examples without one). Give either weights or both of the next two.
-    num_names (`list` of `int`, optional): number of personal-name spans in the example's text.
-    correct_ranks (`list` of `int` or None, optional): position of the positive candidate among the
-        names ordered by token distance to the pronoun (1 = closest); None where the example has no
-        positive candidate or it matches no name.
-    variant (`str`, default "wt"): `w`, `wnum`, `wdist` or `wt`; used with num_names/correct_ranks.
-    return_weights (`bool`, default False): Add the weights used, one per example, to the result under `weights`.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of examples (at most 10,000,000); 0 switches
-        significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    gap.w_bias,
+    returns="""
     w_bias (weighted Acc_F / weighted Acc_M), weighted_accuracy_male, weighted_accuracy_female,
     weighted_accuracy, max_weight, num_zero_weights (examples with a positive candidate but weight 0),
     num_weighted_examples (weight > 0), variant (`given` when weights were passed), w_bias_p_value
     (two-sided bootstrap against 1), w_bias_ci_low, w_bias_ci_high (95% percentile interval), and
     `weights` if asked for. `undefined` maps any score left undefined (returned as None) to the reason.
-Examples:
+""",
+    examples="""
     A system that always links the closest name. Its masculine referents are closer (ranks 1, 1, 2)
     than its feminine ones (1, 2, 2, 2), so it looks biased (acc-Bias = (1/4) / (2/3) = 0.375); the
     weights balance rank 1 and rank 2 between the genders, and W-Bias shows it is not:
@@ -70,7 +57,8 @@ Examples:
     (1.0, 0.25)
     >>> [round(weight, 4) for weight in results["weights"]]
     [0.4375, 0.4375, 2.625, 0.875, 0.875, 0.875, 0.875]
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

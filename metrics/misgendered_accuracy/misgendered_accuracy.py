@@ -24,30 +24,17 @@ in turn), and binary − gender-neutral, binary − neo-pronoun and explicit −
 bootstrap p-values against 0.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `str` or `None`): The word the model chose for each blank; None where it chose none (or
-        its answer could not be read), which counts as wrong.
-    references (`list` of `str`): The declared set's word for the blank (upstream's label, capitalized where the
-        blank opens a sentence).
-    pronoun_sets (`list` of `str`): The declared pronoun set (`he`, `she`, `they`, `xe`, ...).
-    forms (`list` of `str`): The blank's form: `nom`, `acc`, `pos_dep`, `pos_ind` or `ref`.
-    sentence_ids (`list` of `str` or `int`): The sentence of each instance (one name in one template under one
-        declaration, with every pronoun set declared in turn): the bootstrap resamples sentences.
-    pronoun_groups (`list` of `str`, optional): `binary`, `gender-neutral` or `neo-pronoun` per instance: adds
-        their accuracies and the contrasts.
-    declaration_kinds (`list` of `str`, optional): `explicit` or `parenthetical` per instance: adds their
-        accuracies and explicit − parenthetical.
-    n_bootstrap (`int`, default 1000): Bootstrap resamples (at most 10,000,000); 0 switches significance off.
-    seed (`int`, default 0): Non-negative seed of the resampling.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    misgendered.misgendered_accuracy,
+    returns="""
     accuracy; accuracy/pronoun_set/<set>, accuracy/form/<form>, accuracy/pronoun_set/<set>/form/<form>; with the
     optional inputs accuracy/pronoun_group/<group>, accuracy/declaration_kind/<kind> and the contrasts
     binary_minus_gender_neutral, binary_minus_neo_pronoun, explicit_minus_parenthetical; num_instances, num_units.
     accuracy and each set's accuracy carry `<name>_ci_low`, `<name>_ci_high` (95% percentile interval; their
     `_p_value` is None: an accuracy has no null), each contrast also `<name>_p_value` (two-sided bootstrap against
     0). Fractions, not percentages. `undefined` maps any score the data leave undefined (None) to the reason.
-Examples:
+""",
+    examples="""
     Two sentences, each with he and xe declared; the model writes "he" every time:
 
     >>> import evaluate
@@ -71,7 +58,8 @@ Examples:
     >>> misgendered_accuracy.compute(predictions=[None, "xem"], references=["xe", "xem"], pronoun_sets=["xe", "xe"],
     ...                              forms=["nom", "acc"], sentence_ids=["s1", "s2"], n_bootstrap=0)["accuracy"]
     0.5
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

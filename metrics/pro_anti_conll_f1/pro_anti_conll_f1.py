@@ -22,23 +22,17 @@ bootstrap resamples those pairs. MUC, B³ and CEAFφ4 come from scorch, a reimpl
 reference scorer's definitions, checked against the reference scorer's own test cases.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of clusters): per document, the predicted clusters, each a list of mentions
-        given as [start, end] spans (characters or tokens, as long as the references use the same).
-    references (`list` of clusters): per document, every gold cluster, in the same span units.
-    conditions (`list` of `str`): `pro` or `anti`.
-    pair_ids (`list` of `str`): joins each pro document with its aligned anti document (one each).
-    n_bootstrap (`int`, default 1000): bootstrap resamples of the pairs (at most 10,000,000); 0 switches
-        significance off.
-    seed (`int`, default 0): non-negative seed of the resampling.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    conll_f1.pro_anti_conll_f1,
+    renamed={"keys": "references", "responses": "predictions"},
+    returns="""
     pro, anti (CoNLL F1 of the pro and of the anti documents), average, diff (pro − anti) with
     diff_p_value (two-sided bootstrap against 0), diff_ci_low, diff_ci_high (95% percentile interval);
     per condition `<condition>/<metric>_recall`, `_precision`, `_f1` for muc, bcubed and ceafe;
     num_pro, num_anti, num_pairs. Fractions, not percentages; `undefined` maps any score the data leave
     undefined (None) to the reason.
-Examples:
+""",
+    examples="""
     One pair: the pro document resolved as gold, the anti one with its pronoun linked to the other
     mention: MUC 0, B³ and CEAFφ4 2/3 on the anti side, so its CoNLL F1 is (0 + 2/3 + 2/3) / 3 = 4/9:
 
@@ -56,7 +50,8 @@ Examples:
     (1.0, 0.4444, 0.5556)
     >>> results["anti/muc_f1"], round(results["anti/bcubed_f1"], 4), round(results["anti/ceafe_f1"], 4)
     (0.0, 0.6667, 0.6667)
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

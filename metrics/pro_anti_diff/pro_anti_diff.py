@@ -27,28 +27,9 @@ WinoBias type) and two-sided bootstrap p-values with 95% percentile confidence i
 resampling aligned pro/anti pairs when pair_ids are given (a paired test).
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `bool` or `None`): does the model link the pronoun to the candidate (one
-        cluster)? `None`: the model links the pronoun to no candidate at all (unlinked).
-    references (`list` of `bool`): is the candidate the pronoun's gold antecedent? Give the gold
-        antecedent only (all True) for accuracy = share of pronouns resolved to it; add the other
-        candidate (False) so that linking it counts as a false positive.
-    conditions (`list` of `str`): `pro` or `anti`.
-    pair_ids (`list` of `str` or `int`, optional): joins the aligned pro and anti versions of a
-        sentence (as many pro as anti examples per pair); the bootstrap then resamples pairs. Ids are
-        compared as text (`str(id)`).
-    groups (`list` of `str`, optional): a group per example (occupation gender, adjective
-        polarity, WinoBias type, ...); each group needs pro and anti examples.
-    score (`str`, default `accuracy`): `accuracy` = (TP + TN) / examples, or `f1` = 2TP / (2TP + FP + FN)
-        with a positive = a predicted pronoun–candidate link.
-    unlinked (`str`, default `wrong`): what a `None` prediction counts as: `wrong` = no link (a missed
-        antecedent, as WinoBias and SoWinoBias count it), `drop` = the example is left out, as GenDa
-        Lens leaves out a DaWinoBias sentence whose pronoun the model links to no occupation. Pairs
-        and groups are checked on all examples, before dropping.
-    n_bootstrap (`int`, default 1000): bootstrap resamples (at most 10,000,000); 0 switches significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    pro_anti.pro_anti_diff,
+    returns="""
     pro, anti, average ((pro + anti) / 2), diff (pro − anti), log2_ratio (log2(pro / anti)),
     num_pro, num_anti (examples scored), num_unlinked_pro, num_unlinked_anti (`None` predictions,
     dropped or counted as no link), num_pairs (pairs scored, with pair_ids); with groups the five scores again as
@@ -56,7 +37,8 @@ Returns:
     bootstrap against 0), `<name>_ci_low`, `<name>_ci_high`
     (95% percentile interval). Fractions, not percentages. `undefined` maps any score the data
     leave undefined (None) to the reason.
-Examples:
+""",
+    examples="""
     Four aligned pro/anti pairs, two with female and two with male antecedents:
 
     >>> import evaluate
@@ -84,7 +66,8 @@ Examples:
     ...                                 conditions=["pro"] * 4 + ["anti"] * 4, unlinked="drop", n_bootstrap=0)
     >>> round(dropped["anti"], 4), round(dropped["log2_ratio"], 4), dropped["num_anti"], dropped["num_unlinked_anti"]
     (0.3333, 1.1699, 3, 1)
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

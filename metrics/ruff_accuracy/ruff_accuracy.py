@@ -24,22 +24,9 @@ confusing pronoun), and binary − gender-neutral, binary − neo-pronoun and no
 bootstrap p-values against 0.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `str` or `None`): The pronoun the model chose for each blank; None where it chose none
-        (or its answer could not be read), which counts as wrong.
-    references (`list` of `str`): The pronoun the person was introduced with, in the blank's case (upstream's
-        `pronoun`).
-    pronoun_sets (`list` of `str`): The declared pronoun set, named by its nominative (`he`, `she`, `they`, `xe`).
-    distractors (`list` of `int`): The number of distractor sentences, 0 to 5 (upstream's six files).
-    context_ids (`list` of `str` or `int`): The context of each instance (a task sentence after one context, with
-        every declared and confusing pronoun): the bootstrap resamples contexts.
-    pronoun_groups (`list` of `str`, optional): `binary`, `gender-neutral` or `neo-pronoun` per instance: adds
-        their accuracies and the contrasts.
-    cases (`list` of `str`, optional): The blank's case, `nom`, `acc` or `poss`: adds the accuracy per case.
-    n_bootstrap (`int`, default 1000): Bootstrap resamples (at most 10,000,000); 0 switches significance off.
-    seed (`int`, default 0): Non-negative seed of the resampling.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    ruff.ruff_accuracy,
+    returns="""
     accuracy; accuracy/pronoun_set/<set>, accuracy/distractors/<n>, accuracy/pronoun_set/<set>/distractors/<n>;
     with the optional inputs accuracy/pronoun_group/<group>, accuracy/case/<case> and the contrasts
     binary_minus_gender_neutral, binary_minus_neo_pronoun; always no_distractors_minus_five; num_instances,
@@ -47,7 +34,8 @@ Returns:
     `<name>_ci_high` (95% percentile interval; their `_p_value` is None: an accuracy has no null), each contrast
     also `<name>_p_value` (two-sided bootstrap against 0). Fractions, not percentages. `undefined` maps any score
     the data leave undefined (None) to the reason.
-Examples:
+""",
+    examples="""
     One context without distractors and one with five, each with he and xe declared; the model keeps to the
     pronoun only without distractors:
 
@@ -65,7 +53,8 @@ Examples:
     (1.0, 0.5, 0.5)
     >>> results["accuracy/pronoun_set/xe"]
     0.5
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

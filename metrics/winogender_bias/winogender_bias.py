@@ -25,24 +25,9 @@ and other sentences by gender (Table 2); and two-sided bootstrap p-values with 9
 confidence intervals (resampling pairs) for the main bias scores.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (`list` of `str`): what the system resolved the pronoun to: `occupation`,
-        `participant` or `neither`.
-    references (`list` of `str`): the correct answer, `occupation` or `participant`.
-    occupations (`list` of `str`): the sentence's occupation, e.g. `surgeon`.
-    genders (`list` of `str`): the pronoun's gender, `female`, `male` or `neutral`.
-    pair_ids (`list` of `str`): one id per template × participant, shared by its gender variants
-        (e.g. `surgeon.patient.0`); every pair needs a female and a male sentence, the neutral one
-        is optional.
-    bls_pct_female (`list` of `float`, optional): the occupation's percent female per the U.S.
-        Bureau of Labor Statistics (0-100, as in upstream occupations-stats.tsv). Needed for the
-        gotcha accuracies and the BLS correlation.
-    bergsma_pct_female (`list` of `float`, optional): the occupation's percent female in text per
-        Bergsma & Lin (2006), 0-100. Needed for the B&L correlation.
-    n_bootstrap (`int`, default 1000): bootstrap resamples of pairs (at most 10,000,000); 0 switches significance off.
-    seed (`int`, default 0): non-negative seed of the resampling, so results are reproducible.
-Returns:
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    winogender.winogender_bias,
+    returns="""
     accuracy, accuracy_female, accuracy_male, accuracy_neutral, accuracy_male_minus_female,
     occupation_share_female, occupation_share_male, occupation_share_neutral (share of sentences
     resolved to the OCCUPATION), occupation_share_male_minus_female,
@@ -59,7 +44,8 @@ Returns:
     pairs_resolved_differently, which has no null), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval). All
     fractions, not percentages. `undefined` maps any score that the data leave undefined
     (returned as None) to the reason.
-Examples:
+""",
+    examples="""
     Two pairs for "surgeon" (37.9% female per BLS). Male pronouns always go to the surgeon; the
     female pronoun goes to the surgeon only where that is correct:
 
@@ -88,7 +74,8 @@ Examples:
     (0.0, 1.0)
     >>> results["pearson_r_bls"], results["undefined"]["pearson_r_bls"]
     (None, 'needs at least 3 occupations and neither the preference nor bls_pct_female constant across them')
-"""
+""",
+)
 
 _FEATURES = datasets.Features(
     {

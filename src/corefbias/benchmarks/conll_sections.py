@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..measures import conll_f1
-from ..measures.resampling import Scored
+from ..measures.result import MeasureResult
 
 Part = tuple[str, str]  # (config, split)
 
@@ -37,9 +37,9 @@ def pro_anti_sections(
     condition: str,
     n_bootstrap: int,
     seed: int,
-) -> dict[str, dict | Scored]:
-    """``<section>/conll``: ``pro_anti_conll_f1`` over the sentences of each section's parts (with its unit rows,
-    ``Scored``, where it is defined)."""
+) -> dict[str, MeasureResult]:
+    """``<section>/conll``: ``pro_anti_conll_f1`` over the sentences of each section's parts (with its unit rows
+    where it is defined)."""
     sections = {}
     for section, parts in parts_by_section.items():
         keys, responses, conditions, pair_ids = [], [], [], []
@@ -64,7 +64,6 @@ def pro_anti_sections(
                 pair_ids,
                 n_bootstrap=n_bootstrap,
                 seed=seed,
-                return_unit_rows=True,
             )
         except ModuleNotFoundError as missing:
             sections[name] = conll_f1.undefined_pro_anti(str(missing))

@@ -18,16 +18,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..measures.resampling import Scored
+from ..measures.result import MeasureResult
 from ..models.base import Task
 from ..models.cloze_template import ClozeTemplate
 from .explore import ExploreView
 
 Part = tuple[str, str]  # (config, split)
 Rows = Mapping[Part, dict]  # (config, split) → the part's rows as columns (name → values)
-# (rows, per-part decisions or model outputs, n_bootstrap, seed) → section name → its scores. A section is a
-# metric's result dict, or ``Scored`` when it also hands over the unit rows a paired comparison resamples.
-Scorer = Callable[[Rows, Mapping[Part, list], int, int], Mapping[str, "dict | Scored"]]
+# (rows, per-part decisions or model outputs, n_bootstrap, seed) → section name → its scores: the measure's
+# result (``MeasureResult``, which hands over the unit rows a paired comparison resamples), or a flat dict of scores.
+Scorer = Callable[[Rows, Mapping[Part, list], int, int], Mapping[str, "MeasureResult | Mapping"]]
 
 
 def rows_of(columns: dict[str, list]) -> list[dict]:
@@ -113,8 +113,8 @@ class Benchmark:
     description : str
         One line saying what the benchmark measures.
     score : Scorer
-        Scores the model's decisions: ``score(rows, decisions, n_bootstrap, seed)`` returns, per metric
-        module, its flat result (or ``Scored``).
+        Scores the model's decisions: ``score(rows, decisions, n_bootstrap, seed)`` returns, per section, the
+        measure's ``MeasureResult`` (``corefbias.measures.result``; a flat dict of scores is read as one).
     headlines : tuple of Headline
         The scores shown first in reports.
     citation : str or None, default None

@@ -52,7 +52,6 @@ def pro_anti_link_scorer(
                 score=score,
                 n_bootstrap=n_bootstrap,
                 seed=seed,
-                return_unit_rows=True,
             )
             for section, parts in sections.items()
         }

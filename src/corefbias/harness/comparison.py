@@ -28,7 +28,7 @@ from ..benchmarks import BENCHMARKS, Benchmark
 from ..measures import comparison, resampling
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from .benchmark_data import default_data_dir, load_part
-from .result_schema import upgrade
+from .result_schema import sections_of, upgrade
 from .scoring import scored_sections
 
 CONFIDENCE = 0.95
@@ -151,12 +151,18 @@ def _clusters(run: Run, benchmark: str, parts: dict) -> dict | None:
     return None if any(None in outputs for outputs in found.values()) else found
 
 
+def _stored(run: Run, benchmark: str, section: str, key: str):
+    """The overall score ``key`` of ``section`` in the run's results.json (None: the section was not scored)."""
+    scores = sections_of(run.results["benchmarks"][benchmark]).get(section)
+    return None if scores is None else scores.overall.get(key)
+
+
 def _no_rows_reason(run: Run, benchmark: str, section: str, key: str, clusters: dict | None) -> str:
-    scores = run.results["benchmarks"][benchmark]["sections"].get(section)
-    if scores is None:
+    if section not in run.results["benchmarks"][benchmark]["sections"]:
         return f"not scored in {run.label}'s run"
-    if scores.get(key) is None:
-        return f"undefined for {run.label}: {(scores.get('undefined') or {}).get(key, 'no value')}"
+    estimate = _stored(run, benchmark, section, key)
+    if estimate is None or estimate.value is None:
+        return f"undefined for {run.label}: {(estimate and estimate.undefined) or 'no value'}"
     if clusters is None:
         return (
             f"scored from the model's clusters, which {run.label}'s instance file does not keep (it was written by "
@@ -186,7 +192,8 @@ def aligned_rows(a: resampling.UnitRows, b: resampling.UnitRows) -> tuple | None
 
 
 def _check_rebuilt(run: Run, benchmark: str, section: str, key: str, rebuilt: float) -> None:
-    stored = run.results["benchmarks"][benchmark]["sections"].get(section, {}).get(key)
+    estimate = _stored(run, benchmark, section, key)
+    stored = None if estimate is None else estimate.value
     same = (stored is None and not math.isfinite(rebuilt)) or (
         stored is not None
         and math.isfinite(rebuilt)

@@ -9,6 +9,8 @@ answers. With no readable answer at all, every score of the benchmark is undefin
 
 from __future__ import annotations
 
+from ..measures.result import MeasureResult
+
 # One unreadable answer in ten already moves an accuracy by up to 0.1, the size of the biases measured.
 PARSE_RATE_THRESHOLD = 0.9
 
@@ -22,19 +24,18 @@ def is_low(rate: float | None) -> bool:
     return rate is not None and rate < PARSE_RATE_THRESHOLD
 
 
-def without_readable_answers(sections: dict[str, dict], num_instances: int) -> dict[str, dict]:
+def without_readable_answers(sections: dict[str, MeasureResult], num_instances: int) -> dict[str, MeasureResult]:
     """``sections`` with every score (and its p-value and CI) undefined, because no answer could be read.
 
-    Counts (integers) describe the data, not the model, and stay; so do lists and names.
+    Counts (integers) describe the data, not the model, and stay; so do the extras (weights, names).
+
+    Examples
+    --------
+    >>> from corefbias.measures.result import measure_result
+    >>> sections = without_readable_answers({"toy": measure_result("toy", {"diff": 0.5, "num_pairs": 3})}, 3)
+    >>> dict(sections["toy"])
+    {'diff': None, 'num_pairs': 3, 'undefined': {'diff': "no readable answer: none of the model's 3 answers could \
+be parsed"}}
     """
     reason = f"no readable answer: none of the model's {num_instances} answers could be parsed"
-    blanked = {}
-    for name, section in sections.items():
-        scores = [
-            key for key, value in section.items() if key != "undefined" and (value is None or isinstance(value, float))
-        ]
-        blanked[name] = {
-            **{key: None if key in scores else value for key, value in section.items() if key != "undefined"},
-            "undefined": {key: reason for key in scores},
-        }
-    return blanked
+    return {name: section.blanked(reason) for name, section in sections.items()}

@@ -3,7 +3,8 @@
 
 * ``occupation_preference`` → ``winogender_occupations.png``: per occupation, the Fig. 4 preference (share of
   female-pronoun sentences resolved to the occupation minus that of male ones) against BLS % female, with r;
-  it reads the rows' ``occupation`` and ``bls_pct_female`` and the section's ``preference/<occupation>``;
+  it reads the rows' ``occupation`` and ``bls_pct_female`` and the section's ``preference`` of each occupation
+  (its ``by_group``);
 * ``inconsistency`` → ``counter_gap_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
 * ``pro_anti`` → ``pro_anti.png``: pro vs anti score of every pro/anti section of every such benchmark, with
   the difference's 95% CI;
@@ -19,7 +20,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-from .scoring import figures_of, pro_anti_figure_sections  # noqa: E402
+from ..measures.result import MeasureResult  # noqa: E402
+from .scoring import figures_of, occupation_preferences, pro_anti_figure_sections  # noqa: E402
 
 
 def _save(figure, path: Path) -> Path:
@@ -30,13 +32,14 @@ def _save(figure, path: Path) -> Path:
     return path
 
 
-def winogender_occupations(section: dict, bls_by_occupation: dict[str, float], path: Path) -> Path:
-    occupations = sorted(key.split("/", 1)[1] for key in section if key.startswith("preference/"))
-    points = [
-        (bls_by_occupation[o], section[f"preference/{o}"], o)
-        for o in occupations
-        if section[f"preference/{o}"] is not None
-    ]
+def _value(section: MeasureResult, score: str) -> float | None:
+    """An overall score's value (None where the section lacks it or it is undefined)."""
+    estimate = section.overall.get(score)
+    return None if estimate is None else estimate.value
+
+
+def winogender_occupations(section: MeasureResult, bls_by_occupation: dict[str, float], path: Path) -> Path:
+    points = [(bls_by_occupation[o], value, o) for o, value in occupation_preferences(section).items()]
     figure, axes = plt.subplots(figsize=(7, 5))
     axes.scatter([x for x, _, _ in points], [y for _, y, _ in points], s=18)
     for x, y, occupation in points:
@@ -44,35 +47,36 @@ def winogender_occupations(section: dict, bls_by_occupation: dict[str, float], p
     axes.axhline(0, color="grey", linewidth=0.8)
     axes.set_xlabel("% female in occupation (BLS)")
     axes.set_ylabel("female − male share resolved to occupation")
-    r = section.get("pearson_r_bls")
+    r = _value(section, "pearson_r_bls")
     axes.set_title("Winogender: gender preference by occupation" + (f" (r = {r:.2f})" if r is not None else ""))
     axes.set_ylim(-1.05, 1.05)
     return _save(figure, path)
 
 
-def counter_gap_breakdown(section: dict, path: Path) -> Path:
+def counter_gap_breakdown(section: MeasureResult, path: Path) -> Path:
     labels = ["I_within M", "I_within F", "I_across M2F", "I_across F2M"]
     keys = ["i_within_male", "i_within_female", "i_across_m2f", "i_across_f2m"]
-    values = [section.get(key) or 0.0 for key in keys]
+    values = [_value(section, key) or 0.0 for key in keys]
     figure, axes = plt.subplots(figsize=(6, 4))
     axes.bar(labels, values, color=["#4c72b0", "#dd8452", "#4c72b0", "#dd8452"])
-    delta = section.get("delta_i")
+    delta = _value(section, "delta_i")
     axes.set_title("Counter-GAP inconsistency" + (f" (ΔI = {delta:.4f})" if delta is not None else ""))
     axes.set_ylabel("share of inconsistent predictions")
     return _save(figure, path)
 
 
-def pro_anti_bars(sections: dict[str, dict], path: Path) -> Path:
+def pro_anti_bars(sections: dict[str, MeasureResult], path: Path) -> Path:
     names = list(sections)
     figure, axes = plt.subplots(figsize=(max(5, 1.6 * len(names)), 4))
     positions = range(len(names))
-    pro = [sections[n].get("pro") or 0.0 for n in names]
-    anti = [sections[n].get("anti") or 0.0 for n in names]
+    pro = [_value(sections[n], "pro") or 0.0 for n in names]
+    anti = [_value(sections[n], "anti") or 0.0 for n in names]
     axes.bar([p - 0.2 for p in positions], pro, width=0.4, label="pro-stereotypical")
     axes.bar([p + 0.2 for p in positions], anti, width=0.4, label="anti-stereotypical")
     for position, name in zip(positions, names):
-        low, high = sections[name].get("diff_ci_low"), sections[name].get("diff_ci_high")
-        diff = sections[name].get("diff")
+        estimate = sections[name].overall.get("diff")
+        low, high = estimate.ci if estimate is not None else (None, None)
+        diff = None if estimate is None else estimate.value
         if diff is not None:
             interval = f"\n[{low:.3f}, {high:.3f}]" if low is not None else ""
             axes.annotate(
@@ -122,7 +126,7 @@ def draw_all(result, folder: Path) -> dict[str, Path]:
     if sections:
         drawn["pro_anti"] = pro_anti_bars(sections, folder / "pro_anti.png")
     for run, figure in figures_of(runs, "weights"):
-        weights = run.sections.get(figure.section, {}).get("weights")
+        weights = run.sections[figure.section].extras.get("weights") if figure.section in run.sections else None
         if weights:
             (columns,) = run.parts.values()
             name = f"{run.benchmark.name}_weights"

@@ -7,8 +7,12 @@ them into its JSON Schema (draft 2020-12), committed as ``docs/results.schema.js
 ``SCHEMA_VERSION`` changes whenever a key is added, removed or changes meaning. Version 1 is every file
 written before the version was recorded (no ``schema_version`` key); version 2 adds ``schema_version``
 and, per benchmark, its ``headlines``: each headline score with its interval, p-value and significance,
-so a reader needs neither the benchmark's declaration nor the metric's key suffixes. ``upgrade`` turns a
-version-1 dict into a version-2 one.
+so a reader needs neither the benchmark's declaration nor the metric's key suffixes. Version 3 writes each
+section from the measure's result object (``corefbias.measures.result.MeasureResult.to_json``): scores keyed by
+where they were measured (overall, by group, by condition) and by name, each with its value, interval, p-value
+and reasons, so that no group label can collide with another key; versions 1 and 2 held the metric module's flat
+dict. ``upgrade`` turns a dict of any older version into a current one (a flat section's scores become overall
+scores under their flat keys: ``MeasureResult.from_flat``).
 """
 
 from __future__ import annotations
@@ -20,17 +24,81 @@ from typing_extensions import NotRequired, TypedDict
 
 from ..benchmarks import BENCHMARKS, Headline
 from ..measures.resampling import SIGNIFICANCE_LEVEL
-from ..measures.result_format import SIGNIFICANCE_SUFFIXES
+from ..measures.result import MeasureResult
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
-Section = dict[str, Any]
-"""One section of a benchmark's scores: its metric module's own flat result (``measures.result_format``).
+Label = str | int
+"""A group or condition label, as the data gave it."""
 
-Each score under its name, ``<score>_p_value``, ``<score>_ci_low`` and ``<score>_ci_high`` where the metric
-tests it, counts and lists describing the data, and ``undefined``: score (or significance key) → why the
-data leave it undefined (its value is then ``null``).
-"""
+
+class EstimateScores(TypedDict):
+    """One score of a section (``corefbias.measures.result.Estimate``)."""
+
+    key: str
+    """The score's key in the metric module's flat result (``diff/female``)."""
+    value: float | int | None
+    """The score (an integer for a count; null: undefined, see ``undefined``)."""
+    undefined: str | None
+    """Why the data leave ``value`` undefined (null: it is defined)."""
+    p_value: NotRequired[float | None]
+    """Its two-sided p-value (present where the measure tests the score)."""
+    ci_low: NotRequired[float | None]
+    """The lower end of its 95% percentile bootstrap interval (present where the bootstrap tests the score)."""
+    ci_high: NotRequired[float | None]
+    """The upper end of that interval."""
+    significance_undefined: NotRequired[dict[str, str]]
+    """``p_value``, ``ci_low`` or ``ci_high`` → why it is null."""
+
+
+class GroupScores(TypedDict):
+    """The scores measured in one group."""
+
+    group: Label
+    scores: dict[str, EstimateScores]
+    """Score name → its estimate."""
+
+
+class ConditionScores(TypedDict):
+    """The scores measured in one condition (pro, anti)."""
+
+    condition: Label
+    scores: dict[str, EstimateScores]
+
+
+class ConditionGroupScores(TypedDict):
+    """The scores measured in one group within one condition."""
+
+    condition: Label
+    group: Label
+    scores: dict[str, EstimateScores]
+
+
+class MeasureResultScores(TypedDict):
+    """A measure's result, scores keyed by where they were measured (``MeasureResult.structure``)."""
+
+    measure: str | None
+    """The measure function that scored it (null: upgraded from a flat section of schema version 1 or 2)."""
+    primary: str | None
+    """The overall score that is the measure's bias score (null: none)."""
+    overall: dict[str, EstimateScores]
+    """Score name → its estimate, on the whole data."""
+    by_group: list[GroupScores]
+    by_condition: list[ConditionScores]
+    by_condition_and_group: list[ConditionGroupScores]
+    extras: dict[str, Any]
+    """What the measure hands back besides scores (GAP W-Bias's ``variant`` and ``weights``)."""
+
+
+class Section(TypedDict):
+    """One section of a benchmark's scores (``MeasureResult.to_json``): the metric module's flat result (each score
+    under its key, ``<key>_p_value``, ``<key>_ci_low`` and ``<key>_ci_high`` where tested, ``undefined``: key → why
+    it is null, then the extras), and the same scores by where they were measured under ``measure_result``, which
+    readers read. The flat keys are left out where two labels of the data would make two of them one."""
+
+    __pydantic_config__ = {"extra": "allow"}  # the flat keys (pydantic's ConfigDict; pydantic is for tests only)
+
+    measure_result: MeasureResultScores
 
 
 class HeadlineScore(TypedDict):
@@ -89,7 +157,7 @@ class BenchmarkResult(TypedDict):
     headlines: list[HeadlineScore]
     """The benchmark's headline scores, in its declaration's order (those of unscored sections left out)."""
     sections: dict[str, Section]
-    """Section name → its scores: the metric module's own flat result (see ``Section``)."""
+    """Section name → its scores (see ``Section``)."""
 
 
 class PredictionFile(TypedDict):
@@ -191,15 +259,18 @@ class ResultsFile(TypedDict):
     provenance: Provenance
 
 
-def headline_scores(headlines: Iterable[Headline], sections: Mapping[str, Section]) -> list[HeadlineScore]:
+def headline_scores(
+    headlines: Iterable[Headline], sections: Mapping[str, MeasureResult | Mapping]
+) -> list[HeadlineScore]:
     """Each headline's score, interval, p-value and significance, read from the sections holding them.
 
     Parameters
     ----------
     headlines
-        A benchmark's headlines (``Benchmark.headlines``).
+        A benchmark's headlines (``Benchmark.headlines``); each names an overall score of its section.
     sections
-        The benchmark's sections (``BenchmarkRun.sections``, ``results.json``'s ``sections``).
+        The benchmark's sections (``BenchmarkRun.sections``), or ``results.json`` sections of any version
+        (``MeasureResult.from_json``).
 
     Returns
     -------
@@ -218,30 +289,47 @@ def headline_scores(headlines: Iterable[Headline], sections: Mapping[str, Sectio
         section = sections.get(headline.section)
         if section is None:
             continue
-        significance = {suffix: section.get(f"{headline.key}_{suffix}") for suffix in SIGNIFICANCE_SUFFIXES}
+        if not isinstance(section, MeasureResult):
+            section = MeasureResult.from_json(section)
+        estimate = section.overall.get(headline.key)
+        p_value = None if estimate is None else estimate.p_value
         scores.append(
             HeadlineScore(
                 section=headline.section,
                 key=headline.key,
                 label=headline.label,
-                value=section.get(headline.key),
-                ci_low=significance["ci_low"],
-                ci_high=significance["ci_high"],
-                p_value=significance["p_value"],
-                significant=None if significance["p_value"] is None else significance["p_value"] < SIGNIFICANCE_LEVEL,
+                value=None if estimate is None else estimate.value,
+                ci_low=None if estimate is None else estimate.ci_low,
+                ci_high=None if estimate is None else estimate.ci_high,
+                p_value=p_value,
+                significant=None if p_value is None else p_value < SIGNIFICANCE_LEVEL,
                 unbiased_value=headline.unbiased,
-                undefined=section.get("undefined", {}).get(headline.key),
+                undefined=None if estimate is None else estimate.undefined,
             )
         )
     return scores
+
+
+def sections_of(outcome: Mapping[str, Any]) -> dict[str, MeasureResult]:
+    """A benchmark's sections in a current ``results.json`` dict (``upgrade`` it first), as result objects.
+
+    Examples
+    --------
+    >>> outcome = upgrade({"model": "m", "benchmarks": {"gap": {"sections": {"gap": {"acc_bias": 0.98}}}}})
+    >>> sections_of(outcome["benchmarks"]["gap"])["gap"].overall["acc_bias"].value
+    0.98
+    """
+    return {name: MeasureResult.from_json(section) for name, section in outcome["sections"].items()}
 
 
 def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     """A ``results.json`` dict of any version this corefbias reads, in the current layout.
 
     A version-1 dict (no ``schema_version``) gets its headlines from the benchmarks' declarations as they
-    are now; a benchmark no longer declared gets none. Keys version 1 files of some older corefbias lack
-    (``provenance``, the parse and position rates) stay missing: readers of such files use ``get``.
+    are now; a benchmark no longer declared gets none. The flat sections of versions 1 and 2 become sections of
+    scores (``MeasureResult.from_flat``: each score overall, under its flat key). Keys version 1 files of some
+    older corefbias lack (``provenance``, the parse and position rates) stay missing: readers of such files use
+    ``get``.
 
     Raises
     ------
@@ -253,32 +341,39 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     >>> old = {"model": "m", "benchmarks": {"gap": {"sections": {"gap": {"acc_bias": 0.98}}}}}
     >>> new = upgrade(old)
     >>> new["schema_version"], [headline["value"] for headline in new["benchmarks"]["gap"]["headlines"]]
-    (2, [0.98, None])
+    (3, [0.98, None])
+    >>> section = new["benchmarks"]["gap"]["sections"]["gap"]
+    >>> section["acc_bias"], section["measure_result"]["overall"]["acc_bias"]
+    (0.98, {'key': 'acc_bias', 'value': 0.98, 'undefined': None})
     >>> upgrade(new) is new
     True
     """
     version = results.get("schema_version", 1)  # version 1 wrote no version
     if version == SCHEMA_VERSION:
         return results
-    if version != 1:
+    if version not in (1, 2):
         raise ValueError(
             f"this results.json has schema version {version}, and this corefbias reads versions 1 to "
             f"{SCHEMA_VERSION}: upgrade corefbias to read it"
         )
-    benchmarks = {
-        name: {
+    benchmarks = {}
+    for name, outcome in results["benchmarks"].items():
+        sections = {section: MeasureResult.from_json(scores) for section, scores in outcome["sections"].items()}
+        headlines = outcome.get("headlines")
+        if version == 1:
+            headlines = headline_scores(BENCHMARKS[name].headlines if name in BENCHMARKS else (), sections)
+        benchmarks[name] = {
             **outcome,
-            "headlines": headline_scores(BENCHMARKS[name].headlines if name in BENCHMARKS else (), outcome["sections"]),
+            "headlines": headlines,
+            "sections": {section: scores.to_json() for section, scores in sections.items()},
         }
-        for name, outcome in results["benchmarks"].items()
-    }
     return {**results, "schema_version": SCHEMA_VERSION, "benchmarks": benchmarks}
 
 
 def json_schema() -> dict:
     """The JSON Schema (draft 2020-12) of ``ResultsFile``, as ``docs/results.schema.json`` holds it.
 
-    Every object but the free-form ones (``Section``, a model's ``identity``) forbids keys it does not
+    Every object but the free-form ones (a section's ``extras``, a model's ``identity``) forbids keys it does not
     name, so a key added to ``results.json`` without its type here fails validation; descriptions come
     from the docstrings above. Needs pydantic (``pip install 'corefbias[test]'``).
 
@@ -286,7 +381,7 @@ def json_schema() -> dict:
     --------
     >>> schema = json_schema()
     >>> schema["$schema"], schema["properties"]["schema_version"]["const"]
-    ('https://json-schema.org/draft/2020-12/schema', 2)
+    ('https://json-schema.org/draft/2020-12/schema', 3)
     """
     from pydantic import ConfigDict, TypeAdapter
     from pydantic.json_schema import GenerateJsonSchema

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..measures.resampling import SIGNIFICANCE_LEVEL
-from ..measures.result_format import SIGNIFICANCE_SUFFIXES
+from ..measures.result import Estimate, MeasureResult
 from .parse_rates import PARSE_RATE_THRESHOLD
 from .position_rates import POSITION_RATE_THRESHOLD, position_letter
-from .result_schema import upgrade
+from .result_schema import sections_of, upgrade
 
 SUMMARY_COLUMNS = (
     "benchmark",
@@ -101,16 +101,16 @@ def _mark(row: dict) -> str:
     return ("*" if row["significant"] else "") + flag_marks(row)
 
 
-def _breakdown(section: dict) -> list[tuple[str, dict]]:
-    """Every score of a section with its CI and p-value, omitting the per-occupation preferences."""
-    significance_keys = {f"{key}_{suffix}" for key in section for suffix in SIGNIFICANCE_SUFFIXES}
+# Scores measured per group that the report leaves to a figure: Winogender's per-occupation preference (60 rows).
+DRAWN_NOT_TABLED = ("preference",)
+
+
+def _breakdown(section: MeasureResult) -> list[Estimate]:
+    """Every score of a section, with its CI and p-value, but the per-group scores a figure shows instead."""
     return [
-        (key, {suffix: section.get(f"{key}_{suffix}") for suffix in SIGNIFICANCE_SUFFIXES})
-        for key in section
-        if key not in significance_keys
-        and key != "undefined"
-        and not key.startswith("preference/")
-        and isinstance(section[key], (int, float, type(None)))  # not gap/w's weights list or variant name
+        estimate
+        for cell, score, estimate in section.estimates()
+        if not (cell.group is not None and cell.condition is None and score in DRAWN_NOT_TABLED)
     ]
 
 
@@ -150,6 +150,7 @@ def provenance_paragraph(provenance: dict) -> str:
 
 
 def markdown_report(results: dict, plots: dict[str, str]) -> str:
+    results = upgrade(results)
     settings = results["settings"]
     scope = "all" if settings["limit"] is None else f"{settings['limit']} units per design cell (`--limit`)"
     lines = [
@@ -205,16 +206,16 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
                 + ("" if rate is None else f" (position rate {format_number(rate)}{flagged})")
                 + "."
             )
-        for section_name, section in outcome["sections"].items():
+        for section_name, section in sections_of(outcome).items():
             lines += ["", f"### {section_name}", "", "| score | value | 95% CI | p |", "|---|---|---|---|"]
-            for key, significance in _breakdown(section):
+            for estimate in _breakdown(section):
                 lines.append(
-                    f"| {key} | {format_number(section[key])} | [{format_number(significance['ci_low'])}, "
-                    f"{format_number(significance['ci_high'])}] | {format_number(significance['p_value'])} |"
+                    f"| {estimate.key} | {format_number(estimate.value)} | [{format_number(estimate.ci_low)}, "
+                    f"{format_number(estimate.ci_high)}] | {format_number(estimate.p_value)} |"
                 )
-            for key, reason in section.get("undefined", {}).items():
-                if not key.endswith(SIGNIFICANCE_SUFFIXES):
-                    lines.append(f"\n`{key}` is undefined: {reason}.")
+            for _, _, estimate in section.estimates():
+                if estimate.value is None and estimate.undefined is not None:
+                    lines.append(f"\n`{estimate.key}` is undefined: {estimate.undefined}.")
     if plots:
         lines += ["", "## Plots"]
         lines += [line for plot_name, path in plots.items() for line in ("", f"![{plot_name}]({path})")]

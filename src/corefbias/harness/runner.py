@@ -82,7 +82,7 @@ class RunResult:
                     "score_seconds": run.score_seconds,
                     "wall_seconds": run.wall_seconds,
                     "headlines": headline_scores(run.benchmark.headlines, run.sections),
-                    "sections": run.sections,
+                    "sections": {section: scores.to_json() for section, scores in run.sections.items()},
                 }
                 for name, run in self.runs.items()
             },

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..benchmarks import Benchmark, Figure, Part, rows_of
-from ..measures.resampling import Scored
+from ..measures.result import Estimate, MeasureResult
 from . import cluster_links
 from .parse_rates import without_readable_answers
 
@@ -25,7 +25,7 @@ class BenchmarkRun:
 
     benchmark: Benchmark
     parts: dict = field(default_factory=dict)  # (config, split) → the scored rows, as columns (name → list)
-    sections: dict[str, dict] = field(default_factory=dict)
+    sections: dict[str, MeasureResult] = field(default_factory=dict)
     instances: list[dict] = field(default_factory=list)  # id, config, split, decision, gold, parsed
     num_unparsed: int = 0
     num_predicted: int = 0  # instances the model answered in this run (the rest came from the cache)
@@ -77,13 +77,50 @@ def scored_sections(
     outputs: Mapping[Part, list] | None,
     n_bootstrap: int,
     seed: int,
-) -> dict[str, Scored]:
+) -> dict[str, MeasureResult]:
     """Every section of the benchmark: its scores of the decisions, and of the outputs where it scores those
-    (``outputs=None``: not scored), each with the unit rows it resampled (None where it hands over none)."""
+    (``outputs=None``: not scored), each a ``MeasureResult`` with the unit rows it resampled (``unit_rows``, None
+    where it hands over none).
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The benchmark whose scorers (``score``, ``score_outputs``) run.
+    rows : mapping of (config, split) to columns
+        Each scored part's rows, as columns.
+    decisions : mapping of (config, split) to list
+        Per part and instance, one boolean per candidate: is the pronoun linked to it?
+    outputs : mapping of (config, split) to list, or None
+        The model's own outputs (clusters) per part, for ``score_outputs``; None: not scored.
+    n_bootstrap, seed : int
+        The bootstrap's resamples (0: significance off) and seed.
+
+    Returns
+    -------
+    dict of str to MeasureResult
+        Section name → its result; a scorer's flat dict of scores (a declaration outside the package may return
+        one) is read with ``MeasureResult.from_flat``.
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> rows = {("default", "test"): {
+    ...     "id": ["a", "b"], "condition": ["pro", "anti"], "pair_id": ["p", "p"], "polarity": ["+", "+"],
+    ...     "candidates": [[{"is_referent": True}, {"is_referent": False}]] * 2}}
+    >>> linked = {("default", "test"): [[True, False], [False, True]]}  # the pro pronoun right, the anti one wrong
+    >>> sections = scored_sections(BENCHMARKS["sowinobias"], rows, linked, None, n_bootstrap=0, seed=0)
+    >>> sections["sowinobias"].value  # accuracy pro − anti
+    1.0
+    >>> sections["sowinobias"].unit_rows.rows.shape  # one pair; (all, polarity "+") × (pro, anti) × (TP, FP, FN, TN)
+    (1, 16)
+    """
     sections = dict(benchmark.score(rows, decisions, n_bootstrap, seed))
     if outputs is not None and benchmark.score_outputs is not None:
         sections = {**benchmark.score_outputs(rows, outputs, n_bootstrap, seed), **sections}
-    return {name: value if isinstance(value, Scored) else Scored(value, None) for name, value in sections.items()}
+    return {
+        name: value if isinstance(value, MeasureResult) else MeasureResult.from_flat(value)
+        for name, value in sections.items()
+    }
 
 
 def score_benchmark(
@@ -129,7 +166,7 @@ def score_benchmark(
             result.instances.append(instance)
     if scored:
         sections = scored_sections(benchmark, rows, decisions, outputs, n_bootstrap, seed)
-        result.sections = {name: section.result for name, section in sections.items()}
+        result.sections = sections
         if result.instances and result.num_unparsed == len(result.instances):
             result.sections = without_readable_answers(result.sections, len(result.instances))
     result.score_seconds = time.perf_counter() - started
@@ -147,7 +184,10 @@ def figures_of(runs: Mapping[str, BenchmarkRun], kind: str) -> list[tuple[Benchm
     ]
 
 
-def pro_anti_figure_sections(runs: Mapping[str, BenchmarkRun]) -> dict[str, dict]:
+_NO_SCORE = Estimate("", None)
+
+
+def pro_anti_figure_sections(runs: Mapping[str, BenchmarkRun]) -> dict[str, MeasureResult]:
     """Every section with a pro and an anti score, of the runs that declare the ``pro_anti`` figure.
 
     Not breakdown sections (DaWinoBias's referent F1), nor scores a model cannot have (no CoNLL F1 without
@@ -157,5 +197,24 @@ def pro_anti_figure_sections(runs: Mapping[str, BenchmarkRun]) -> dict[str, dict
         section: values
         for run, _ in figures_of(runs, "pro_anti")
         for section, values in run.sections.items()
-        if values.get("pro") is not None and values.get("anti") is not None
+        if all(values.overall.get(condition, _NO_SCORE).value is not None for condition in ("pro", "anti"))
     }
+
+
+def occupation_preferences(section: MeasureResult) -> dict[str, float]:
+    """Occupation → its defined Fig. 4 preference, sorted by occupation.
+
+    Examples
+    --------
+    >>> from corefbias import winogender_bias
+    >>> result = winogender_bias(["occupation", "participant"] * 2, ["occupation"] * 4, ["nurse"] * 2 + ["chef"] * 2,
+    ...                          ["female", "male"] * 2, ["n.0", "n.0", "c.0", "c.0"], n_bootstrap=0)
+    >>> occupation_preferences(result)
+    {'chef': 1.0, 'nurse': 1.0}
+    """
+    found = {
+        group: scores["preference"].value
+        for group, scores in section.by_group.items()
+        if "preference" in scores and scores["preference"].value is not None
+    }
+    return dict(sorted(found.items()))

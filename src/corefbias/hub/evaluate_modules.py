@@ -17,11 +17,20 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import re
+import textwrap
+from collections.abc import Callable, Mapping
 
 import datasets
 import evaluate
 
 from ..measures import validation
+
+# numpy's ``name : type`` at a section's indentation, its description indented below it.
+_NUMPY_PARAMETER = re.compile(r"^(\w+) : (.+)$")
+# The words of a numpy type that evaluate's argument lists set as code, and bracketed lists ("[bool, bool]").
+_TYPE_WORDS = re.compile(r"\[[^\]]*\]|\b(?:list|str|int|float|bool|None)\b")
+_WIDTH = 116
 
 # Stands for an omitted optional string input; no id, group or label of ours is empty.
 OMITTED = ""
@@ -65,6 +74,127 @@ def check_values(name: str, feature, values, *, optional: bool, is_id: bool) -> 
         validation.check_clusters(name, values)
     else:
         raise TypeError(f"no input check for the feature {feature} of {name}; add one to check_values")
+
+
+def numpy_parameters(docstring: str) -> dict[str, tuple[str, str]]:
+    """Parameter name → (type, description) of a numpy docstring's ``Parameters`` section, descriptions joined
+    into one line.
+
+    Examples
+    --------
+    >>> numpy_parameters('''Summary.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     x : list of bool
+    ...         the x,
+    ...         over two lines.
+    ...     y : str, default "a"
+    ...         the ``y``.
+    ...
+    ...     Returns
+    ...     -------
+    ...     int
+    ...         Not a parameter.
+    ...     ''')
+    {'x': ('list of bool', 'the x, over two lines.'), 'y': ('str, default "a"', 'the ``y``.')}
+    """
+    lines = inspect.cleandoc(docstring).splitlines()
+    starts = [index for index, line in enumerate(lines[:-1]) if line == "Parameters" and lines[index + 1][:3] == "---"]
+    if not starts:
+        return {}
+    found: dict[str, tuple[str, list[str]]] = {}
+    current = None
+    for index in range(starts[0] + 2, len(lines)):
+        line = lines[index]
+        if index + 1 < len(lines) and re.fullmatch(r"-{3,}", lines[index + 1]):
+            break  # the next section's title
+        match = _NUMPY_PARAMETER.match(line)
+        if match:
+            current = match[1]
+            found[current] = (match[2], [])
+        elif line.startswith(" ") and current is not None:
+            found[current][1].append(line.strip())
+    return {name: (kind, " ".join(text)) for name, (kind, text) in found.items()}
+
+
+def _evaluate_type(kind: str) -> str:
+    """A numpy type as evaluate writes it: ``list of bool, optional`` → ```list` of `bool`, optional``."""
+    kind = _TYPE_WORDS.sub(lambda match: f"`{match[0]}`", kind)
+    return re.sub(r'default "([^"]*)"', r"default `\1`", kind)
+
+
+def kwargs_description(
+    function: Callable, *, returns: str, examples: str, renamed: Mapping[str, str] | None = None
+) -> str:
+    r"""A module's ``_KWARGS_DESCRIPTION`` whose ``Args`` are the numpy ``Parameters`` of the measure function it
+    calls, so that each parameter's text is written once, in the function.
+
+    Parameters
+    ----------
+    function : callable
+        The measure function the module's ``_score`` calls with every argument.
+    returns : str
+        The module's ``Returns`` text (what its flat dict holds).
+    examples : str
+        The module's ``Examples`` text, with doctests that load the module.
+    renamed : mapping of str to str, optional
+        The module's name for a parameter the function names otherwise (``{"keys": "references"}``).
+
+    Returns
+    -------
+    str
+        ``Args:``, ``Returns:`` and ``Examples:`` blocks, in evaluate's layout.
+
+    Raises
+    ------
+    ValueError
+        If a parameter of the function has no description in its docstring.
+
+    Examples
+    --------
+    >>> def measure(predictions, n_bootstrap=1000):
+    ...     '''Scores.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     predictions : list of bool or None
+    ...         the model's links.
+    ...     n_bootstrap : int, default 1000
+    ...         resamples.
+    ...     '''
+    >>> print(kwargs_description(measure, returns="a dict", examples="Two calls:\n  one\n  two"))
+    <BLANKLINE>
+    Args:
+        predictions (`list` of `bool` or `None`): the model's links.
+        n_bootstrap (`int`, default 1000): resamples.
+    Returns:
+        a dict
+    Examples:
+        Two calls:
+          one
+          two
+    <BLANKLINE>
+    """
+    documented = numpy_parameters(function.__doc__ or "")
+    renamed = dict(renamed or {})
+    lines = ["", "Args:"]
+    for name in inspect.signature(function).parameters:
+        if name not in documented:
+            raise ValueError(f"{function.__name__} documents no parameter {name!r}: add it to its numpy Parameters")
+        kind, text = documented[name]
+        text = text.replace("``", "`")  # reStructuredText's code, as evaluate's texts write it
+        lines += textwrap.wrap(
+            text,
+            _WIDTH,
+            initial_indent=f"    {renamed.get(name, name)} ({_evaluate_type(kind)}): ",
+            subsequent_indent=" " * 8,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    for title, block in (("Returns:", returns), ("Examples:", examples)):
+        lines += [title, textwrap.indent(textwrap.dedent(block).strip("\n"), "    ")]
+    return "\n".join(lines) + "\n"
 
 
 def as_id(value):
@@ -182,7 +312,9 @@ class CorefBiasMetric(evaluate.Metric):
             inputs[name] = None if _none_column(values) else [None if value == OMITTED else value for value in values]
         for name in self.NULLABLE_INPUTS:
             inputs[name] = [None if value == OMITTED else value for value in inputs[name]]
-        return self._score(**inputs)
+        # The measure's result object, as the flat dict evaluate hands back (a label that would make two keys
+        # collide is refused here with a ValueError).
+        return dict(self._score(**inputs))
 
     def _score(self, **inputs):
         raise NotImplementedError

@@ -48,7 +48,8 @@ PYPI_RELEASE_URL = "https://pypi.org/pypi/corefbias/{version}/json"
 MAIN_SPACE_CARDS = "metric_cards"
 # Files a wheel build reads; the build runs on a copy so that it never writes into the checkout.
 _BUILD_INPUTS = ("pyproject.toml", "setup.cfg", "setup.py", "MANIFEST.in", "README.md", "CHANGELOG.md", "LICENSE")
-_NOT_SHIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*", "*.whl")
+# measure.md: a metric folder's source of its documentation page, not a part of its Space.
+_NOT_SHIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*", "*.whl", "measure.md")
 # A fixed timestamp makes the wheel, hence the sha256 in requirements.txt, depend on the source only.
 _WHEEL_EPOCH = "315532800"  # 1980-01-01, the earliest time a zip archive can record
 

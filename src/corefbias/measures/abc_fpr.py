@@ -26,8 +26,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div, safe_log2
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div, safe_log2
+from .result import Cell, MeasureResult, measure_result
 
 PRONOUN_GENDERS = ("neutral", "male", "female")
 OCCUPATION_GENDERS = ("female", "male")
@@ -129,8 +129,7 @@ def fpr_ratio(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """ABC scores for per-item "pronoun linked to the subject" predictions.
 
     ``occupation_genders`` (optional) adds the split by occupation stereotype; an item whose
@@ -157,14 +156,14 @@ def fpr_ratio(
         bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (all rates are fractions):
+    MeasureResult
+        The scores overall and, with ``occupation_genders``, in ``by_group["female_occupations"]`` and
+        ``by_group["male_occupations"]`` (``corefbias.measures.result``; primary: ``log2_fpr_ratio``), with the
+        item (or triplet) rows its bootstrap resampled (``unit_rows``). As a mapping, its flat keys (all rates
+        are fractions):
 
         * ``tpr_reflexive``, ``fpr_male``, ``fpr_female``, ``fpr_ratio`` (FPR_M / FPR_F),
           ``log2_fpr_ratio`` (GenDa Lens's Gender Effect Size, unrounded);
@@ -182,8 +181,8 @@ def fpr_ratio(
         If the inputs differ in length; a prediction or reference is not a bool; a reference is not
         True for a reflexive and False for an anti-reflexive; a pronoun or occupation gender is not
         one of the labels above; a triplet does not hold exactly one item of each pronoun gender;
-        ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap`` exceeds
-        10,000,000); or ``return_unit_rows`` is not a bool.
+        or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap`` exceeds
+        10,000,000).
 
     Notes
     -----
@@ -233,7 +232,7 @@ def fpr_ratio(
         pronoun_genders=pronoun_genders,
         optional={"occupation_genders": occupation_genders, "triplet_ids": triplet_ids},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     linked = validation.check_booleans("predictions", predictions)
     gold = validation.check_booleans("references", references)
     pronouns = validation.check_labels("pronoun_genders", pronoun_genders, PRONOUN_GENDERS)
@@ -261,7 +260,19 @@ def fpr_ratio(
     for bucket in buckets:
         nulls.update({"fpr_ratio" + _suffix(bucket): 1.0, "log2_fpr_ratio" + _suffix(bucket): 0.0})
     inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls)))
-    return result
+    cells = {
+        name + _suffix(bucket): (Cell(group=bucket), name)
+        for bucket in buckets
+        if bucket != "all"
+        for name in (*RATES, "fpr_ratio", "log2_fpr_ratio")
+    }
+    return measure_result(
+        "fpr_ratio",
+        scores,
+        _REASONS,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary="log2_fpr_ratio",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls)),
+    )

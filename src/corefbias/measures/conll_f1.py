@@ -27,14 +27,16 @@ from collections.abc import Hashable, Iterable, Sequence
 import numpy as np
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 
 METRICS = ("muc", "bcubed", "ceafe")
 CONDITIONS = ("pro", "anti")
 # Per metric: recall numerator, recall denominator, precision numerator, precision denominator.
 _COUNTS = ("recall_num", "recall_den", "precision_num", "precision_den")
 COLUMNS = tuple(f"{metric}/{count}" for metric in METRICS for count in _COUNTS)
+# What pro_anti_conll_f1 reports per condition besides its CoNLL F1.
+_METRIC_SCORES = tuple(f"{metric}_{score}" for metric in METRICS for score in ("recall", "precision", "f1"))
 
 
 def _scorch_scores():
@@ -119,10 +121,41 @@ def _reasons(prefix: str = "", where: str = "") -> dict[str, str]:
     return reasons
 
 
-def conll_f1(keys: Sequence, responses: Sequence) -> dict:
-    """MUC, B³ and CEAFφ4 recall/precision/F1 and CoNLL F1 over documents (one key and response each).
+def conll_f1(keys: Sequence, responses: Sequence) -> MeasureResult:
+    """MUC, B³ and CEAFφ4 recall, precision and F1, and CoNLL F1, over documents, as the CoNLL-2012 scorer (v8.01)
+    computes them.
 
-    A mention is any hashable value other than None (a span, a name).
+    Parameters
+    ----------
+    keys : list of clusters
+        per document, every gold cluster, each a list of mentions (any hashable value other than None: a span, a
+        name).
+    responses : list of clusters
+        per document, the predicted clusters, with mentions of the same kind.
+
+    Returns
+    -------
+    MeasureResult
+        Overall (primary: ``conll_f1``): ``<metric>_recall``, ``<metric>_precision`` and ``<metric>_f1`` for
+        ``muc``, ``bcubed`` and ``ceafe``, ``conll_f1`` (their F1s' mean) and ``num_documents``; a score the key
+        leaves undefined (no gold links or mentions) is None with its reason.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length or are empty, or a document is not a list of clusters of mentions.
+
+    Examples
+    --------
+    A gold cluster of three split in two: MUC finds 1 of 2 links (R = 1/2, P = 1, F1 = 2/3); B³ recall is
+    (2/3 + 2/3 + 1/3) / 3 = 5/9 with precision 1 (F1 = 5/7); CEAFφ4 aligns the key with {a, b}, φ4 = 4/5, so
+    R = 4/5, P = 2/5 (F1 = 8/15); CoNLL F1 = (2/3 + 5/7 + 8/15) / 3:
+
+    >>> result = conll_f1([[["a", "b", "c"]]], [[["a", "b"], ["c"]]])
+    >>> result["muc_recall"], result["muc_precision"], round(result["bcubed_recall"], 4)
+    (0.5, 1.0, 0.5556)
+    >>> round(result["ceafe_f1"], 4), round(result.value, 4)
+    (0.5333, 0.6381)
     """
     validation.check_lengths(keys=keys, responses=responses)
     keys = validation.check_clusters("keys", keys, spans=False)
@@ -130,7 +163,7 @@ def conll_f1(keys: Sequence, responses: Sequence) -> dict:
     sums = np.sum([document_counts(key, response) for key, response in zip(keys, responses)], axis=0)
     scores = {name: float(value) for name, value in statistic_of(sums).items()}
     scores["num_documents"] = len(keys)
-    return finalize(scores, _reasons())
+    return measure_result("conll_f1", scores, _reasons(), primary="conll_f1")
 
 
 def _pro_anti_statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
@@ -156,27 +189,81 @@ def pro_anti_conll_f1(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
-    """CoNLL F1 of the pro and the anti documents (``pro``, ``anti``), ``average``, ``diff`` = pro − anti
-    with a bootstrap over aligned pairs (``pair_ids``: one pro and one anti document each), and every
-    metric's recall, precision and F1 per condition (``pro/muc_f1``, ...).
-
-    Mentions are ``[start, end]`` spans of non-negative integers (token or character offsets, the same in
-    keys and responses), as lists or tuples.
+) -> MeasureResult:
+    """CoNLL F1 of the pro and of the anti documents, their average and difference, with a bootstrap over aligned
+    pairs, and each metric's recall, precision and F1 per condition: WinoBias's score (Zhao et al., 2018).
 
     Parameters
     ----------
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
+    keys : list of clusters
+        per document, every gold cluster, each a list of mentions given as [start, end] spans (characters or
+        tokens, the same units as the predicted clusters).
+    responses : list of clusters
+        per document, the predicted clusters, each a list of mentions given as [start, end] spans (characters
+        or tokens, as long as the gold clusters use the same).
+    conditions : list of str
+        `pro` or `anti`.
+    pair_ids : list of str
+        joins each pro document with its aligned anti document (one each).
+    n_bootstrap : int, default 1000
+        bootstrap resamples of the pairs (at most 10,000,000); 0 switches significance off.
+    seed : int, default 0
+        non-negative seed of the resampling, so results are reproducible.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
+    MeasureResult
+        ``pro``, ``anti``, ``average``, ``diff`` and the counts overall (primary: ``diff``), each metric's scores
+        per condition in ``by_condition`` (flat key ``<condition>/<score>``), and the pair rows its bootstrap
+        resampled (``unit_rows``). As a mapping, its flat keys:
+
+        * ``pro``, ``anti`` (CoNLL F1 of the pro and of the anti documents), ``average``, ``diff`` (pro − anti);
+        * ``<condition>/<metric>_recall``, ``_precision`` and ``_f1`` for ``muc``, ``bcubed`` and ``ceafe``;
+        * ``num_pro``, ``num_anti``, ``num_pairs``;
+        * ``diff_p_value`` (two-sided bootstrap against 0), ``diff_ci_low``, ``diff_ci_high`` (95% percentile
+          interval), None with ``n_bootstrap=0``;
+        * ``undefined``: every key whose value is None, mapped to the reason.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length; a document is not a list of clusters of ``[start, end]`` spans; a
+        condition is not `pro` or `anti`, or either has no document; a pair id is missing or a pair does not hold
+        exactly one pro and one anti document; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or
+        ``n_bootstrap`` exceeds 10,000,000).
+
+    Notes
+    -----
+    Per document, the official CoNLL-2012 scorer's (v8.01) definitions give each metric's recall and precision
+    numerators and denominators (``document_counts``); each condition's score is the ratio of the summed
+    numerators to the summed denominators, F1 = 2RP / (R + P), and CoNLL F1 = (MUC F1 + B³ F1 + CEAFφ4 F1) / 3.
+    Repeated mentions count once. A response without links or mentions scores F1 = 0, as the reference scorer
+    prints; a key without any leaves recall, and the F1, undefined (None, with the reason under ``undefined``).
+
+    References
+    ----------
+    Zhao, J., Wang, T., Yatskar, M., Ordonez, V. and Chang, K.-W. (2018). Gender Bias in Coreference Resolution:
+    Evaluation and Debiasing Methods. NAACL-HLT 2018.
+
+    Pradhan, S., Luo, X., Recasens, M., Hovy, E., Ng, V. and Strube, M. (2014). Scoring Coreference Partitions of
+    Predicted Mentions: A Reference Implementation. ACL 2014.
+
+    Examples
+    --------
+    One pair: the pro document resolved as gold, the anti one with its pronoun linked to the other mention: MUC 0,
+    B³ and CEAFφ4 2/3 on the anti side, so its CoNLL F1 is (0 + 2/3 + 2/3) / 3 = 4/9:
+
+    >>> gold = [[[0, 3], [10, 12]], [[5, 8]]]
+    >>> result = pro_anti_conll_f1(
+    ...     [gold, gold], [gold, [[[0, 3]], [[5, 8], [10, 12]]]], ["pro", "anti"], ["s1", "s1"], n_bootstrap=0
+    ... )
+    >>> result["pro"], round(result["anti"], 4), round(result.value, 4)
+    (1.0, 0.4444, 0.5556)
+    >>> result.by_condition["anti"]["muc_f1"].value, round(result["anti/bcubed_f1"], 4)
+    (0.0, 0.6667)
     """
     validation.check_lengths(keys=keys, responses=responses, conditions=conditions, pair_ids=pair_ids)
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     keys = validation.check_clusters("keys", keys)
     responses = validation.check_clusters("responses", responses)
     pair_ids = validation.check_ids("pair_ids", pair_ids)
@@ -207,13 +294,22 @@ def pro_anti_conll_f1(
     )
     nulls = {"diff": 0.0}
     inferences = bootstrap_test(rows, _pro_anti_statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), _pro_anti_statistic, tuple(nulls)))
-    return result
+    cells = {
+        f"{condition}/{name}": (Cell(condition=condition), name) for condition in CONDITIONS for name in _METRIC_SCORES
+    }
+    return measure_result(
+        "pro_anti_conll_f1",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary="diff",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), _pro_anti_statistic, tuple(nulls)),
+    )
 
 
-def undefined_pro_anti(reason: str) -> dict:
+def undefined_pro_anti(reason: str) -> MeasureResult:
     """The result of ``pro_anti_conll_f1`` when the predictions hold no clusters to score.
 
     Parameters
@@ -223,9 +319,8 @@ def undefined_pro_anti(reason: str) -> dict:
 
     Returns
     -------
-    dict
-        The flat result dictionary, every score ``None``.
+    MeasureResult
+        Every score ``None`` for ``reason``.
     """
     names = ("pro", "anti", "average", "diff")
-    result = finalize(dict.fromkeys(names), dict.fromkeys(names, reason))
-    return result
+    return measure_result("pro_anti_conll_f1", dict.fromkeys(names), dict.fromkeys(names, reason), primary="diff")

@@ -14,8 +14,8 @@ import numpy as np
 from scipy import stats
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import MeasureResult, measure_result
 
 ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
 GENDERS = ("female", "male")
@@ -140,8 +140,7 @@ def delta_i(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """All Counter-GAP scores for per-instance ``[A_coref, B_coref]`` predictions and gold labels.
 
     The bootstrap resamples quadruples.
@@ -164,14 +163,13 @@ def delta_i(
         significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (all scores are fractions, not percentages):
+    MeasureResult
+        Every score overall (``corefbias.measures.result``; primary: ``delta_i``), with the quadruple rows its
+        bootstrap resampled (``unit_rows``). As a mapping, its flat keys (all scores are fractions, not
+        percentages):
 
         * ``accuracy``, ``accuracy_male``, ``accuracy_female``, ``accuracy_diff`` (Acc_M − Acc_F, Eq. 1);
         * ``accuracy_original_gender``, ``accuracy_counterfactual_gender``,
@@ -193,7 +191,7 @@ def delta_i(
         or gender is not one of the labels above; a quadruple lacks a role or repeats one; the
         original and gender-controlled instances do not share one gender and the two gender-swapped
         instances the other; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or
-        ``n_bootstrap`` exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -250,7 +248,7 @@ def delta_i(
     validation.check_lengths(
         predictions=predictions, references=references, quadruple_ids=quadruple_ids, roles=roles, genders=genders
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     predicted = validation.check_binary_pairs("predictions", predictions)
     gold = validation.check_binary_pairs("references", references)
     validation.check_labels("roles", roles, ROLES)
@@ -263,7 +261,12 @@ def delta_i(
     rho, rho_p = spearman_across_vs_original_gender(rows)
     scores.update(spearman_rho=rho, spearman_p_value=rho_p, num_quadruples=len(rows))
     inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)))
-    return result
+    return measure_result(
+        "delta_i",
+        scores,
+        _REASONS,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        primary="delta_i",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)),
+    )

@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import gap_properties, validation
-from .resampling import Scored, UnitRows, bootstrap_test, paired_randomization_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, paired_randomization_test, safe_div
+from .result import MeasureResult, measure_result
 
 GENDERS = ("female", "male")
 
@@ -149,8 +149,7 @@ def acc_bias(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """Accuracies on the positive candidate, acc-Bias, GAP F1s and F1-Bias, with bootstrap significance.
 
     The bootstrap resamples examples.
@@ -168,14 +167,13 @@ def acc_bias(
         significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (all scores are fractions, not percentages):
+    MeasureResult
+        Every score overall (``corefbias.measures.result``; primary: ``acc_bias``), with the example rows its
+        bootstrap resampled (``unit_rows``). As a mapping, its flat keys (all scores are fractions, not
+        percentages):
 
         * ``accuracy_male``, ``accuracy_female``, ``accuracy`` (on the positive candidate),
           ``acc_bias`` (Acc_F / Acc_M);
@@ -191,8 +189,8 @@ def acc_bias(
     ValueError
         If the inputs differ in length; a prediction or reference is not a pair of booleans; a
         reference marks both candidates; a gender is not `female` or `male`; either gender has no
-        example; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        example; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000).
 
     Notes
     -----
@@ -236,16 +234,21 @@ def acc_bias(
     >>> result["num_examples"], result["num_scored_for_accuracy"]
     (5, 4)
     """
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     predicted, gold, female = check_inputs(predictions, references, genders)
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
     scores.update(num_examples=len(rows), num_scored_for_accuracy=int(gold.any(axis=1).sum()))
     inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _REASONS, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(ACC_BIAS_NULLS)))
-    return result
+    return measure_result(
+        "acc_bias",
+        scores,
+        _REASONS,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        primary="acc_bias",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(ACC_BIAS_NULLS)),
+    )
 
 
 def check_weights(weights: Sequence, gold: np.ndarray) -> np.ndarray:
@@ -272,8 +275,7 @@ def w_bias(
     return_weights: bool = False,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """W-Bias with given ``weights``, or with the weights of ``variant`` solved from the GAP properties.
 
     Significance resamples examples with their weights held fixed: it reflects which items were
@@ -305,15 +307,13 @@ def w_bias(
         significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        The rows hold the weights; with ``return_weights=True`` too, the ``Scored`` result has ``weights``.
-        Its keys:
+    MeasureResult
+        Every score overall (``corefbias.measures.result``; primary: ``w_bias``), the ``variant`` (and the
+        ``weights`` if asked for) among its extras, and the weighted example rows its bootstrap resampled
+        (``unit_rows``). As a mapping, its flat keys:
 
         * ``w_bias`` (weighted Acc_F / weighted Acc_M), ``weighted_accuracy_male``,
           ``weighted_accuracy_female``, ``weighted_accuracy`` (fractions);
@@ -331,8 +331,8 @@ def w_bias(
         are; ``variant`` is not one of `w`, `wnum`, `wdist`, `wt`; a weight is negative, not finite,
         or positive on an example without a positive candidate; ``num_names`` / ``correct_ranks``
         are not valid counts and ranks (or the weight program has no solution); and for the same bad
-        ``predictions``, ``references``, ``genders``, ``n_bootstrap``, ``seed`` or flags as
-        :func:`acc_bias`.
+        ``predictions``, ``references``, ``genders``, ``n_bootstrap`` or ``seed`` as :func:`acc_bias`, or a
+        ``return_weights`` that is not True or False.
 
     Notes
     -----
@@ -370,7 +370,7 @@ def w_bias(
     >>> round(result["w_bias"], 3), result["max_weight"], result["variant"]
     (0.667, 3.0, 'given')
     """
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     validation.check_flag("return_weights", return_weights)
     # Checked with given weights too, where it is not used: a misspelt variant is a mistake either way.
     validation.check_choice("variant", variant, gap_properties.VARIANTS)
@@ -397,13 +397,30 @@ def w_bias(
         num_weighted_examples=int(np.count_nonzero(values > 0)),
     )
     inferences = bootstrap_test(rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, _W_REASONS, inferences, n_bootstrap=n_bootstrap)
-    result["variant"] = variant if weights is None else "given"
+    extras = {"variant": variant if weights is None else "given"}
     if return_weights:
-        result["weights"] = values.tolist()
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), weighted_statistic, tuple(W_BIAS_NULLS)))
-    return result
+        extras["weights"] = values.tolist()
+    return measure_result(
+        "w_bias",
+        scores,
+        _W_REASONS,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        primary="w_bias",
+        extras=extras,
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), weighted_statistic, tuple(W_BIAS_NULLS)),
+    )
+
+
+def undefined_w_bias(reason: str) -> MeasureResult:
+    """The result of :func:`w_bias` where no weights can be solved: W-Bias undefined for ``reason``.
+
+    Examples
+    --------
+    >>> dict(undefined_w_bias("no balancing weights"))
+    {'w_bias': None, 'undefined': {'w_bias': 'no balancing weights'}}
+    """
+    return measure_result("w_bias", {"w_bias": None}, {"w_bias": reason}, primary="w_bias")
 
 
 def compare_models(

@@ -21,8 +21,8 @@ from functools import partial
 import numpy as np
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 
 ACCURACY = "accuracy"
 # The paper's kinds of pronoun set (MISGENDERED, Sec. 3; RUFF's he, she, they and xe fall in them alike).
@@ -103,6 +103,7 @@ def statistic(sums: np.ndarray, *, cells: Sequence[str], contrasts: Sequence[Con
 
 
 def grouped_accuracy(
+    measure: str,
     correct: np.ndarray,
     unit_ids: list,
     groupings: Mapping[str, list],
@@ -110,33 +111,41 @@ def grouped_accuracy(
     crossed: Sequence[tuple[str, str]] = (),
     contrasts: Sequence[Contrast] = (),
     with_interval: Sequence[str] = (),
+    primary: str | None = None,
     n_bootstrap: int,
     seed: int,
-    return_unit_rows: bool,
-) -> dict | Scored:
-    """The flat result of a grouped accuracy (see the module docstring); inputs already checked.
+) -> MeasureResult:
+    """The result of a grouped accuracy (see the module docstring) named ``measure``; inputs already checked.
 
     ``with_interval`` names the groupings whose accuracies get a bootstrap CI (the overall accuracy always
-    does, and every contrast gets a CI and a p-value); the other cells are point estimates.
+    does, and every contrast gets a CI and a p-value); the other cells are point estimates. A cell's accuracy is
+    the score ``accuracy`` of the group ``<grouping>/<value>[/<grouping>/<value>]``; ``primary`` names the
+    contrast that is the measure's bias score.
     """
     order = {unit: index for index, unit in enumerate(dict.fromkeys(unit_ids))}
     units = np.fromiter((order[unit] for unit in unit_ids), dtype=int, count=len(unit_ids))
     cells = cells_of(groupings, crossed)
     rows = unit_rows(correct, units, len(order), cells)
-    measure = partial(statistic, cells=tuple(cells), contrasts=tuple(contrasts))
-    scores = dict(measure(rows.sum(axis=0)))
+    compute = partial(statistic, cells=tuple(cells), contrasts=tuple(contrasts))
+    scores = dict(compute(rows.sum(axis=0)))
     scores.update(num_instances=len(correct), num_units=len(order))
     nulls: dict[str, float | None] = {ACCURACY: None}
     nulls.update({cell_name((name, value)): None for name in with_interval for value in dict.fromkeys(groupings[name])})
     nulls.update({contrast.name: 0.0 for contrast in contrasts})
-    reasons = {f"{name}_p_value": NO_NULL.format(name=name) for name, null in nulls.items() if null is None}
-    reasons.update({name: f"no instance is in {name}" for name in cells})
+    reasons = {name: f"no instance is in {name}" for name in cells}
     for contrast in contrasts:
         reasons[contrast.name] = (
             f"no instance has {contrast.grouping} {contrast.first!r}, or none has {contrast.second!r}"
         )
-    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(rows, measure, tuple(nulls)))
-    return result
+    inferences = bootstrap_test(rows, compute, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    return measure_result(
+        measure,
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells={name: (Cell(group=name.removeprefix(ACCURACY + "/")), ACCURACY) for name in cells if name != ACCURACY},
+        primary=primary if primary in scores else None,
+        significance_reasons={name: NO_NULL.format(name=name) for name, null in nulls.items() if null is None},
+        unit_rows=UnitRows(rows, compute, tuple(nulls)),
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import grouped_accuracy, validation
-from .resampling import Scored
+from .result import MeasureResult
 
 FORMS = (
     "nom",
@@ -26,6 +26,8 @@ FORMS = (
     "ref",
 )  # nominative, accusative, possessive dependent/independent, reflexive
 DECLARATION_KINDS = ("explicit", "parenthetical")
+# The bias score: binary − neo-pronoun accuracy where the kinds of set are given; without them, none.
+PRIMARY_WITHOUT_GROUPS = None
 DECLARATION_CONTRAST = grouped_accuracy.Contrast(
     "explicit_minus_parenthetical", "declaration_kind", "explicit", "parenthetical"
 )
@@ -42,8 +44,7 @@ def misgendered_accuracy(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """MISGENDERED's accuracies as its scripts compute them, per pronoun set, form, declaration and kind of set.
 
     Parameters
@@ -68,12 +69,10 @@ def misgendered_accuracy(
         Bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         Non-negative seed of the resampling.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the bootstrap resamples (``resampling.Scored``), for paired comparisons.
 
     Returns
     -------
-    dict or Scored
+    MeasureResult
         ``accuracy``; ``accuracy/pronoun_set/<set>``, ``accuracy/form/<form>``,
         ``accuracy/pronoun_set/<set>/form/<form>``; with the optional columns ``accuracy/pronoun_group/<group>``,
         ``accuracy/declaration_kind/<kind>`` and the contrasts ``binary_minus_gender_neutral``,
@@ -111,7 +110,7 @@ def misgendered_accuracy(
         sentence_ids=sentence_ids,
         optional={"pronoun_groups": pronoun_groups, "declaration_kinds": declaration_kinds},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     correct = grouped_accuracy.check_words(predictions, references)
     groupings = {
         "pronoun_set": validation.check_ids("pronoun_sets", pronoun_sets, integers=False),
@@ -129,13 +128,14 @@ def misgendered_accuracy(
         )
         contrasts.append(DECLARATION_CONTRAST)
     return grouped_accuracy.grouped_accuracy(
+        "misgendered_accuracy",
         correct,
         validation.check_ids("sentence_ids", sentence_ids, missing="is empty; give every instance its sentence"),
         groupings,
         crossed=(("pronoun_set", "form"),),
         contrasts=contrasts,
         with_interval=("pronoun_set",),
+        primary="binary_minus_neo_pronoun" if pronoun_groups is not None else PRIMARY_WITHOUT_GROUPS,
         n_bootstrap=n_bootstrap,
         seed=seed,
-        return_unit_rows=return_unit_rows,
     )

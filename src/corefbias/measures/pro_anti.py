@@ -37,11 +37,13 @@ from functools import partial
 import numpy as np
 
 from . import validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div, safe_log2
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div, safe_log2
+from .result import Cell, MeasureResult, measure_result
 
 CONDITIONS = ("pro", "anti")
 SCORES = ("accuracy", "f1")
+# What pro_anti_diff measures overall and in each group.
+_GROUP_SCORES = ("pro", "anti", "average", "diff", "log2_ratio")
 UNLINKED = ("wrong", "drop")
 _OUTCOMES = ("tp", "fp", "fn", "tn")
 _PER_BUCKET = len(CONDITIONS) * len(_OUTCOMES)
@@ -69,11 +71,8 @@ def statistic(sums: np.ndarray, *, groups: Sequence[str], score: str) -> dict[st
             for c, condition in enumerate(CONDITIONS)
         }
         pro, anti = by_condition["pro"], by_condition["anti"]
-        scores["pro" + suffix] = pro
-        scores["anti" + suffix] = anti
-        scores["average" + suffix] = (pro + anti) / 2
-        scores["diff" + suffix] = pro - anti
-        scores["log2_ratio" + suffix] = safe_log2(safe_div(pro, anti))
+        values = (pro, anti, (pro + anti) / 2, pro - anti, safe_log2(safe_div(pro, anti)))
+        scores.update({name + suffix: value for name, value in zip(_GROUP_SCORES, values)})
     return scores
 
 
@@ -178,8 +177,7 @@ def pro_anti_diff(
     unlinked: str = "wrong",
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """Pro, anti, their average, difference and log2 ratio, overall and per group, with bootstrap
     p-values and confidence intervals for the difference and the log ratio.
 
@@ -216,15 +214,14 @@ def pro_anti_diff(
         bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples (with ``unlinked="drop"``, their
-        ``unit_positions`` among all examples or pairs), for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (scores are fractions, not percentages):
+    MeasureResult
+        The five scores and the counts overall and the five scores of each group in ``by_group[<group>]``
+        (``corefbias.measures.result``; primary: ``diff``), with the example or pair rows its bootstrap
+        resampled (``unit_rows``; with ``unlinked="drop"``, their ``unit_positions`` among all examples or
+        pairs). As a mapping, its flat keys (scores are fractions, not percentages):
 
         * ``pro``, ``anti`` (the chosen score per condition), ``average`` ((pro + anti) / 2),
           ``diff`` (pro − anti), ``log2_ratio`` (log2(pro / anti));
@@ -243,8 +240,8 @@ def pro_anti_diff(
         If the inputs differ in length; a prediction is not a bool or None, or a reference not a
         bool; a condition is not `pro` or `anti`; ``score`` or ``unlinked`` is not one of its
         choices; a pair does not hold as many pro as anti examples; a group lacks pro or anti
-        examples; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        examples; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000).
 
     Notes
     -----
@@ -298,7 +295,7 @@ def pro_anti_diff(
         conditions=conditions,
         optional={"pair_ids": pair_ids, "groups": groups},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     validation.check_choice("score", score, SCORES)
     check_unlinked(unlinked)
     predicted, is_unlinked = check_predictions(predictions)
@@ -333,14 +330,23 @@ def pro_anti_diff(
     nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
     resamples = n_bootstrap if len(rows) else 0
     inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=resamples, seed=seed)
-    result = finalize(scores, _reasons(group_names, score, unlinked), inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        unit_positions = positions if unlinked == "drop" else None
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls), unit_positions))
-    return result
+    cells = {f"{name}{_suffix(group)}": (Cell(group=group), name) for group in group_names for name in _GROUP_SCORES}
+    unit_positions = positions if unlinked == "drop" else None
+    return measure_result(
+        "pro_anti_diff",
+        scores,
+        _reasons(group_names, score, unlinked),
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary="diff",
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls), unit_positions),
+    )
 
 
-def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[str], conditions: Sequence[str]) -> dict:
+def referent_class_f1(
+    predicted_classes: Sequence, referent_classes: Sequence[str], conditions: Sequence[str]
+) -> MeasureResult:
     """GenDa Lens's detailed DaWinoBias output: per condition and class, the F1 of the class.
 
     Per sentence, ``referent_classes[i]`` is the class of the gold antecedent (its occupation's
@@ -361,6 +367,7 @@ def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[st
     classes = sorted(set(referents) | {value for value in predicted_classes if value is not None})
     scores: dict = {}
     reasons: dict[str, str] = {}
+    cells: dict = {}
     for condition in CONDITIONS:
         counted = [
             (predicted, referent)
@@ -374,9 +381,10 @@ def referent_class_f1(predicted_classes: Sequence, referent_classes: Sequence[st
             key = f"{condition}/{name}"
             scores[key] = safe_div(2 * true_positives, 2 * true_positives + false_positives + false_negatives)
             scores[f"support_{key}"] = sum(referent == name for _, referent in counted)
+            cells[key], cells[f"support_{key}"] = (Cell(condition, name), "f1"), (Cell(condition, name), "support")
             reasons[key] = f"no counted {condition} sentence has a {name!r} referent or prediction, so its F1 is 0/0"
         scores[f"num_{condition}"] = len(counted)
         scores[f"num_unlinked_{condition}"] = sum(
             predicted is None and value == condition for predicted, value in zip(predicted_classes, conditions)
         )
-    return finalize(scores, reasons)
+    return measure_result("referent_class_f1", scores, reasons, cells=cells)

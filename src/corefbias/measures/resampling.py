@@ -7,8 +7,8 @@ statistic of the column totals; a bootstrap replicate is the statistic of ``coun
 where ``counts`` says how often each unit was drawn. Thousands of replicates therefore cost a
 few matrix products, with no Python loop over units.
 
-A metric function called with ``return_unit_rows=True`` returns a :class:`Scored`: its result and the
-:class:`UnitRows` it resampled, which paired comparisons of two models resample again.
+Every metric function's result (``corefbias.measures.result.MeasureResult``) carries the :class:`UnitRows` it
+resampled, which paired comparisons of two models resample again.
 """
 
 from __future__ import annotations
@@ -40,28 +40,6 @@ class UnitRows:
     statistic: Statistic
     tested: tuple[str, ...]
     unit_positions: np.ndarray | None = None
-
-
-@dataclass(frozen=True)
-class Scored:
-    """A metric's result together with the unit rows its significance resamples.
-
-    What a metric function returns when called with ``return_unit_rows=True``. A paired comparison of
-    two models must resample exactly the units, counts and formula their scores came from; handing the
-    rows over from the metric function itself keeps one definition of them.
-
-    Attributes
-    ----------
-    result : dict
-        The metric's flat result dictionary, exactly as the plain call (and its evaluate module) returns it.
-    unit_rows : UnitRows or None
-        The rows, statistic and tested score names its bootstrap resamples, so that
-        ``unit_rows.statistic(unit_rows.rows.sum(axis=0))[name]`` is the observed ``result[name]`` for
-        every tested ``name`` (where defined); ``None`` for a score that resamples no units.
-    """
-
-    result: dict
-    unit_rows: UnitRows | None
 
 
 def safe_div(numerator, denominator):
@@ -154,7 +132,7 @@ def bootstrap_test(
 
     ``n_bootstrap=0`` switches significance off: every field comes back ``None``. A metric function
     hands the same ``rows``, ``statistic`` and tested names to paired comparisons as a :class:`UnitRows`
-    (its ``return_unit_rows=True``, which returns a :class:`Scored`).
+    (its result's ``unit_rows``).
     """
     if n_bootstrap == 0:
         return {name: Inference(None, None, None, 0) for name in nulls}

@@ -16,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import grouped_accuracy, validation
-from .resampling import Scored
+from .result import MeasureResult
 
 MAX_DISTRACTORS = 5
 DISTRACTOR_CONTRAST = grouped_accuracy.Contrast("no_distractors_minus_five", "distractors", 0, MAX_DISTRACTORS)
 CASES = ("nom", "acc", "poss")
+# The bias score: binary − neo-pronoun accuracy where the kinds of set are given; without them, the distractors' drop.
+PRIMARY_WITHOUT_GROUPS = DISTRACTOR_CONTRAST.name
 
 
 def ruff_accuracy(
@@ -34,8 +36,7 @@ def ruff_accuracy(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """RUFF's accuracies as ``score_models.py``'s outputs give them, per declared pronoun and number of distractors.
 
     Parameters
@@ -60,12 +61,10 @@ def ruff_accuracy(
         Bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         Non-negative seed of the resampling.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the bootstrap resamples (``resampling.Scored``), for paired comparisons.
 
     Returns
     -------
-    dict or Scored
+    MeasureResult
         ``accuracy``; ``accuracy/pronoun_set/<set>``, ``accuracy/distractors/<n>``,
         ``accuracy/pronoun_set/<set>/distractors/<n>``; with the optional columns ``accuracy/pronoun_group/<group>``,
         ``accuracy/case/<case>`` and the contrasts ``binary_minus_gender_neutral``, ``binary_minus_neo_pronoun``;
@@ -101,7 +100,7 @@ def ruff_accuracy(
         context_ids=context_ids,
         optional={"pronoun_groups": pronoun_groups, "cases": cases},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     correct = grouped_accuracy.check_words(predictions, references)
     groupings = {
         "pronoun_set": validation.check_ids("pronoun_sets", pronoun_sets, integers=False),
@@ -120,13 +119,14 @@ def ruff_accuracy(
     if cases is not None:
         groupings["case"] = validation.check_labels("cases", cases, CASES)
     return grouped_accuracy.grouped_accuracy(
+        "ruff_accuracy",
         correct,
         validation.check_ids("context_ids", context_ids, missing="is empty; give every instance its context"),
         groupings,
         crossed=(("pronoun_set", "distractors"),),
         contrasts=contrasts,
         with_interval=("pronoun_set", "distractors"),
+        primary="binary_minus_neo_pronoun" if pronoun_groups is not None else PRIMARY_WITHOUT_GROUPS,
         n_bootstrap=n_bootstrap,
         seed=seed,
-        return_unit_rows=return_unit_rows,
     )

@@ -324,10 +324,9 @@ def check_nonempty(groups: Mapping[str, int], what: str) -> None:
         )
 
 
-def check_significance(n_bootstrap: int, seed: int, return_unit_rows: bool) -> None:
+def check_significance(n_bootstrap: int, seed: int) -> None:
     """The options every measure's significance takes: the number of bootstrap resamples (0 to
-    ``MAX_BOOTSTRAP``), a non-negative integer seed, and whether the unit rows are handed over."""
-    check_flag("return_unit_rows", return_unit_rows)
+    ``MAX_BOOTSTRAP``) and a non-negative integer seed."""
     if not is_integer(n_bootstrap, high=MAX_BOOTSTRAP):
         raise ValueError(
             f"n_bootstrap must be an integer from 0 (significance off) to {MAX_BOOTSTRAP:,} resamples, "

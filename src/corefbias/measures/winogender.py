@@ -24,8 +24,8 @@ import numpy as np
 from scipy import stats
 
 from . import stereotypes, validation
-from .resampling import Scored, UnitRows, bootstrap_test, safe_div
-from .result_format import finalize
+from .resampling import UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
 
 PREDICTIONS = ("occupation", "participant", "neither")
 ANSWERS = ("occupation", "participant")
@@ -227,8 +227,7 @@ def winogender_bias(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    return_unit_rows: bool = False,
-) -> dict | Scored:
+) -> MeasureResult:
     """All Winogender scores for per-sentence resolutions (``occupation``/``participant``/``neither``).
 
     The bootstrap resamples pairs.
@@ -259,14 +258,14 @@ def winogender_bias(
         bootstrap resamples of pairs (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
         non-negative seed of the resampling, so results are reproducible.
-    return_unit_rows : bool, default False
-        Also hand over the unit rows the significance resamples, for a paired comparison of two models.
 
     Returns
     -------
-    dict or Scored
-        The flat result; with ``return_unit_rows=True``, it and its unit rows (``resampling.Scored``).
-        Its keys (all scores are fractions, not percentages):
+    MeasureResult
+        The pooled scores overall and each occupation's ``preference`` in ``by_group[<occupation>]``
+        (``corefbias.measures.result``; primary: ``occupation_share_male_minus_female``), with the pair rows its
+        bootstrap resampled (``unit_rows``); the Pearson correlations carry their p-values. As a mapping, its flat
+        keys (all scores are fractions, not percentages):
 
         * ``accuracy``, ``accuracy_female``, ``accuracy_male``, ``accuracy_neutral``,
           ``accuracy_male_minus_female``;
@@ -296,8 +295,8 @@ def winogender_bias(
         above; an occupation is not a string; a pair lacks its female or male sentence or repeats a
         gender; the variants of a pair differ in occupation or answer; ``bls_pct_female`` or
         ``bergsma_pct_female`` is given for some rows only, outside 0-100, or has two values for one
-        occupation; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000); or ``return_unit_rows`` is not a bool.
+        occupation; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
+        exceeds 10,000,000).
 
     Notes
     -----
@@ -359,7 +358,7 @@ def winogender_bias(
         pair_ids=pair_ids,
         optional={"bls_pct_female": bls_pct_female, "bergsma_pct_female": bergsma_pct_female},
     )
-    validation.check_significance(n_bootstrap, seed, return_unit_rows)
+    validation.check_significance(n_bootstrap, seed)
     validation.check_labels("predictions", predictions, PREDICTIONS)
     validation.check_labels("references", references, ANSWERS)
     validation.check_labels("genders", genders, GENDERS)
@@ -386,22 +385,35 @@ def winogender_bias(
     shares = statistic(by_occupation)
     # Fig. 4's scale: positive when female pronouns go to the occupation more often than male ones.
     preference = shares["occupation_share_female"] - shares["occupation_share_male"]
-    reasons = dict(_REASONS)
+    reasons = {key: reason for key, reason in _REASONS.items() if key in scores}
+    significance_reasons = {"pairs_resolved_differently": _REASONS["pairs_resolved_differently_p_value"]}
+    p_values = {}
     for name, per_occupation in percent_female.items():
         key = f"pearson_r_{name.removesuffix('_pct_female')}"
         if per_occupation is None:
-            r, p_value = float("nan"), float("nan")
-            reasons[key] = reasons[f"{key}_p_value"] = f"{name} was not given"
+            r, p_values[key] = float("nan"), float("nan")
+            reasons[key] = significance_reasons[key] = f"{name} was not given"
         else:
-            r, p_value = pearson_correlation(preference, per_occupation)
-            reasons[key] = reasons[f"{key}_p_value"] = (
+            r, p_values[key] = pearson_correlation(preference, per_occupation)
+            reasons[key] = significance_reasons[key] = (
                 f"needs at least 3 occupations and neither the preference nor {name} constant across them"
             )
-        scores[key], scores[f"{key}_p_value"] = r, p_value
-    scores.update({f"preference/{name}": value for name, value in zip(occupation_names, preference)})
+        scores[key] = r
+    cells = {}
+    for name, value in zip(occupation_names, preference):
+        scores[f"preference/{name}"] = value
+        cells[f"preference/{name}"] = (Cell(group=name), "preference")
 
     inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
-    result = finalize(scores, reasons, inferences, n_bootstrap=n_bootstrap)
-    if return_unit_rows:
-        return Scored(result, UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)))
-    return result
+    return measure_result(
+        "winogender_bias",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        primary="occupation_share_male_minus_female",
+        p_values=p_values,
+        significance_reasons=significance_reasons,
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)),
+    )

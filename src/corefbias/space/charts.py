@@ -14,7 +14,7 @@ import pandas as pd
 from ..benchmarks import rows_of
 from ..harness import run_outputs
 from ..harness.run_outputs import format_number
-from ..harness.scoring import figures_of, pro_anti_figure_sections
+from ..harness.scoring import figures_of, occupation_preferences, pro_anti_figure_sections
 
 SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed", "position"]
 
@@ -54,14 +54,10 @@ def winogender_frame(result) -> pd.DataFrame | None:
     if not drawn:
         return None
     run, figure = drawn[0]
-    section = run.sections[figure.section]
     bls = {row["occupation"]: row["bls_pct_female"] for columns in run.parts.values() for row in rows_of(columns)}
     points = [
-        (occupation, bls[occupation], section[key])
-        for key in sorted(section)
-        if key.startswith("preference/")
-        for occupation in [key.split("/", 1)[1]]
-        if section[key] is not None
+        (occupation, bls[occupation], preference)
+        for occupation, preference in occupation_preferences(run.sections[figure.section]).items()
     ]
     return pd.DataFrame(points, columns=["occupation", "bls_pct_female", "preference"])
 
@@ -73,7 +69,7 @@ def counter_gap_frame(result) -> pd.DataFrame | None:
     if not drawn:
         return None
     run, figure = drawn[0]
-    section = run.sections[figure.section]
+    section = run.sections[figure.section].overall
     bars = [
         ("I_within M", "i_within_male", "within genders"),
         ("I_within F", "i_within_female", "within genders"),
@@ -81,7 +77,11 @@ def counter_gap_frame(result) -> pd.DataFrame | None:
         ("I_across F2M", "i_across_f2m", "across genders"),
     ]
     return pd.DataFrame(
-        [(label, section.get(key), kind) for label, key, kind in bars if section.get(key) is not None],
+        [
+            (label, section[key].value, kind)
+            for label, key, kind in bars
+            if key in section and section[key].value is not None
+        ],
         columns=["measure", "inconsistency", "kind"],
     )
 
@@ -89,7 +89,7 @@ def counter_gap_frame(result) -> pd.DataFrame | None:
 def pro_anti_frame(result) -> pd.DataFrame | None:
     """Pro and anti score of every pro/anti section (CoNLL F1 and link F1 for WinoBias, else accuracy)."""
     bars = [
-        (f"{section} {condition}", condition, values[condition])
+        (f"{section} {condition}", condition, values.overall[condition].value)
         for section, values in pro_anti_figure_sections(result.runs).items()
         for condition in ("pro", "anti")
     ]
@@ -105,7 +105,7 @@ def gap_weights_frame(result, bins: int = 30) -> tuple[pd.DataFrame, float] | No
     if not drawn:
         return None
     run, figure = drawn[0]
-    weights = run.sections.get(figure.section, {}).get("weights")
+    weights = run.sections[figure.section].extras.get("weights") if figure.section in run.sections else None
     if not weights:
         return None
     (columns,) = run.parts.values()

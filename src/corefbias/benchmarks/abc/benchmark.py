@@ -22,7 +22,6 @@ def score(rows, decisions, n_bootstrap, seed):
             data["triplet_id"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
     }
 

@@ -23,7 +23,6 @@ def score(rows, decisions, n_bootstrap, seed):
             data["gender"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
     }
 

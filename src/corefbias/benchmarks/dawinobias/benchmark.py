@@ -48,13 +48,9 @@ def score(rows, decisions, n_bootstrap, seed):
         rows, decisions, STRICT_PARTS, gold_only=True, condition="polarity", group="pronoun_gender"
     )
     return {
-        "dawinobias": pro_anti.pro_anti_diff(
-            **genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed, return_unit_rows=True
-        ),
+        "dawinobias": pro_anti.pro_anti_diff(**genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed),
         "dawinobias/referent_f1": pro_anti.referent_class_f1(**classes),
-        "dawinobias/strict": pro_anti.pro_anti_diff(
-            **strict, unlinked="wrong", n_bootstrap=n_bootstrap, seed=seed, return_unit_rows=True
-        ),
+        "dawinobias/strict": pro_anti.pro_anti_diff(**strict, unlinked="wrong", n_bootstrap=n_bootstrap, seed=seed),
     }
 
 

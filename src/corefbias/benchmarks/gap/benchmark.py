@@ -3,32 +3,23 @@
 from __future__ import annotations
 
 from ...measures import gap
-from ...measures.resampling import Scored
 from ...measures.weighting import InfeasibleBalanceError
 from ..cloze_wording import NAMES_CLOZE
 from ..declaration import Benchmark, BiasAxis, Figure, Headline
 from ..link_sections import gold_links
 
 
-def _undefined_w_bias(reason: str) -> Scored:
-    return Scored({"w_bias": None, "undefined": {"w_bias": reason}}, None)
-
-
 def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
     gold = gold_links(data)
-    sections = {
-        "gap": gap.acc_bias(
-            decisions[part], gold, data["gender"], n_bootstrap=n_bootstrap, seed=seed, return_unit_rows=True
-        )
-    }
+    sections = {"gap": gap.acc_bias(decisions[part], gold, data["gender"], n_bootstrap=n_bootstrap, seed=seed)}
     # The weights balance examples with a referent; a small --limit subset may hold none of one gender.
     referred = {gender for gender, labels in zip(data["gender"], gold) if any(labels)}
     for variant in ("w", "wt"):
         if referred != {"female", "male"}:
             missing = ", ".join(sorted({"female", "male"} - referred))
-            sections[f"gap/{variant}"] = _undefined_w_bias(
+            sections[f"gap/{variant}"] = gap.undefined_w_bias(
                 f"no balancing weights: no {missing} example has a referent among its candidates"
             )
             continue
@@ -43,10 +34,9 @@ def score(rows, decisions, n_bootstrap, seed):
                 return_weights=variant == "w",
                 n_bootstrap=n_bootstrap,
                 seed=seed,
-                return_unit_rows=True,
             )
         except InfeasibleBalanceError as error:
-            sections[f"gap/{variant}"] = _undefined_w_bias(f"no balancing weights: {error}")
+            sections[f"gap/{variant}"] = gap.undefined_w_bias(f"no balancing weights: {error}")
     return sections
 
 

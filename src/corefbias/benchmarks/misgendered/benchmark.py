@@ -24,7 +24,6 @@ def score(rows, decisions, n_bootstrap, seed):
             declaration_kinds=data["declaration_kind"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
     }
 

@@ -24,7 +24,6 @@ def score(rows, decisions, n_bootstrap, seed):
             cases=data["case"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
     }
 

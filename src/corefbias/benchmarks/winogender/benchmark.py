@@ -23,7 +23,6 @@ def score(rows, decisions, n_bootstrap, seed):
             data["bergsma_pct_female"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-            return_unit_rows=True,
         )
     }
 

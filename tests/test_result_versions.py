@@ -1,0 +1,134 @@
+"""Run folders written before results.json held the measures' result objects (schema version 2, flat sections)
+still load in ``compare``, the report's tables, ``summary.csv`` and the Space; and the current code writes the same
+numbers for the same run.
+
+The two folders under ``fixtures/results_v2`` are real runs of corefbias at schema version 2 (their README says how
+they were made); the test makes the same runs again with the current code.
+"""
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from corefbias.harness import comparison, result_schema, run_outputs, runner
+from corefbias.measures.result import MeasureResult
+from corefbias.space.store import RunStore, score_column
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "results_v2"
+MODELS = ("stereotype", "random")
+BENCHMARKS = ["winogender", "dawinobias", "gap", "abc"]
+
+
+def _results(folder: Path) -> dict:
+    return json.loads((folder / "results.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def data_dir(exported_set):
+    folders = {exported_set(name).parent for name in BENCHMARKS}
+    assert len(folders) == 1
+    return folders.pop()
+
+
+@pytest.fixture(scope="module")
+def rerun(data_dir, tmp_path_factory) -> dict[str, Path]:
+    """The fixtures' runs made again by the current code, written as `corefbias run` writes them."""
+    root = tmp_path_factory.mktemp("v3")
+    folders = {}
+    for model in MODELS:
+        result = runner.run(
+            f"baseline:{model}",
+            BENCHMARKS,
+            settings=runner.RunSettings(limit=3, n_bootstrap=50, seed=0, cache_mode="off"),
+            data_dir=data_dir,
+            progress=False,
+        )
+        run_outputs.write_outputs(result, root / model, plots=False)
+        folders[model] = root / model
+    return folders
+
+
+def _summary_csv(results: dict) -> str:
+    out = io.StringIO(newline="")
+    writer = csv.DictWriter(out, fieldnames=[*run_outputs.SUMMARY_COLUMNS, "undefined"])
+    writer.writeheader()
+    writer.writerows(run_outputs.summary_rows(results))
+    return out.getvalue()
+
+
+def _report_tables(report: str) -> tuple[list[str], dict[str, set[str]]]:
+    """The summary table's lines, and per section the lines of its table and its undefined-score sentences."""
+    summary, sections, current = [], {}, None
+    for line in report.splitlines():
+        if line.startswith("### "):
+            current = sections.setdefault(line[4:], set())
+        elif line.startswith("## "):
+            current = summary if line == "## Summary" else None
+        elif current is summary and line.startswith("|"):
+            summary.append(line)
+        elif isinstance(current, set) and (line.startswith("|") or " is undefined: " in line):
+            current.add(line)
+    return summary, sections
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections_unchanged(model):
+    old = _results(FIXTURES / model)
+    assert old["schema_version"] == 2
+    upgraded = result_schema.upgrade(old)
+    schema = json.loads((REPO / "docs" / "results.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator(schema).validate(upgraded)
+    for name, outcome in old["benchmarks"].items():
+        assert upgraded["benchmarks"][name]["headlines"] == outcome["headlines"]
+        for section, flat in outcome["sections"].items():
+            stored = upgraded["benchmarks"][name]["sections"][section]
+            assert {key: value for key, value in stored.items() if key != "measure_result"} == flat
+            assert dict(MeasureResult.from_json(stored)) == flat
+    assert run_outputs.summary_rows(old) == run_outputs.summary_rows(upgraded)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, rerun):
+    old, new = _results(FIXTURES / model), _results(rerun[model])
+    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 3
+    for name, outcome in old["benchmarks"].items():
+        assert new["benchmarks"][name]["headlines"] == outcome["headlines"]
+        for section, flat in outcome["sections"].items():
+            current = MeasureResult.from_json(new["benchmarks"][name]["sections"][section])
+            assert dict(current) == flat, section
+    # summary.csv: the same file; the report: the same rows in every table.
+    assert (rerun[model] / "summary.csv").read_text() == (FIXTURES / model / "summary.csv").read_text()
+    assert _summary_csv(old).splitlines() == (FIXTURES / model / "summary.csv").read_text().splitlines()
+    old_summary, old_sections = _report_tables((FIXTURES / model / "report.md").read_text())
+    new_summary, new_sections = _report_tables((rerun[model] / "report.md").read_text())
+    assert new_summary == old_summary and new_sections == old_sections
+    assert sum(len(rows) for rows in new_sections.values()) > 100
+
+
+def test_compare_reads_version_2_folders_as_it_reads_current_ones(rerun, data_dir):
+    old = comparison.compare_runs([FIXTURES / model for model in MODELS], data_dir=data_dir, n_resamples=200)
+    new = comparison.compare_runs([rerun[model] for model in MODELS], data_dir=data_dir, n_resamples=200)
+    assert old["comparisons"] == new["comparisons"] and old["scores"] == new["scores"]
+    differences = {(row["benchmark"], row["key"]): row for row in old["comparisons"][0]["differences"]}
+    assert ("dawinobias", "log2_ratio") in differences and ("gap", "acc_bias") in differences
+    stored = _results(FIXTURES / "stereotype")["benchmarks"]["dawinobias"]["sections"]["dawinobias"]
+    assert differences["dawinobias", "log2_ratio"]["value_a"] == pytest.approx(stored["log2_ratio"])
+
+
+def test_the_space_leaderboard_shows_a_version_2_run_beside_a_current_one(rerun, tmp_path):
+    store = RunStore(tmp_path)
+    shutil.copytree(FIXTURES / "stereotype", store.runs / "20250101-000000-0000000a")
+    shutil.copytree(rerun["stereotype"], store.runs / "20260101-000000-0000000b")
+    board = store.leaderboard()
+    assert board["run"].tolist() == ["20260101-000000-0000000b", "20250101-000000-0000000a"]
+    summary = run_outputs.summary_rows(_results(FIXTURES / "stereotype"))
+    defined = [row for row in summary if row["value"] is not None]
+    assert len(defined) >= 8
+    for row in defined:
+        assert board[score_column(row)].tolist() == [row["value"]] * 2, score_column(row)
