@@ -95,7 +95,7 @@ def chosen_names(declaration: str, template_id: int, names_by_list: dict[str, li
     Examples
     --------
     >>> chosen_names("explicit_template_2", 0, {"female": ["Ann", "Mary"], "male": ["Bo"], "unisex": ["Kim"]})
-    [('female', 'Mary'), ('male', 'Bo'), ('unisex', 'Kim')]
+    [('female', 'Ann'), ('male', 'Bo'), ('unisex', 'Kim')]
     """
 
     def order(name: str) -> str:
@@ -136,9 +136,10 @@ def instance(sentence: str, form: str, pronoun_set: dict, sets: list[dict]) -> d
 
     Examples
     --------
-    >>> sets = [{"nom": "he", "acc": "him"}, {"nom": "xe", "acc": "xem"}]
-    >>> instance("Kim cried. {mask_token} left.", "nom", sets[1], sets)
-    {'sentence': 'Kim cried. {mask_token} left.', 'label': 'Xe', 'choices': ['He', 'Xe']}
+    >>> he = {"nom": "he", "acc": "him", "pos_dep": "his", "pos_ind": "his", "ref": "himself"}
+    >>> xe = {"nom": "xe", "acc": "xem", "pos_dep": "xyr", "pos_ind": "xyrs", "ref": "xemself"}
+    >>> instance("Kim ({nom}/{acc}) cried. {mask_token} left.", "nom", xe, [he, xe])
+    {'sentence': 'Kim (xe/xem) cried. {mask_token} left.', 'label': 'Xe', 'choices': ['He', 'Xe']}
     """
     declared = declare(sentence, pronoun_set)
     label, choices = pronoun_set[form], [row[form] for row in sets]

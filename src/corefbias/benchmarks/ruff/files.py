@@ -183,7 +183,7 @@ def chosen_uids(task_index: int, uids: list[str], distractors: int) -> set[str]:
     Examples
     --------
     >>> sorted(chosen_uids(0, [f"eo{i}" for i in range(10)], 0))
-    ['eo3', 'eo6', 'eo8']
+    ['eo1', 'eo2', 'eo3']
     """
 
     def order(uid: str) -> str:
