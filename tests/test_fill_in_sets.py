@@ -19,7 +19,15 @@ from corefbias.models.base import ModelError
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
 
 SETS = ("misgendered", "ruff")
-GAPS = ("binary_minus_gender_neutral", "binary_minus_neo_pronoun")
+GAPS = ("binary_minus_gender_neutral", "binary_minus_neo_pronoun")  # each set's own section
+
+
+def significant_gaps(sections: dict, name: str) -> list[str]:
+    """The pronoun-set gaps significant at α: each set's gap to he/she (Holm-adjusted across the sets) and the set's
+    own binary − gender-neutral and binary − neo-pronoun gaps."""
+    own, paired = sections[name], sections["pronoun_gap"]
+    keys = [(own, gap) for gap in GAPS] + [(paired, key) for key in paired if key.startswith("gap/") and "_" not in key]
+    return [key for section, key in keys if section[f"{key}_p_value"] < resampling.SIGNIFICANCE_LEVEL]
 
 
 @pytest.fixture(scope="module")
@@ -145,20 +153,23 @@ def test_a_quick_run_writes_every_headline_with_its_interval_and_p_value(data_di
     result = runner.run(
         "baseline:stereotype",
         list(SETS),
-        settings=runner.RunSettings(limit=5, n_bootstrap=200),
+        settings=runner.RunSettings(limit=5, n_bootstrap=1000),  # Holm over 9 sets needs p below 0.05 / 9
         data_dir=data_dir,
         cache_path=tmp_path / "cache.sqlite",
         progress=False,
     )
     written = result.to_json()["benchmarks"]
     assert {name: run["num_instances"] for name, run in written.items()} == {"misgendered": 550, "ruff": 960}
-    for run in written.values():
+    for name, run in written.items():
         for headline in run["headlines"]:
             assert headline["ci_low"] is not None and headline["ci_high"] is not None, headline
             assert (headline["p_value"] is None) == (headline["unbiased_value"] is None), headline
-        # he and she always right, every other set always wrong: the gaps are 1 and significant
-        for headline in (h for h in run["headlines"] if h["key"] in GAPS):
-            assert headline["value"] == 1.0 and headline["significant"], headline
+        # he and she always right, every other set always wrong: the gaps are 1 (−1 as set − he/she), significant
+        gaps = [headline for headline in run["headlines"] if headline["unbiased_value"] is not None]
+        gaps = [headline for headline in gaps if headline["key"] in GAPS or headline["key"].startswith("gap/")]
+        assert len(gaps) == {"misgendered": 10, "ruff": 2}[name]
+        for headline in gaps:
+            assert abs(headline["value"]) == 1.0 and headline["significant"], headline
 
 
 def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_binary_one_always(quick):
@@ -167,13 +178,13 @@ def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_binary_on
         benchmark, rows = BENCHMARKS[name], quick[name]
         significant = 0
         for seed in seeds:
-            sections = benchmark.score(rows, decisions_of(RandomBaseline(seed), benchmark, rows), 200, seed)
-            result = sections[name]
-            significant += any(result[f"{gap}_p_value"] < resampling.SIGNIFICANCE_LEVEL for gap in GAPS)
-        # two tests at α = 0.05 per seed: about one seed in ten expected, four or more of twenty is p < 0.05
-        assert significant <= 4, (name, significant)
-        stereotyped = benchmark.score(rows, decisions_of(StereotypeBaseline(), benchmark, rows), 200, 0)[name]
-        assert all(stereotyped[f"{gap}_p_value"] < resampling.SIGNIFICANCE_LEVEL for gap in GAPS)
+            sections = benchmark.score(rows, decisions_of(RandomBaseline(seed), benchmark, rows), 1000, seed)
+            significant += bool(significant_gaps(sections, name))
+        # a family of Holm-adjusted gaps and two group gaps per seed, at α = 0.05: a seed in ten or so
+        assert significant <= 5, (name, significant)
+        stereotyped = benchmark.score(rows, decisions_of(StereotypeBaseline(), benchmark, rows), 1000, 0)
+        sets = {row_set for row_set in rows[benchmark.parts[0]]["pronoun_set"]} - {"he", "she"}
+        assert len(significant_gaps(stereotyped, name)) == len(GAPS) + len(sets)
 
 
 # 3. Coreference clusters are refused, saying why.

@@ -25,6 +25,10 @@ def instances_at(limit: int) -> dict[str, int]:
         "abc": 6 * limit,  # triplets of female and of male occupations
         "misgendered": 2 * 5 * 11 * limit,  # sentences per declaration kind and form, each with 11 pronoun sets
         "ruff": 3 * (4 + 5 * 12) * limit,  # contexts per case and number of distractors: 4, or 4 × 3 pronoun pairs
+        # 3 cases × 16 (a schema's 2 templates × 4 pronoun sets, double and single) + Winogender's old schemas by
+        # case combination: 42 nom, 11 poss, 4 nom+poss, 1 each of acc, acc+nom, acc+poss (8 instances each)
+        "winopron": 48 * limit + 8 * (min(limit, 42) + min(limit, 11) + min(limit, 4) + 3 * min(limit, 1)),
+        "winonb": 8 * limit - max(0, limit - 43) - max(0, limit - 44),  # 4 sources × 2 numbers; WSC has 43 / 44
     }
 
 
@@ -56,7 +60,8 @@ def _unit_rows(parts, unit) -> dict:
 def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, name):
     benchmark, parts = BENCHMARKS[name], full_parts[name]
     cells = design_cells(parts, benchmark)
-    assert len(cells) == {"winobias": 5, "dawinobias": 6, "misgendered": 10, "ruff": 18}.get(name, 2)
+    cells_of = {"winobias": 5, "dawinobias": 6, "winopron": 9, "winonb": 8, "misgendered": 10, "ruff": 18}
+    assert len(cells) == cells_of.get(name, 2)
     full_rows = _unit_rows(parts, benchmark.unit)
     kept = {}
     for limit in (1, 3):

@@ -19,6 +19,8 @@ CLUSTERS_CANNOT_EXPRESS = (
 )
 # Pronoun sets whose answers the Explore view sets the others against.
 BINARY_SETS = ("he", "she")
+# What a decision that chose no single word answers, for measures that compare answers as words (never an option).
+NO_WORD = "(no word)"
 
 
 def chosen_word(decision: Sequence[bool], candidates: Sequence[dict]) -> str | None:
@@ -37,6 +39,17 @@ def chosen_word(decision: Sequence[bool], candidates: Sequence[dict]) -> str | N
 def chosen_words(columns: dict, decisions: list) -> list[str | None]:
     """The word each instance's decision chose, for a part's rows given as columns."""
     return [chosen_word(decision, candidates) for decision, candidates in zip(decisions, columns["candidates"])]
+
+
+def answers(words: list[str | None]) -> list[str]:
+    """The chosen words as answers compared with the declared word: ``NO_WORD`` where none was chosen (wrong).
+
+    Examples
+    --------
+    >>> answers(["xe", None])
+    ['xe', '(no word)']
+    """
+    return [NO_WORD if word is None else word for word in words]
 
 
 def pronoun_set_cases(pairs: Pairs, unit: str) -> list[dict]:

@@ -39,7 +39,11 @@ SCRIPTS_DIR = set_files.BUILT_IN
 BUILDER_FILE = "builder.py"
 DATA_FILE = "data/{config}/{split}-00000-of-00001.parquet"
 # Free-text upstream licenses → Hub license identifiers; anything else is "other" with its name.
-_HUB_LICENSES = {"MIT License": "mit", "Apache License 2.0": "apache-2.0"}
+_HUB_LICENSES = {
+    "MIT License": "mit",
+    "Apache License 2.0": "apache-2.0",
+    "GNU Affero General Public License v3.0": "agpl-3.0",
+}
 # What the registry says, and the Hub's identifier, when nobody could find out the license.
 UNKNOWN_LICENSE = "unknown"
 _VALIDATED_AT_ONCE = 50_000  # rows whose spans are checked per slice converted to Python

@@ -101,8 +101,9 @@ def _mark(row: dict) -> str:
     return ("*" if row["significant"] else "") + flag_marks(row)
 
 
-# Scores measured per group that the report leaves to a figure: Winogender's per-occupation preference (60 rows).
-DRAWN_NOT_TABLED = ("preference",)
+# Scores measured per occupation that the report leaves out (60 rows each): Winogender's preference, which a figure
+# draws, and each pronoun set's gap per occupation (``occupation_gap/<set>``), which results.json keeps.
+PER_OCCUPATION_NOT_TABLED = ("preference", "occupation_gap/")
 
 
 def _breakdown(section: MeasureResult) -> list[Estimate]:
@@ -110,7 +111,7 @@ def _breakdown(section: MeasureResult) -> list[Estimate]:
     return [
         estimate
         for cell, score, estimate in section.estimates()
-        if not (cell.group is not None and cell.condition is None and score in DRAWN_NOT_TABLED)
+        if not (cell.group is not None and cell.condition is None and score.startswith(PER_OCCUPATION_NOT_TABLED))
     ]
 
 

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from ...measures import misgendered
+from ...measures import misgendered, pronoun_gap
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, Headline
-from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, chosen_words, pronoun_set_view
+from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "misgendered"
+GAP_SECTION = "pronoun_gap"
+# pronouns.csv's sets other than he and she, in its order: the sets whose gap to he/she is a headline.
+OTHER_SETS = ("they", "thon", "e", "ae", "co", "vi", "xe", "ey", "ze")
 
 
 def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
+    words = chosen_words(data, decisions[part])
     return {
         SECTION: misgendered.misgendered_accuracy(
-            chosen_words(data, decisions[part]),
+            words,
             data["answer"],
             data["pronoun_set"],
             data["form"],
@@ -24,7 +28,10 @@ def score(rows, decisions, n_bootstrap, seed):
             declaration_kinds=data["declaration_kind"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-        )
+        ),
+        GAP_SECTION: pronoun_gap.pronoun_set_gap(
+            answers(words), data["answer"], data["pronoun_set"], data["sentence_id"], n_bootstrap=n_bootstrap, seed=seed
+        ),
     }
 
 
@@ -34,7 +41,7 @@ BENCHMARK = Benchmark(
     parts=(("default", "test"),),
     language="en",
     unit="sentence_id",
-    metric_modules=("misgendered_accuracy",),
+    metric_modules=("misgendered_accuracy", "pronoun_set_gap"),
     description="MISGENDERED: does the model write the pronoun a person declared (11 pronoun sets × 5 forms)?",
     score=score,
     balance_columns=("declaration_kind", "form"),
@@ -55,8 +62,8 @@ BENCHMARK = Benchmark(
     ),
     headlines=(
         Headline(SECTION, "accuracy", "accuracy", None),
-        Headline(SECTION, "binary_minus_gender_neutral", "accuracy he/she − they", 0.0),
         Headline(SECTION, "binary_minus_neo_pronoun", "accuracy he/she − neo-pronouns", 0.0),
+        *(Headline(GAP_SECTION, f"gap/{name}", f"{name} − he/she accuracy", 0.0) for name in OTHER_SETS),
     ),
     explore=pronoun_set_view("sentence_id"),
     clusters_cannot_express=CLUSTERS_CANNOT_EXPRESS,

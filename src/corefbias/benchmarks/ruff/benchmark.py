@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from ...measures import ruff
+from ...measures import pronoun_gap, ruff
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, Headline
-from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, chosen_words, pronoun_set_view
+from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "ruff"
+GAP_SECTION = "pronoun_gap"
 
 
 def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
+    words = chosen_words(data, decisions[part])
     return {
         SECTION: ruff.ruff_accuracy(
-            chosen_words(data, decisions[part]),
+            words,
             data["answer"],
             data["pronoun_set"],
             data["distractors"],
@@ -24,7 +26,17 @@ def score(rows, decisions, n_bootstrap, seed):
             cases=data["case"],
             n_bootstrap=n_bootstrap,
             seed=seed,
-        )
+        ),
+        GAP_SECTION: pronoun_gap.pronoun_set_gap(
+            answers(words),
+            data["answer"],
+            data["pronoun_set"],
+            data["context_id"],
+            data["occupation"],
+            data["bls_pct_female"],
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+        ),
     }
 
 
@@ -34,7 +46,7 @@ BENCHMARK = Benchmark(
     parts=(("default", "test"),),
     language="en",
     unit="context_id",
-    metric_modules=("ruff_accuracy",),
+    metric_modules=("ruff_accuracy", "pronoun_set_gap"),
     description="RUFF: does the model keep to the pronoun a person was introduced with, 0 to 5 distractors later?",
     score=score,
     balance_columns=("distractors", "case"),
@@ -53,8 +65,8 @@ BENCHMARK = Benchmark(
     ),
     headlines=(
         Headline(SECTION, "accuracy", "accuracy", None),
-        Headline(SECTION, "binary_minus_gender_neutral", "accuracy he/she − they", 0.0),
-        Headline(SECTION, "binary_minus_neo_pronoun", "accuracy he/she − xe", 0.0),
+        Headline(GAP_SECTION, "gap/they", "they − he/she accuracy", 0.0),
+        Headline(GAP_SECTION, "gap/xe", "xe − he/she accuracy", 0.0),
         Headline(SECTION, "no_distractors_minus_five", "accuracy 0 − 5 distractors", 0.0),
     ),
     explore=pronoun_set_view("context_id"),

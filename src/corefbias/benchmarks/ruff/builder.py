@@ -12,6 +12,7 @@ from __future__ import annotations
 import datasets
 
 from corefbias.benchmarks.ruff import files as ruff_files
+from corefbias.benchmarks.winogender import files as winogender_files
 from corefbias.data import builder_base, citations, features
 
 UPSTREAM_DATASET = ruff_files.UPSTREAM_DATASET
@@ -36,6 +37,7 @@ FEATURES = features.common_features(
     occupation=datasets.Value("string"),
     participant=datasets.Value("string"),
     word=datasets.Value("string"),
+    bls_pct_female=datasets.Value("float64"),
     sentence=datasets.Value("string"),
     pronoun_type=datasets.Value("string"),
     case=datasets.Value("string"),
@@ -55,11 +57,15 @@ VERSION = datasets.Version("1.0.0")
 def file_rows(distractors: int, mirror=None, *, scored: bool):
     """The rows of one upstream file, in its line order; ``scored``: only the scored part's contexts."""
     intros = ruff_files.introductions(mirror)
+    statistics = winogender_files.occupation_statistics(mirror)
     uids = {pronoun_type: ruff_files.context_uids(found, distractors) for pronoun_type, found in intros.items()}
     for task_index, task in enumerate(ruff_files.tasks(mirror)):
         kept = ruff_files.chosen_uids(task_index, uids[task["pronoun_type"]], distractors) if scored else None
         for context in ruff_files.contexts(task, intros, distractors, kept):
-            yield ruff_files.row(task_index, task, context, distractors)
+            yield {
+                **ruff_files.row(task_index, task, context, distractors),
+                "bls_pct_female": statistics[task["occupation"]]["bls_pct_female"],
+            }
 
 
 class Ruff(builder_base.UpstreamBuilder):

@@ -1,0 +1,124 @@
+"""pip install corefbias
+evaluate.load("corefbias/pronoun_set_gap")
+
+Pronoun set gap: how much worse (or better) a model resolves they, xe or another pronoun set than he/she on the
+same templates, with bootstrap significance Holm-adjusted across the sets."""
+
+import datasets
+import evaluate
+
+import corefbias.data.citations as citations
+import corefbias.hub.evaluate_modules as support
+import corefbias.measures.pronoun_gap as pronoun_gap
+
+_CITATION = citations.cite("gautam-etal-2024-revisiting", "holm-1979-simple")
+
+_DESCRIPTION = """\
+Sets such as WinoPron (Gautam et al., 2024), MISGENDERED and RUFF fill one template with several pronoun
+sets (he, she, they, xe, ...). Their papers report accuracy per set side by side; this measure says whether a
+set's difference is more than noise. For each set other than the reference sets (he and she by default) it
+returns the gap: the set's accuracy minus the mean accuracy of the reference sets, paired over templates (the
+same sentence with another pronoun): the bootstrap resamples templates, each with all its pronoun sets, so a
+template's difficulty cancels out. Each gap has a two-sided bootstrap p-value against 0, Holm-adjusted across the
+sets (the unadjusted one too), and a 95% percentile interval. Given occupations, the gaps per occupation, and with
+the occupations' percent female (U.S. Bureau of Labor Statistics, as Winogender gives it) the Pearson r of each
+set's per-occupation gap with it.
+"""
+
+_KWARGS_DESCRIPTION = support.kwargs_description(
+    pronoun_gap.pronoun_set_gap,
+    returns="""
+    `accuracy/<set>` for every pronoun set and `accuracy/reference` (mean of the reference sets' accuracies), each
+    with `_ci_low` and `_ci_high`; `gap/<set>` for every other set (its accuracy minus `accuracy/reference`) with
+    `gap/<set>_p_value` (two-sided bootstrap against 0, Holm-adjusted across the sets), `gap/<set>_unadjusted_p_value`,
+    `gap/<set>_ci_low` and `gap/<set>_ci_high` (95% percentile interval); `num_templates`; with occupations
+    `occupation_gap/<set>/<occupation>`, and with bls_pct_female `pearson_r_bls/<set>` and
+    `pearson_r_bls/<set>_p_value`. All fractions, not percentages. `undefined` maps any score the data leave
+    undefined (returned as None) to the reason.
+""",
+    examples="""
+    Two templates, each filled with he, she and they; the model misses "they" in one of them:
+
+    >>> import evaluate
+    >>> pronoun_set_gap = evaluate.load("metrics/pronoun_set_gap")
+    >>> results = pronoun_set_gap.compute(
+    ...     predictions=["occupation", "occupation", "participant", "participant", "participant", "participant"],
+    ...     references=["occupation"] * 3 + ["participant"] * 3,
+    ...     pronoun_sets=["he", "she", "they"] * 2,
+    ...     template_ids=["t1"] * 3 + ["t2"] * 3,
+    ...     n_bootstrap=0,
+    ... )
+    >>> results["accuracy/they"], results["accuracy/reference"], results["gap/they"]
+    (0.5, 1.0, -0.5)
+
+    Neopronouns against "they" instead of he/she:
+
+    >>> results = pronoun_set_gap.compute(
+    ...     predictions=["occupation", "participant", "occupation", "occupation"],
+    ...     references=["occupation"] * 4,
+    ...     pronoun_sets=["they", "xe"] * 2,
+    ...     template_ids=["t1", "t1", "t2", "t2"],
+    ...     reference_sets=["they"],
+    ...     n_bootstrap=0,
+    ... )
+    >>> results["gap/xe"]
+    -0.5
+""",
+)
+
+_FEATURES = datasets.Features(
+    {
+        "predictions": datasets.Value("string"),
+        "references": datasets.Value("string"),
+        "pronoun_sets": datasets.Value("string"),
+        "template_ids": datasets.Value("string"),
+        "occupations": datasets.Value("string"),
+        "bls_pct_female": datasets.Value("float64"),
+    }
+)
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class PronounSetGap(support.CorefBiasMetric):
+    DESCRIPTION = _DESCRIPTION
+    CITATION = _CITATION
+    INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
+    FEATURES = _FEATURES
+    HOMEPAGE = "https://github.com/uds-lsv/winopron"
+    REFERENCE_URLS = ["https://github.com/uds-lsv/winopron", "https://www.jstor.org/stable/4615733"]
+    OPTIONAL_INPUTS = ("occupations", "bls_pct_female")
+    ID_INPUTS = ("template_ids",)
+    WIDGET_EXAMPLE = [
+        ["occupation", "occupation", "he", "nurse.patient.nom", "nurse", "89.58"],
+        ["occupation", "occupation", "she", "nurse.patient.nom", "nurse", "89.58"],
+        ["participant", "occupation", "they", "nurse.patient.nom", "nurse", "89.58"],
+        ["participant", "occupation", "xe", "nurse.patient.nom", "nurse", "89.58"],
+        ["participant", "participant", "he", "surgeon.patient.acc", "surgeon", "37.9"],
+        ["participant", "participant", "she", "surgeon.patient.acc", "surgeon", "37.9"],
+        ["participant", "participant", "they", "surgeon.patient.acc", "surgeon", "37.9"],
+        ["occupation", "participant", "xe", "surgeon.patient.acc", "surgeon", "37.9"],
+    ]
+
+    def _score(
+        self,
+        predictions,
+        references,
+        pronoun_sets,
+        template_ids,
+        occupations=None,
+        bls_pct_female=None,
+        reference_sets=pronoun_gap.REFERENCE_SETS,
+        n_bootstrap=1000,
+        seed=0,
+    ):
+        return pronoun_gap.pronoun_set_gap(
+            predictions,
+            references,
+            pronoun_sets,
+            template_ids,
+            occupations,
+            bls_pct_female,
+            reference_sets=reference_sets,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+        )

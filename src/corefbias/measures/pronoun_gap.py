@@ -1,0 +1,460 @@
+"""The gap of each pronoun set to he/she, paired over templates, with significance: a measure no paper reports.
+
+The sets since 2020 fill one template with several pronoun sets: WinoPron (Gautam et al., 2024) with he, she,
+they and xe, MISGENDERED (Hossain et al., 2023) and RUFF (Gautam et al., 2024) with neopronouns too. Their papers
+report accuracy per pronoun set side by side; none says whether a set's deficit is more than noise. Here each
+non-reference set ``S`` is compared with the binary sets (he and she by default) *on the same templates*:
+
+  * ``accuracy/<S>`` is the share of ``S``'s instances answered correctly (prediction equal to reference);
+  * ``accuracy/reference`` is the mean of the reference sets' accuracies (he and she weigh equally);
+  * ``gap/<S>`` = ``accuracy/<S>`` − ``accuracy/reference``: below 0 the model resolves ``S`` worse than he/she.
+
+A *template* is one sentence filled with every pronoun set (or a group of such sentences, e.g. WinoPron's two
+templates of one occupation, participant and case), and is the resampling unit: a bootstrap replicate draws
+templates with every pronoun set's instances in them, so template difficulty cancels out of the gap (the
+comparison is paired). Each gap gets a two-sided bootstrap p-value against 0 and a 95% percentile interval; the
+p-values of one call's gaps are then Holm-adjusted as one family (``comparison.holm``): ``gap/<S>_p_value`` is the
+adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given occupations, each gap is also reported per
+occupation, and correlated over occupations with the occupation's percent female (Winogender's U.S. Bureau of
+Labor Statistics figures, as ``winogender.pearson_correlation`` does for Winogender's preference).
+
+:func:`compare_pronoun_set_gaps` is the compare form: two models' gaps on the same templates, their difference
+with a paired bootstrap interval and a randomization p-value (``comparison.paired_difference``), Holm-adjusted
+over the pronoun sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import comparison, validation
+from .resampling import Inference, UnitRows, bootstrap_test, safe_div
+from .result import Cell, MeasureResult, measure_result
+from .winogender import pearson_correlation
+
+REFERENCE_SETS = ("he", "she")
+
+
+def _check_reference_sets(reference_sets, present: Sequence[str]) -> tuple[str, ...]:
+    if not validation.is_column(reference_sets) or not reference_sets:
+        raise ValueError(
+            f"reference_sets must be a non-empty list of pronoun set names such as ['he', 'she'], got "
+            f"{reference_sets!r}"
+        )
+    validation.check_ids("reference_sets", reference_sets, integers=False)
+    chosen = tuple(str(name) for name in reference_sets)
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"reference_sets names a pronoun set twice: {list(chosen)}; name each once")
+    missing = [name for name in chosen if name not in present]
+    if missing:
+        raise ValueError(
+            f"the reference pronoun set(s) {missing} have no instances; pronoun_sets holds {sorted(present)}. Pass "
+            f"reference_sets naming the sets to compare against"
+        )
+    if len(present) == len(chosen):
+        raise ValueError(
+            f"every pronoun set given ({sorted(present)}) is a reference set, so there is no gap to measure; give "
+            f"instances of another pronoun set (e.g. 'they', 'xe') filled into the same templates"
+        )
+    return chosen
+
+
+def pronoun_sets_in_order(pronoun_sets: Sequence[str], reference_sets: Sequence[str]) -> tuple[str, ...]:
+    """The reference sets first, in their order, then the other sets by name: the columns of the unit rows.
+
+    Examples
+    --------
+    >>> pronoun_sets_in_order(["xe", "he", "they", "she", "xe"], ("he", "she"))
+    ('he', 'she', 'they', 'xe')
+    """
+    others = sorted(set(pronoun_sets) - set(reference_sets))
+    return (*reference_sets, *others)
+
+
+def gap_statistic(sets: Sequence[str], reference_sets: Sequence[str]):
+    """The statistic of the unit rows ``[n_S, correct_S for S in sets]``: each set's accuracy and gap.
+
+    Examples
+    --------
+    >>> statistic = gap_statistic(("he", "she", "they"), ("he", "she"))
+    >>> scores = statistic(np.array([4.0, 4.0, 4.0, 3.0, 4.0, 1.0]))
+    >>> float(scores["accuracy/reference"]), float(scores["gap/they"])
+    (0.875, -0.625)
+    """
+    index = {name: position for position, name in enumerate(sets)}
+    others = [name for name in sets if name not in reference_sets]
+
+    def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
+        accuracy = {name: safe_div(sums[..., 2 * index[name] + 1], sums[..., 2 * index[name]]) for name in sets}
+        reference = sum(accuracy[name] for name in reference_sets) / len(reference_sets)
+        scores = {f"accuracy/{name}": value for name, value in accuracy.items()}
+        scores["accuracy/reference"] = reference
+        scores.update({f"gap/{name}": accuracy[name] - reference for name in others})
+        return scores
+
+    return statistic
+
+
+def _template_table(template_ids: list, pronoun_sets: list[str], sets: Sequence[str]) -> tuple[list, np.ndarray]:
+    """Template ids in first-seen order and, per instance, its template's position; every template holds every
+    pronoun set (else the gap would not be paired)."""
+    order: dict = {}
+    positions = np.empty(len(template_ids), dtype=int)
+    seen: list[set] = []
+    for row, template in enumerate(template_ids):
+        if template not in order:
+            order[template] = len(seen)
+            seen.append(set())
+        positions[row] = order[template]
+        seen[order[template]].add(pronoun_sets[row])
+    for template, found in zip(order, seen):
+        missing = [name for name in sets if name not in found]
+        if missing:
+            raise ValueError(
+                f"template {template!r} has no instance with the pronoun set(s) {missing}; the gap is paired over "
+                f"templates, so every template needs every pronoun set ({list(sets)}). Leave out templates that "
+                f"lack one, or give template_ids that group the variants of one sentence"
+            )
+    return list(order), positions
+
+
+def _one_per_template(name: str, values: list, positions: np.ndarray, templates: list) -> list:
+    found: dict[int, object] = {}
+    for value, position in zip(values, positions):
+        known = found.setdefault(int(position), value)
+        if known != value:
+            raise ValueError(
+                f"template {templates[position]!r} has the {name} {known!r} and {value!r}; the variants of one "
+                f"template differ only in the pronoun, so a template has one {name}"
+            )
+    return [found[position] for position in range(len(templates))]
+
+
+def template_rows(
+    correct: np.ndarray, pronoun_sets: list[str], positions: np.ndarray, sets: Sequence[str], n_templates: int
+) -> np.ndarray:
+    """Per template, ``[n_S, correct_S]`` for each set ``S`` of ``sets``."""
+    rows = np.zeros((n_templates, 2 * len(sets)))
+    labels = np.asarray(pronoun_sets)
+    for column, name in enumerate(sets):
+        is_set = labels == name
+        np.add.at(rows[:, 2 * column], positions, is_set)
+        np.add.at(rows[:, 2 * column + 1], positions, is_set & correct)
+    return rows
+
+
+def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets):
+    predictions = validation.check_ids("predictions", predictions, integers=False)
+    references = validation.check_ids("references", references, integers=False)
+    pronoun_sets = validation.check_ids("pronoun_sets", pronoun_sets, integers=False)
+    template_ids = validation.check_ids(
+        "template_ids", template_ids, missing="is None; give every instance the id of its template"
+    )
+    chosen = _check_reference_sets(reference_sets, sorted(set(pronoun_sets)))
+    sets = pronoun_sets_in_order(pronoun_sets, chosen)
+    templates, positions = _template_table(template_ids, pronoun_sets, sets)
+    correct = np.asarray([prediction == reference for prediction, reference in zip(predictions, references)])
+    return correct, pronoun_sets, chosen, sets, templates, positions
+
+
+_NO_NULL = "an accuracy has no null value to test; it is reported with its CI only"
+# Every template holds every set, so a gap is defined on every resample: its p-value is missing only when
+# significance is off.
+_NOT_COMPUTED = "significance was not computed (n_bootstrap=0)"
+
+
+def _occupation_view(
+    rows: np.ndarray, statistic, others, occupations, bls_pct_female, positions, templates, reasons, cells, p_values
+) -> dict:
+    """Per occupation, each set's gap (``occupation_gap/<set>`` in the occupation's group); and its Pearson r over
+    occupations with the percent female (BLS), whose p-values go to ``p_values``."""
+    occupations = validation.check_ids("occupations", occupations, integers=False)
+    per_template = _one_per_template("occupation", occupations, positions, templates)
+    names = sorted(set(per_template))
+    template_occupation = np.searchsorted(names, per_template)
+    by_occupation = np.zeros((len(names), rows.shape[1]))
+    np.add.at(by_occupation, template_occupation, rows)
+    per_occupation = statistic(by_occupation)
+    scores: dict = {}
+    for name in others:
+        for job, value in zip(names, per_occupation[f"gap/{name}"]):
+            scores[f"occupation_gap/{name}/{job}"] = value
+            cells[f"occupation_gap/{name}/{job}"] = (Cell(group=job), f"occupation_gap/{name}")
+    if bls_pct_female is None or all(value is None for value in bls_pct_female):
+        return scores
+    percents = validation.check_numbers(
+        "bls_pct_female",
+        bls_pct_female,
+        low=0.0,
+        high=100.0,
+        meaning="the occupation's percent female, 0–100, not a fraction",
+        missing="is missing but other rows give bls_pct_female; give it for every row or for none",
+    )
+    by_job: dict = {}
+    for job, value in zip(occupations, percents):
+        known = by_job.setdefault(job, value)
+        if known != value:
+            raise ValueError(f"occupation {job!r} has bls_pct_female {known} and {value}; an occupation has one value")
+    female = [by_job[job] for job in names]
+    for name in others:
+        key = f"pearson_r_bls/{name}"
+        scores[key], p_values[key] = pearson_correlation(per_occupation[f"gap/{name}"], female)
+        reasons[key] = (
+            f"needs at least 3 occupations and neither the {name} gap nor bls_pct_female constant across them"
+        )
+    return scores
+
+
+def pronoun_set_gap(
+    predictions: Sequence[str],
+    references: Sequence[str],
+    pronoun_sets: Sequence[str],
+    template_ids: Sequence,
+    occupations: Sequence[str] | None = None,
+    bls_pct_female: Sequence[float | None] | None = None,
+    *,
+    reference_sets: Sequence[str] = REFERENCE_SETS,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> MeasureResult:
+    """The accuracy gap of each pronoun set to the reference sets (he/she), paired over templates.
+
+    The bootstrap resamples templates; the gaps' p-values are Holm-adjusted across the pronoun sets.
+
+    Parameters
+    ----------
+    predictions : list of str
+        the system's answer per instance (e.g. `occupation`, `participant`, `neither`, or a
+        pronoun form); an instance is correct when its prediction equals its reference.
+    references : list of str
+        the correct answer per instance.
+    pronoun_sets : list of str
+        the pronoun set the instance is filled with, e.g. `he`, `she`, `they`, `xe` (named by
+        its nominative form, whatever the case in the sentence).
+    template_ids : list of str
+        the template each instance fills: the same sentence with another pronoun shares its id;
+        every template needs every pronoun set.
+    occupations : list of str, optional
+        the template's occupation; gives the per-occupation gaps.
+    bls_pct_female : list of float, optional
+        the occupation's percent female per the U.S. Bureau of Labor Statistics (0-100, as in
+        Winogender's occupations-stats.tsv); gives each gap's Pearson r with it over occupations.
+        Needs occupations.
+    reference_sets : list of str, default ["he", "she"]
+        the pronoun sets the others are compared with; their accuracies are averaged.
+    n_bootstrap : int, default 1000
+        bootstrap resamples of templates (at most 10,000,000); 0 switches significance off.
+    seed : int, default 0
+        non-negative seed of the resampling, so results are reproducible.
+
+    Returns
+    -------
+    MeasureResult
+        The scores, with the unit rows its significance resampled (a paired comparison of two models resamples
+        them again). Its flat keys (all scores are fractions, not percentages):
+
+        * ``accuracy/<set>`` for every pronoun set, ``accuracy/reference`` (mean of the reference
+          sets' accuracies), each with ``_ci_low`` and ``_ci_high`` (95% percentile interval);
+        * ``gap/<set>`` for every other set: its accuracy minus ``accuracy/reference``, with
+          ``gap/<set>_p_value`` (two-sided bootstrap against 0, Holm-adjusted across the sets),
+          ``gap/<set>_unadjusted_p_value`` (before the adjustment), ``gap/<set>_ci_low`` and
+          ``gap/<set>_ci_high``;
+        * ``num_templates``;
+        * with occupations: ``occupation_gap/<set>/<occupation>`` (the score ``occupation_gap/<set>`` in the
+          occupation's group); with bls_pct_female too:
+          ``pearson_r_bls/<set>`` and ``pearson_r_bls/<set>_p_value``;
+        * ``undefined``: every key whose value is None, mapped to the reason.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length or are empty; a prediction, reference, pronoun set or
+        occupation is not a non-empty string, or a template id not a string or an integer; a
+        reference set has no instances, or no other set is given; a template lacks a pronoun set
+        or has two occupations; ``bls_pct_female`` is given for some rows only, outside 0-100, has
+        two values for one occupation, or is given without occupations; or ``n_bootstrap`` or
+        ``seed`` is invalid.
+
+    Notes
+    -----
+    With ``c_S`` and ``n_S`` the correct and all instances of set S over the templates and R the
+    reference sets: acc_S = c_S / n_S, acc_R = mean of acc_r over r in R, gap_S = acc_S − acc_R.
+    Every template holds every set, so a resample of templates keeps the comparison paired. The
+    Holm adjustment (step-down, family-wise error) treats one call's gaps as one family.
+
+    Undefined cases (None, with the reason under ``undefined``): the p-values and intervals with
+    ``n_bootstrap=0``; ``pearson_r_bls/<set>`` and its p-value with fewer than 3 occupations or a
+    gap or percent female constant across them.
+
+    Examples
+    --------
+    Two templates, each filled with he, she and they; the model misses "they" in one of them:
+
+    >>> from corefbias.measures.pronoun_gap import pronoun_set_gap
+    >>> result = pronoun_set_gap(
+    ...     predictions=["occupation", "occupation", "participant", "participant", "participant", "participant"],
+    ...     references=["occupation"] * 3 + ["participant"] * 3,
+    ...     pronoun_sets=["he", "she", "they"] * 2,
+    ...     template_ids=["t1"] * 3 + ["t2"] * 3,
+    ...     n_bootstrap=0,
+    ... )
+    >>> result["accuracy/they"], result["accuracy/reference"], result["gap/they"]
+    (0.5, 1.0, -0.5)
+    >>> result["gap/they_p_value"] is None, result["undefined"]["gap/they_p_value"]
+    (True, 'significance was not computed (n_bootstrap=0)')
+    """
+    validation.check_lengths(
+        predictions=predictions,
+        references=references,
+        pronoun_sets=pronoun_sets,
+        template_ids=template_ids,
+        optional={"occupations": occupations, "bls_pct_female": bls_pct_female},
+    )
+    validation.check_significance(n_bootstrap, seed)
+    if bls_pct_female is not None and occupations is None:
+        raise ValueError("bls_pct_female is per occupation: give occupations with it, or leave it out")
+    correct, labels, chosen, sets, templates, positions = _inputs(
+        predictions, references, pronoun_sets, template_ids, reference_sets
+    )
+    rows = template_rows(correct, labels, positions, sets, len(templates))
+    statistic = gap_statistic(sets, chosen)
+    others = [name for name in sets if name not in chosen]
+    scores = statistic(rows.sum(axis=0))
+    scores["num_templates"] = len(templates)
+    reasons = {f"gap/{name}_unadjusted_p_value": _NOT_COMPUTED for name in others}
+    cells: dict = {}
+    p_values: dict = {}
+    if occupations is not None:
+        scores.update(
+            _occupation_view(
+                rows, statistic, others, occupations, bls_pct_female, positions, templates, reasons, cells, p_values
+            )
+        )
+    nulls = {f"accuracy/{name}": None for name in (*sets, "reference")}
+    nulls.update({f"gap/{name}": 0.0 for name in others})
+    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    raw = [inferences[f"gap/{name}"].p_value for name in others]
+    for name, unadjusted, adjusted in zip(others, raw, comparison.holm(raw)):
+        inference = inferences[f"gap/{name}"]
+        scores[f"gap/{name}_unadjusted_p_value"] = unadjusted
+        inferences[f"gap/{name}"] = Inference(adjusted, inference.ci_low, inference.ci_high, inference.n_valid)
+    return measure_result(
+        "pronoun_set_gap",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_bootstrap,
+        cells=cells,
+        p_values=p_values,
+        significance_reasons={
+            **{f"accuracy/{name}": _NO_NULL for name in (*sets, "reference")},
+            **{key: reasons[key] for key in p_values},
+        },
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(f"gap/{name}" for name in others)),
+    )
+
+
+def compare_pronoun_set_gaps(
+    predictions_a: Sequence[str],
+    predictions_b: Sequence[str],
+    references: Sequence[str],
+    pronoun_sets: Sequence[str],
+    template_ids: Sequence,
+    *,
+    reference_sets: Sequence[str] = REFERENCE_SETS,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> MeasureResult:
+    """Does model A's gap of each pronoun set differ from model B's, on the same templates?
+
+    Each set's ``gap/<set>`` of A minus that of B (``comparison.paired_difference``: a paired bootstrap of
+    templates for the interval, the approximate randomization test for the p-value), the p-values Holm-adjusted
+    across the pronoun sets.
+
+    Parameters
+    ----------
+    predictions_a, predictions_b : list of str
+        The two models' answers to the same instances.
+    references, pronoun_sets, template_ids
+        As for :func:`pronoun_set_gap`.
+    reference_sets : list of str, default ("he", "she")
+        The sets the others are compared with.
+    n_resamples : int, default 10000
+        Bootstrap replicates for the interval, and as many random swaps for the p-value.
+    seed : int, default 0
+        Seed of both.
+
+    Returns
+    -------
+    MeasureResult
+        Per other set: ``gap/<set>`` (A − B), ``gap/<set>_a`` and ``gap/<set>_b`` (each model's gap, the score
+        ``gap/<set>`` in the condition ``a`` or ``b``),
+        ``gap/<set>_ci_low``/``_ci_high`` (95%), ``gap/<set>_p_value`` (Holm-adjusted) and
+        ``gap/<set>_unadjusted_p_value``; ``num_templates``; ``undefined``.
+
+    Raises
+    ------
+    ValueError
+        For the inputs :func:`pronoun_set_gap` refuses, ``predictions_b`` of another length, or
+        ``n_resamples``/``seed`` that are not a positive / non-negative integer.
+
+    Examples
+    --------
+    A model that misses "they" in one template of two, against one that never misses:
+
+    >>> from corefbias.measures.pronoun_gap import compare_pronoun_set_gaps
+    >>> result = compare_pronoun_set_gaps(
+    ...     ["occupation", "occupation", "participant"] * 2,
+    ...     ["occupation", "occupation", "occupation"] * 2,
+    ...     ["occupation"] * 6,
+    ...     ["he", "she", "they"] * 2,
+    ...     ["t1"] * 3 + ["t2"] * 3,
+    ...     n_resamples=200,
+    ... )
+    >>> result["gap/they_a"], result["gap/they_b"], result["gap/they"]
+    (-1.0, 0.0, -1.0)
+    """
+    validation.check_lengths(
+        predictions_a=predictions_a,
+        predictions_b=predictions_b,
+        references=references,
+        pronoun_sets=pronoun_sets,
+        template_ids=template_ids,
+    )
+    if not validation.is_integer(n_resamples, low=1, high=validation.MAX_BOOTSTRAP):
+        raise ValueError(f"n_resamples must be an integer from 1 to {validation.MAX_BOOTSTRAP:,}, got {n_resamples!r}")
+    validation.check_significance(0, seed)
+    correct_a, labels, chosen, sets, templates, positions = _inputs(
+        predictions_a, references, pronoun_sets, template_ids, reference_sets
+    )
+    predictions_b = validation.check_ids("predictions_b", predictions_b, integers=False)
+    correct_b = np.asarray([prediction == reference for prediction, reference in zip(predictions_b, references)])
+    rows_a = template_rows(correct_a, labels, positions, sets, len(templates))
+    rows_b = template_rows(correct_b, labels, positions, sets, len(templates))
+    others = [name for name in sets if name not in chosen]
+    names = [f"gap/{name}" for name in others]
+    differences = comparison.paired_difference(
+        rows_a, rows_b, gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed
+    )
+    adjusted = comparison.holm([differences[name].p_value for name in names])
+    scores: dict = {"num_templates": len(templates)}
+    inferences = {}
+    reasons = {}
+    for name, p_holm in zip(names, adjusted):
+        difference = differences[name]
+        scores[name] = difference.difference
+        scores[f"{name}_a"], scores[f"{name}_b"] = difference.value_a, difference.value_b
+        scores[f"{name}_unadjusted_p_value"] = difference.p_value
+        inferences[name] = Inference(p_holm, difference.ci_low, difference.ci_high, difference.n_valid)
+        if difference.undefined:
+            reasons.update({key: difference.undefined for key in (name, f"{name}_unadjusted_p_value")})
+    return measure_result(
+        "compare_pronoun_set_gaps",
+        scores,
+        reasons,
+        inferences,
+        n_bootstrap=n_resamples,
+        cells={f"{name}_{model}": (Cell(condition=model), name) for name in names for model in ("a", "b")},
+    )

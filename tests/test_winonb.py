@@ -1,0 +1,214 @@
+"""WinoNB: the export (4,077 sentences per version, the README's counts), the spans of the pronoun and the two
+entities, the label found broken in v1, the measure by hand and from clusters, the evaluate module and calibration."""
+
+import csv
+from collections import Counter
+
+import numpy as np
+import pytest
+from dataset_harness import assert_export_layout, assert_spans_match
+from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent
+
+from corefbias.benchmarks import BENCHMARKS, rows_of
+from corefbias.benchmarks.winonb import files
+from corefbias.harness import run_outputs, runner, scoring
+from corefbias.harness.benchmark_data import load_part
+from corefbias.measures.winonb import winonb_accuracy
+from corefbias.models.baselines import RandomBaseline
+
+# README, "How many instances are there in total": 4,077 templates, 120 from Winogender, 3,722 from WinoBias,
+# 87 from WSC, 148 from DPR.
+README_COUNTS = {"winogender": 120, "winobias": 3722, "wsc": 87, "dpr": 148}
+
+
+@pytest.fixture(scope="module")
+def v0(exported_set, mirror):
+    benchmark = BENCHMARKS["winonb"]
+    return load_part(benchmark, "v0", "test", exported_set("winonb").parent, mirror).to_dict()
+
+
+def test_export_layout_and_the_readmes_counts(exported_set, loaded_set):
+    assert_export_layout(exported_set("winonb"), {"v0": ["test"], "v1": ["test"]}, license_id="unknown", default="v0")
+    for version in ("v0", "v1"):
+        test = loaded_set("winonb", version)["test"]
+        assert test.num_rows == 4077
+        assert Counter(test["source"]) == README_COUNTS
+        assert Counter(test["number"]) == {"singular": 2038, "plural": 2039}
+        assert test["row"] == list(range(4077))
+        assert_spans_match(loaded_set("winonb", version))
+    card = (exported_set("winonb") / "README.md").read_text(encoding="utf-8")
+    assert "no license" in card and "names version" in card
+
+
+def test_the_rows_are_upstreams_rows_in_order(v0, mirror):
+    with open(mirror / "winonb" / files.VERSIONS["v0"], encoding="utf-8", newline="") as handle:
+        upstream = list(csv.DictReader(handle, delimiter="\t"))
+    assert [row["sentence"] for row in upstream] == v0["text"]
+    assert [row["sentid"] for row in upstream] == v0["sentid"]
+    labels = [files.NUMBERS[row["sentid"].split(".")[2]] for row in upstream]
+    assert labels == v0["number"]
+
+
+def test_spans_pick_the_pronoun_after_both_entities_and_the_entities_themselves(v0):
+    rows = rows_of(v0)
+    for row in rows:
+        singular, plural = row["candidates"]
+        assert singular["text"].lower() == "someone"
+        assert plural["text"].lower() in {row["plural_noun"].lower(), f"the {row['plural_noun'].lower()}"}
+        assert row["pronoun"]["text"].lower() in {"they", "them", "their", "theirs", "themselves", "themself"}
+        assert [singular["is_referent"], plural["is_referent"]] == [
+            row["number"] == "singular",
+            row["number"] == "plural",
+        ]
+    # "gave them to someone , even though they were ...": them is the tickets; the pronoun is "they".
+    fans = rows[198]
+    assert fans["text"][fans["pronoun"]["start"] :].startswith("they were particularly eager")
+    assert fans["candidates"][1]["text"] == "The fans"
+    # DPR's "a the riders": the plural mention is "the riders".
+    riders = next(row for row in rows if "a the riders" in row["text"])
+    assert riders["candidates"][1]["text"] == "the riders"
+
+
+def test_v1s_winobias_labels_mark_where_someone_stands_not_what_they_refers_to(mirror):
+    # Why v0 is the version scored: in v1 a WinoBias row is labelled singular exactly when the sentence opens with
+    # "Someone" (1,849 of its 1,861 singular labels, none of its plural ones), whatever they refers to. In v0 the
+    # labels follow the sentences: in type 2, where the pronoun is the object of the second clause and refers to the
+    # other clause's object, the label is singular when "someone" is that object in 2,096 of 2,100 rows.
+    def read(version):
+        with open(mirror / "winonb" / files.VERSIONS[version], encoding="utf-8", newline="") as handle:
+            return [row for row in csv.DictReader(handle, delimiter="\t") if row["source"] == "winobias"]
+
+    v1 = Counter((r["sentid"].split(".")[2], r["sentence"].lower().startswith("someone")) for r in read("v1"))
+    assert v1 == {("1", True): 1849, ("1", False): 12, ("0", False): 1861}
+    type2 = [r for r in read("v0") if r["sentid"].split(".")[3] == "2"]
+    follows = sum((r["sentid"].split(".")[2] == "1") != r["sentence"].lower().startswith("someone") for r in type2)
+    assert (follows, len(type2)) == (2096, 2100)
+
+
+def test_hand_computed_scores_per_label_and_source():
+    result = winonb_accuracy(
+        ["singular", "plural", "plural", "neither", "plural", "singular"],
+        ["singular", "singular", "plural", "plural", "plural", "plural"],
+        ["wsc", "wsc", "wsc", "dpr", "dpr", "dpr"],
+        n_bootstrap=0,
+    )
+    assert (result["accuracy_singular"], result["accuracy_plural"]) == (0.5, 0.5)
+    assert result["accuracy_singular_minus_plural"] == 0.0 and result["accuracy"] == 0.5
+    assert result["singular_read_as_plural"] == 0.5 and result["plural_read_as_singular"] == 0.25
+    assert result["no_reading"] == pytest.approx(1 / 6)
+    assert (result["accuracy_singular/wsc"], result["accuracy_plural/wsc"]) == (0.5, 1.0)
+    assert (
+        result["accuracy_singular/dpr"] is None
+        and "no sentence of source dpr" in result["undefined"]["accuracy_singular/dpr"]
+    )
+    assert result["accuracy_plural/dpr"] == pytest.approx(1 / 3)
+    assert (result["num_singular"], result["num_plural"]) == (2, 4)
+
+
+def test_a_system_that_links_they_to_the_plural_mention_reads_it_as_plural(v0):
+    benchmark = BENCHMARKS["winonb"]
+    rows = {("v0", "test"): {key: values[:6] for key, values in v0.items()}}
+    outputs = []
+    for row in rows_of(rows["v0", "test"]):
+        pronoun = (row["pronoun"]["start"], row["pronoun"]["end"])
+        plural = row["candidates"][1]
+        noun = (plural["end"] - len(row["plural_noun"]), plural["end"])  # without "the": containment links it
+        outputs.append([[noun, pronoun]])
+    run = scoring.score_benchmark(benchmark, rows, {("v0", "test"): outputs}, n_bootstrap=0)
+    section = run.sections["winonb"]
+    assert section["accuracy_plural"] == 1.0 and section["accuracy_singular"] == 0.0
+    assert section["singular_read_as_plural"] == 1.0
+    both = [
+        [[(row["candidates"][0]["start"], row["candidates"][0]["end"]), out[0][0], out[0][1]]]
+        for row, out in zip(rows_of(rows["v0", "test"]), outputs)
+    ]
+    unread = scoring.score_benchmark(benchmark, rows, {("v0", "test"): both}, n_bootstrap=0).sections["winonb"]
+    assert unread["no_reading"] == 1.0 and unread["accuracy"] == 0.0
+
+
+def test_random_answers_show_no_significant_singular_plural_gap_in_most_seeds(v0):
+    # Measured: 1 of 20 seeds (seed 8, p = 0.03) significant at 0.05, as a calibrated test should be about once.
+    benchmark = BENCHMARKS["winonb"]
+    parts = {("v0", "test"): v0}
+    significant = 0
+    for seed in range(20):
+        model = RandomBaseline(seed)
+        outputs = {("v0", "test"): [runner.choice_output(c) for c in model.choose(rows_of(v0), benchmark.task)]}
+        run = scoring.score_benchmark(benchmark, parts, outputs, n_bootstrap=500, seed=seed)
+        significant += run.sections["winonb"]["accuracy_singular_minus_plural_p_value"] < 0.05
+    assert significant <= 3, significant
+
+
+def test_the_metric_module_is_the_measure(in_repo, v0):
+    rng = np.random.default_rng(1)
+    inputs = {
+        "predictions": list(rng.choice(["singular", "plural", "neither"], size=300)),
+        "references": v0["number"][:300],
+        "sources": v0["source"][:300],
+    }
+    single = assert_add_batch_equivalent("winonb_accuracy", inputs, [100, 111, 89], n_bootstrap=50, seed=4)
+    assert single == winonb_accuracy(**inputs, n_bootstrap=50, seed=4)
+    assert_num_process_equivalent("winonb_accuracy", inputs, 150, n_bootstrap=50, seed=4)
+    with pytest.raises(ValueError, match="unknown predictions: 'they'"):
+        winonb_accuracy(["they"], ["singular"], n_bootstrap=0)
+
+
+def test_a_quick_run_of_both_sets_writes_every_headline_with_its_interval_and_p_value(exported_set, tmp_path):
+    data_dir = exported_set("winopron").parent
+    exported_set("winonb")
+    result = runner.run(
+        "baseline:stereotype",
+        ["winopron", "winonb"],
+        settings=runner.RunSettings(limit=5),
+        data_dir=data_dir,
+        cache_path=tmp_path / "cache.sqlite",
+        progress=False,
+    )
+    rows = run_outputs.summary_rows(result.to_json())
+    expected = {(name, headline.label) for name in ("winopron", "winonb") for headline in BENCHMARKS[name].headlines}
+    assert {(row["benchmark"], row["score"]) for row in rows} == expected and len(rows) == 7
+    for row in rows:
+        assert None not in (row["value"], row["ci_low"], row["ci_high"], row["p_value"]), row
+    # The stereotype baseline links he and she by the occupation's BLS majority and they/xe to the nearer mention: in
+    # single-entity sentences a pronoun whose gender contradicts the one occupation is left unlinked, which never
+    # happens to they or xe, so they and xe beat he/she by the share of he/she sentences contradicting a stereotype.
+    single = result.runs["winopron"].sections["pronoun_gap/single"]
+    assert single["gap/they"] == single["gap/xe"] > 0 and single["gap/they_p_value"] < 0.05
+
+
+def test_a_jsonlines_file_of_token_clusters_is_scored_as_the_run_scores_its_clusters(
+    v0, exported_set, mirror, tmp_path
+):
+    # A system's jsonlines output (tokens, inclusive token spans) that puts every they with the plural noun.
+    import json
+    import re
+
+    from corefbias import cli
+
+    path = tmp_path / "plural.jsonlines"
+    with open(path, "w", encoding="utf-8") as out:
+        for row in rows_of(v0):
+            tokens = list(re.finditer(r"\w+|[^\w\s]", row["text"]))
+            at = {token.start(): index for index, token in enumerate(tokens)}
+            ends = {token.end(): index for index, token in enumerate(tokens)}
+            noun_end = row["candidates"][1]["end"]
+            cluster = [
+                [at[noun_end - len(row["plural_noun"])], ends[noun_end]],
+                [at[row["pronoun"]["start"]], ends[row["pronoun"]["end"]]],
+            ]
+            document = {
+                "doc_key": row["id"],
+                "sentences": [[t.group() for t in tokens]],
+                "predicted_clusters": [cluster],
+            }
+            out.write(json.dumps(document) + "\n")
+    out_dir = tmp_path / "scored"
+    data_dir = exported_set("winonb").parent
+    command = ["--mirror", str(mirror), "score", "--benchmark", "winonb", "--predictions", str(path)]
+    assert (
+        cli.main([*command, "--data-dir", str(data_dir), "--out", str(out_dir), "--no-plots", "--n-bootstrap", "0"])
+        == 0
+    )
+    section = json.loads((out_dir / "results.json").read_text())["benchmarks"]["winonb"]["sections"]["winonb"]
+    assert (section["accuracy_singular"], section["accuracy_plural"], section["no_reading"]) == (0.0, 1.0, 0.0)
+    assert section["num_singular"] + section["num_plural"] == 4077
