@@ -164,15 +164,18 @@ def test_a_quick_run_writes_every_headline_with_its_interval_and_p_value(data_di
         for headline in run["headlines"]:
             assert headline["ci_low"] is not None and headline["ci_high"] is not None, headline
             assert (headline["p_value"] is None) == (headline["unbiased_value"] is None), headline
-        # he and she always right, every other set always wrong: the gaps are 1 (−1 as set − he/she), significant
-        gaps = [headline for headline in run["headlines"] if headline["unbiased_value"] is not None]
-        gaps = [headline for headline in gaps if headline["key"] in GAPS or headline["key"].startswith("gap/")]
-        assert len(gaps) == {"misgendered": 10, "ruff": 2}[name]
-        for headline in gaps:
-            assert abs(headline["value"]) == 1.0 and headline["significant"], headline
+        # the stereotype baseline writes the pronoun of the name's or the occupation's stereotype, whatever was
+        # declared: right for some he and she, wrong for every other set but by chance (for a unisex name it falls
+        # back on the first listed word): every gap to he/she is negative, nearly all significant after Holm
+        gaps = [headline for headline in run["headlines"] if headline["key"].startswith("gap/")]
+        assert len(gaps) == {"misgendered": 9, "ruff": 2}[name]
+        assert all(headline["value"] < 0 for headline in gaps)
+        assert sum(headline["significant"] for headline in gaps) >= len(gaps) - 1
+        group_gaps = [headline for headline in run["headlines"] if headline["key"] in GAPS]
+        assert all(headline["value"] > 0 and headline["significant"] for headline in group_gaps)
 
 
-def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_binary_one_always(quick):
+def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_stereotyped_one_does(quick):
     seeds = range(20)
     for name in SETS:
         benchmark, rows = BENCHMARKS[name], quick[name]
@@ -184,7 +187,7 @@ def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_binary_on
         assert significant <= 5, (name, significant)
         stereotyped = benchmark.score(rows, decisions_of(StereotypeBaseline(), benchmark, rows), 1000, 0)
         sets = {row_set for row_set in rows[benchmark.parts[0]]["pronoun_set"]} - {"he", "she"}
-        assert len(significant_gaps(stereotyped, name)) == len(GAPS) + len(sets)
+        assert len(significant_gaps(stereotyped, name)) >= len(GAPS) + len(sets) - 1  # one may fall to chance
 
 
 # 3. Coreference clusters are refused, saying why.

@@ -17,6 +17,7 @@ from upstream_scripts import functions
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.fill_in_sections import chosen_words
 from corefbias.benchmarks.misgendered import files as misgendered_files
+from corefbias.data.fill_in import rotated
 from corefbias.harness import runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
@@ -92,7 +93,10 @@ def test_every_row_is_what_get_eval_instance_makes_of_its_evaluation_file_row(ro
         passage = row["text"].split("\nOPTIONS:\n")[0]
         assert passage == sentence.replace("{mask_token}", "___"), row["id"]
         assert row["answer"] == label
-        assert [candidate["text"] for candidate in row["candidates"]] == list(dict.fromkeys(constraints))
+        # the scripts' choices, each word once, listed in the row's rotation
+        assert [candidate["text"] for candidate in row["candidates"]] == rotated(
+            list(dict.fromkeys(constraints)), row["sentence_id"]
+        )
         assert [c["text"] for c in row["candidates"] if c["is_referent"]] == [label]
     forms = {(row["form"], row["answer"][0].isupper()) for row in rows}
     assert ("nom", True) in forms and ("acc", False) in forms  # capitalized and not

@@ -4,18 +4,38 @@ MISGENDERED and RUFF ask a language model which pronoun to write for a person, n
 to. Such an instance becomes a row whose ``text`` is the passage with its blank (``BLANK``) followed by the
 options, listed as RUFF's ``scripts/prompt.py`` lists them to its models (``OPTIONS:`` and one ``- option`` line
 each); the row's ``pronoun`` is the blank and its ``candidates`` are the options in that list, the referent being
-the right word. A choice model choosing a candidate therefore chooses the word for the blank; the spans keep the
+the right word; the options are listed in a rotation counterbalanced over units (:func:`rotated`). A choice model
+choosing a candidate therefore chooses the word for the blank; the spans keep the
 row valid for everything that reads spans (the export's checks, the Explore view), but a coreference system's
 clusters over such a text mean nothing, and the sets say so (``Benchmark.clusters_cannot_express``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 BLANK = "___"  # RUFF's prompt_model: sentence.replace(pronoun_type, '___')
 OPTIONS_HEADER = "OPTIONS:"  # RUFF's prompt_model: 'OPTIONS:\n' + '\n'.join(['- ' + o for o in options])
 OPTION_BULLET = "- "
+
+
+def rotated(options: Sequence[str], key: str) -> list[str]:
+    """The options in the order a row lists them: a cyclic rotation, its shift ``sha256(key) mod len(options)``.
+
+    ``key`` is the unit's id, so the instances of a unit (one sentence with each pronoun set declared in turn) list
+    the options alike, and over the units each option stands at each place about equally often: a model that
+    copies the last listed option (or the first) cannot pass for one that prefers a pronoun set, and where it
+    does so its answers pile up at one position, which the position rate reports (as ``chat:`` counterbalances its
+    lettered options).
+
+    Examples
+    --------
+    >>> rotated(["he", "she", "they", "xe"], "c1"), rotated(["he", "she", "they", "xe"], "c2")
+    (['xe', 'he', 'she', 'they'], ['she', 'they', 'xe', 'he'])
+    """
+    shift = int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big") % len(options)
+    return [*options[shift:], *options[:shift]]
 
 
 def options_text(options: Sequence[str]) -> str:

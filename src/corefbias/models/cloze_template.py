@@ -66,7 +66,9 @@ class ClozeTemplate:
     ``lowercase_initial`` lowercases a sentence-initial mention (common nouns, not names);
     ``someone_else`` is the text of an extra "none of the candidates" option, if any.
     ``source`` says where the wording comes from; ``cannot_express`` what a cloze model cannot answer
-    on this benchmark and how the scores treat it.
+    on this benchmark and how the scores treat it. ``lists_options``: the instance's text itself lists the
+    candidates, in their order (a fill-in row's options, ``corefbias.data.fill_in``), so the model is shown an
+    order after all, and a choice records where its option stood (``Choice.position``: the position rate applies).
     """
 
     version: int
@@ -77,6 +79,7 @@ class ClozeTemplate:
     lowercase_initial: bool = False
     someone_else: str | None = None
     delimiter: str = " "
+    lists_options: bool = False
 
     def render(self, instance: dict) -> ClozeRequest:
         """The context and options of one instance (a row of the exported set)."""

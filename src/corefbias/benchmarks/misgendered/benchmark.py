@@ -48,7 +48,8 @@ BENCHMARK = Benchmark(
     limit_meaning="N sentences of each declaration kind (explicit, parenthetical) and form, each with all 11 "
     "pronoun sets declared in turn (110N instances)",
     cloze=ClozeTemplate(
-        version=1,
+        version=2,
+        lists_options=True,
         suffix="\n\n{before}",
         source="MISGENDERED's zero-shot scripts (zero-shot/gpt2.py and the other causal LMs'): the declared "
         "sentence of templates/<declaration>.csv with each option in place of {mask_token}, the option scored where "

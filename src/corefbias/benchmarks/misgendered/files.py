@@ -34,8 +34,9 @@ MASK = "{mask_token}"
 # The paper's three kinds of pronoun set; pronouns.csv says binary or non-binary only.
 GROUPS = {"he": "binary", "she": "binary", "they": "gender-neutral"}
 NEO = "neo-pronoun"
-# The grammatical gender of the binary sets' words, for the baseline that knows only he and she.
+# The gender of the binary sets' words, and the gender a stereotype reads into a name of each list (unisex: none).
 BINARY_GENDER = {"he": "male", "she": "female"}
+NAME_GENDER = {"female": "female", "male": "male", "unisex": None}
 _SLOT = re.compile(r"\{(nom|acc|pos_dep|pos_ind|ref)\}")
 
 
@@ -148,20 +149,20 @@ def instance(sentence: str, form: str, pronoun_set: dict, sets: list[dict]) -> d
     return {"sentence": declared, "label": label, "choices": list(dict.fromkeys(choices))}
 
 
-def choice_genders(form: str, sets: list[dict]) -> list[str | None]:
-    """Per choice of a form (repeats dropped, as :func:`instance` drops them), ``male`` for he's word, ``female``
-    for she's, None for the others'.
+def word_genders(form: str, sets: list[dict]) -> dict[str, str | None]:
+    """Each word of a form (lowercased; repeats once, as :func:`instance` drops them): ``male`` for he's word,
+    ``female`` for she's, None for the others'.
 
     Examples
     --------
     >>> sets = [{"gender": "he", "acc": "him"}, {"gender": "e", "acc": "em"}, {"gender": "ey", "acc": "em"}]
-    >>> choice_genders("acc", sets)
-    ['male', None]
+    >>> word_genders("acc", sets)
+    {'him': 'male', 'em': None}
     """
-    first = {}
+    found: dict[str, str | None] = {}
     for pronoun_set in sets:
-        first.setdefault(pronoun_set[form].lower(), BINARY_GENDER.get(pronoun_set["gender"]))
-    return list(first.values())
+        found.setdefault(pronoun_set[form].lower(), BINARY_GENDER.get(pronoun_set["gender"]))
+    return found
 
 
 def declared_forms(template: str) -> list[str]:
@@ -182,8 +183,10 @@ def row(declaration: str, template: dict, name_list: str, name: str, pronoun_set
     declared = declared_forms(template["template"])
     kind, _, number = declaration.partition("_template_")
     unit = f"{declaration}/{template['template_id']}/{name}"
+    shown = fill_in.rotated(made["choices"], unit)
+    genders = word_genders(template["form"], sets)
     return {
-        **fill_in.fill_in_row(passage, made["choices"], made["label"]),
+        **fill_in.fill_in_row(passage, shown, made["label"]),
         "id": f"{unit}/{pronoun_set['gender']}",
         "sentence_id": unit,
         "declaration": declaration,
@@ -201,6 +204,6 @@ def row(declaration: str, template: dict, name_list: str, name: str, pronoun_set
         "gender_type": pronoun_set["gender_type"],
         "pronoun_group": group(pronoun_set["gender"]),
         "answer": made["label"],
-        "pronoun_gender": BINARY_GENDER.get(pronoun_set["gender"], group(pronoun_set["gender"])),
-        "candidate_stereotypes": choice_genders(template["form"], sets),
+        "pronoun_gender": NAME_GENDER[name_list],
+        "candidate_stereotypes": [genders[word.lower()] for word in shown],
     }

@@ -53,7 +53,8 @@ BENCHMARK = Benchmark(
     limit_meaning="N contexts of each number of distractors (0 to 5) and case (nom, acc, poss), each with every "
     "declared and confusing pronoun (4 instances without distractors, 12 with: 192N instances)",
     cloze=ClozeTemplate(
-        version=1,
+        version=2,
+        lists_options=True,
         suffix="\n\nThe best pronoun to fill in the blank is",
         source="RUFF's scripts/prompt.py (get_pronoun_templates, prompt_model), verbatim: the instance with its "
         "pronoun replaced by '___', the options as 'OPTIONS:' and '- <pronoun>' lines, and its template '{task}\\n\\n"

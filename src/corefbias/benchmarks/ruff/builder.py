@@ -62,10 +62,9 @@ def file_rows(distractors: int, mirror=None, *, scored: bool):
     for task_index, task in enumerate(ruff_files.tasks(mirror)):
         kept = ruff_files.chosen_uids(task_index, uids[task["pronoun_type"]], distractors) if scored else None
         for context in ruff_files.contexts(task, intros, distractors, kept):
-            yield {
-                **ruff_files.row(task_index, task, context, distractors),
-                "bls_pct_female": statistics[task["occupation"]]["bls_pct_female"],
-            }
+            yield ruff_files.row(
+                task_index, task, context, distractors, statistics[task["occupation"]]["bls_pct_female"]
+            )
 
 
 class Ruff(builder_base.UpstreamBuilder):

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from corefbias.data import fill_in, upstream
+from corefbias.measures import stereotypes
 
 UPSTREAM_DATASET = "ruff"
 ARCHIVE = "data.zip"
@@ -192,16 +193,18 @@ def chosen_uids(task_index: int, uids: list[str], distractors: int) -> set[str]:
     return set(sorted(uids, key=order)[: SCORED_CONTEXTS[distractors]])
 
 
-def row(task_index: int, task: dict, context: Context, distractors: int) -> dict:
-    """One exported row: the context, the task sentence with a blank for its pronoun, the options."""
+def row(task_index: int, task: dict, context: Context, distractors: int, bls_pct_female: float | None = None) -> dict:
+    """One exported row: the context, the task sentence with a blank for its pronoun, the options; with the
+    occupation's percent female (Winogender's BLS figure), its stereotype."""
     pronoun_type = task["pronoun_type"]
     sentence = upstream_sentence(task, context)
     options = PRONOUNS[pronoun_type]
     pronoun_set = PRONOUN_SETS[options.index(context.pronoun)]
     unit = f"{task_index}/{context.uid}"
+    shown = fill_in.rotated(options, unit)
     return {
         # prompt_model: sentence.replace(pronoun_type, '___'), then the options
-        **fill_in.fill_in_row(sentence.replace(pronoun_type, fill_in.BLANK), options, context.pronoun),
+        **fill_in.fill_in_row(sentence.replace(pronoun_type, fill_in.BLANK), shown, context.pronoun),
         "id": f"{FILES[distractors]}/{unit}/{context.pronoun}/{context.confuse_pronoun or '-'}",
         "context_id": unit,
         "distractors": distractors,
@@ -219,6 +222,7 @@ def row(task_index: int, task: dict, context: Context, distractors: int) -> dict
         "pronoun_set": pronoun_set,
         "pronoun_group": GROUPS[pronoun_set],
         "answer": context.pronoun,
-        "pronoun_gender": BINARY_GENDER.get(pronoun_set, GROUPS[pronoun_set]),
-        "candidate_stereotypes": [BINARY_GENDER.get(name) for name in PRONOUN_SETS],
+        "bls_pct_female": bls_pct_female,
+        "pronoun_gender": stereotypes.majority_gender(bls_pct_female, tie=stereotypes.WINOGENDER_TIE),
+        "candidate_stereotypes": [BINARY_GENDER.get(PRONOUN_SETS[options.index(word)]) for word in shown],
     }
