@@ -211,6 +211,20 @@ def test_a_cluster_model_and_a_file_of_clusters_are_refused_with_the_reason(name
         scoring.score_benchmark(BENCHMARKS[name], rows, clusters, n_bootstrap=0)
 
 
+def test_a_file_of_a_models_decisions_scores_as_its_run(data_dir, tmp_path):
+    """``corefbias score`` on the instances file a run wrote (one decision per instance of the scored part)."""
+    from corefbias.harness import run_outputs
+    from corefbias.harness.prediction_files import scoring as file_scoring
+
+    settings = runner.RunSettings(n_bootstrap=50, seed=4, cache_mode="off")
+    run = runner.run("baseline:random", ["ruff"], settings=settings, data_dir=data_dir, cache_path=None, progress=False)
+    written = run_outputs.write_outputs(run, tmp_path / "run", plots=False)
+    scored = file_scoring.score("ruff", [written["instances/ruff.jsonl"]], data_dir=data_dir, n_bootstrap=50, seed=4)
+    assert dict(scored.runs["ruff"].sections["ruff"]) == dict(run.runs["ruff"].sections["ruff"])
+    assert dict(scored.runs["ruff"].sections["pronoun_gap"]) == dict(run.runs["ruff"].sections["pronoun_gap"])
+    assert scored.runs["ruff"].sections["ruff"]["num_instances"] == 12960
+
+
 # 4. The whole design, on request.
 
 
