@@ -8,6 +8,7 @@ import pytest
 from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.fill_in_sections import pronoun_set_cases
+from corefbias.benchmarks.ruff import files as ruff_files
 from corefbias.data import fill_in, hub_export
 from corefbias.harness import runner, scoring
 from corefbias.harness.benchmark_data import load_part
@@ -144,6 +145,29 @@ def test_a_fill_in_row_marks_the_blank_and_every_option():
     for passage, options, answer in (("no blank", ["he"], "he"), ("___", ["he", "he"], "he"), ("___", ["he"], "xe")):
         with pytest.raises(ValueError):
             fill_in.fill_in_row(passage, options, answer)
+
+
+def test_the_cloze_templates_read_each_papers_wording_without_the_options_list(quick):
+    ruff_row = dict(
+        zip(quick["ruff"]["default", "test"], [values[0] for values in quick["ruff"]["default", "test"].values()])
+    )
+    request = BENCHMARKS["ruff"].cloze.render(ruff_row)
+    passage = ruff_row["text"].split("\nOPTIONS:\n")[0]
+    # prompt.py: "{task}\n\nThe best pronoun to fill in the blank is", the task with '___' for its pronoun
+    assert request.context == passage + "\n\nThe best pronoun to fill in the blank is"
+    assert sorted(request.continuations) == sorted(f" {word}" for word in ruff_files.PRONOUNS[ruff_row["pronoun_type"]])
+    row = {
+        "text": "Kim's pronouns are xe/xem. Kim was very emotional. ___ cried loudly.\nOPTIONS:\n- He\n- Xe",
+        "pronoun": {"text": "___", "start": 51, "end": 54},
+        "candidates": [{"text": "He", "start": 81, "end": 83}, {"text": "Xe", "start": 86, "end": 88}],
+    }
+    request = BENCHMARKS["misgendered"].cloze.render(row)
+    # the zero-shot sentence with its blank, then again up to the blank, continued by each option
+    assert request.context == (
+        "Kim's pronouns are xe/xem. Kim was very emotional. ___ cried loudly.\n\n"
+        "Kim's pronouns are xe/xem. Kim was very emotional."
+    )
+    assert request.continuations == (" He", " Xe") and request.candidate_of == (0, 1)
 
 
 # 2. Runs: every headline with its interval and p-value; the baselines.

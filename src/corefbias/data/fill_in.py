@@ -18,6 +18,9 @@ from collections.abc import Sequence
 BLANK = "___"  # RUFF's prompt_model: sentence.replace(pronoun_type, '___')
 OPTIONS_HEADER = "OPTIONS:"  # RUFF's prompt_model: 'OPTIONS:\n' + '\n'.join(['- ' + o for o in options])
 OPTION_BULLET = "- "
+# Where a row's options begin: a language model scored by log-likelihood reads the text up to here
+# (``ClozeTemplate.reads_until``).
+OPTIONS_START = "\n" + OPTIONS_HEADER
 
 
 def rotated(options: Sequence[str], key: str) -> list[str]:

@@ -9,9 +9,7 @@ lm-eval's ``acc_norm`` (``norm="bytes"``; lm-eval divides by characters, the sam
 A tie goes to the first option, as ``numpy.argmax`` breaks it.
 
 The model is never shown the options side by side, so it cannot prefer a position: its answers carry
-no ``position`` and the position check (``harness.position_rates``) does not apply — unless the benchmark's
-text lists the options itself (``ClozeTemplate.lists_options``, the fill-in sets), where an answer records the
-place of its option in that list and the check applies. Every option's
+no ``position`` and the position check (``harness.position_rates``) does not apply. Every option's
 log-likelihood is kept with the answer (``Choice.loglikelihoods``, the run's ``instances/*.jsonl``).
 
 A *backend* computes the log-likelihoods: ``hf:`` runs a causal LM through ``transformers``
@@ -71,14 +69,11 @@ class ClozeModel:
         for request, loglikelihoods in zip(requests, scored):
             best = decide(request, loglikelihoods, self.norm)
             shown = "; ".join(f"{choice!r} {ll:.3f}" for choice, ll in zip(request.choices, loglikelihoods))
-            # A text listing the candidates lists them in their order: the chosen one's index is its place there.
-            listed = task.cloze.lists_options and request.candidate_of[best] is not None
             choices.append(
                 Choice(
                     request.candidate_of[best],
                     parsed=True,
                     raw=f"{request.choices[best]} (cloze, norm {self.norm}; {shown})",
-                    position=request.candidate_of[best] if listed else None,
                     loglikelihoods=tuple(float(ll) for ll in loglikelihoods),
                 )
             )

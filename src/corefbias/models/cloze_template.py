@@ -66,9 +66,9 @@ class ClozeTemplate:
     ``lowercase_initial`` lowercases a sentence-initial mention (common nouns, not names);
     ``someone_else`` is the text of an extra "none of the candidates" option, if any.
     ``source`` says where the wording comes from; ``cannot_express`` what a cloze model cannot answer
-    on this benchmark and how the scores treat it. ``lists_options``: the instance's text itself lists the
-    candidates, in their order (a fill-in row's options, ``corefbias.data.fill_in``), so the model is shown an
-    order after all, and a choice records where its option stood (``Choice.position``: the position rate applies).
+    on this benchmark and how the scores treat it. ``reads_until``: the model reads the instance's text only up
+    to this marker (a fill-in row lists its options after the passage, ``corefbias.data.fill_in``, for the
+    candidates' spans; shown the list, small models copy its rarest word).
     """
 
     version: int
@@ -79,13 +79,27 @@ class ClozeTemplate:
     lowercase_initial: bool = False
     someone_else: str | None = None
     delimiter: str = " "
-    lists_options: bool = False
+    reads_until: str | None = None
+
+    def read_text(self, instance: dict) -> str:
+        """The part of the instance's text the model reads: all of it, or what comes before ``reads_until``.
+
+        Examples
+        --------
+        >>> template = ClozeTemplate(version=1, suffix="", source="", cannot_express="", reads_until="\nOPTIONS:")
+        >>> template.read_text({"text": "Kim said ___ left.\nOPTIONS:\n- he\n- xe"})
+        'Kim said ___ left.'
+        """
+        text = instance["text"]
+        return text if self.reads_until is None else text.partition(self.reads_until)[0]
 
     def render(self, instance: dict) -> ClozeRequest:
         """The context and options of one instance (a row of the exported set)."""
         text, pronoun = instance["text"], instance["pronoun"]["text"]
         before = text[: instance["pronoun"]["start"]].rstrip()
-        context = text + self.suffix.format(pronoun=pronoun, Pronoun=pronoun.capitalize(), before=before)
+        context = self.read_text(instance) + self.suffix.format(
+            pronoun=pronoun, Pronoun=pronoun.capitalize(), before=before
+        )
         candidates = instance["candidates"]
         if self.choice_columns:
             choices = [str(instance[column]) for column in self.choice_columns]

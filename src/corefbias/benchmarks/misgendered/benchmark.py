@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...data import fill_in
 from ...measures import misgendered, pronoun_gap
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, Headline
@@ -49,15 +50,14 @@ BENCHMARK = Benchmark(
     "pronoun sets declared in turn (110N instances)",
     cloze=ClozeTemplate(
         version=2,
-        lists_options=True,
+        reads_until=fill_in.OPTIONS_START,
         suffix="\n\n{before}",
         source="MISGENDERED's zero-shot scripts (zero-shot/gpt2.py and the other causal LMs'): the declared "
         "sentence of templates/<declaration>.csv with each option in place of {mask_token}, the option scored where "
-        "the blank is. The row's text (the sentence with the blank '___' and the options, listed as RUFF's "
-        "scripts/prompt.py lists them) comes first, then the sentence again up to the blank, continued by the "
-        "option. The scripts rank the options by the mean token loss of the whole filled sentence; the cloze ranks "
-        "them by the summed log-likelihood of the option after the sentence up to the blank (norm='none'), or per "
-        "byte (norm='bytes')",
+        "the blank is. The model reads the sentence with the blank '___' (not the row's options list, whose rarest "
+        "words small models copy), then the sentence again up to the blank, continued by the option. The scripts "
+        "rank the options by the mean token loss of the whole filled sentence; the cloze ranks them by the summed "
+        "log-likelihood of the option after the sentence up to the blank (norm='none'), or per byte (norm='bytes')",
         cannot_express="nothing: every option is a word a model may write in the blank, and the declared set's "
         "word is one of them",
     ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...data import fill_in
 from ...measures import pronoun_gap, ruff
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, Headline
@@ -54,13 +55,12 @@ BENCHMARK = Benchmark(
     "declared and confusing pronoun (4 instances without distractors, 12 with: 192N instances)",
     cloze=ClozeTemplate(
         version=2,
-        lists_options=True,
+        reads_until=fill_in.OPTIONS_START,
         suffix="\n\nThe best pronoun to fill in the blank is",
-        source="RUFF's scripts/prompt.py (get_pronoun_templates, prompt_model), verbatim: the instance with its "
-        "pronoun replaced by '___', the options as 'OPTIONS:' and '- <pronoun>' lines, and its template '{task}\\n\\n"
-        "The best pronoun to fill in the blank is', continued by ' ' + the pronoun. prompt.py puts the options "
-        "after the question ('{task}\\n\\nThe best pronoun to fill in the blank is\\n{options}') for models that "
-        "generate; a cloze continuation must follow the question, so the options come before it",
+        source="RUFF's scripts/prompt.py (get_pronoun_templates, prompt_model), verbatim: its template '{task}\\n\\n"
+        "The best pronoun to fill in the blank is' (the second, in the variant without the options list) with the "
+        "instance's pronoun replaced by '___', continued by ' ' + each pronoun. The row's options list is not read: "
+        "shown it, SmolLM2-135M and Gemma 3 270M copy its rarest word, xe, into nearly every blank",
         cannot_express="nothing: the options are the four pronouns the paper scores (he, she, they, xe in the "
         "blank's case), the declared one among them",
     ),
