@@ -82,7 +82,7 @@ class ClozeTemplate:
     reads_until: str | None = None
 
     def read_text(self, instance: dict) -> str:
-        """The part of the instance's text the model reads: all of it, or what comes before ``reads_until``.
+        r"""The part of the instance's text the model reads: all of it, or what comes before ``reads_until``.
 
         Examples
         --------
