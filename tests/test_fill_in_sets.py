@@ -170,6 +170,21 @@ def test_the_cloze_templates_read_each_papers_wording_without_the_options_list(q
     assert request.continuations == (" He", " Xe") and request.candidate_of == (0, 1)
 
 
+def test_a_chat_model_is_asked_for_the_word_and_its_letter_reads_as_that_word(quick):
+    from corefbias.models import chat
+
+    columns = quick["ruff"]["default", "test"]
+    row = dict(zip(columns, [values[7] for values in columns.values()]))
+    options = chat.option_order(row, BENCHMARKS["ruff"].unit)
+    (_, question) = chat.build_messages(row, options, "en")
+    assert "*___*" in question["content"] and 'What does the pronoun "___"' in question["content"]
+    letter = "ABCDE"[[text for _, text in options].index(row["answer"])]
+    choice = chat.read_answer(letter, options)
+    decision = [index == choice.index for index in range(len(row["candidates"]))]
+    assert choice.position is not None  # the position rate applies to chat on these sets
+    assert decision == [candidate["is_referent"] for candidate in row["candidates"]]
+
+
 # 2. Runs: every headline with its interval and p-value; the baselines.
 
 
