@@ -39,7 +39,36 @@ def pro_anti_sections(
     seed: int,
 ) -> dict[str, MeasureResult]:
     """``<section>/conll``: ``pro_anti_conll_f1`` over the sentences of each section's parts (with its unit rows
-    where it is defined)."""
+    where it is defined).
+
+    Parameters
+    ----------
+    rows : dict
+        Each part's rows as columns, with ``clusters`` (gold), ``pair_id`` and the ``condition`` column.
+    outputs : dict
+        Each part's model outputs in row order: a cluster model's clusters (else the score is undefined).
+    parts_by_section : dict of str to sequence of (config, split)
+        Section name → the parts it pools.
+    condition : str
+        The column holding ``pro`` or ``anti``.
+    n_bootstrap, seed : int
+        The bootstrap's resamples and seed.
+
+    Returns
+    -------
+    dict of str to MeasureResult
+        ``<section>/conll`` → its result; undefined with the reason for outputs that are no clusters.
+
+    Examples
+    --------
+    A choice model's outputs hold no clusters:
+
+    >>> rows = {("p", "test"): {"clusters": [[]], "pair_id": ["s1"], "condition": ["pro"]}}
+    >>> sections = pro_anti_sections(rows, {("p", "test"): [{"choice": 0}]}, {"toy": [("p", "test")]},
+    ...                              condition="condition", n_bootstrap=0, seed=0)
+    >>> sections["toy/conll"]["diff"], sections["toy/conll"].undefined["diff"] == NO_CLUSTERS
+    (None, True)
+    """
     sections = {}
     for section, parts in parts_by_section.items():
         keys, responses, conditions, pair_ids = [], [], [], []
@@ -71,7 +100,27 @@ def pro_anti_sections(
 
 
 def pro_anti_conll_scorer(parts_by_section: dict[str, Sequence[Part]], *, condition: str):
-    """A ``Benchmark.score_outputs`` for pro/anti sets whose rows carry gold ``clusters``."""
+    """A ``Benchmark.score_outputs`` for pro/anti sets whose rows carry gold ``clusters``.
+
+    Parameters
+    ----------
+    parts_by_section : dict of str to sequence of (config, split)
+        Section name → the parts it pools.
+    condition : str
+        The column holding ``pro`` or ``anti``.
+
+    Returns
+    -------
+    Scorer
+        ``scorer(rows, outputs, n_bootstrap, seed)`` → :func:`pro_anti_sections`.
+
+    Examples
+    --------
+    >>> scorer = pro_anti_conll_scorer({"toy": [("p", "test")]}, condition="condition")
+    >>> rows = {("p", "test"): {"clusters": [[]], "pair_id": ["s1"], "condition": ["pro"]}}
+    >>> list(scorer(rows, {("p", "test"): [{"choice": 0}]}, 0, 0))
+    ['toy/conll']
+    """
 
     def scorer(rows, outputs, n_bootstrap, seed):
         return pro_anti_sections(

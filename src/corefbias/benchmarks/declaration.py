@@ -33,6 +33,15 @@ Scorer = Callable[[Rows, Mapping[Part, list], int, int], Mapping[str, "MeasureRe
 def rows_of(columns: dict[str, list]) -> list[dict]:
     """Rows of a table given as columns (name → values).
 
+    Parameters
+    ----------
+    columns : dict of str to list
+        Column name → one value per row.
+
+    Returns
+    -------
+    list of dict
+
     Examples
     --------
     >>> rows_of({"id": ["a", "b"], "gender": ["female", "male"]})
@@ -44,7 +53,24 @@ def rows_of(columns: dict[str, list]) -> list[dict]:
 
 @dataclass(frozen=True)
 class Headline:
-    """A score shown in summary tables: the key of a section's result, and how to read it."""
+    """A score shown in summary tables: the key of a section's result, and how to read it.
+
+    Parameters
+    ----------
+    section : str
+        The section of the benchmark's scores that holds it.
+    key : str
+        Its overall score's key there (``diff``).
+    label : str
+        Its name in tables (unique within the benchmark).
+    unbiased : float or None
+        The value of a model without this bias (0 for a difference, 1 for a ratio); None: not a bias score.
+
+    Examples
+    --------
+    >>> Headline("sowinobias", "diff", "accuracy pro − anti", 0.0).unbiased
+    0.0
+    """
 
     section: str
     key: str
@@ -56,9 +82,29 @@ class Headline:
 class BiasAxis:
     """The direction calibration pushes a simulated model along (``corefbias.harness.calibration``).
 
-    ``column`` holds each instance's side, ``sides`` maps a side to +1 (favoured) or −1 (the other; a side
-    left out is neither), and ``direction`` says what is favoured: ``"toward_gold"`` links the gold
-    candidate more often on the favoured side, ``"toward_first"`` links the first candidate more often.
+    Parameters
+    ----------
+    column : str
+        The column holding each instance's side.
+    sides : dict of str to int
+        A side → +1 (favoured) or −1 (the other); a side left out is neither.
+    direction : str
+        What is favoured: ``"toward_gold"`` links the gold candidate more often on the favoured side,
+        ``"toward_first"`` links the first candidate more often.
+
+    Raises
+    ------
+    ValueError
+        For another ``direction``.
+
+    Examples
+    --------
+    >>> BiasAxis("gender", {"male": 1, "female": -1}, "toward_gold").sides["female"]
+    -1
+    >>> BiasAxis("gender", {"male": 1}, "toward_male")
+    Traceback (most recent call last):
+    ...
+    ValueError: BiasAxis direction must be 'toward_gold' or 'toward_first', not 'toward_male'
     """
 
     column: str
@@ -74,8 +120,17 @@ class BiasAxis:
 class Figure:
     """A figure a benchmark's run gets, in the run's plots and in the Space.
 
-    ``kind`` names a drawing both ``corefbias.harness.plots`` and the Space's charts know (``FIGURE_KINDS``);
-    ``section`` is the section it draws from (``None``: every section with pro and anti scores).
+    Parameters
+    ----------
+    kind : str
+        A drawing both ``corefbias.harness.plots`` and the Space's charts know (``FIGURE_KINDS``).
+    section : str or None, default None
+        The section it draws from (None: every section with pro and anti scores).
+
+    Examples
+    --------
+    >>> Figure("weights", "gap/w").kind in FIGURE_KINDS
+    True
     """
 
     kind: str

@@ -46,6 +46,20 @@ class ExploreView:
 def member(label: str, row: dict, instance: dict) -> dict:
     """One instance of a case: its label, whether it was resolved right, its text and marked spans.
 
+    Parameters
+    ----------
+    label : str
+        What the case calls the instance.
+    row : dict
+        Its data row (``text``, ``pronoun``, ``candidates``).
+    instance : dict
+        The run's instance (``decision``, ``gold``).
+
+    Returns
+    -------
+    dict
+        ``label``, ``correct``, ``text``, ``pronoun`` and ``candidates`` (each marked ``gold`` and ``linked``).
+
     Examples
     --------
     >>> row = {"text": "Ann met Bo; she left.", "pronoun": {"start": 12, "end": 15},
@@ -66,7 +80,31 @@ def member(label: str, row: dict, instance: dict) -> dict:
 
 
 def pro_anti_cases(pairs: Pairs, condition: str | None) -> list[dict]:
-    """Pro/anti pairs resolved correctly in one version only, stereotype-following errors (pro right) first."""
+    """Pro/anti pairs resolved correctly in one version only, stereotype-following errors (pro right) first.
+
+    Parameters
+    ----------
+    pairs : list of (dict, dict)
+        The run's (data row, instance) pairs; rows hold ``pair_id`` and the condition column.
+    condition : str or None
+        The column holding ``pro`` or ``anti``.
+
+    Returns
+    -------
+    list of dict
+        The cases: a title and their members (:func:`member`).
+
+    Examples
+    --------
+    >>> row = {"text": "A met B; she left.", "pronoun": {"start": 9, "end": 12}, "pair_id": "p1",
+    ...        "candidates": [{"start": 0, "end": 1}, {"start": 6, "end": 7}], "pronoun_gender": "female"}
+    >>> right = {"decision": [True, False], "gold": [True, False]}
+    >>> wrong = {"decision": [True, False], "gold": [False, True]}
+    >>> pairs = [({**row, "c": "pro", "id": "1"}, {"config": "pro", **right}),
+    ...          ({**row, "c": "anti", "id": "2"}, {"config": "anti", **wrong})]
+    >>> [case["title"] for case in pro_anti_cases(pairs, "c")]
+    ['pair p1 (female pronoun): pro ✓, anti ✗']
+    """
     by_pair: dict = defaultdict(list)
     for row, instance in pairs:
         # WinoBias keeps pro and anti in configs type1_pro / type1_anti: pair ids are unique per type.

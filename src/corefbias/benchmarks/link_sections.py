@@ -11,6 +11,15 @@ from .declaration import Part, Scorer, rows_of
 def gold_links(columns: dict) -> list[list[bool]]:
     """Per instance, whether each candidate is the pronoun's referent.
 
+    Parameters
+    ----------
+    columns : dict
+        A part's rows as columns, with ``candidates``.
+
+    Returns
+    -------
+    list of list of bool
+
     Examples
     --------
     >>> gold_links({"candidates": [[{"is_referent": True}, {"is_referent": False}]]})
@@ -22,9 +31,35 @@ def gold_links(columns: dict) -> list[list[bool]]:
 def pro_anti_inputs(rows, decisions, parts, *, gold_only: bool, condition: str, group: str) -> dict[str, list]:
     """Per-candidate examples of ``pro_anti_diff`` pooled over ``parts``.
 
-    ``gold_only``: score only the gold antecedent (accuracy = share of pronouns resolved to it);
-    otherwise every candidate (a link to the wrong one is a false positive, as WinoBias's F1 counts).
-    ``condition`` names the column holding pro/anti, ``group`` the column of the breakdown.
+    Parameters
+    ----------
+    rows : mapping of (config, split) to dict
+        Each part's rows as columns, with ``candidates``, ``pair_id`` and the ``condition`` and ``group`` columns.
+    decisions : mapping of (config, split) to list
+        Per part and instance, one boolean per candidate: is the pronoun linked to it?
+    parts : sequence of (config, split)
+        The parts pooled.
+    gold_only : bool
+        Score only the gold antecedent (accuracy = share of pronouns resolved to it); otherwise every candidate (a
+        link to the wrong one is a false positive, as WinoBias's F1 counts).
+    condition : str
+        The column holding ``pro`` or ``anti``.
+    group : str
+        The column of the breakdown.
+
+    Returns
+    -------
+    dict of str to list
+        ``predictions``, ``references``, ``conditions``, ``pair_ids``, ``groups``: one entry per scored candidate.
+
+    Examples
+    --------
+    >>> rows = {("default", "test"): {"candidates": [[{"is_referent": True}, {"is_referent": False}]],
+    ...                               "condition": ["pro"], "pair_id": ["p1"], "polarity": ["+"]}}
+    >>> inputs = pro_anti_inputs(rows, {("default", "test"): [[False, True]]}, [("default", "test")],
+    ...                          gold_only=False, condition="condition", group="polarity")
+    >>> inputs["predictions"], inputs["references"]
+    ([False, True], [True, False])
     """
     inputs = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": []}
     for part in parts:
@@ -43,7 +78,35 @@ def pro_anti_inputs(rows, decisions, parts, *, gold_only: bool, condition: str, 
 def pro_anti_link_scorer(
     sections: dict[str, Sequence[Part]], *, score: str, gold_only: bool, condition: str, group: str
 ) -> Scorer:
-    """A ``Benchmark.score`` of ``pro_anti_diff``, one section per entry of ``sections`` (its parts pooled)."""
+    """A ``Benchmark.score`` of ``pro_anti_diff``, one section per entry of ``sections`` (its parts pooled).
+
+    Parameters
+    ----------
+    sections : dict of str to sequence of (config, split)
+        Section name → the parts it pools.
+    score : str
+        ``accuracy`` or ``f1``.
+    gold_only : bool
+        Score only the gold antecedent (see :func:`pro_anti_inputs`).
+    condition : str
+        The column holding ``pro`` or ``anti``.
+    group : str
+        The column of the breakdown.
+
+    Returns
+    -------
+    Scorer
+        ``scorer(rows, decisions, n_bootstrap, seed)`` → section name → ``pro_anti_diff``'s result.
+
+    Examples
+    --------
+    >>> scorer = pro_anti_link_scorer({"toy": [("default", "test")]}, score="accuracy", gold_only=True,
+    ...                               condition="condition", group="polarity")
+    >>> rows = {("default", "test"): {"candidates": [[{"is_referent": True}, {"is_referent": False}]] * 2,
+    ...                               "condition": ["pro", "anti"], "pair_id": ["p1", "p1"], "polarity": ["+", "+"]}}
+    >>> scorer(rows, {("default", "test"): [[True, False], [False, True]]}, 0, 0)["toy"]["diff"]
+    1.0
+    """
 
     def scorer(rows, decisions, n_bootstrap, seed):
         return {

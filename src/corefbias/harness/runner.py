@@ -394,6 +394,17 @@ class RunSettings:
             raise ValueError(f"unknown cache mode {self.cache_mode!r}; choose one of {CACHE_MODES}")
 
     def to_json(self, benchmarks: Sequence[Benchmark]) -> dict:
+        """The settings as ``results.json`` records them.
+
+        Parameters
+        ----------
+        benchmarks : sequence of Benchmark
+            The run's benchmarks.
+
+        Returns
+        -------
+        dict
+        """
         return {
             "benchmarks": [benchmark.name for benchmark in benchmarks],
             "limit": self.limit,
@@ -535,6 +546,20 @@ def run(
         For an unknown benchmark or model spec, or options the model kind does not take.
     ModelError
         For a model that cannot be loaded, has no identity or fails while answering.
+
+    Examples
+    --------
+    The stereotype baseline on one SoWinoBias pair of each adjective polarity: right on the pro sentences, wrong on
+    the anti ones (the set is generated, so it needs no upstream file):
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> result = run("baseline:stereotype", ["sowinobias"], RunSettings(limit=1, n_bootstrap=0), data_dir=folder,
+    ...              cache_path=f"{folder}/cache.sqlite", progress=False)
+    >>> len(result.runs["sowinobias"].instances), result.runs["sowinobias"].sections["sowinobias"].value
+    (4, 1.0)
+    >>> result.to_json()["benchmarks"]["sowinobias"]["headlines"][0]["label"]
+    'accuracy pro − anti'
     """
     settings = settings if settings is not None else RunSettings()
     executor = executor if executor is not None else LocalExecutor()

@@ -21,7 +21,30 @@ from .parse_rates import without_readable_answers
 
 @dataclass
 class BenchmarkRun:
-    """One benchmark's outcome: scores per section, decisions per instance, bookkeeping."""
+    """One benchmark's outcome: scores per section, decisions per instance, bookkeeping.
+
+    Attributes
+    ----------
+    benchmark : Benchmark
+        The benchmark.
+    parts : dict
+        (config, split) → the scored rows, as columns.
+    sections : dict of str to MeasureResult
+        Section name → its measure's result.
+    instances : list of dict
+        Per instance: ``id``, ``config``, ``split``, ``decision``, ``gold``, ``parsed`` (and the model's clusters or
+        option position, where it gave them).
+    num_unparsed, num_predicted : int
+        Answers that could not be read; instances the model answered in this run (the rest came from the cache).
+    model_seconds, predict_seconds, score_seconds, wall_seconds : float
+        Time inside the model's calls, in the prediction loop, scoring, and in all.
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> BenchmarkRun(BENCHMARKS["sowinobias"]).sections
+    {}
+    """
 
     benchmark: Benchmark
     parts: dict = field(default_factory=dict)  # (config, split) → the scored rows, as columns (name → list)
@@ -37,6 +60,20 @@ class BenchmarkRun:
 
 def decision_of(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     """Per-candidate links of one instance, and whether the answer could be read.
+
+    Parameters
+    ----------
+    output : list or dict
+        The model's answer: a cluster model's clusters, a choice model's ``choice_output`` dict, or a predictions
+        file's ``{"decision", "parsed"}``.
+    row : dict
+        The instance's row (``candidates``, ``pronoun``).
+    mode : str
+        How clusters become links (``cluster_links.DECISION_MODES``).
+
+    Returns
+    -------
+    tuple of (list of bool, bool)
 
     Examples
     --------
@@ -135,8 +172,39 @@ def score_benchmark(
 ) -> BenchmarkRun:
     """A ``BenchmarkRun`` of the answers ``outputs`` (per part, in row order) to ``rows`` (per part, as columns).
 
-    ``mode``: how clusters become links (``cluster_links.DECISION_MODES``). ``scored=False`` (a shard's run)
-    keeps the instances and leaves the sections empty.
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The benchmark scored.
+    rows : dict of (config, split) to dict
+        Each part's rows as columns.
+    outputs : dict of (config, split) to list
+        Each part's answers, in row order (see :func:`decision_of`).
+    mode : str, default "cluster"
+        How clusters become links (``cluster_links.DECISION_MODES``).
+    n_bootstrap : int, default 1000
+        Bootstrap resamples of every score's significance; 0 switches significance off.
+    seed : int, default 0
+        Seed of the resampling.
+    scored : bool, default True
+        False (a shard's run) keeps the instances and leaves the sections empty.
+
+    Returns
+    -------
+    BenchmarkRun
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> rows = {("default", "test"): {
+    ...     "id": ["a", "b"], "condition": ["pro", "anti"], "pair_id": ["p", "p"], "polarity": ["+", "+"],
+    ...     "pronoun": [{"start": 0, "end": 1}] * 2,
+    ...     "candidates": [[{"start": 2, "end": 3, "is_referent": True},
+    ...                     {"start": 4, "end": 5, "is_referent": False}]] * 2}}
+    >>> outputs = {("default", "test"): [{"choice": 0, "parsed": True}, {"choice": 1, "parsed": True}]}
+    >>> run = score_benchmark(BENCHMARKS["sowinobias"], rows, outputs, n_bootstrap=0)
+    >>> run.sections["sowinobias"]["diff"], [instance["decision"] for instance in run.instances]
+    (1.0, [[True, False], [False, True]])
     """
     started = time.perf_counter()
     if benchmark.clusters_cannot_express is not None and any(
@@ -174,7 +242,27 @@ def score_benchmark(
 
 
 def figures_of(runs: Mapping[str, BenchmarkRun], kind: str) -> list[tuple[BenchmarkRun, Figure]]:
-    """The scored runs whose benchmark declares a figure of ``kind``, each with that figure, in run order."""
+    """The scored runs whose benchmark declares a figure of ``kind``, each with that figure, in run order.
+
+    Parameters
+    ----------
+    runs : mapping of str to BenchmarkRun
+        A run's benchmarks.
+    kind : str
+        A figure kind (``FIGURE_KINDS``).
+
+    Returns
+    -------
+    list of (BenchmarkRun, Figure)
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> from corefbias.measures.gap import undefined_w_bias
+    >>> run = BenchmarkRun(BENCHMARKS["gap"], sections={"gap/w": undefined_w_bias("none")})
+    >>> [figure.section for _, figure in figures_of({"gap": run}, "weights")]
+    ['gap/w']
+    """
     return [
         (run, figure)
         for run in runs.values()
@@ -192,6 +280,24 @@ def pro_anti_figure_sections(runs: Mapping[str, BenchmarkRun]) -> dict[str, Meas
 
     Not breakdown sections (DaWinoBias's referent F1), nor scores a model cannot have (no CoNLL F1 without
     clusters).
+
+    Parameters
+    ----------
+    runs : mapping of str to BenchmarkRun
+        A run's benchmarks.
+
+    Returns
+    -------
+    dict of str to MeasureResult
+
+    Examples
+    --------
+    >>> from corefbias import pro_anti_diff
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> scored = pro_anti_diff([True, False], [True, True], ["pro", "anti"], n_bootstrap=0)
+    >>> run = BenchmarkRun(BENCHMARKS["sowinobias"], sections={"sowinobias": scored})
+    >>> list(pro_anti_figure_sections({"sowinobias": run}))
+    ['sowinobias']
     """
     return {
         section: values
@@ -203,6 +309,15 @@ def pro_anti_figure_sections(runs: Mapping[str, BenchmarkRun]) -> dict[str, Meas
 
 def occupation_preferences(section: MeasureResult) -> dict[str, float]:
     """Occupation → its defined Fig. 4 preference, sorted by occupation.
+
+    Parameters
+    ----------
+    section : MeasureResult
+        A ``winogender_bias`` result.
+
+    Returns
+    -------
+    dict of str to float
 
     Examples
     --------

@@ -46,7 +46,27 @@ def _suffix(bucket: str) -> str:
 
 
 def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Every ABC score, overall and per occupation stereotype, from the column sums."""
+    """Every ABC score, overall and per occupation stereotype, from the column sums.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Sums of the per-item columns (:func:`item_rows`), shape ``(..., 18)``: per bucket (all, female occupations,
+        male occupations) and pronoun (neutral, male, female), items and linked items.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``tpr_reflexive``, ``fpr_male``, ``fpr_female``, ``fpr_ratio``, ``log2_fpr_ratio``, and each again as
+        ``<score>/<bucket>_occupations`` (NaN where undefined).
+
+    Examples
+    --------
+    >>> rows = item_rows(np.array([True, True, False]), ["neutral", "male", "female"], ["male"] * 3)
+    >>> scores = statistic(rows.sum(axis=0))
+    >>> float(scores["tpr_reflexive"]), float(scores["fpr_male"]), float(scores["fpr_ratio"])
+    (1.0, 1.0, nan)
+    """
     scores = {}
     for bucket in BUCKETS:
         suffix = _suffix(bucket)
@@ -110,7 +130,28 @@ def _triplet_table(triplet_ids: Sequence, pronoun_genders: list, occupations: li
 
 
 def item_rows(linked: np.ndarray, pronoun_genders: list, occupations: list) -> np.ndarray:
-    """One row of ``_COLUMNS`` counts per item."""
+    """One row of ``_COLUMNS`` counts per item.
+
+    Parameters
+    ----------
+    linked : numpy.ndarray
+        Per item, whether the model links the pronoun to the subject.
+    pronoun_genders : list of str
+        ``neutral``, ``male`` or ``female`` per item.
+    occupations : list of str or None
+        The occupation's stereotype per item (``female``, ``male``), None for none: such an item counts overall only.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(items, 18)``.
+
+    Examples
+    --------
+    >>> rows = item_rows(np.array([True, False]), ["male", "male"], [None, "female"])
+    >>> rows.sum(axis=0).reshape(3, 3, 2)[:, 1].tolist()  # the male pronoun's (items, linked) per bucket
+    [[2.0, 1.0], [1.0, 0.0], [0.0, 0.0]]
+    """
     rows = np.zeros((len(linked), len(_COLUMNS)))
     for row, (is_linked, pronoun, occupation) in enumerate(zip(linked, pronoun_genders, occupations)):
         buckets = ["all"] if occupation is None else ["all", f"{occupation}_occupations"]

@@ -32,6 +32,27 @@ class Difference:
     """``score(A) − score(B)`` with its paired-bootstrap CI and two-sided randomization p-value.
 
     ``None`` fields are undefined for these data; ``undefined`` then says why.
+
+    Attributes
+    ----------
+    value_a, value_b : float or None
+        Each model's score on the units.
+    difference : float or None
+        ``value_a − value_b``.
+    ci_low, ci_high : float or None
+        The paired bootstrap's percentile interval of the difference.
+    p_value : float or None
+        The two-sided approximate randomization p-value.
+    n_valid : int
+        The bootstrap resamples in which the difference is defined.
+    undefined : str or None, default None
+        Why a field is None.
+
+    Examples
+    --------
+    >>> difference = Difference(0.9, 0.1, 0.8, 0.5, 1.0, 0.02, 1000)
+    >>> difference.difference, difference.undefined is None
+    (0.8, True)
     """
 
     value_a: float | None
@@ -77,6 +98,44 @@ def paired_difference(
     ``rows_a[i]`` and ``rows_b[i]`` are the two models' count rows of unit ``i``. ``n_resamples``
     bootstrap replicates give the CI and as many random swaps the p-value. Comparing a model with
     itself gives difference 0 and p = 1; swapping A and B flips the difference and its CI.
+
+    Parameters
+    ----------
+    rows_a, rows_b : numpy.ndarray
+        The two models' unit rows, the same units in the same order.
+    statistic : Statistic
+        Column sums → named scores.
+    names : sequence of str
+        The scores to compare.
+    n_resamples : int, default 10000
+        Bootstrap replicates, and random swaps.
+    seed : int, default 0
+        Seeds both.
+    confidence : float, default 0.95
+        The interval's coverage.
+
+    Returns
+    -------
+    dict of str to Difference
+
+    Raises
+    ------
+    ValueError
+        If the row arrays differ in shape or are empty, or ``n_resamples`` is below 1.
+
+    Examples
+    --------
+    A right on 9 of 10 units, B on the tenth; and a model against itself:
+
+    >>> a = np.array([[1.0, 1.0]] * 9 + [[0.0, 1.0]])
+    >>> b = np.array([[0.0, 1.0]] * 9 + [[1.0, 1.0]])
+    >>> accuracy = lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}
+    >>> result = paired_difference(a, b, accuracy, ["accuracy"], n_resamples=2000)["accuracy"]
+    >>> round(result.difference, 3), result.ci_low > 0, result.p_value < 0.05
+    (0.8, True, True)
+    >>> same = paired_difference(a, a, accuracy, ["accuracy"], n_resamples=200)["accuracy"]
+    >>> same.difference, same.p_value
+    (0.0, 1.0)
     """
     rows_a, rows_b = _check_rows(rows_a, rows_b)
     if n_resamples < 1:
@@ -132,6 +191,27 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
 
     The family is the defined p-values: with ``m`` of them sorted ascending, the ``i``-th (from 1)
     is adjusted to ``max over j ≤ i of min(1, (m − j + 1) · p_(j))``.
+
+    Parameters
+    ----------
+    p_values : sequence of float or None
+        One family's p-values.
+
+    Returns
+    -------
+    list of float or None
+
+    Raises
+    ------
+    ValueError
+        If a p-value lies outside [0, 1].
+
+    Examples
+    --------
+    >>> [round(p, 3) for p in holm([0.01, 0.04, 0.03])]
+    [0.03, 0.06, 0.06]
+    >>> holm([0.2, None])
+    [0.2, None]
     """
     for index, value in enumerate(p_values):
         if value is not None and not (0.0 <= value <= 1.0):

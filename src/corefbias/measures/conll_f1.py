@@ -47,7 +47,24 @@ def _scorch_scores():
 
 
 def deduplicated(clusters: Iterable[Iterable[Hashable]]) -> list[set]:
-    """Clusters as sets, each mention kept only where it first occurs; clusters left empty are dropped."""
+    """Clusters as sets, each mention kept only where it first occurs; clusters left empty are dropped.
+
+    Parameters
+    ----------
+    clusters : iterable of iterable
+        One document's clusters.
+
+    Returns
+    -------
+    list of set
+
+    Examples
+    --------
+    The reference scorer's test cases A-7 and A-8 repeat a mention; it counts once:
+
+    >>> [sorted(cluster) for cluster in deduplicated([["a", "b", "a"], ["b"], ["c"]])]
+    [['a', 'b'], ['c']]
+    """
     seen: set = set()
     result = []
     for cluster in clusters:
@@ -62,7 +79,27 @@ def deduplicated(clusters: Iterable[Iterable[Hashable]]) -> list[set]:
 
 
 def document_counts(key: Iterable[Iterable[Hashable]], response: Iterable[Iterable[Hashable]]) -> np.ndarray:
-    """One document's counts, in the order of ``COLUMNS``."""
+    """One document's counts, in the order of ``COLUMNS``.
+
+    Parameters
+    ----------
+    key : iterable of iterable
+        The gold clusters.
+    response : iterable of iterable
+        The predicted clusters.
+
+    Returns
+    -------
+    numpy.ndarray
+        Per metric (MUC, B³, CEAFφ4): the recall numerator and denominator, the precision numerator and denominator.
+
+    Examples
+    --------
+    A cluster of three split in two: MUC finds 1 of 2 gold links and predicts 1 right link:
+
+    >>> document_counts([["a", "b", "c"]], [["a", "b"], ["c"]])[:4].tolist()
+    [1.0, 2.0, 1.0, 1.0]
+    """
     scores = _scorch_scores()
     key, response = deduplicated(key), deduplicated(response)
     denominators = {
@@ -88,7 +125,25 @@ def document_counts(key: Iterable[Iterable[Hashable]], response: Iterable[Iterab
 
 
 def statistic_of(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Recall, precision and F1 of each metric, and ``conll_f1``, from summed ``COLUMNS`` (shape ``(..., 12)``)."""
+    """Recall, precision and F1 of each metric, and ``conll_f1``, from summed ``COLUMNS`` (shape ``(..., 12)``).
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Summed document counts (:func:`document_counts`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``<metric>_recall``, ``<metric>_precision``, ``<metric>_f1`` for ``muc``, ``bcubed``, ``ceafe``, and
+        ``conll_f1``; F1 0 where the response has nothing, NaN where the key has nothing.
+
+    Examples
+    --------
+    >>> scores = statistic_of(document_counts([["a", "b"]], [["a", "b"]]))
+    >>> float(scores["muc_f1"]), float(scores["conll_f1"])
+    (1.0, 1.0)
+    """
     cells = sums.reshape(sums.shape[:-1] + (len(METRICS), len(_COUNTS)))
     scores: dict[str, np.ndarray] = {}
     f1s = []
@@ -321,6 +376,12 @@ def undefined_pro_anti(reason: str) -> MeasureResult:
     -------
     MeasureResult
         Every score ``None`` for ``reason``.
+
+    Examples
+    --------
+    >>> result = undefined_pro_anti("the model predicts no clusters")
+    >>> result["diff"], result.undefined["pro"]
+    (None, 'the model predicts no clusters')
     """
     names = ("pro", "anti", "average", "diff")
     return measure_result("pro_anti_conll_f1", dict.fromkeys(names), dict.fromkeys(names, reason), primary="diff")

@@ -54,7 +54,28 @@ _REASONS = {
 
 
 def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Every Counter-GAP score as a function of the column sums over quadruples."""
+    """Every Counter-GAP score as a function of the column sums over quadruples.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Sums of the per-quadruple columns (:func:`quadruple_rows`), shape ``(..., 11)``: one set of sums, or one per
+        bootstrap replicate.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Each score of :func:`delta_i` (NaN where undefined), of the shape of ``sums`` without its last axis.
+
+    Examples
+    --------
+    One quadruple with a male original, right on both male instances only:
+
+    >>> rows = quadruple_rows(np.array([True, True, False, False]), np.array([[0, 1, 2, 3]]), np.array([True]))
+    >>> scores = statistic(rows.sum(axis=0))
+    >>> float(scores["accuracy_diff"]), float(scores["i_across"]), float(scores["delta_i"])
+    (1.0, 1.0, 1.0)
+    """
     s = {name: sums[..., index] for name, index in _COLUMN.items()}
     quadruples = s["original_male"] + s["original_female"]
     scores = {
@@ -97,7 +118,28 @@ def _quadruple_table(quadruple_ids, roles, genders) -> tuple[list, np.ndarray, n
 
 
 def quadruple_rows(correct: np.ndarray, table: np.ndarray, original_male: np.ndarray) -> np.ndarray:
-    """The per-quadruple columns of ``_COLUMNS`` from instance correctness."""
+    """The per-quadruple columns whose sums every score is a function of, from instance correctness.
+
+    Parameters
+    ----------
+    correct : numpy.ndarray
+        Per instance, whether both candidate decisions equal gold.
+    table : numpy.ndarray
+        Per quadruple, the row of its original, gender-controlled and two gender-swapped instances (``q × 4``).
+    original_male : numpy.ndarray
+        Per quadruple, whether its original instance's pronoun is male.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(q, 11)``: original male/female, correct male/female, correct in the original/counterfactual gender,
+        within-gender changes (male, female), across-gender changes (all, M2F, F2M).
+
+    Examples
+    --------
+    >>> quadruple_rows(np.array([True, True, False, False]), np.array([[0, 1, 2, 3]]), np.array([True])).tolist()
+    [[1.0, 0.0, 2.0, 0.0, 2.0, 0.0, 0.0, 0.0, 4.0, 4.0, 0.0]]
+    """
     f = correct[table].astype(float)
     o, c, s1, s2 = f[:, 0], f[:, 1], f[:, 2], f[:, 3]
     male = original_male.astype(float)
@@ -122,7 +164,26 @@ def quadruple_rows(correct: np.ndarray, table: np.ndarray, original_male: np.nda
 
 
 def spearman_across_vs_original_gender(rows: np.ndarray) -> tuple[float, float]:
-    """Table 4's ρ between a quadruple's I_across score and its original gender (male 1, female −1)."""
+    """Table 4's ρ between a quadruple's I_across score and its original gender (male 1, female −1).
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        The per-quadruple rows (:func:`quadruple_rows`).
+
+    Returns
+    -------
+    tuple of float
+        ρ and its two-sided p-value; NaN where either variable is constant.
+
+    Examples
+    --------
+    >>> male_changes = quadruple_rows(np.array([True, True, False, False]), np.array([[0, 1, 2, 3]]), np.array([True]))
+    >>> female_steady = quadruple_rows(np.array([True] * 4), np.array([[0, 1, 2, 3]]), np.array([False]))
+    >>> rho, p_value = spearman_across_vs_original_gender(np.vstack([male_changes, female_steady] * 2))
+    >>> round(rho, 3)
+    1.0
+    """
     across = rows[:, _COLUMN["across"]]
     gender = np.where(rows[:, _COLUMN["original_male"]] == 1, 1.0, -1.0)
     if np.ptp(across) == 0 or np.ptp(gender) == 0:

@@ -64,7 +64,24 @@ _WEIGHTED_NAMES = {
 
 
 def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Accuracies on the positive candidate, GAP F1s and both bias ratios, from column sums."""
+    """Accuracies on the positive candidate, GAP F1s and both bias ratios, from column sums.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Sums of the per-example columns (:func:`example_rows`), shape ``(..., 10)``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The scores of :func:`acc_bias` (NaN where undefined).
+
+    Examples
+    --------
+    >>> rows = example_rows([[True, False], [False, False]], [[True, False], [True, False]], [False, True])
+    >>> {name: float(value) for name, value in statistic(rows.sum(axis=0)).items() if name.startswith("acc")}
+    {'accuracy_male': 1.0, 'accuracy_female': 0.0, 'accuracy': 0.5, 'acc_bias': 0.0}
+    """
     s = {name: sums[..., index] for name, index in _COLUMN.items()}
     scores = {
         "accuracy_male": safe_div(s["correct_male"], s["weight_male"]),
@@ -82,7 +99,24 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def weighted_statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """The accuracy scores of weighted rows, named as W-Bias scores."""
+    """The accuracy scores of weighted rows, named as W-Bias scores.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Sums of weighted per-example columns (:func:`example_rows` with ``weights``).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``weighted_accuracy_male``, ``weighted_accuracy_female``, ``weighted_accuracy``, ``w_bias``.
+
+    Examples
+    --------
+    >>> rows = example_rows([[True, False], [True, False]], [[True, False]] * 2, [False, True], weights=[3.0, 1.0])
+    >>> float(weighted_statistic(rows.sum(axis=0))["weighted_accuracy"])
+    1.0
+    """
     scores = statistic(sums)
     return {weighted: scores[name] for name, weighted in _WEIGHTED_NAMES.items()}
 
@@ -95,6 +129,29 @@ def example_rows(
     ``predicted`` may hold probabilities instead of booleans: every column is linear in it, so the
     rows of expected predictions are the expected rows (used for the Random baseline).
     ``weights`` (default 1) sit on the positive candidate; examples without one weigh nothing.
+
+    Parameters
+    ----------
+    predicted : array_like
+        ``(n, 2)`` decisions (or probabilities) for candidates A and B.
+    gold : array_like
+        ``(n, 2)`` gold labels.
+    female : array_like
+        Per example, whether its pronoun is feminine.
+    weights : array_like, optional
+        Per example, the weight of its positive candidate.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, 10)``: weight, correct, TP, FP, FN for male then female examples.
+
+    Examples
+    --------
+    A masculine example solved with a spurious link to B:
+
+    >>> example_rows([[True, True]], [[True, False]], [False]).tolist()
+    [[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
     """
     predicted = np.asarray(predicted, dtype=float)
     gold = np.asarray(gold, dtype=bool)
@@ -124,7 +181,40 @@ def check_inputs(
     **optional,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated ``(n, 2)`` predicted and gold arrays and the female mask; the columns of ``required`` and the
-    ``optional`` ones (None: left out) are checked to be columns of the same length."""
+    ``optional`` ones (None: left out) are checked to be columns of the same length.
+
+    Parameters
+    ----------
+    predictions, references : sequence
+        ``[A, B]`` booleans per example.
+    genders : sequence of str
+        ``female`` or ``male`` per example.
+    required : mapping of str to sequence, optional
+        Further columns that must be given.
+    **optional
+        Further columns that may be None.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The predictions, the references, and whether each example is feminine.
+
+    Raises
+    ------
+    ValueError
+        For any bad input, as :func:`acc_bias` lists; a reference marking both candidates.
+
+    Examples
+    --------
+    >>> predicted, gold, female = check_inputs([[1, 0], [0, 0]], [[True, False], [False, True]], ["male", "female"])
+    >>> female.tolist()
+    [False, True]
+    >>> check_inputs([[1, 0]], [[True, True]], ["male"])
+    Traceback (most recent call last):
+    ...
+    ValueError: references[0] marks both candidates as the referent; in GAP at most one of A and B is coreferent with
+    the pronoun (1 such example(s))
+    """
     validation.check_lengths(
         predictions=predictions, references=references, genders=genders, **(required or {}), optional=optional
     )
@@ -252,7 +342,34 @@ def acc_bias(
 
 
 def check_weights(weights: Sequence, gold: np.ndarray) -> np.ndarray:
-    """Finite, non-negative weights, zero on examples without a positive candidate."""
+    """Finite, non-negative weights, zero on examples without a positive candidate.
+
+    Parameters
+    ----------
+    weights : sequence of float
+        One weight per example.
+    gold : numpy.ndarray
+        ``(n, 2)`` gold labels.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        If a weight is negative or not finite, or positive on an example without a positive candidate.
+
+    Examples
+    --------
+    >>> check_weights([2, 0], np.array([[True, False], [False, False]])).tolist()
+    [2.0, 0.0]
+    >>> check_weights([2, 1], np.array([[True, False], [False, False]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: weights[1] is 1.0 but example 1 has no positive candidate; weights sit on the positive candidate, so
+    examples without one must weigh 0
+    """
     values = np.asarray(validation.check_numbers("weights", weights, low=0.0), dtype=float)
     stray = np.flatnonzero((values > 0) & ~gold.any(axis=1))
     if stray.size:
@@ -415,6 +532,15 @@ def w_bias(
 def undefined_w_bias(reason: str) -> MeasureResult:
     """The result of :func:`w_bias` where no weights can be solved: W-Bias undefined for ``reason``.
 
+    Parameters
+    ----------
+    reason : str
+        Why there are no weights.
+
+    Returns
+    -------
+    MeasureResult
+
     Examples
     --------
     >>> dict(undefined_w_bias("no balancing weights"))
@@ -438,7 +564,45 @@ def compare_models(
 
     ``score`` is any score of :func:`statistic` (``acc_bias``, ``f1_bias``, ``accuracy``, ...); with
     ``weights`` the accuracies are weighted, so ``score="acc_bias"`` compares W-Bias (the paper's
-    Wt-Bias comparisons pass the Wt weights). Returns ``difference`` (A − B) and a two-sided ``p_value``.
+    Wt-Bias comparisons pass the Wt weights).
+
+    Parameters
+    ----------
+    predictions_a, predictions_b : sequence
+        The two models' ``[A, B]`` decisions per example.
+    references : sequence
+        The gold ``[A, B]`` labels.
+    genders : sequence of str
+        ``female`` or ``male`` per example.
+    score : str, default "acc_bias"
+        The score compared.
+    weights : sequence of float, optional
+        The examples' weights (W-Bias).
+    n_permutations : int, default 10000
+        The random swaps.
+    seed : int, default 0
+        Seeds them.
+
+    Returns
+    -------
+    dict
+        ``difference`` (A − B) and its two-sided ``p_value`` (approximate randomization).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``score`` or any bad input, as :func:`acc_bias` lists.
+
+    Examples
+    --------
+    A right on every example, B only on the masculine ones:
+
+    >>> gold = [[True, False]] * 8
+    >>> genders = ["male", "female"] * 4
+    >>> b = [[True, False], [False, False]] * 4
+    >>> result = compare_models(gold, b, gold, genders, score="accuracy", n_permutations=2000)
+    >>> result["difference"], result["p_value"] < 0.2
+    (0.5, True)
     """
     validation.check_choice("score", score, sorted(statistic(np.zeros(len(_COLUMNS)))))
     predicted_a, gold, female = check_inputs(

@@ -45,6 +45,24 @@ TRIM_FIRST_DROPPED_RANK = 5
 
 @dataclass(frozen=True)
 class Variant:
+    """A weighting variant of Kocijan et al. (Sec. 3.4–3.5): the properties it balances, and whether it trims first.
+
+    Attributes
+    ----------
+    properties : tuple of str
+        ``num_names`` and/or ``correct_rank``.
+    trimmed : bool
+        Whether examples with more than ``TRIM_MAX_NAMES`` names or a referent ranked ``TRIM_FIRST_DROPPED_RANK`` or
+        further weigh 0 first.
+    description : str
+        The variant in words.
+
+    Examples
+    --------
+    >>> VARIANTS["wt"].properties, VARIANTS["wt"].trimmed
+    (('num_names', 'correct_rank'), True)
+    """
+
     properties: tuple[str, ...]
     trimmed: bool
     description: str
@@ -68,7 +86,27 @@ VARIANTS = {
 def english_tokenizer(split_hyphen_after_digit: bool = False):
     """spaCy's English tokenizer (``spacy.blank("en")``), by default with the paper's spaCy 2 hyphen rule.
 
-    ``split_hyphen_after_digit=True`` keeps the current spaCy rule ("1-year" → "1", "-", "year").
+    Parameters
+    ----------
+    split_hyphen_after_digit : bool, default False
+        True keeps the current spaCy rule ("1-year" → "1", "-", "year").
+
+    Returns
+    -------
+    spacy.tokenizer.Tokenizer
+        Cached: one per rule.
+
+    Raises
+    ------
+    ImportError
+        Without spaCy (``pip install 'corefbias[gap]'``).
+
+    Examples
+    --------
+    >>> [token.text for token in english_tokenizer()("a 1-year-old")]
+    ['a', '1-year', '-', 'old']
+    >>> [token.text for token in english_tokenizer(split_hyphen_after_digit=True)("a 1-year-old")]
+    ['a', '1', '-', 'year', '-', 'old']
     """
     try:
         import spacy
@@ -86,7 +124,28 @@ def english_tokenizer(split_hyphen_after_digit: bool = False):
 
 
 def token_distance(text: str, name: tuple[int, int], pronoun: tuple[int, int], tokenizer) -> int:
-    """Tokens strictly between a name and the pronoun (0 when they touch or overlap)."""
+    """Tokens strictly between a name and the pronoun (0 when they touch or overlap).
+
+    Parameters
+    ----------
+    text : str
+        The example's text.
+    name : tuple of int
+        The name's ``(start, end)`` characters.
+    pronoun : tuple of int
+        The pronoun's ``(start, end)`` characters.
+    tokenizer : callable
+        Text → tokens (:func:`english_tokenizer`).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> token_distance("Ann met Bob and she left.", (0, 3), (16, 19), str.split)
+    3
+    """
     if name[1] <= pronoun[0]:
         between = text[name[1] : pronoun[0]]
     elif name[0] >= pronoun[1]:
@@ -98,12 +157,51 @@ def token_distance(text: str, name: tuple[int, int], pronoun: tuple[int, int], t
 
 
 def names_by_distance(example, names: Sequence[tuple[int, int]], tokenizer) -> list[tuple[int, int]]:
-    """The example's name spans, closest to the pronoun first; ties in text order."""
+    """The example's name spans, closest to the pronoun first; ties in text order.
+
+    Parameters
+    ----------
+    example : object
+        With ``text`` and ``pronoun`` (``(start, end)``).
+    names : sequence of tuple of int
+        Its name spans.
+    tokenizer : callable
+        Text → tokens.
+
+    Returns
+    -------
+    list of tuple of int
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> example = SimpleNamespace(text="Ann met Bob and she left.", pronoun=(16, 19))
+    >>> names_by_distance(example, [(0, 3), (8, 11)], str.split)
+    [(8, 11), (0, 3)]
+    """
     return sorted(names, key=lambda name: (token_distance(example.text, name, example.pronoun, tokenizer), name))
 
 
 def candidate_rank(candidate: tuple[int, int], ordered_names: Sequence[tuple[int, int]]) -> int | None:
-    """1-based position of the closest name sharing a character with the candidate; None if none does."""
+    """1-based position of the closest name sharing a character with the candidate; None if none does.
+
+    Parameters
+    ----------
+    candidate : tuple of int
+        The candidate's ``(start, end)``.
+    ordered_names : sequence of tuple of int
+        The names, closest to the pronoun first.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> names = [(8, 11), (0, 3)]  # closest to the pronoun first
+    >>> candidate_rank((8, 11), names), candidate_rank((0, 7), names), candidate_rank((4, 7), [(0, 3)])
+    (1, 2, None)
+    """
     for position, (start, end) in enumerate(ordered_names, start=1):
         if start < candidate[1] and candidate[0] < end:
             return position
@@ -112,20 +210,72 @@ def candidate_rank(candidate: tuple[int, int], ordered_names: Sequence[tuple[int
 
 @dataclass(frozen=True)
 class NameProperties:
-    """Per example: the number of annotated names and each candidate's rank (0: matches no name)."""
+    """Per example: the number of annotated names and each candidate's rank (0: matches no name).
+
+    Attributes
+    ----------
+    num_names : numpy.ndarray
+        ``(n,)`` int.
+    candidate_ranks : numpy.ndarray
+        ``(n, 2)`` int: candidate A's and B's rank by distance to the pronoun (1: closest), 0 where it matches no name.
+
+    Examples
+    --------
+    >>> properties = NameProperties(np.array([3, 2]), np.array([[1, 2], [0, 1]]))
+    >>> properties.correct_ranks([[False, True], [True, False]])
+    [2, None]
+    """
 
     num_names: np.ndarray  # (n,) int
     candidate_ranks: np.ndarray  # (n, 2) int
 
     def correct_ranks(self, references) -> list[int | None]:
-        """The rank of the positive candidate; None without a positive candidate or a matching name."""
+        """The rank of the positive candidate; None without a positive candidate or a matching name.
+
+        Parameters
+        ----------
+        references : array_like
+            ``(n, 2)`` gold labels.
+
+        Returns
+        -------
+        list of int or None
+        """
         gold = np.asarray(references, dtype=bool)
         ranks = np.where(gold[:, 0], self.candidate_ranks[:, 0], np.where(gold[:, 1], self.candidate_ranks[:, 1], 0))
         return [int(rank) if rank > 0 else None for rank in ranks]
 
 
 def name_properties(examples: Sequence, name_spans: dict[str, list[tuple[int, int]]], tokenizer=None) -> NameProperties:
-    """``N_k`` and the candidates' ranks (``D_k`` for the positive one) of every example."""
+    """``N_k`` and the candidates' ranks (``D_k`` for the positive one) of every example.
+
+    Parameters
+    ----------
+    examples : sequence
+        GAP examples, each with ``id``, ``text``, ``pronoun`` and ``candidates`` (``(start, end)`` each).
+    name_spans : dict of str to list of tuple of int
+        Example id → its annotated name spans (``gap-test-name-spans.json``).
+    tokenizer : callable, optional
+        Text → tokens; default :func:`english_tokenizer` (spaCy 2's hyphen rule).
+
+    Returns
+    -------
+    NameProperties
+
+    Raises
+    ------
+    ValueError
+        If an example has no name annotations.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> example = SimpleNamespace(id="t1", text="Ann met Bob and she left.", pronoun=(16, 19),
+    ...                           candidates=((0, 3), (8, 11)))
+    >>> properties = name_properties([example], {"t1": [(0, 3), (8, 11)]}, tokenizer=str.split)
+    >>> properties.num_names.tolist(), properties.candidate_ranks.tolist()
+    ([2], [[2, 1]])
+    """
     if tokenizer is None:
         tokenizer = english_tokenizer()
     missing = [example.id for example in examples if example.id not in name_spans]
@@ -144,6 +294,27 @@ def name_statistics(examples: Sequence, properties: NameProperties) -> dict[str,
 
     Means and population standard deviations, as the paper's 5.55 (3.18) / 6.30 (3.44) names and
     1.86 (1.19) / 2.32 (1.54) positions for masculine / feminine examples.
+
+    Parameters
+    ----------
+    examples : sequence
+        GAP examples, each with ``gender`` and ``references``.
+    properties : NameProperties
+        Their names and ranks.
+
+    Returns
+    -------
+    dict of str to float
+        ``names_mean_<gender>``, ``names_std_<gender>``, ``correct_rank_mean_<gender>``, ``correct_rank_std_<gender>``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> examples = [SimpleNamespace(gender=gender, references=[True, False]) for gender in ("male", "female", "female")]
+    >>> properties = NameProperties(np.array([2, 3, 5]), np.array([[1, 2], [2, 1], [2, 1]]))
+    >>> statistics = name_statistics(examples, properties)
+    >>> statistics["names_mean_female"], statistics["correct_rank_mean_male"]
+    (4.0, 1.0)
     """
     genders = np.array([example.gender for example in examples])
     ranks = properties.correct_ranks([example.references for example in examples])
@@ -193,6 +364,37 @@ def variant_weights(
     ``correct_ranks`` holds the position of the correct candidate (1 = closest name), None where it
     matches no annotated name; ranks of examples without a positive candidate are not used (but must still be
     ranks or None).
+
+    Parameters
+    ----------
+    genders : sequence of str
+        ``female`` or ``male`` per example.
+    has_positive : sequence of bool
+        Whether the example's referent is A or B.
+    num_names : sequence of int
+        Its number of names.
+    correct_ranks : sequence of int or None
+        Its positive candidate's rank.
+    variant : str
+        ``w``, ``wnum``, ``wdist`` or ``wt``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One weight per example; the examples with a positive candidate (and kept by ``wt``'s trim) sum to their count.
+
+    Raises
+    ------
+    ValueError
+        For an unknown variant, bad counts or ranks, or a gender left with no weighted example.
+
+    Examples
+    --------
+    Masculine referents at ranks 1, 1, 2 and feminine ones at 1, 2, 2, 2; ``wdist`` balances the ranks:
+
+    >>> weights = variant_weights(["male"] * 3 + ["female"] * 4, [True] * 7, [3] * 7, [1, 1, 2, 1, 2, 2, 2], "wdist")
+    >>> [round(weight, 4) for weight in weights.tolist()]
+    [0.4375, 0.4375, 2.625, 0.875, 0.875, 0.875, 0.875]
     """
     validation.check_choice("variant", variant, VARIANTS)
     validation.check_lengths(

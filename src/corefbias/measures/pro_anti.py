@@ -61,7 +61,29 @@ def _score(counts: dict[str, np.ndarray], score: str) -> np.ndarray:
 
 def statistic(sums: np.ndarray, *, groups: Sequence[str], score: str) -> dict[str, np.ndarray]:
     """Pro/anti scores overall and per group; columns are (bucket, condition, outcome) counts with
-    bucket 0 = all examples and bucket 1 + k = ``groups[k]``."""
+    bucket 0 = all examples and bucket 1 + k = ``groups[k]``.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Summed example rows (:func:`example_rows`), shape ``(..., (1 + len(groups)) * 8)``.
+    groups : sequence of str
+        The group names, in the buckets' order.
+    score : str
+        ``accuracy`` or ``f1``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``pro``, ``anti``, ``average``, ``diff``, ``log2_ratio``, and each again as ``<score>/<group>`` (NaN where
+        undefined).
+
+    Examples
+    --------
+    >>> rows = example_rows(np.array([True, False]), np.array([True, True]), ["pro", "anti"], None, [])
+    >>> {name: float(value) for name, value in statistic(rows.sum(axis=0), groups=[], score="accuracy").items()}
+    {'pro': 1.0, 'anti': 0.0, 'average': 0.5, 'diff': 1.0, 'log2_ratio': nan}
+    """
     cells = sums.reshape(sums.shape[:-1] + (1 + len(groups), len(CONDITIONS), len(_OUTCOMES)))
     scores = {}
     for bucket, group in enumerate([None, *groups]):
@@ -101,7 +123,29 @@ def _optional_labels(name: str, values: Sequence | None, what: str) -> list | No
 
 
 def check_predictions(predictions: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    """Link flags (``None`` read as no link) and the mask of unlinked examples (``None``)."""
+    """Link flags (``None`` read as no link) and the mask of unlinked examples (``None``).
+
+    Parameters
+    ----------
+    predictions : sequence of bool or None
+        Per example, is the pronoun linked to the candidate (None: to no candidate)?
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The links, and where the pronoun is unlinked.
+
+    Raises
+    ------
+    ValueError
+        Naming the first entry that is neither a boolean nor None.
+
+    Examples
+    --------
+    >>> linked, unlinked = check_predictions([True, None, False])
+    >>> linked.tolist(), unlinked.tolist()
+    ([True, False, False], [False, True, False])
+    """
     linked = validation.check_booleans(
         "predictions", predictions, allow_none=True, none_means="where the model links the pronoun to no candidate"
     )
@@ -110,6 +154,27 @@ def check_predictions(predictions: Sequence) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_unlinked(unlinked: str) -> None:
+    """``unlinked`` is ``"wrong"`` or ``"drop"``, what an unlinked pronoun counts as.
+
+    Parameters
+    ----------
+    unlinked : str
+        The option as given.
+
+    Raises
+    ------
+    ValueError
+        Naming both choices and what each means.
+
+    Examples
+    --------
+    >>> check_unlinked("drop")
+    >>> check_unlinked("skip")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown unlinked='skip'; choose 'wrong' (an unlinked pronoun counts as no link) or 'drop' (its
+    examples are left out, as GenDa Lens scores DaWinoBias)
+    """
     if not isinstance(unlinked, str) or unlinked not in UNLINKED:
         raise ValueError(
             f"unknown unlinked={unlinked!r}; choose 'wrong' (an unlinked pronoun counts as no link) or 'drop' "
@@ -151,7 +216,33 @@ def _pair_index(pair_ids: list, conditions: list) -> np.ndarray:
 def example_rows(
     predicted: np.ndarray, gold: np.ndarray, conditions: list, groups: list | None, group_names: list
 ) -> np.ndarray:
-    """Per-example one-hot (bucket, condition, outcome) counts."""
+    """Per-example one-hot (bucket, condition, outcome) counts.
+
+    Parameters
+    ----------
+    predicted : numpy.ndarray
+        Per example, whether the pronoun is linked to the candidate.
+    gold : numpy.ndarray
+        Per example, whether the candidate is the antecedent.
+    conditions : list of str
+        ``pro`` or ``anti`` per example.
+    groups : list of str or None
+        Each example's group (None: no breakdown).
+    group_names : list of str
+        The groups, in the buckets' order.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(examples, (1 + len(group_names)) * 8)``: per bucket, condition and outcome (TP, FP, FN, TN), 1 or 0.
+
+    Examples
+    --------
+    A pro example linked to its antecedent (a true positive) in group ``a``:
+
+    >>> example_rows(np.array([True]), np.array([True]), ["pro"], ["a"], ["a"]).tolist()
+    [[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+    """
     outcome = np.where(predicted, np.where(gold, 0, 1), np.where(gold, 2, 3))
     # dtype=int: with every example dropped (unlinked="drop") the list is empty, and an empty float array cannot index
     condition = np.asarray([CONDITIONS.index(value) for value in conditions], dtype=int)
@@ -352,10 +443,40 @@ def referent_class_f1(
     Per sentence, ``referent_classes[i]`` is the class of the gold antecedent (its occupation's
     stereotype, "female"/"male") and ``predicted_classes[i]`` the class of the candidate the model links
     the pronoun to, or ``None`` where it links none: those sentences are left out, as GenDa Lens does.
-    ``<condition>/<class>`` = 2 TP / (2 TP + FP + FN) with that class as the positive one (scikit-learn's
-    per-class F1, which GenDa Lens reports rounded to two decimals; here unrounded, and ``None`` where
-    0/0, where scikit-learn says 0). ``support_<condition>/<class>``: counted sentences whose referent
-    has the class; ``num_<condition>``: counted sentences; ``num_unlinked_<condition>``: left out.
+
+    Parameters
+    ----------
+    predicted_classes : list of str or None
+        The class of the candidate the model links the pronoun to; None where it links none.
+    referent_classes : list of str
+        The class of the gold antecedent.
+    conditions : list of str
+        ``pro`` or ``anti``.
+
+    Returns
+    -------
+    MeasureResult
+        Per condition and class (``by_condition_and_group[<condition>][<class>]``): ``f1`` = 2 TP / (2 TP + FP + FN)
+        with that class as the positive one (scikit-learn's per-class F1, which GenDa Lens reports rounded to two
+        decimals; here unrounded, and None where 0/0, where scikit-learn says 0), flat key ``<condition>/<class>``, and
+        ``support`` (counted sentences whose referent has the class), flat key ``support_<condition>/<class>``;
+        overall ``num_<condition>`` (counted sentences) and ``num_unlinked_<condition>`` (left out). No primary score.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in length, a condition is not ``pro`` or ``anti``, or a class is not a non-empty string.
+
+    Examples
+    --------
+    Two pro sentences, one resolved to a female referent and one to the wrong (female) candidate of a male referent;
+    an anti sentence left out because its pronoun is linked to no candidate:
+
+    >>> result = referent_class_f1(["female", "female", None], ["female", "male", "female"], ["pro", "pro", "anti"])
+    >>> round(result["pro/female"], 4), result["pro/male"], result["support_pro/male"], result["num_unlinked_anti"]
+    (0.6667, 0.0, 1, 1)
+    >>> result.by_condition_and_group["pro"]["female"]["f1"].value == result["pro/female"]
+    True
     """
     validation.check_lengths(
         predicted_classes=predicted_classes, referent_classes=referent_classes, conditions=conditions

@@ -32,8 +32,29 @@ _MAX_DRAWS_PER_CHUNK = 20_000_000
 class UnitRows:
     """The unit rows a metric's significance resampled, its statistic and the scores it tested.
 
-    ``unit_positions``: where a metric leaves out units that depend on the model's answers (a pronoun linked
-    to no candidate), each row's position among all the data's units; two models' rows line up by it.
+    A paired comparison of two models must resample exactly the units, counts and formula their scores came from; every
+    measure's result hands these over (``MeasureResult.unit_rows``), so there is one definition of them.
+
+    Attributes
+    ----------
+    rows : numpy.ndarray
+        One row of counts per resampling unit, shape ``(units, columns)``.
+    statistic : Statistic
+        Column sums → named scores; ``statistic(rows.sum(axis=0))[key]`` is the observed score of each tested ``key``.
+    tested : tuple of str
+        The flat keys of the scores the bootstrap tested.
+    unit_positions : numpy.ndarray or None, default None
+        Where a metric leaves out units that depend on the model's answers (a pronoun linked to no candidate), each
+        row's position among all the data's units; two models' rows line up by it.
+
+    Examples
+    --------
+    Two units, each counting (correct, total):
+
+    >>> rows = np.array([[1.0, 2.0], [0.0, 2.0]])
+    >>> unit_rows = UnitRows(rows, lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}, ("accuracy",))
+    >>> float(unit_rows.statistic(unit_rows.rows.sum(axis=0))["accuracy"])
+    0.25
     """
 
     rows: np.ndarray
@@ -43,7 +64,25 @@ class UnitRows:
 
 
 def safe_div(numerator, denominator):
-    """Elementwise ratio that is NaN (never a warning) where the denominator is zero."""
+    """Elementwise ratio that is NaN (never a warning) where the denominator is zero.
+
+    Parameters
+    ----------
+    numerator : array_like
+        The dividends.
+    denominator : array_like
+        The divisors, broadcast against ``numerator``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``numerator / denominator`` as floats, NaN where ``denominator`` is 0.
+
+    Examples
+    --------
+    >>> safe_div([1, 3], [2, 0])
+    array([0.5, nan])
+    """
     numerator = np.asarray(numerator, dtype=float)
     denominator = np.asarray(denominator, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -51,7 +90,23 @@ def safe_div(numerator, denominator):
 
 
 def safe_log2(value):
-    """log2 that is NaN (never -inf or a warning) where the value is not positive."""
+    """log2 that is NaN (never -inf or a warning) where the value is not positive.
+
+    Parameters
+    ----------
+    value : array_like
+        The numbers.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``log2(value)``, NaN where ``value <= 0``.
+
+    Examples
+    --------
+    >>> safe_log2([4, 0, -1])
+    array([ 2., nan, nan])
+    """
     value = np.asarray(value, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(value > 0, np.log2(np.where(value > 0, value, 1.0)), np.nan)
@@ -67,6 +122,20 @@ class Inference:
     one-sided share in the observed direction called about 10% of unbiased simulated models
     significant at 0.05 (``perf/calibration.py``). ``None`` fields mean the data leave them
     undefined, or (``p_value`` alone) that the score has no null to test against.
+
+    Attributes
+    ----------
+    p_value : float or None
+        The two-sided p-value against the score's null.
+    ci_low, ci_high : float or None
+        The percentile interval's ends.
+    n_valid : int
+        The replicates in which the score is defined.
+
+    Examples
+    --------
+    >>> Inference(0.01, 0.1, 0.4, 1000).p_value < SIGNIFICANCE_LEVEL
+    True
     """
 
     p_value: float | None
@@ -76,7 +145,28 @@ class Inference:
 
 
 def bootstrap_counts(n_units: int, n_replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """How often each unit is drawn in each replicate, shape ``(n_replicates, n_units)``."""
+    """How often each unit is drawn in each replicate, shape ``(n_replicates, n_units)``.
+
+    Parameters
+    ----------
+    n_units : int
+        The units to draw from (with replacement), as many per replicate.
+    n_replicates : int
+        The replicates.
+    rng : numpy.random.Generator
+        The draws' generator.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer counts; each row sums to ``n_units``.
+
+    Examples
+    --------
+    >>> counts = bootstrap_counts(3, 2, np.random.default_rng(0))
+    >>> counts.shape, counts.sum(axis=1).tolist()
+    ((2, 3), [3, 3])
+    """
     draws = rng.integers(0, n_units, size=(n_replicates, n_units))
     offsets = (np.arange(n_replicates) * n_units)[:, None]
     return np.bincount((draws + offsets).ravel(), minlength=n_replicates * n_units).reshape(n_replicates, n_units)
@@ -88,7 +178,34 @@ def _replicate_chunks(n_units: int, n_replicates: int) -> list[int]:
 
 
 def bootstrap_replicates(rows: np.ndarray, statistic: Statistic, n_replicates: int, seed: int) -> dict[str, np.ndarray]:
-    """Scores of ``n_replicates`` bootstrap resamples of the unit rows (shape ``(n_units, k)``)."""
+    """Scores of ``n_replicates`` bootstrap resamples of the unit rows (shape ``(n_units, k)``).
+
+    Each replicate is the statistic of ``counts @ rows``, ``counts`` saying how often each unit was drawn; the draws are
+    made in chunks of at most about 20 million, so memory stays bounded.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        One row of counts per unit.
+    statistic : Statistic
+        Column sums → named scores.
+    n_replicates : int
+        The resamples.
+    seed : int
+        Seeds numpy's generator.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Score name → its ``n_replicates`` resampled values (NaN where a resample leaves it undefined).
+
+    Examples
+    --------
+    >>> rows = np.array([[1.0, 1.0]] * 9 + [[0.0, 1.0]])  # per unit: correct, total
+    >>> replicates = bootstrap_replicates(rows, lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}, 500, seed=0)
+    >>> replicates["accuracy"].shape, bool(0.6 < replicates["accuracy"].mean() < 1.0)
+    ((500,), True)
+    """
     rows = np.asarray(rows, dtype=float)
     rng = np.random.default_rng(seed)
     pieces: dict[str, list[np.ndarray]] = {}
@@ -100,7 +217,32 @@ def bootstrap_replicates(rows: np.ndarray, statistic: Statistic, n_replicates: i
 
 
 def infer(observed: float, replicates: np.ndarray, null: float | None, confidence: float = 0.95) -> Inference:
-    """Two-sided p-value (``None`` for ``null=None``) and percentile CI from replicate scores."""
+    """Two-sided p-value (``None`` for ``null=None``) and percentile CI from replicate scores.
+
+    Parameters
+    ----------
+    observed : float
+        The score on the data.
+    replicates : numpy.ndarray
+        Its resampled values (non-finite ones are left out).
+    null : float or None
+        The value of a model without the bias (0 for a difference, 1 for a ratio); None for a CI without a p-value.
+    confidence : float, default 0.95
+        The interval's coverage.
+
+    Returns
+    -------
+    Inference
+        All None where ``observed`` is undefined or no replicate is defined.
+
+    Examples
+    --------
+    An observed 0.3 whose five replicates all lie above the null 0: p = 2 (0 + 1) / (5 + 1):
+
+    >>> inference = infer(0.3, np.array([0.1, 0.2, 0.3, 0.4, 0.5]), null=0.0)
+    >>> round(inference.p_value, 4), round(inference.ci_low, 2), round(inference.ci_high, 2), inference.n_valid
+    (0.3333, 0.11, 0.49, 5)
+    """
     valid = replicates[np.isfinite(replicates)]
     if not np.isfinite(observed) or valid.size == 0:
         return Inference(None, None, None, int(valid.size))
@@ -133,6 +275,38 @@ def bootstrap_test(
     ``n_bootstrap=0`` switches significance off: every field comes back ``None``. A metric function
     hands the same ``rows``, ``statistic`` and tested names to paired comparisons as a :class:`UnitRows`
     (its result's ``unit_rows``).
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        One row of counts per unit.
+    statistic : Statistic
+        Column sums → named scores.
+    nulls : mapping of str to float or None
+        The tested scores and their null values.
+    n_bootstrap : int
+        The resamples (0: significance off).
+    seed : int
+        Seeds numpy's generator.
+    confidence : float, default 0.95
+        The intervals' coverage.
+
+    Returns
+    -------
+    dict of str to Inference
+        Per tested score, its p-value and interval.
+
+    Examples
+    --------
+    18 of 20 units right is far from a coin's 0.5: no resample reaches it, so p = 2 / 1001:
+
+    >>> rows = np.array([[1.0, 1.0]] * 18 + [[0.0, 1.0]] * 2)
+    >>> accuracy = lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}
+    >>> tested = bootstrap_test(rows, accuracy, {"accuracy": 0.5}, n_bootstrap=1000, seed=0)
+    >>> round(tested["accuracy"].p_value, 4)
+    0.002
+    >>> bootstrap_test(rows, accuracy, {"accuracy": 0.5}, n_bootstrap=0, seed=0)["accuracy"].p_value is None
+    True
     """
     if n_bootstrap == 0:
         return {name: Inference(None, None, None, 0) for name in nulls}
@@ -143,6 +317,28 @@ def bootstrap_test(
 
 
 def swap_masks(n_units: int, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """Which units each random permutation swaps between two systems: 0/1 floats, shape ``(n_permutations, n_units)``.
+
+    Parameters
+    ----------
+    n_units : int
+        The units.
+    n_permutations : int
+        The permutations.
+    rng : numpy.random.Generator
+        The draws' generator.
+
+    Returns
+    -------
+    numpy.ndarray
+        1.0 where the permutation swaps the unit.
+
+    Examples
+    --------
+    >>> masks = swap_masks(4, 2, np.random.default_rng(0))
+    >>> masks.shape, set(masks.ravel().tolist()) <= {0.0, 1.0}
+    ((2, 4), True)
+    """
     return rng.integers(0, 2, size=(n_permutations, n_units)).astype(float)
 
 
@@ -153,6 +349,32 @@ def randomization_differences(
 
     Each permutation swaps the two systems' rows on a random subset of units: the totals become
     ``total_a + masks @ (rows_b − rows_a)`` and ``total_b − masks @ (rows_b − rows_a)``.
+
+    Parameters
+    ----------
+    rows_a, rows_b : numpy.ndarray
+        The two systems' unit rows, the same units in the same order.
+    statistic : Statistic
+        Column sums → named scores.
+    names : sequence of str
+        The scores to difference.
+    n_permutations : int
+        The permutations, over all chunks.
+    rng : numpy.random.Generator
+        The swaps' generator.
+
+    Yields
+    ------
+    dict of str to numpy.ndarray
+        Per chunk, each score's permuted differences.
+
+    Examples
+    --------
+    >>> a, b = np.array([[1.0, 1.0]] * 4), np.array([[0.0, 1.0]] * 4)
+    >>> accuracy = lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}
+    >>> chunks = list(randomization_differences(a, b, accuracy, ["accuracy"], 100, np.random.default_rng(0)))
+    >>> sum(len(chunk["accuracy"]) for chunk in chunks), float(max(abs(chunk["accuracy"]).max() for chunk in chunks))
+    (100, 1.0)
     """
     delta = rows_b - rows_a
     total_a, total_b = rows_a.sum(0), rows_b.sum(0)
@@ -176,6 +398,40 @@ def paired_randomization_test(
     Under the null both systems are exchangeable on every unit (:func:`randomization_differences`).
     Two-sided p-value with +1 correction. ``corefbias.measures.comparison.paired_difference`` adds
     a paired bootstrap CI and several scores at once.
+
+    Parameters
+    ----------
+    rows_a, rows_b : numpy.ndarray
+        The two systems' unit rows, the same units in the same order.
+    statistic : Statistic
+        Column sums → named scores.
+    name : str
+        The score to compare.
+    n_permutations : int, default 10000
+        The permutations.
+    seed : int, default 0
+        Seeds the swaps.
+
+    Returns
+    -------
+    dict
+        ``difference`` (A − B) and ``p_value``; both None where either score is undefined.
+
+    Raises
+    ------
+    ValueError
+        If the two row arrays differ in shape.
+
+    Examples
+    --------
+    A right on 9 of 10 units, B on the tenth. Each unit adds ±0.1 to the difference, so a random swap reaches
+    |0.8| in 22 of the 2^10 patterns: p ≈ 0.021 (here from 10,000 random swaps):
+
+    >>> a = np.array([[1.0, 1.0]] * 9 + [[0.0, 1.0]])
+    >>> b = np.array([[0.0, 1.0]] * 9 + [[1.0, 1.0]])
+    >>> result = paired_randomization_test(a, b, lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}, "accuracy")
+    >>> round(result["difference"], 3), round(result["p_value"], 3)
+    (0.8, 0.023)
     """
     rows_a = np.asarray(rows_a, dtype=float)
     rows_b = np.asarray(rows_b, dtype=float)

@@ -18,17 +18,13 @@ A score the data leave undefined is ``None`` with its reason, never NaN, 0 or an
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
-
+from .estimate import MISSING, SIGNIFICANCE_SUFFIXES, Cell, Estimate, estimate_of
 from .resampling import Inference, UnitRows
 
-SIGNIFICANCE_SUFFIXES = ("p_value", "ci_low", "ci_high")
-"""The significance fields of a tested score, in the order the flat view lists them as ``<key>_<field>``."""
+__all__ = ["SIGNIFICANCE_SUFFIXES", "Cell", "Estimate", "MeasureResult", "STRUCTURE_KEY", "measure_result"]
 
 # The key of a results.json section under which its structure lies; no score or extra may take it.
 STRUCTURE_KEY = "measure_result"
@@ -36,124 +32,6 @@ STRUCTURE_KEY = "measure_result"
 _SIGNIFICANCE_WORDS = {"p_value": "p-value", "ci_low": "lower CI end", "ci_high": "upper CI end"}
 
 DIFFERENCE_METHODS = ("between_groups", "to_overall")
-
-
-class Cell(NamedTuple):
-    """Where a score was measured: the whole data (both ``None``), a group, a condition, or a group within a
-    condition.
-
-    Examples
-    --------
-    >>> Cell(), Cell(group="female"), Cell(condition="anti", group="male")
-    (Cell(condition=None, group=None), Cell(condition=None, group='female'), Cell(condition='anti', group='male'))
-    """
-
-    condition: Hashable | None = None
-    group: Hashable | None = None
-
-    def describe(self) -> str:
-        """The cell in words, for messages.
-
-        Examples
-        --------
-        >>> Cell().describe(), Cell(group="female").describe(), Cell("pro", 3).describe()
-        ('overall', "in group 'female'", "in condition 'pro', group 3")
-        """
-        if self.condition is None and self.group is None:
-            return "overall"
-        parts = [f"condition {self.condition!r}"] if self.condition is not None else []
-        parts += [f"group {self.group!r}"] if self.group is not None else []
-        return "in " + ", ".join(parts)
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """One score: its value, its interval and p-value where tested, and why any of them is undefined.
-
-    Parameters
-    ----------
-    key : str
-        The score's key in the flat result (``diff/female``); its significance keys are ``<key>_<field>``.
-    value : float, int or None
-        The score (an ``int`` for a count); None where the data leave it undefined.
-    ci_low, ci_high : float or None, default None
-        The ends of its 95% percentile bootstrap interval.
-    p_value : float or None, default None
-        Its two-sided p-value (a bootstrap against the measure's null, or the test a measure names, e.g. Pearson's).
-    undefined : str or None, default None
-        Why ``value`` is None.
-    reported : tuple of str, default ()
-        The significance fields the result reports for it (``SIGNIFICANCE_SUFFIXES`` for a score the bootstrap
-        tests, ``("p_value",)`` for a correlation); the others are neither computed nor listed.
-    significance_undefined : mapping of str to str, default {}
-        Each reported field left None → why.
-
-    Examples
-    --------
-    >>> estimate = Estimate("diff", 0.25, ci_low=0.1, ci_high=0.4, p_value=0.01, reported=SIGNIFICANCE_SUFFIXES)
-    >>> estimate
-    Estimate('diff', 0.25, ci=(0.1, 0.4), p_value=0.01)
-    >>> estimate.ci, estimate.flat()
-    ((0.1, 0.4), {'diff': 0.25, 'diff_p_value': 0.01, 'diff_ci_low': 0.1, 'diff_ci_high': 0.4})
-    """
-
-    key: str
-    value: float | int | None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    p_value: float | None = None
-    undefined: str | None = None
-    reported: tuple[str, ...] = ()
-    significance_undefined: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def ci(self) -> tuple[float | None, float | None]:
-        """``(ci_low, ci_high)``."""
-        return self.ci_low, self.ci_high
-
-    def __repr__(self) -> str:
-        parts = [repr(self.key), repr(self.value)]
-        if "ci_low" in self.reported:
-            parts.append(f"ci={self.ci!r}")
-        if "p_value" in self.reported:
-            parts.append(f"p_value={self.p_value!r}")
-        if self.undefined is not None:
-            parts.append(f"undefined={self.undefined!r}")
-        return f"Estimate({', '.join(parts)})"
-
-    def flat(self) -> dict[str, float | int | None]:
-        """The score and its reported significance under their flat keys."""
-        return {self.key: self.value, **{f"{self.key}_{name}": getattr(self, name) for name in self.reported}}
-
-    def reasons(self) -> dict[str, str]:
-        """Flat key → why it is None, for the score and each reported significance field left None."""
-        found = {} if self.value is not None or self.undefined is None else {self.key: self.undefined}
-        for name in self.reported:
-            if getattr(self, name) is None and name in self.significance_undefined:
-                found[f"{self.key}_{name}"] = self.significance_undefined[name]
-        return found
-
-    def to_json(self) -> dict:
-        """The estimate as ``results.json`` holds it (``corefbias.harness.result_schema.EstimateScores``)."""
-        data: dict[str, Any] = {"key": self.key, "value": self.value, "undefined": self.undefined}
-        if self.reported:
-            data.update({name: getattr(self, name) for name in self.reported})
-            data["significance_undefined"] = dict(self.significance_undefined)
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> Estimate:
-        """The estimate :meth:`to_json` wrote."""
-        reported = tuple(name for name in SIGNIFICANCE_SUFFIXES if name in data)
-        return cls(
-            data["key"],
-            data["value"],
-            **{name: data[name] for name in reported},
-            undefined=data.get("undefined"),
-            reported=reported,
-            significance_undefined=dict(data.get("significance_undefined") or {}),
-        )
-
 
 Entry = tuple[Cell, str, Estimate]
 
@@ -253,11 +131,27 @@ class MeasureResult(Mapping):
         return self._unit_rows
 
     def estimates(self) -> tuple[Entry, ...]:
-        """Every ``(cell, score, estimate)``, in the order the flat view lists them."""
+        """Every ``(cell, score, estimate)``, in the order the flat view lists them.
+
+        Returns
+        -------
+        tuple of (Cell, str, Estimate)
+        """
         return self._entries
 
     def estimate(self, score: str, *, group: Hashable | None = None, condition: Hashable | None = None) -> Estimate:
         """The estimate of ``score`` in the given group and condition (both None: overall).
+
+        Parameters
+        ----------
+        score : str
+            The score's name in its cell (``diff``, not ``diff/female``).
+        group, condition : label, optional
+            Where it was measured.
+
+        Returns
+        -------
+        Estimate
 
         Raises
         ------
@@ -276,32 +170,32 @@ class MeasureResult(Mapping):
         """Score → estimate, measured on the whole data."""
         return {score: estimate for cell, score, estimate in self._entries if cell == Cell()}
 
+    def _by(self, condition: bool, group: bool) -> dict:
+        """The scores of the cells that name a condition (or not) and a group (or not), nested by their labels."""
+        found: dict = {}
+        for cell, score, estimate in self._entries:
+            if (cell.condition is not None, cell.group is not None) == (condition, group):
+                labels = [label for label, named in ((cell.condition, condition), (cell.group, group)) if named]
+                level = found
+                for label in labels[:-1]:
+                    level = level.setdefault(label, {})
+                level.setdefault(labels[-1], {})[score] = estimate
+        return found
+
     @property
     def by_group(self) -> dict[Hashable, dict[str, Estimate]]:
         """Group → score → estimate, for the scores measured per group (``diff/female``: ``by_group["female"]``)."""
-        found: dict = {}
-        for cell, score, estimate in self._entries:
-            if cell.condition is None and cell.group is not None:
-                found.setdefault(cell.group, {})[score] = estimate
-        return found
+        return self._by(condition=False, group=True)
 
     @property
     def by_condition(self) -> dict[Hashable, dict[str, Estimate]]:
         """Condition → score → estimate (``pro/muc_recall``: ``by_condition["pro"]["muc_recall"]``)."""
-        found: dict = {}
-        for cell, score, estimate in self._entries:
-            if cell.condition is not None and cell.group is None:
-                found.setdefault(cell.condition, {})[score] = estimate
-        return found
+        return self._by(condition=True, group=False)
 
     @property
     def by_condition_and_group(self) -> dict[Hashable, dict[Hashable, dict[str, Estimate]]]:
         """Condition → group → score → estimate (``anti/female``: ``by_condition_and_group["anti"]["female"]``)."""
-        found: dict = {}
-        for cell, score, estimate in self._entries:
-            if cell.condition is not None and cell.group is not None:
-                found.setdefault(cell.condition, {}).setdefault(cell.group, {})[score] = estimate
-        return found
+        return self._by(condition=True, group=True)
 
     def _primary_estimate(self) -> Estimate:
         if self._primary is None:
@@ -335,6 +229,13 @@ class MeasureResult(Mapping):
         """How much ``score`` (default: the primary score) differs across the groups, as fairlearn's
         ``MetricFrame.difference``: the largest minus the smallest group value (``between_groups``), or the largest
         distance of a group's value from the overall value (``to_overall``).
+
+        Parameters
+        ----------
+        score : str, optional
+            A score measured per group (default: the primary score).
+        method : str, default "between_groups"
+            ``between_groups`` or ``to_overall``.
 
         Returns
         -------
@@ -377,6 +278,15 @@ class MeasureResult(Mapping):
         """This result with every score that is not a count, and its significance, undefined for ``reason``.
 
         Counts (integers) describe the data, not the model, and stay; so do the extras.
+
+        Parameters
+        ----------
+        reason : str
+            Why every score is undefined.
+
+        Returns
+        -------
+        MeasureResult
 
         Examples
         --------
@@ -482,6 +392,12 @@ class MeasureResult(Mapping):
         ``measure_result``: ``corefbias.harness.result_schema.MeasureResultScores``); labels kept as given, in lists
         rather than as object keys.
 
+        Returns
+        -------
+        dict
+            ``measure``, ``primary``, ``overall``, ``by_group``, ``by_condition``, ``by_condition_and_group``,
+            ``extras``.
+
         Examples
         --------
         >>> result = measure_result("toy", {"diff": 0.5, "diff/a": 1.0}, cells={"diff/a": (Cell(group="a"), "diff")})
@@ -522,6 +438,10 @@ class MeasureResult(Mapping):
         :meth:`structure`, which :meth:`from_json` reads. Where two labels would collide in the flat view, the
         section holds the structure alone.
 
+        Returns
+        -------
+        dict
+
         Examples
         --------
         >>> result = measure_result("toy", {"diff": 0.5, "diff/a": 1.0}, cells={"diff/a": (Cell(group="a"), "diff")})
@@ -541,6 +461,16 @@ class MeasureResult(Mapping):
     def from_json(cls, section: Mapping) -> MeasureResult:
         """The result of a ``results.json`` section: the structure :meth:`to_json` wrote under ``measure_result``,
         or, for a flat section (schema versions 1 and 2; a flat dict of scores), :meth:`from_flat` of it.
+
+        Parameters
+        ----------
+        section : mapping
+            A ``results.json`` section, or a flat dict of scores.
+
+        Returns
+        -------
+        MeasureResult
+            Without unit rows, which results.json does not keep.
 
         Raises
         ------
@@ -590,6 +520,17 @@ class MeasureResult(Mapping):
         ``<key>`` where it is there, and keys that hold no number (lists, names) the extras. Its flat view is the
         section itself.
 
+        Parameters
+        ----------
+        section : mapping
+            The flat dict.
+        measure : str, optional
+            The measure's name, where known.
+
+        Returns
+        -------
+        MeasureResult
+
         Raises
         ------
         ValueError
@@ -636,25 +577,6 @@ class MeasureResult(Mapping):
             raise ValueError(f"the result's undefined names {stray[0]!r}, which it holds no number for")
         extras = {key: value for key, value in section.items() if key != "undefined" and key not in numbers}
         return cls(measure, entries, extras=extras)
-
-
-def _number(value) -> float | int | None:
-    """A score as results hold it: an ``int`` for a count, a finite ``float``, or None (not finite, or None)."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return int(value)
-    number = None if value is None else float(value)
-    return number if number is not None and math.isfinite(number) else None
-
-
-def _significance_reason(key: str, defined: bool, n_bootstrap: int, given: str | None) -> str:
-    """Why a bootstrap p-value or interval end of the score with flat key ``key`` is None."""
-    if n_bootstrap == 0:
-        return "significance was not computed (n_bootstrap=0)"
-    if given is not None:
-        return given
-    if not defined:
-        return f"{key} itself is undefined"
-    return f"{key} is undefined on every bootstrap resample"
 
 
 def measure_result(
@@ -733,29 +655,15 @@ def measure_result(
     cells = cells or {}
     entries = []
     for key, raw in scores.items():
-        value = _number(raw)
-        estimate = Estimate(
+        estimate = estimate_of(
             key,
-            value,
-            undefined=None if value is not None else reasons.get(key, f"{key} has a zero denominator for these inputs"),
+            raw,
+            reason=reasons.get(key),
+            inference=inferences.get(key),
+            n_bootstrap=n_bootstrap,
+            p_value=p_values[key] if key in p_values else MISSING,
+            p_value_reason=significance_reasons.get(key),
         )
-        if key in inferences:
-            inference = inferences[key]
-            fields = {name: getattr(inference, name) for name in SIGNIFICANCE_SUFFIXES}
-            why = {
-                name: _significance_reason(
-                    key, value is not None, n_bootstrap, significance_reasons.get(key) if name == "p_value" else None
-                )
-                for name, found in fields.items()
-                if found is None
-            }
-            estimate = replace(estimate, **fields, reported=SIGNIFICANCE_SUFFIXES, significance_undefined=why)
-        elif key in p_values:
-            p_value = _number(p_values[key])
-            why = {}
-            if p_value is None:
-                why["p_value"] = significance_reasons.get(key, f"{key} itself is undefined")
-            estimate = replace(estimate, p_value=p_value, reported=("p_value",), significance_undefined=why)
         cell, score = cells.get(key, (Cell(), key))
         entries.append((cell, score, estimate))
     return MeasureResult(measure, entries, primary=primary, extras=extras, unit_rows=unit_rows)

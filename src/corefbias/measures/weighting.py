@@ -65,13 +65,43 @@ _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toler
 
 
 class InfeasibleBalanceError(ValueError):
-    """No non-negative weights balance all the given sets while each group keeps half the total."""
+    """No non-negative weights balance all the given sets while each group keeps half the total.
+
+    The message names the sets that cannot be balanced together (a Farkas certificate's).
+
+    Examples
+    --------
+    Every f example has 2 names and no m example has: the set names=2 forces f's weights to 0:
+
+    >>> try:
+    ...     balance_weights(["f", "f", "m", "m"], {"names": [2, 2, 1, 1]})
+    ... except InfeasibleBalanceError as error:
+    ...     print(str(error)[:60])
+    no non-negative weights give 'f' and 'm' half of the total w
+    """
 
 
 @dataclass(frozen=True)
 class BalancedWeights:
-    """Per-example weights (``Σ = n``), their objective value, and the size of the LP solved
-    (``num_classes``: its weight variables — signature classes, or examples for the per-pair LP)."""
+    """Per-example weights (``Σ = n``), their objective value, and the size of the LP solved.
+
+    Attributes
+    ----------
+    weights : numpy.ndarray
+        One weight per example; they sum to the number of examples.
+    objective : float
+        Σ over same-group pairs of max(w_i, w_j) (:func:`pairwise_max_objective`).
+    num_classes : int
+        The LP's weight variables: signature classes, or examples for the per-pair LP.
+    num_sets : int
+        The property sets balanced.
+
+    Examples
+    --------
+    >>> solved = balance_weights(["f", "f", "m", "m"], {"names": [1, 2, 1, 2]})
+    >>> solved.weights.tolist(), solved.num_classes, solved.num_sets
+    ([1.0, 1.0, 1.0, 1.0], 4, 2)
+    """
 
     weights: np.ndarray
     objective: float
@@ -130,7 +160,26 @@ def _encode(groups: Sequence, properties: Mapping[str, Sequence]) -> _Problem:
 
 
 def pairwise_max_objective(weights, groups: Sequence) -> float:
-    """Σ over same-group pairs of max(w_i, w_j), via sorting: the i-th smallest of a group is the max of i−1 pairs."""
+    """Σ over same-group pairs of max(w_i, w_j), via sorting: the i-th smallest of a group is the max of i−1 pairs.
+
+    Parameters
+    ----------
+    weights : sequence of float
+        One weight per example.
+    groups : sequence
+        One group label per example.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Group f's pair costs max(1, 3) = 3; group m's three pairs 2 + 2 + 2:
+
+    >>> pairwise_max_objective([1.0, 3.0, 2.0, 2.0, 0.0], ["f", "f", "m", "m", "m"])
+    9.0
+    """
     validation.check_lengths(weights=weights, groups=groups)
     weights = np.asarray(validation.check_numbers("weights", weights), dtype=float)
     groups = np.asarray(groups, dtype=object)
@@ -142,7 +191,27 @@ def pairwise_max_objective(weights, groups: Sequence) -> float:
 
 
 def balance_residuals(weights, groups: Sequence, properties: Mapping[str, Sequence]) -> dict[str, float]:
-    """How far weights are from every constraint: ``Σ_A − Σ_B`` per set and for the groups, ``Σ w − n``."""
+    """How far weights are from every constraint: ``Σ_A − Σ_B`` per set and for the groups, ``Σ w − n``.
+
+    Parameters
+    ----------
+    weights : sequence of float
+        One weight per example.
+    groups : sequence
+        One of two group labels per example.
+    properties : mapping of str to sequence
+        Property name → one value per example (None: in no set of it).
+
+    Returns
+    -------
+    dict of str to float
+        ``total`` (Σ w − n), ``groups`` (Σ_A − Σ_B) and ``<property>=<value>`` per set.
+
+    Examples
+    --------
+    >>> balance_residuals([1.0, 1.0, 1.0, 1.0], ["f", "f", "m", "m"], {"names": [1, 2, 1, 1]})
+    {'total': 0.0, 'groups': 0.0, 'names=1': -1.0, 'names=2': 1.0}
+    """
     validation.check_lengths(weights=weights, groups=groups)
     weights = np.asarray(validation.check_numbers("weights", weights), dtype=float)
     problem = _encode(groups, properties)
@@ -193,6 +262,36 @@ def balance_weights(groups: Sequence, properties: Mapping[str, Sequence]) -> Bal
     a value of its own). Exact optimum of the paper's LP, solved over signature classes through the
     dual of the class LP (see the module docstring). Raises :class:`InfeasibleBalanceError` naming
     the sets that cannot be balanced together.
+
+    Parameters
+    ----------
+    groups : sequence
+        One of two group labels per example.
+    properties : mapping of str to sequence
+        Property name → one value per example (None: in no set of it).
+
+    Returns
+    -------
+    BalancedWeights
+
+    Raises
+    ------
+    InfeasibleBalanceError
+        If no non-negative weights balance every set.
+    ValueError
+        If there are not exactly two groups, or a property's values are not one per example or not labels.
+
+    Examples
+    --------
+    Group f has names 1, 1, 2 and group m names 1, 2, 2: the weights give each group's names=1 and names=2 sets the
+    same total, at the least Σ max(w_i, w_j) (7.5; equal weights, 6, balance nothing):
+
+    >>> groups, properties = ["f", "f", "f", "m", "m", "m"], {"names": [1, 1, 2, 1, 2, 2]}
+    >>> solved = balance_weights(groups, properties)
+    >>> round(solved.objective, 6), round(float(solved.weights.sum()), 6)
+    (7.5, 6.0)
+    >>> {name: round(residual, 9) for name, residual in balance_residuals(solved.weights, groups, properties).items()}
+    {'total': 0.0, 'groups': 0.0, 'names=1': 0.0, 'names=2': 0.0}
     """
     problem = _encode(groups, properties)
     n = len(problem.in_group_a)
@@ -247,7 +346,35 @@ def per_pair_lp_weights(
 
     The reference that :func:`balance_weights` is checked against (tests) and timed against
     (benchmark); solved with HiGHS's interior-point method, as the paper used Matlab's.
-    ``time_limit`` (seconds) stops HiGHS early; a run that stops early raises ``TimeoutError``.
+
+    Parameters
+    ----------
+    groups : sequence
+        One of two group labels per example.
+    properties : mapping of str to sequence
+        Property name → one value per example (None: in no set of it).
+    time_limit : float, optional
+        Seconds after which HiGHS stops.
+
+    Returns
+    -------
+    BalancedWeights
+
+    Raises
+    ------
+    TimeoutError
+        If HiGHS stops at ``time_limit``.
+    InfeasibleBalanceError
+        If no non-negative weights balance every set.
+
+    Examples
+    --------
+    The same objective as :func:`balance_weights` on a small problem:
+
+    >>> groups, properties = ["f", "f", "f", "m", "m", "m"], {"names": [1, 1, 2, 1, 2, 2]}
+    >>> per_pair, by_class = per_pair_lp_weights(groups, properties), balance_weights(groups, properties)
+    >>> round(per_pair.objective, 6), round(by_class.objective, 6)
+    (7.5, 7.5)
     """
     problem = _encode(groups, properties)
     n = len(problem.in_group_a)

@@ -81,7 +81,27 @@ _REASONS = {
 
 
 def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Every pooled Winogender score as a function of the column sums over pairs."""
+    """Every pooled Winogender score as a function of the column sums over pairs.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        Summed pair rows (:func:`pair_rows`), shape ``(..., 19)``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The pooled scores of :func:`winogender_bias` (NaN where undefined); not the per-occupation ones.
+
+    Examples
+    --------
+    >>> table = np.array([[0, 1, -1]])  # the pair's female, male and (no) neutral sentence
+    >>> rows = pair_rows(np.array(["occupation", "participant"]), np.array(["occupation", "occupation"]),
+    ...                  np.array(["female", "male"]), table, None)
+    >>> scores = statistic(rows.sum(axis=0))
+    >>> float(scores["accuracy_male_minus_female"]), float(scores["pairs_resolved_differently"])
+    (-1.0, 1.0)
+    """
     s = {name: sums[..., index] for name, index in _COLUMN.items()}
     scores = {
         "accuracy": safe_div(
@@ -110,6 +130,29 @@ def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, 
     """Pearson's r and its two-sided p-value; NaN for fewer than 3 points or a constant vector.
 
     With two points r is ±1 whatever the data, so at least three are required.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        Two vectors of one length.
+
+    Returns
+    -------
+    tuple of float
+        r and its p-value.
+
+    Raises
+    ------
+    ValueError
+        If the vectors differ in shape.
+
+    Examples
+    --------
+    >>> r, p_value = pearson_correlation([1.0, 2.0, 3.0], [2.0, 4.0, 6.5])
+    >>> round(r, 3)
+    0.998
+    >>> pearson_correlation([1.0, 2.0], [1.0, 2.0])
+    (nan, nan)
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -122,12 +165,44 @@ def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, 
 
 
 def majority_gender(bls_pct_female: float) -> str:
-    """An occupation's BLS majority gender, by the line Table 2's "gotcha" split draws."""
+    """An occupation's BLS majority gender, by the line Table 2's "gotcha" split draws.
+
+    Parameters
+    ----------
+    bls_pct_female : float
+        The occupation's percent female (0–100).
+
+    Returns
+    -------
+    str
+        ``female`` at or above 50 %, else ``male``.
+
+    Examples
+    --------
+    >>> majority_gender(37.9), majority_gender(50.0)
+    ('male', 'female')
+    """
     return stereotypes.majority_gender(bls_pct_female, tie=stereotypes.WINOGENDER_TIE)
 
 
 def resolved_differently(answers_female, answers_male):
-    """Whether a pair's female and male sentences got different answers (element-wise for arrays)."""
+    """Whether a pair's female and male sentences got different answers (element-wise for arrays).
+
+    Parameters
+    ----------
+    answers_female, answers_male : array_like
+        The answers to the female and to the male sentence of each pair.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per pair.
+
+    Examples
+    --------
+    >>> resolved_differently(["occupation", "participant"], ["occupation", "occupation"]).tolist()
+    [False, True]
+    """
     return np.asarray(answers_female) != np.asarray(answers_male)
 
 
@@ -139,6 +214,27 @@ def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_fem
     is the majority gender and the answer is PARTICIPANT. Neutral pronouns have no majority to
     contradict, so they are neither gotcha nor non-gotcha: their entries are False here and
     callers exclude them from the non-gotcha bucket too.
+
+    Parameters
+    ----------
+    genders : sequence of str
+        The pronoun's gender per sentence.
+    answers : sequence of str
+        The correct answer per sentence, ``occupation`` or ``participant``.
+    bls_pct_female : sequence of float
+        The occupation's percent female per sentence.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    A surgeon (37.9 % female): "she" referring to the surgeon is a gotcha, "he" referring to the patient too:
+
+    >>> answers = ["occupation", "participant", "occupation", "occupation"]
+    >>> gotcha_sentences(["female", "male", "male", "neutral"], answers, [37.9] * 4).tolist()
+    [True, True, False, False]
     """
     genders = np.asarray(genders)
     answers_occupation = np.asarray(answers) == "occupation"
@@ -192,7 +288,34 @@ def pair_rows(
     table: np.ndarray,
     gotcha: np.ndarray | None,
 ) -> np.ndarray:
-    """The per-pair columns of ``_COLUMNS`` (gotcha columns stay zero when ``gotcha`` is None)."""
+    """The per-pair columns of ``_COLUMNS`` (gotcha columns stay zero when ``gotcha`` is None).
+
+    Parameters
+    ----------
+    predictions : numpy.ndarray
+        The answer per sentence.
+    references : numpy.ndarray
+        The correct answer per sentence.
+    genders : numpy.ndarray
+        The pronoun's gender per sentence.
+    table : numpy.ndarray
+        Per pair, the row of its female, male and neutral sentence (−1: none).
+    gotcha : numpy.ndarray or None
+        Per sentence, whether it is a gotcha (:func:`gotcha_sentences`); None without BLS figures.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(pairs, 19)``: pairs, resolved differently, and per gender the sentences, correct ones and ones
+        resolved to the occupation, then per gotcha bucket and binary gender the sentences and correct ones.
+
+    Examples
+    --------
+    >>> rows = pair_rows(np.array(["occupation", "participant"]), np.array(["occupation", "occupation"]),
+    ...                  np.array(["female", "male"]), np.array([[0, 1, -1]]), None)
+    >>> rows.shape, float(rows[0, 1])  # one pair, resolved differently
+    ((1, 19), 1.0)
+    """
     correct = predictions == references
     to_occupation = predictions == "occupation"
     features = np.zeros((len(predictions), len(_COLUMNS)))
