@@ -61,24 +61,24 @@ def _check_reference_sets(reference_sets, present: Sequence[str]) -> tuple[str, 
     return chosen
 
 
-def pronoun_sets_in_order(pronoun_sets: Sequence[str], reference_sets: Sequence[str]) -> tuple[str, ...]:
+def _pronoun_sets_in_order(pronoun_sets: Sequence[str], reference_sets: Sequence[str]) -> tuple[str, ...]:
     """The reference sets first, in their order, then the other sets by name: the columns of the unit rows.
 
     Examples
     --------
-    >>> pronoun_sets_in_order(["xe", "he", "they", "she", "xe"], ("he", "she"))
+    >>> _pronoun_sets_in_order(["xe", "he", "they", "she", "xe"], ("he", "she"))
     ('he', 'she', 'they', 'xe')
     """
     others = sorted(set(pronoun_sets) - set(reference_sets))
     return (*reference_sets, *others)
 
 
-def gap_statistic(sets: Sequence[str], reference_sets: Sequence[str]):
+def _gap_statistic(sets: Sequence[str], reference_sets: Sequence[str]):
     """The statistic of the unit rows ``[n_S, correct_S for S in sets]``: each set's accuracy and gap.
 
     Examples
     --------
-    >>> statistic = gap_statistic(("he", "she", "they"), ("he", "she"))
+    >>> statistic = _gap_statistic(("he", "she", "they"), ("he", "she"))
     >>> scores = statistic(np.array([4.0, 4.0, 4.0, 3.0, 4.0, 1.0]))
     >>> float(scores["accuracy/reference"]), float(scores["gap/they"])
     (0.875, -0.625)
@@ -132,7 +132,7 @@ def _one_per_template(name: str, values: list, positions: np.ndarray, templates:
     return [found[position] for position in range(len(templates))]
 
 
-def template_rows(
+def _template_rows(
     correct: np.ndarray, pronoun_sets: list[str], positions: np.ndarray, sets: Sequence[str], n_templates: int
 ) -> np.ndarray:
     """Per template, ``[n_S, correct_S]`` for each set ``S`` of ``sets``."""
@@ -153,7 +153,7 @@ def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets)
         "template_ids", template_ids, missing="is None; give every instance the id of its template"
     )
     chosen = _check_reference_sets(reference_sets, sorted(set(pronoun_sets)))
-    sets = pronoun_sets_in_order(pronoun_sets, chosen)
+    sets = _pronoun_sets_in_order(pronoun_sets, chosen)
     templates, positions = _template_table(template_ids, pronoun_sets, sets)
     correct = np.asarray([prediction == reference for prediction, reference in zip(predictions, references)])
     return correct, pronoun_sets, chosen, sets, templates, positions
@@ -318,8 +318,8 @@ def pronoun_set_gap(
     correct, labels, chosen, sets, templates, positions = _inputs(
         predictions, references, pronoun_sets, template_ids, reference_sets
     )
-    rows = template_rows(correct, labels, positions, sets, len(templates))
-    statistic = gap_statistic(sets, chosen)
+    rows = _template_rows(correct, labels, positions, sets, len(templates))
+    statistic = _gap_statistic(sets, chosen)
     others = [name for name in sets if name not in chosen]
     scores = statistic(rows.sum(axis=0))
     scores["num_templates"] = len(templates)
@@ -431,12 +431,12 @@ def compare_pronoun_set_gaps(
     )
     predictions_b = validation.check_ids("predictions_b", predictions_b, integers=False)
     correct_b = np.asarray([prediction == reference for prediction, reference in zip(predictions_b, references)])
-    rows_a = template_rows(correct_a, labels, positions, sets, len(templates))
-    rows_b = template_rows(correct_b, labels, positions, sets, len(templates))
+    rows_a = _template_rows(correct_a, labels, positions, sets, len(templates))
+    rows_b = _template_rows(correct_b, labels, positions, sets, len(templates))
     others = [name for name in sets if name not in chosen]
     names = [f"gap/{name}" for name in others]
     differences = comparison.paired_difference(
-        rows_a, rows_b, gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed
+        rows_a, rows_b, _gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed
     )
     adjusted = comparison.holm([differences[name].p_value for name in names])
     scores: dict = {"num_templates": len(templates)}

@@ -43,12 +43,12 @@ def _columns(groups: Sequence[str]) -> dict[tuple, int]:
     return {cell: index for index, cell in enumerate(cells)}
 
 
-def winonb_statistic(groups: Sequence[str]):
-    """The statistic over the sentence rows of :func:`sentence_rows`: every score, overall and per group.
+def _winonb_statistic(groups: Sequence[str]):
+    """The statistic over the sentence rows of :func:`_sentence_rows`: every score, overall and per group.
 
     Examples
     --------
-    >>> statistic = winonb_statistic(())
+    >>> statistic = _winonb_statistic(())
     >>> # 4 singular sentences: 1 read singular, 3 plural; 2 plural sentences read plural.
     >>> scores = statistic(np.array([1.0, 3.0, 0.0, 0.0, 2.0, 0.0]))
     >>> float(scores["accuracy_singular"]), float(scores["accuracy_plural"]), float(scores[DIFFERENCE])
@@ -77,7 +77,7 @@ def winonb_statistic(groups: Sequence[str]):
     return statistic
 
 
-def sentence_rows(predictions: np.ndarray, references: np.ndarray, groups: np.ndarray | None, names) -> np.ndarray:
+def _sentence_rows(predictions: np.ndarray, references: np.ndarray, groups: np.ndarray | None, names) -> np.ndarray:
     """One row per sentence: a 1 in the columns of its (gold, reading), overall and in its group's."""
     column = _columns(names)
     rows = np.zeros((len(predictions), len(column)))
@@ -168,8 +168,8 @@ def winonb_accuracy(
     if sources is not None:
         sources = validation.check_ids("sources", sources, integers=False)
         names = tuple(sorted(set(sources)))
-    rows = sentence_rows(predictions, references, sources, names)
-    statistic = winonb_statistic(names)
+    rows = _sentence_rows(predictions, references, sources, names)
+    statistic = _winonb_statistic(names)
     scores = statistic(rows.sum(axis=0))
     scores["num_singular"] = references.count("singular")
     scores["num_plural"] = references.count("plural")

@@ -42,14 +42,14 @@ SCORES = ("precision", "recall", "f1", "accuracy")
 _COUNTS = ("tp", "fp", "n")
 
 
-def score_name(score: str, pairing: str | None = None, kept: str | None = None) -> str:
+def _score_name(score: str, pairing: str | None = None, kept: str | None = None) -> str:
     """The flat key of one score: ``accuracy``, ``accuracy/they``, ``paired_template/f1/nom``, ...
 
     In the structure, the filter is the score's group and the pairing its condition (``paired_template``).
 
     Examples
     --------
-    >>> score_name("accuracy"), score_name("f1", "coref_dir", "xe")
+    >>> _score_name("accuracy"), _score_name("f1", "coref_dir", "xe")
     ('accuracy', 'paired_coref_dir/f1/xe')
     """
     name = score if kept is None else f"{score}/{kept}"
@@ -63,10 +63,10 @@ _COLUMN = {
         (pairing, kept, count) for pairing, kept in _CELLS for count in _COUNTS
     )
 }
-TESTED = tuple(score_name("accuracy", None, kept) for kept in FILTERS)
+TESTED = tuple(_score_name("accuracy", None, kept) for kept in FILTERS)
 
 
-def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
+def _statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     """Every score of every pairing and filter, from the column sums of TP, FP and instances."""
     scores = {}
     for pairing, kept in _CELLS:
@@ -77,7 +77,7 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
         with np.errstate(invalid="ignore"):
             f1 = np.where(product != 0, safe_div(product, precision + recall), 0.0)
         values = {"precision": precision, "recall": recall, "f1": f1, "accuracy": safe_div(tp, n)}
-        scores.update({score_name(score, pairing, kept): values[score] for score in SCORES})
+        scores.update({_score_name(score, pairing, kept): values[score] for score in SCORES})
     return scores
 
 
@@ -101,7 +101,7 @@ def _any_in_group(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return holding[groups] > 0
 
 
-def unit_rows(
+def _unit_rows(
     predictions: np.ndarray,
     references: np.ndarray,
     occupations: list,
@@ -252,7 +252,7 @@ def winopron_accuracy(
                 f"instance {index} has the occupation and the participant {occupation!r}; the two entities must "
                 f"differ, or a named noun could not tell the answer from the distractor"
             )
-    rows = unit_rows(
+    rows = _unit_rows(
         np.asarray(predictions),
         np.asarray(references),
         occupations,
@@ -260,17 +260,17 @@ def winopron_accuracy(
         np.asarray(pronoun_sets),
         np.asarray(cases),
     )
-    scores = statistic(rows.sum(axis=0))
+    scores = _statistic(rows.sum(axis=0))
     scores["num_instances"] = len(predictions)
     reasons = {}
     cells = {}
     for pairing, kept in _CELLS:
         for score in SCORES:
-            key = score_name(score, pairing, kept)
+            key = _score_name(score, pairing, kept)
             reasons[key] = f"no instance with {kept} was given"
             if pairing is not None or kept is not None:
                 cells[key] = (Cell(None if pairing is None else f"paired_{pairing}", kept), score)
-    inferences = bootstrap_test(rows, statistic, dict.fromkeys(TESTED), n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, _statistic, dict.fromkeys(TESTED), n_bootstrap=n_bootstrap, seed=seed)
     return measure_result(
         "winopron_accuracy",
         scores,
@@ -281,5 +281,5 @@ def winopron_accuracy(
         significance_reasons=dict.fromkeys(
             TESTED, "an accuracy has no null value to test; it is reported with its CI only"
         ),
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, TESTED),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), _statistic, TESTED),
     )
