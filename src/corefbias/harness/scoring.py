@@ -95,6 +95,16 @@ def decision_of(output, row: dict, mode: str) -> tuple[list[bool], bool]:
 def refusal_of_clusters(benchmark: Benchmark) -> str:
     """Why a benchmark scores no coreference clusters (its ``clusters_cannot_express``), as ``run`` and ``score`` say.
 
+    Parameters
+    ----------
+    benchmark : Benchmark
+        A benchmark whose ``clusters_cannot_express`` is set.
+
+    Returns
+    -------
+    str
+        The message: the benchmark, its reason, and what to run instead.
+
     Examples
     --------
     >>> from corefbias.benchmarks import BENCHMARKS

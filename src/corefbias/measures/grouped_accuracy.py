@@ -33,7 +33,22 @@ NO_NULL = "{name} is an accuracy, not a bias score: it has no null value to test
 @dataclass(frozen=True)
 class Contrast:
     """``accuracy/<grouping>/<first>`` − ``accuracy/<grouping>/<second>``, tested against 0, reported as ``name``
-    (undefined where either has no instances)."""
+    (undefined where either has no instances).
+
+    Attributes
+    ----------
+    name : str
+        The score's name in the result.
+    grouping : str
+        The grouping whose two values are compared.
+    first, second : str or int
+        The values: the accuracy of ``first`` minus that of ``second``.
+
+    Examples
+    --------
+    >>> GROUP_CONTRASTS[1]
+    Contrast(name='binary_minus_neo_pronoun', grouping='pronoun_group', first='binary', second='neo-pronoun')
+    """
 
     name: str
     grouping: str
@@ -48,41 +63,58 @@ GROUP_CONTRASTS = (
 )
 
 
-def cell_name(*keys: tuple[str, str]) -> str:
-    """The score name of a cell: ``accuracy`` for everything, else ``accuracy/<grouping>/<value>/...``.
-
-    Examples
-    --------
-    >>> cell_name(), cell_name(("pronoun_set", "xe"), ("form", "acc"))
-    ('accuracy', 'accuracy/pronoun_set/xe/form/acc')
-    """
+def _cell_name(*keys: tuple[str, str]) -> str:
+    """The score name of a cell: ``accuracy`` for everything, else ``accuracy/<grouping>/<value>/...``."""
     return "/".join([ACCURACY, *(f"{grouping}/{value}" for grouping, value in keys)])
 
 
 def check_words(predictions: Sequence, references: Sequence) -> np.ndarray:
-    """Whether each chosen word (None: none) is its reference word; references must be non-empty strings."""
+    """Whether each chosen word is its reference word, the inputs checked.
+
+    Parameters
+    ----------
+    predictions : list of str or None
+        The word chosen per instance; None where none was (wrong).
+    references : list of str
+        The right word per instance, a non-empty string.
+
+    Returns
+    -------
+    numpy.ndarray
+        One boolean per instance: the words are the same text.
+
+    Raises
+    ------
+    ValueError
+        If a prediction is neither a non-empty string nor None, or a reference is not a non-empty string.
+
+    Examples
+    --------
+    >>> check_words(["xe", None, "He"], ["xe", "xe", "he"]).tolist()
+    [True, False, False]
+    """
     validation.check_ids("predictions", predictions, integers=False, allow_none=True)
     validation.check_ids("references", references, integers=False, missing="is empty; give every instance its word")
     return np.fromiter((p == r for p, r in zip(predictions, references)), dtype=bool, count=len(references))
 
 
-def cells_of(groupings: Mapping[str, list], crossed: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
+def _cells_of(groupings: Mapping[str, list], crossed: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
     """Cell name → mask of its instances: everything, each grouping's values, each crossed pair's value pairs."""
     size = len(next(iter(groupings.values()))) if groupings else 0
     cells = {ACCURACY: np.ones(size, dtype=bool)}
     values = {name: np.asarray(labels, dtype=object) for name, labels in groupings.items()}
     for name, labels in groupings.items():
         for value in dict.fromkeys(labels):
-            cells[cell_name((name, value))] = values[name] == value
+            cells[_cell_name((name, value))] = values[name] == value
     for first, second in crossed:
         for pair in dict.fromkeys(zip(groupings[first], groupings[second])):
-            cells[cell_name((first, pair[0]), (second, pair[1]))] = (values[first] == pair[0]) & (
+            cells[_cell_name((first, pair[0]), (second, pair[1]))] = (values[first] == pair[0]) & (
                 values[second] == pair[1]
             )
     return cells
 
 
-def unit_rows(correct: np.ndarray, units: np.ndarray, num_units: int, cells: Mapping[str, np.ndarray]) -> np.ndarray:
+def _unit_rows(correct: np.ndarray, units: np.ndarray, num_units: int, cells: Mapping[str, np.ndarray]) -> np.ndarray:
     """Per unit and cell, its right and its scored instances: columns ``(right, scored)`` per cell, in cell order."""
     rows = np.zeros((num_units, 2 * len(cells)))
     for column, mask in enumerate(cells.values()):
@@ -91,13 +123,13 @@ def unit_rows(correct: np.ndarray, units: np.ndarray, num_units: int, cells: Map
     return rows
 
 
-def statistic(sums: np.ndarray, *, cells: Sequence[str], contrasts: Sequence[Contrast]) -> dict[str, np.ndarray]:
+def _statistic(sums: np.ndarray, *, cells: Sequence[str], contrasts: Sequence[Contrast]) -> dict[str, np.ndarray]:
     """Every cell's accuracy and every contrast, from column sums (see :func:`unit_rows`)."""
     scores = {name: safe_div(sums[..., 2 * index], sums[..., 2 * index + 1]) for index, name in enumerate(cells)}
     missing = np.full(sums.shape[:-1], np.nan)
     for contrast in contrasts:
-        first = scores.get(cell_name((contrast.grouping, contrast.first)), missing)
-        second = scores.get(cell_name((contrast.grouping, contrast.second)), missing)
+        first = scores.get(_cell_name((contrast.grouping, contrast.first)), missing)
+        second = scores.get(_cell_name((contrast.grouping, contrast.second)), missing)
         scores[contrast.name] = first - second
     return scores
 
@@ -115,22 +147,62 @@ def grouped_accuracy(
     n_bootstrap: int,
     seed: int,
 ) -> MeasureResult:
-    """The result of a grouped accuracy (see the module docstring) named ``measure``; inputs already checked.
+    """The accuracy overall, per group and per crossed groups, and the contrasts (see the module docstring).
 
-    ``with_interval`` names the groupings whose accuracies get a bootstrap CI (the overall accuracy always
-    does, and every contrast gets a CI and a p-value); the other cells are point estimates. A cell's accuracy is
-    the score ``accuracy`` of the group ``<grouping>/<value>[/<grouping>/<value>]``; ``primary`` names the
-    contrast that is the measure's bias score.
+    Parameters
+    ----------
+    measure : str
+        The measure's name, for the result.
+    correct : numpy.ndarray
+        One boolean per instance (``check_words``).
+    unit_ids : list
+        The unit of each instance, already checked: the bootstrap resamples units.
+    groupings : mapping of str to list
+        Grouping name → one label per instance, already checked.
+    crossed : sequence of (str, str), default ()
+        Pairs of groupings whose combinations get an accuracy too.
+    contrasts : sequence of Contrast, default ()
+        Differences of two groups' accuracies, tested against 0.
+    with_interval : sequence of str, default ()
+        The groupings whose accuracies get a bootstrap CI (the overall accuracy always does); the other cells are
+        point estimates.
+    primary : str, optional
+        The contrast that is the measure's bias score.
+    n_bootstrap : int
+        Bootstrap resamples (0: no significance).
+    seed : int
+        The resampling's seed.
+
+    Returns
+    -------
+    MeasureResult
+        ``accuracy`` and each cell's accuracy (the score ``accuracy`` of the group ``<grouping>/<value>`` or
+        ``<grouping>/<value>/<grouping>/<value>``), each contrast, ``num_instances`` and ``num_units``, with the
+        unit rows.
+
+    Examples
+    --------
+    Two sentences, he right in both, xe in one:
+
+    >>> result = grouped_accuracy(
+    ...     "toy", np.array([True, True, True, False]), ["s1", "s1", "s2", "s2"],
+    ...     {"pronoun_set": ["he", "xe", "he", "xe"], "pronoun_group": ["binary", "neo-pronoun"] * 2},
+    ...     contrasts=GROUP_CONTRASTS[1:], primary="binary_minus_neo_pronoun", n_bootstrap=0, seed=0,
+    ... )
+    >>> result["accuracy/pronoun_set/xe"], result.value, result.by_group["pronoun_set/he"]["accuracy"].value
+    (0.5, 0.5, 1.0)
     """
     order = {unit: index for index, unit in enumerate(dict.fromkeys(unit_ids))}
     units = np.fromiter((order[unit] for unit in unit_ids), dtype=int, count=len(unit_ids))
-    cells = cells_of(groupings, crossed)
-    rows = unit_rows(correct, units, len(order), cells)
-    compute = partial(statistic, cells=tuple(cells), contrasts=tuple(contrasts))
+    cells = _cells_of(groupings, crossed)
+    rows = _unit_rows(correct, units, len(order), cells)
+    compute = partial(_statistic, cells=tuple(cells), contrasts=tuple(contrasts))
     scores = dict(compute(rows.sum(axis=0)))
     scores.update(num_instances=len(correct), num_units=len(order))
     nulls: dict[str, float | None] = {ACCURACY: None}
-    nulls.update({cell_name((name, value)): None for name in with_interval for value in dict.fromkeys(groupings[name])})
+    nulls.update(
+        {_cell_name((name, value)): None for name in with_interval for value in dict.fromkeys(groupings[name])}
+    )
     nulls.update({contrast.name: 0.0 for contrast in contrasts})
     reasons = {name: f"no instance is in {name}" for name in cells}
     for contrast in contrasts:
