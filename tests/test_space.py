@@ -135,6 +135,8 @@ def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_se
         "abc": 240,
         "winonb": 320,
         "winopron": 2384,
+        "misgendered": 4400,
+        "ruff": 7680,
     }  # 40 units of every design cell (see tests/test_limits.py)
     assert f"instances: {', '.join(f'{name} {counts[name]}' for name in BENCHMARKS)})" in status
     rows = [dict(zip(summary["headers"], row)) for row in summary["data"]]
