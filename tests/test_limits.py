@@ -27,6 +27,8 @@ def instances_at(limit: int) -> dict[str, int]:
         "sowinobias": 4 * limit,
         "dawinobias": 8 * limit + 2 * min(limit, 4) + 2 * min(limit, 1),  # test, validation; 4 + 1 odd validation pairs
         "abc": 6 * limit,  # triplets of female and of male occupations
+        "misgendered": 2 * 5 * 11 * limit,  # sentences per declaration kind and form, each with 11 pronoun sets
+        "ruff": 3 * (4 + 5 * 12) * limit,  # contexts per case and number of distractors: 4, or 4 × 3 pronoun pairs
         # 3 cases × 16 (a schema's 2 templates × 4 pronoun sets, double and single) + Winogender's old schemas by
         # case combination: 42 nom, 11 poss, 4 nom+poss, 1 each of acc, acc+nom, acc+poss (8 instances each)
         "winopron": 48 * limit + 8 * (min(limit, 42) + min(limit, 11) + min(limit, 4) + 3 * min(limit, 1)),
@@ -68,6 +70,8 @@ DESIGN_CELLS = {
     "map": 2,
     "bug": 10,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2
     **{name: 3 for name in ("abc_sv", "abc_ru", "abc_zh")},  # female, male, no figure
+    "misgendered": 10,  # declaration kinds × forms
+    "ruff": 18,  # distractor counts × cases
 }
 
 

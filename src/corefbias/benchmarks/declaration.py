@@ -202,6 +202,10 @@ class Benchmark:
         For questions about longer documents (GICoref): the column naming each instance's document, every
         instance of which holds the whole document as its ``text``. A predictions file then gives each document
         once (matched by this column's value, or by its text), and its clusters answer every instance of it.
+    clusters_cannot_express : str or None, default None
+        Why a coreference system's clusters cannot answer the set (its candidates are no mentions of the text,
+        e.g. the words a model may write in a blank); ``run`` and ``score`` then refuse clusters with this reason.
+        None: clusters become decisions (``corefbias.harness.cluster_links``).
 
     Raises
     ------
@@ -256,6 +260,7 @@ class Benchmark:
     builders: Path | None = None
     export: Path | None = None
     document_column: str | None = None
+    clusters_cannot_express: str | None = None
 
     def __post_init__(self):
         if not self.parts:

@@ -63,7 +63,7 @@ from .parse_rates import is_low, parse_rate
 from .position_rates import results_fields as position_fields
 from .prediction_cache import CACHE_MODES, PredictionCache
 from .result_schema import SCHEMA_VERSION, ResultsFile, headline_scores
-from .scoring import BenchmarkRun, score_benchmark
+from .scoring import BenchmarkRun, refusal_of_clusters, score_benchmark
 
 # What each cache mode (prediction_cache.CACHE_MODES) takes from the cache: sound parsed answers, every sound
 # answer, or nothing.
@@ -683,6 +683,10 @@ def run(
         model = session.model
         identity = model_identity(model)
         settings = replace(settings, batch_size=instances_per_call(model, settings))
+        if isinstance(model, ClusterModel) and not isinstance(model, ChoiceModel):
+            refused = [benchmark for benchmark in chosen if benchmark.clusters_cannot_express is not None]
+            if refused:
+                raise ModelError(f"{model.name}: {refusal_of_clusters(refused[0])}")
         with PredictionCache(cache_path) if settings.cache_mode != "off" else nullcontext() as cache:
             runs = {
                 benchmark.name: run_benchmark(

@@ -92,6 +92,31 @@ def decision_of(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     return cluster_links.link_decisions(pronoun, spans, output, mode), True
 
 
+def refusal_of_clusters(benchmark: Benchmark) -> str:
+    """Why a benchmark scores no coreference clusters (its ``clusters_cannot_express``), as ``run`` and ``score`` say.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        A benchmark whose ``clusters_cannot_express`` is set.
+
+    Returns
+    -------
+    str
+        The message: the benchmark, its reason, and what to run instead.
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> refusal_of_clusters(BENCHMARKS["ruff"]).startswith("ruff cannot be scored on coreference clusters: ")
+    True
+    """
+    return (
+        f"{benchmark.name} cannot be scored on coreference clusters: {benchmark.clusters_cannot_express} "
+        f"Run it with a choice model (a baseline, hf:, completions:, chat:) or score a file of its decisions."
+    )
+
+
 def scored_sections(
     benchmark: Benchmark,
     rows: Mapping[Part, dict],
@@ -192,6 +217,10 @@ def score_benchmark(
     (1.0, [[True, False], [False, True]])
     """
     started = time.perf_counter()
+    if benchmark.clusters_cannot_express is not None and any(
+        isinstance(output, list) for part in outputs.values() for output in part
+    ):
+        raise ValueError(refusal_of_clusters(benchmark))
     result = BenchmarkRun(benchmark, parts=dict(rows))
     decisions = {}
     for (config, split), columns in rows.items():

@@ -205,7 +205,8 @@ class CorefBiasMetric(evaluate.Metric):
 
     Subclasses set the texts and features of their card (``DESCRIPTION``, ``CITATION``,
     ``INPUTS_DESCRIPTION``, ``FEATURES``, ``HOMEPAGE``, ``REFERENCE_URLS``), name their
-    ``OPTIONAL_INPUTS`` and implement ``_score``.
+    ``OPTIONAL_INPUTS`` and implement ``_score``. A required string input whose entries may be None (a word a
+    model did not choose) is named in ``NULLABLE_INPUTS``: its None entries travel as ``OMITTED`` too.
     """
 
     DESCRIPTION: str
@@ -216,6 +217,7 @@ class CorefBiasMetric(evaluate.Metric):
     REFERENCE_URLS: list[str]
     OPTIONAL_INPUTS: tuple[str, ...] = ()
     ID_INPUTS: tuple[str, ...] = ()
+    NULLABLE_INPUTS: tuple[str, ...] = ()
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -252,7 +254,7 @@ class CorefBiasMetric(evaluate.Metric):
         for name, values in batch.items():
             if name in self.FEATURES and values is not None:
                 validation.check_column(name, values)
-                optional = name in self.OPTIONAL_INPUTS
+                optional = name in self.OPTIONAL_INPUTS or name in self.NULLABLE_INPUTS
                 check_values(name, self.FEATURES[name], values, optional=optional, is_id=name in self.ID_INPUTS)
         return self._fill_optional(len(batch["predictions"]), batch)
 
@@ -262,6 +264,8 @@ class CorefBiasMetric(evaluate.Metric):
                 kwargs[name] = [self._omitted(name)] * size
             else:
                 kwargs[name] = [self._omitted(name) if value is None else value for value in kwargs[name]]
+        for name in self.NULLABLE_INPUTS:
+            kwargs[name] = [self._omitted(name) if value is None else value for value in kwargs[name]]
         for name in self.ID_INPUTS:
             if kwargs.get(name) is not None:
                 kwargs[name] = [validation.as_id(value) for value in kwargs[name]]
@@ -302,6 +306,8 @@ class CorefBiasMetric(evaluate.Metric):
         for name in self.OPTIONAL_INPUTS:
             values = inputs.get(name)
             inputs[name] = None if _none_column(values) else [None if value == OMITTED else value for value in values]
+        for name in self.NULLABLE_INPUTS:
+            inputs[name] = [None if value == OMITTED else value for value in inputs[name]]
         # The measure's result object, as the flat dict evaluate hands back (a label that would make two keys
         # collide is refused here with a ValueError).
         return dict(self._score(**inputs))

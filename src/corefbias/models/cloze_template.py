@@ -59,14 +59,18 @@ class ClozeTemplate:
     """A benchmark's cloze template (see the module docstring).
 
     ``suffix`` follows the instance's text; ``{pronoun}`` is the pronoun as it appears, ``{Pronoun}``
-    the same with ``str.capitalize()`` (lm-evaluation-harness's ``pronoun.capitalize()``).
+    the same with ``str.capitalize()`` (lm-evaluation-harness's ``pronoun.capitalize()``), ``{before}`` the text
+    before the pronoun without its trailing spaces (a fill-in template restates a sentence up to its blank, so
+    that the option continues the sentence where the blank is).
     ``choice_columns`` names the columns holding each candidate's text (else the mentions are used);
     ``lowercase_initial`` lowercases a sentence-initial mention (common nouns, not names);
     ``someone_else`` is the text of an extra "none of the candidates" option, if any.
     ``source`` says where the wording comes from; ``cannot_express`` what a cloze model cannot answer
     on this benchmark and how the scores treat it. ``context_column`` names a column holding the passage the
     model reads in place of the whole ``text`` (a pronoun's sentences within a long document, ending with the
-    pronoun's sentence); the candidates must lie in it.
+    pronoun's sentence); the candidates must lie in it. ``reads_until``: the model reads the instance's text only
+    up to this marker (a fill-in row lists its options after the passage, ``corefbias.data.fill_in``, for the
+    candidates' spans; shown the list, small models copy its rarest word).
     """
 
     version: int
@@ -78,12 +82,30 @@ class ClozeTemplate:
     someone_else: str | None = None
     delimiter: str = " "
     context_column: str | None = None
+    reads_until: str | None = None
+
+    def read_text(self, instance: dict) -> str:
+        r"""What the model reads of the instance: its ``context_column``, else its text, all of it or what comes
+        before ``reads_until``.
+
+        Examples
+        --------
+        >>> template = ClozeTemplate(version=1, suffix="", source="", cannot_express="", reads_until="\nOPTIONS:")
+        >>> template.read_text({"text": "Kim said ___ left.\nOPTIONS:\n- he\n- xe"})
+        'Kim said ___ left.'
+        """
+        if self.context_column is not None:
+            return instance[self.context_column]
+        text = instance["text"]
+        return text if self.reads_until is None else text.partition(self.reads_until)[0]
 
     def render(self, instance: dict) -> ClozeRequest:
         """The context and options of one instance (a row of the exported set)."""
         text, pronoun = instance["text"], instance["pronoun"]["text"]
-        passage = text if self.context_column is None else instance[self.context_column]
-        context = passage + self.suffix.format(pronoun=pronoun, Pronoun=pronoun.capitalize())
+        before = text[: instance["pronoun"]["start"]].rstrip()
+        context = self.read_text(instance) + self.suffix.format(
+            pronoun=pronoun, Pronoun=pronoun.capitalize(), before=before
+        )
         candidates = instance["candidates"]
         if self.choice_columns:
             choices = [str(instance[column]) for column in self.choice_columns]
