@@ -243,7 +243,7 @@ def load_model(spec: str, **options):
     >>> load_model("chat:Qwen/Qwen2.5-7B-Instruct", colour="red")
     Traceback (most recent call last):
     ...
-    ValueError: chat models take no option colour; they take base_url, token_env, timeout, ...
+    ValueError: chat models take no option colour
     """
     kind, argument = kind_of(spec)
     try:
