@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from corefbias.benchmarks import BENCHMARKS, FIGURE_KINDS, ExploreView, register, registry, resolve, rows_of
-from corefbias.harness import benchmark_data, runner, scoring
+from corefbias.harness import benchmark_data, executors, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
 from corefbias.measures.result import SIGNIFICANCE_SUFFIXES
@@ -115,10 +115,10 @@ def mixed_decisions(rows: dict) -> dict:
 
 
 def oracle_outputs(benchmark, rows: dict) -> dict:
-    """Per part, the oracle baseline's answers as the run keeps them (``runner.choice_output``)."""
+    """Per part, the oracle baseline's answers as the run keeps them (``executors.choice_output``)."""
     oracle = OracleBaseline()
     return {
-        part: [runner.choice_output(choice) for choice in oracle.choose(rows_of(columns), benchmark.task)]
+        part: [executors.choice_output(choice) for choice in oracle.choose(rows_of(columns), benchmark.task)]
         for part, columns in rows.items()
     }
 

@@ -29,7 +29,17 @@ from hypothesis import strategies as st
 from metric_harness import load
 
 from corefbias.hub.evaluate_modules import check_values
-from corefbias.measures import abc_fpr, conll_f1, counter_gap, gap, gap_properties, pro_anti, validation, winogender
+from corefbias.measures import (
+    abc_fpr,
+    conll_f1,
+    counter_gap,
+    gap,
+    gap_properties,
+    gap_rows,
+    pro_anti,
+    validation,
+    winogender,
+)
 from corefbias.measures.result import MeasureResult
 
 NAN, INF = float("nan"), float("inf")
@@ -226,7 +236,7 @@ GOLD_PAIRS = st.sampled_from([[True, False], [False, True], [False, False]])
 
 @st.composite
 def gap_examples(draw):
-    genders = ["female", "male"] + draw(st.lists(st.sampled_from(gap.GENDERS), max_size=6))
+    genders = ["female", "male"] + draw(st.lists(st.sampled_from(gap_rows.GENDERS), max_size=6))
     size = len(genders)
     return {
         "predictions": draw(st.lists(PAIRS, min_size=size, max_size=size)),

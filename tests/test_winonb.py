@@ -11,7 +11,7 @@ from metric_harness import assert_add_batch_equivalent, assert_num_process_equiv
 
 from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.benchmarks.winonb import files
-from corefbias.harness import run_outputs, runner, scoring
+from corefbias.harness import executors, run_outputs, runner, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.measures.winonb import winonb_accuracy
 from corefbias.models.baselines import RandomBaseline
@@ -133,7 +133,7 @@ def test_random_answers_show_no_significant_singular_plural_gap_in_most_seeds(v0
     significant = 0
     for seed in range(20):
         model = RandomBaseline(seed)
-        outputs = {("v0", "test"): [runner.choice_output(c) for c in model.choose(rows_of(v0), benchmark.task)]}
+        outputs = {("v0", "test"): [executors.choice_output(c) for c in model.choose(rows_of(v0), benchmark.task)]}
         run = scoring.score_benchmark(benchmark, parts, outputs, n_bootstrap=500, seed=seed)
         significant += run.sections["winonb"]["accuracy_singular_minus_plural_p_value"] < 0.05
     assert significant <= 3, significant

@@ -19,7 +19,7 @@ from metric_harness import assert_add_batch_equivalent, assert_num_process_equiv
 from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.benchmarks.winopron import files
 from corefbias.benchmarks.winopron.decisions import winopron_answer
-from corefbias.harness import runner, scoring
+from corefbias.harness import executors, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.measures import comparison
 from corefbias.measures.winopron import FILTERS, PAIRINGS, winopron_accuracy
@@ -113,7 +113,7 @@ def our_scores(columns: dict, answers: list[str]) -> dict:
 
 
 def baseline_answers(model, columns: dict, task) -> list[str]:
-    decisions = [runner.choice_output(choice) for choice in model.choose(rows_of(columns), task)]
+    decisions = [executors.choice_output(choice) for choice in model.choose(rows_of(columns), task)]
     links = [
         [choice["choice"] == index for index in range(len(row))]
         for choice, row in zip(decisions, columns["candidates"])
@@ -278,7 +278,7 @@ def test_random_answers_show_no_significant_pronoun_set_gap_in_most_seeds(parts)
     for seed in range(20):
         model = RandomBaseline(seed)
         outputs = {
-            part: [runner.choice_output(choice) for choice in model.choose(rows_of(columns), benchmark.task)]
+            part: [executors.choice_output(choice) for choice in model.choose(rows_of(columns), benchmark.task)]
             for part, columns in parts.items()
         }
         run = scoring.score_benchmark(benchmark, parts, outputs, n_bootstrap=500, seed=seed)
@@ -328,7 +328,7 @@ def test_compare_pairs_two_models_gaps_over_the_same_schemas(parts):
 
     def section_rows(model):
         outputs = {
-            part: [runner.choice_output(choice) for choice in model.choose(rows_of(columns), benchmark.task)]
+            part: [executors.choice_output(choice) for choice in model.choose(rows_of(columns), benchmark.task)]
             for part, columns in parts.items()
         }
         run = scoring.score_benchmark(benchmark, parts, outputs, n_bootstrap=0)

@@ -43,6 +43,10 @@ class UpstreamBuilder(datasets.GeneratorBasedBuilder):
             citation=self.CITATION,
         )
 
+    def _split_generators(self, dl_manager):
+        """One ``test`` split whose examples take no arguments; a set with other splits or files overrides it."""
+        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
+
     @property
     def mirror(self) -> str | None:
         """The upstream mirror given as ``data_dir`` (None: ``$COREFBIAS_MIRROR`` or the cache)."""

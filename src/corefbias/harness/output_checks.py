@@ -2,7 +2,7 @@
 before it is stored and when it is read back.
 
 An *output* is a cluster model's clusters (a list of clusters, each a list of ``[start, end]`` character spans
-with ``0 <= start < end``) or a choice model's ``runner.choice_output`` dict: ``choice`` (a candidate's index,
+with ``0 <= start < end``) or a choice model's ``executors.choice_output`` dict: ``choice`` (a candidate's index,
 or None for none of them), ``parsed`` (a boolean; an unparsed answer chose nothing and stood at no position),
 and, where the model gave them, ``raw`` (text), ``position`` (where the chosen option was shown, 0 first; the
 options are the candidates and "none of them") and ``loglikelihoods`` (one finite number per option, the

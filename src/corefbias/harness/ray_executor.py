@@ -2,7 +2,7 @@
 
 Each replica is a Ray actor that loads the model once from its spec and options (``load_model``, after
 ``extensions.include_from_environment()``, so kinds of ``--include`` folders and ``$COREFBIAS_INCLUDE``
-load on workers too) and then answers batches through ``runner.ask``, the function a local run asks
+load on workers too) and then answers batches through ``executors.ask``, the function a local run asks
 through. This process (the driver) keeps everything else as a local run does: it reads the prediction
 cache, cuts each part into the same calls of ``batch_size`` consecutive rows (the model's ``call_size``
 when it batches itself, as ``hf:`` does, and no ``--batch-size`` is given; only the rows without a cached
@@ -27,7 +27,7 @@ Plain Ray actors, not Ray Data's ``map_batches`` with an actor pool, because:
 
 * batches: Ray Data cuts its own blocks and batches; here the batches are the local run's, exactly;
 * rows: Ray Data carries rows through Arrow (nested ``candidates`` become arrays, absent keys nulls);
-  an actor call receives the rows as Python dicts, as ``runner.ask`` does locally;
+  an actor call receives the rows as Python dicts, as ``executors.ask`` does locally;
 * failures: Ray Data restarts actors and retries tasks without limit and waits for its pool without
   limit by default (``max_restarts=-1``, ``DataContext.wait_for_min_actors_s=-1``); here a replica whose
   model cannot load reports why at once (a ``ModelError``), a crashed replica is restarted and its
@@ -64,9 +64,9 @@ from pathlib import Path
 from ..models.base import ModelError, Task
 from ..models.identity import digest
 from ..models.registry import load_model, parse_spec
+from .executors import Predictions, ask, cached_and_missing, model_identity
 from .extensions import INCLUDE_ENV
 from .prediction_cache import PredictionCache
-from .runner import Predictions, ask, cached_and_missing, model_identity
 
 IN_FLIGHT = 2  # batches a replica holds at once: the one it answers and the next
 

@@ -19,7 +19,6 @@ import contextlib
 import csv
 import ctypes
 import errno
-import hashlib
 import json
 import os
 import shutil
@@ -27,6 +26,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from ..data.upstream import file_sha256
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result import Estimate, MeasureResult
 from .number_format import format_number, format_p_value
@@ -237,19 +237,11 @@ class RunFolderError(ValueError):
     whole run."""
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _manifest(folder: Path) -> dict:
     files = sorted(path for path in folder.rglob("*") if path.is_file())
     return {
         "files": {
-            path.relative_to(folder).as_posix(): {"sha256": _sha256(path), "bytes": path.stat().st_size}
+            path.relative_to(folder).as_posix(): {"sha256": file_sha256(path), "bytes": path.stat().st_size}
             for path in files
         }
     }
@@ -285,7 +277,7 @@ def check_whole(folder: str | os.PathLike, files: tuple[str, ...] | None = None)
         member = folder / name
         if not member.is_file():
             raise _not_whole(folder, f"{name} is missing")
-        if member.stat().st_size != entry["bytes"] or _sha256(member) != entry["sha256"]:
+        if member.stat().st_size != entry["bytes"] or file_sha256(member) != entry["sha256"]:
             raise _not_whole(folder, f"{name} is not the file its run wrote (it differs from {MANIFEST})")
 
 

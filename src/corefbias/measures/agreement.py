@@ -21,13 +21,24 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import validation
-from .condition_gap import ordered_conditions
 from .resampling import UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult, measure_result
 
 
 def coincidences(values: Sequence, categories: Sequence) -> np.ndarray:
     """One instance's coincidence matrix: every ordered pair of its values adds ``1 / (m − 1)``.
+
+    Parameters
+    ----------
+    values : sequence
+        The labels the instance's ``m`` annotators gave.
+    categories : sequence
+        Every label, in the matrix's order.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``len(categories) × len(categories)``; all zero where ``m < 2`` (the values are unpairable).
 
     Examples
     --------
@@ -49,6 +60,18 @@ def coincidences(values: Sequence, categories: Sequence) -> np.ndarray:
 
 def alpha_statistic(conditions: Sequence, categories: Sequence):
     """The statistic of unit rows holding one flattened coincidence matrix per condition.
+
+    Parameters
+    ----------
+    conditions : sequence
+        The conditions, in the rows' order.
+    categories : sequence
+        Every label, in the matrices' order.
+
+    Returns
+    -------
+    Statistic
+        Column sums → ``alpha/<condition>`` (Krippendorff's nominal alpha) and ``observed_agreement/<condition>``.
 
     Examples
     --------
@@ -139,7 +162,7 @@ def annotator_agreement(
     units = validation.check_ids("units", list(units), missing="is None; give every instance the id of its unit")
     given = [[value for value in values if value is not None] for values in annotations]
     categories = sorted({value for values in given for value in values}, key=str)
-    order = ordered_conditions(conditions, conditions[0])
+    order = tuple(dict.fromkeys(conditions))
     size = len(categories) ** 2
     first_seen = {unit: index for index, unit in enumerate(dict.fromkeys(units))}
     rows = np.zeros((len(first_seen), len(order) * size))

@@ -19,12 +19,19 @@ method, which controls the family-wise error rate without assuming independence.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .resampling import Statistic, _replicate_chunks, bootstrap_counts, percentile_interval, randomization_differences
+from .resampling import (
+    Inference,
+    Statistic,
+    _replicate_chunks,
+    bootstrap_counts,
+    percentile_interval,
+    randomization_differences,
+)
 
 
 @dataclass(frozen=True)
@@ -220,3 +227,37 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
         running = max(running, min(1.0, (len(order) - rank) * p_values[index]))
         adjusted[index] = running
     return adjusted
+
+
+def holm_adjusted(
+    inferences: Mapping[str, Inference], family: Sequence[str]
+) -> tuple[dict[str, Inference], dict[str, float | None]]:
+    """The bootstrap inferences with the p-values of ``family`` Holm-adjusted as one family, and those p-values as
+    they were.
+
+    Parameters
+    ----------
+    inferences : mapping of str to Inference
+        Score key → its bootstrap p-value and interval (``resampling.bootstrap_test``).
+    family : sequence of str
+        The keys whose p-values are one family (the gaps of one call).
+
+    Returns
+    -------
+    dict of str to Inference
+        ``inferences`` with each family member's p-value replaced by its adjusted one (interval and reason kept).
+    dict of str to float or None
+        Family key → its p-value before the adjustment.
+
+    Examples
+    --------
+    >>> tested = {"gap/a": Inference(0.01, -0.3, -0.1, 1000), "gap/b": Inference(0.04, -0.2, 0.0, 1000)}
+    >>> adjusted, unadjusted = holm_adjusted(tested, ["gap/a", "gap/b"])
+    >>> round(adjusted["gap/a"].p_value, 3), round(adjusted["gap/b"].p_value, 3), unadjusted["gap/a"]
+    (0.02, 0.04, 0.01)
+    """
+    unadjusted = {key: inferences[key].p_value for key in family}
+    adjusted = dict(inferences)
+    for key, p_value in zip(family, holm(list(unadjusted.values()))):
+        adjusted[key] = replace(inferences[key], p_value=p_value)
+    return adjusted, unadjusted

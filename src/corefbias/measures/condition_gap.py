@@ -1,68 +1,137 @@
-"""Accuracy under each condition and its gap to a reference condition, over resampling units, Holm-adjusted.
+"""Accuracy under each condition and its gap to a reference, over resampling units, Holm-adjusted: the one formula
+behind MAP's and GICoref's ``condition_accuracy_gap`` and the pronoun sets' ``pronoun_set_gap``.
 
-Two sets ask this question. MAP (Cao & Daumé, 2020) shows every snippet in its original form and with gender cues
-removed, one kind or several at a time: how much accuracy does each ablation cost, against the same snippets
-unablated? GICoref asks every third-person pronoun of its documents: how much worse are neopronouns, or *they*,
-resolved than *he* and *she* in the same documents?
+MAP (Cao & Daumé, 2020) shows every snippet in its original form and with gender cues removed, one kind or several
+at a time: how much accuracy does each ablation cost, against the same snippets unablated? GICoref asks every
+third-person pronoun of its documents: how much worse are neopronouns, or *they*, resolved than *he* and *she* in
+the same documents? WinoPron fills every template with he, she, they and xe: how much worse is *they* or *xe*
+resolved than *he* and *she*, on the same templates (``pronoun_gap``)?
 
   * ``accuracy/<C>`` is the share of condition ``C``'s instances answered correctly (prediction equal to
     reference);
-  * ``gap/<C>`` = ``accuracy/<C>`` − ``accuracy/<reference>``: below 0 the system does worse under ``C``.
+  * the reference accuracy is the reference condition's, or with several reference conditions (he and she) the
+    mean of theirs, each weighing equally (``accuracy/reference``);
+  * ``gap/<C>`` = ``accuracy/<C>`` − the reference accuracy: below 0 the system does worse under ``C``.
 
-A *unit* (a snippet with all its ablations, a document with all its pronouns) is what the bootstrap resamples:
-each unit contributes a row ``[n_C, correct_C for C in conditions]``, and each score is a ratio of column sums, so a
-replicate is a matrix product (``resampling``). Where every unit holds every condition (MAP) the comparison is
-paired and unit difficulty cancels out of the gap; where it does not (GICoref's documents) the units still keep
-their instances together. Each gap has a two-sided bootstrap p-value against 0 and a 95% percentile interval; the
-gaps of one call are one family, Holm-adjusted (``comparison.holm``): ``gap/<C>_p_value`` is the adjusted p-value,
-the bootstrap's own is in the extras (``gap_unadjusted_p_value``).
+A *unit* (a snippet with all its ablations, a document with all its pronouns, a template with all its pronoun
+sets) is what the bootstrap resamples: each unit contributes a row ``[n_C, correct_C for C in conditions]``, and
+each score is a function of column sums, so a replicate is a matrix product (``resampling``). Where every unit holds
+every condition (MAP, the pronoun sets) the comparison is paired and unit difficulty cancels out of the gap; where
+it does not (GICoref's documents) the units still keep their instances together. Each gap has a two-sided
+bootstrap p-value against 0 and a 95% percentile interval; the gaps of one call are one family, Holm-adjusted
+(``comparison.holm_adjusted``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import comparison, validation
-from .resampling import Inference, UnitRows, bootstrap_test, safe_div
+from .resampling import Inference, Statistic, UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult, measure_result
 
+# The reference accuracy's key where several reference conditions are averaged.
+REFERENCE_ACCURACY = "accuracy/reference"
+NO_NULL = "an accuracy has no null value to test; it is reported with its CI only"
 
-def ordered_conditions(conditions: Sequence, reference) -> tuple:
-    """The reference condition first, then the others in the order they first occur: the unit rows' columns.
+
+def ordered_conditions(conditions: Sequence, reference: Sequence) -> tuple:
+    """The reference conditions first, in their order, then the others in the order they first occur: the columns
+    of the unit rows.
+
+    Parameters
+    ----------
+    conditions : sequence
+        Each instance's condition.
+    reference : sequence
+        The reference conditions.
+
+    Returns
+    -------
+    tuple
 
     Examples
     --------
-    >>> ordered_conditions(["pro", "original", "ent", "pro"], "original")
+    >>> ordered_conditions(["pro", "original", "ent", "pro"], ["original"])
     ('original', 'pro', 'ent')
+    >>> ordered_conditions(["xe", "he", "they", "she"], ["he", "she"])
+    ('he', 'she', 'xe', 'they')
     """
-    return (reference, *(condition for condition in dict.fromkeys(conditions) if condition != reference))
+    return (*reference, *(condition for condition in dict.fromkeys(conditions) if condition not in reference))
 
 
-def gap_statistic(conditions: Sequence, reference):
-    """The statistic of the unit rows ``[n_C, correct_C for C in conditions]``: every accuracy and gap.
+def gap_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
+    """The statistic of the unit rows ``[n_C, correct_C for C in conditions]``: every accuracy, the reference
+    accuracy (the mean of the reference conditions', each weighing equally) and every other condition's gap to it.
+
+    Parameters
+    ----------
+    conditions : sequence
+        The conditions in the rows' column order (:func:`ordered_conditions`).
+    reference : sequence
+        The reference conditions.
+
+    Returns
+    -------
+    Statistic
+        Column sums → ``accuracy/<C>``, ``accuracy/reference`` and ``gap/<C>`` for every ``C`` not a reference.
 
     Examples
     --------
-    >>> statistic = gap_statistic(("original", "pro"), "original")
+    >>> statistic = gap_statistic(("original", "pro"), ["original"])
     >>> scores = statistic(np.array([10.0, 9.0, 10.0, 6.0]))
     >>> float(scores["accuracy/pro"]), round(float(scores["gap/pro"]), 10)
     (0.6, -0.3)
+    >>> statistic = gap_statistic(("he", "she", "they"), ["he", "she"])
+    >>> scores = statistic(np.array([4.0, 4.0, 4.0, 3.0, 4.0, 1.0]))
+    >>> float(scores["accuracy/reference"]), float(scores["gap/they"])
+    (0.875, -0.625)
     """
     position = {condition: index for index, condition in enumerate(conditions)}
+    others = [condition for condition in conditions if condition not in reference]
 
     def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
         accuracy = {c: safe_div(sums[..., 2 * position[c] + 1], sums[..., 2 * position[c]]) for c in conditions}
+        baseline = sum(accuracy[c] for c in reference) / len(reference)
         scores = {f"accuracy/{c}": value for c, value in accuracy.items()}
-        scores.update({f"gap/{c}": accuracy[c] - accuracy[reference] for c in conditions if c != reference})
+        scores[REFERENCE_ACCURACY] = baseline
+        scores.update({f"gap/{c}": accuracy[c] - baseline for c in others})
         return scores
 
     return statistic
 
 
-def unit_rows(correct: np.ndarray, conditions: Sequence, units: Sequence, order: Sequence) -> tuple[list, np.ndarray]:
-    """Units in first-seen order and their rows ``[n_C, correct_C for C in order]``."""
+def unit_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: Sequence) -> tuple[list, np.ndarray]:
+    """Units in first-seen order and their rows ``[n_C, correct_C for C in order]``.
+
+    Parameters
+    ----------
+    correct : sequence of bool
+        Whether each instance was answered correctly.
+    conditions : sequence
+        Each instance's condition, one of ``order``.
+    units : sequence
+        Each instance's unit.
+    order : sequence
+        The conditions in column order (:func:`ordered_conditions`).
+
+    Returns
+    -------
+    list
+        The units, in the order they first occur: the rows' order.
+    numpy.ndarray
+        ``units × 2·len(order)``: per condition, its instances in the unit and those answered correctly.
+
+    Examples
+    --------
+    >>> found, rows = unit_rows([True, False, True], ["original", "ent", "ent"], ["s1", "s1", "s2"],
+    ...                         ("original", "ent"))
+    >>> found, rows.tolist()
+    (['s1', 's2'], [[1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0]])
+    """
     first_seen = {unit: index for index, unit in enumerate(dict.fromkeys(units))}
     rows = np.zeros((len(first_seen), 2 * len(order)))
     column = {condition: index for index, condition in enumerate(order)}
@@ -70,6 +139,110 @@ def unit_rows(correct: np.ndarray, conditions: Sequence, units: Sequence, order:
         rows[first_seen[unit], 2 * column[condition]] += 1
         rows[first_seen[unit], 2 * column[condition] + 1] += bool(is_correct)
     return list(first_seen), rows
+
+
+@dataclass(frozen=True)
+class ConditionGaps:
+    """Every accuracy and gap of one call, with the rows and statistic its bootstrap resampled.
+
+    Attributes
+    ----------
+    conditions : tuple
+        The reference conditions, then the others as they first occur: the rows' column pairs.
+    compared : tuple
+        The conditions with a gap (all but the reference ones).
+    units : list
+        The units in first-seen order: the rows' order.
+    rows : numpy.ndarray
+        Per unit ``[n_C, correct_C for C in conditions]``.
+    statistic : Statistic
+        Column sums → the scores (:func:`gap_statistic`).
+    scores : dict of str to float
+        ``accuracy/<C>``, ``accuracy/reference`` and ``gap/<C>`` on all units.
+    inferences : dict of str to Inference
+        Per score its 95% interval; per gap its Holm-adjusted p-value too.
+    unadjusted : dict of str to float or None
+        Per compared condition its gap's bootstrap p-value before Holm's adjustment.
+
+    Examples
+    --------
+    >>> gaps = condition_gaps([True, True, True, False], ["he", "she", "they", "they"], ["t1", "t1", "t1", "t2"],
+    ...                       ["he", "she"], n_bootstrap=0, seed=0)
+    >>> gaps.compared, gaps.scores["gap/they"], gaps.unit_rows().tested
+    (('they',), -0.5, ('gap/they',))
+    """
+
+    conditions: tuple
+    compared: tuple
+    units: list
+    rows: np.ndarray
+    statistic: Statistic
+    scores: dict[str, float]
+    inferences: dict[str, Inference]
+    unadjusted: dict[str, float | None]
+
+    def unit_rows(self) -> UnitRows:
+        """The rows, statistic and tested gaps, for a result's ``unit_rows`` (a paired comparison resamples them).
+
+        Returns
+        -------
+        UnitRows
+        """
+        return UnitRows(self.rows, self.statistic, tuple(f"gap/{c}" for c in self.compared))
+
+
+def condition_gaps(
+    correct: Sequence, conditions: Sequence, units: Sequence, reference: Sequence, *, n_bootstrap: int, seed: int
+) -> ConditionGaps:
+    """Every condition's accuracy and every other condition's gap to the reference accuracy, resampling units, the
+    gaps' p-values Holm-adjusted as one family. The inputs are checked by the caller.
+
+    Parameters
+    ----------
+    correct : sequence of bool
+        Whether each instance was answered correctly.
+    conditions : sequence
+        Each instance's condition.
+    units : sequence
+        Each instance's unit, which the bootstrap resamples whole.
+    reference : sequence
+        The reference conditions (present in ``conditions``, and not all of them); several are averaged.
+    n_bootstrap : int
+        Bootstrap resamples of the units; 0 switches significance off.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    ConditionGaps
+
+    Examples
+    --------
+    Two snippets, each original and with names removed: right on both originals, on one of the two ablated:
+
+    >>> gaps = condition_gaps([True, True, True, False], ["original", "original", "ent", "ent"],
+    ...                       ["s1", "s2", "s1", "s2"], ["original"], n_bootstrap=0, seed=0)
+    >>> gaps.scores["accuracy/ent"], gaps.scores["gap/ent"], gaps.units
+    (0.5, -0.5, ['s1', 's2'])
+    """
+    order = ordered_conditions(conditions, reference)
+    found_units, rows = unit_rows(correct, conditions, units, order)
+    statistic = gap_statistic(order, reference)
+    scores = {name: float(value) for name, value in statistic(rows.sum(axis=0)).items()}
+    compared = order[len(reference) :]
+    nulls = {**dict.fromkeys(scores), **{f"gap/{c}": 0.0 for c in compared}}
+    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    inferences, unadjusted = comparison.holm_adjusted(inferences, [f"gap/{c}" for c in compared])
+    return ConditionGaps(
+        order,
+        compared,
+        found_units,
+        rows,
+        statistic,
+        scores,
+        inferences,
+        {c: unadjusted[f"gap/{c}"] for c in compared},
+    )
 
 
 def condition_accuracy_gap(
@@ -149,37 +322,25 @@ def condition_accuracy_gap(
             f"the reference condition {reference!r} has no instance; conditions holds {sorted(set(conditions))}. "
             f"Pass reference= naming the condition to compare against"
         )
-    order = ordered_conditions(conditions, reference)
-    if len(order) == 1:
+    if set(conditions) == {reference}:
         raise ValueError(
             f"every instance is of the reference condition {reference!r}, so there is no gap to measure; give "
             f"instances of other conditions too"
         )
-    correct = np.asarray([prediction == truth for prediction, truth in zip(predictions, references)])
-    found_units, rows = unit_rows(correct, conditions, units, order)
-    statistic = gap_statistic(order, reference)
-    scores = {name: float(value) for name, value in statistic(rows.sum(axis=0)).items()}
-    others = [condition for condition in order if condition != reference]
-    nulls = {**{f"accuracy/{c}": None for c in order}, **{f"gap/{c}": 0.0 for c in others}}
-    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    unadjusted = {c: inferences[f"gap/{c}"].p_value for c in others}
-    adjusted = comparison.holm(list(unadjusted.values()))
-    for condition, p_value in zip(others, adjusted):
-        inferences[f"gap/{condition}"] = Inference(
-            p_value, inferences[f"gap/{condition}"].ci_low, inferences[f"gap/{condition}"].ci_high, 0
-        )
-    counts = {f"count/{c}": int(rows[:, 2 * index].sum()) for index, c in enumerate(order)}
-    scores.update(counts, num_instances=len(predictions), num_units=len(found_units))
-    reasons = {f"gap/{c}": f"the {c!r} or the {reference!r} accuracy is undefined" for c in others}
-    cells = {f"count/{c}": (Cell(condition=c), "count") for c in order}
+    correct = [prediction == truth for prediction, truth in zip(predictions, references)]
+    gaps = condition_gaps(correct, conditions, units, [reference], n_bootstrap=n_bootstrap, seed=seed)
+    scores = {key: value for key, value in gaps.scores.items() if key != REFERENCE_ACCURACY}
+    counts = {f"count/{c}": int(gaps.rows[:, 2 * index].sum()) for index, c in enumerate(gaps.conditions)}
+    scores.update(counts, num_instances=len(predictions), num_units=len(gaps.units))
+    reasons = {f"gap/{c}": f"the {c!r} or the {reference!r} accuracy is undefined" for c in gaps.compared}
     return measure_result(
         "condition_accuracy_gap",
         scores,
         reasons,
-        inferences,
+        gaps.inferences,
         n_bootstrap=n_bootstrap,
-        cells=cells,
-        significance_reasons={f"accuracy/{c}": "an accuracy has no null value to test" for c in order},
-        extras={"reference": reference, "gap_unadjusted_p_value": unadjusted},
-        unit_rows=UnitRows(rows, statistic, tuple(f"gap/{c}" for c in others)),
+        cells={f"count/{c}": (Cell(condition=c), "count") for c in gaps.conditions},
+        significance_reasons={f"accuracy/{c}": NO_NULL for c in gaps.conditions},
+        extras={"reference": reference, "gap_unadjusted_p_value": gaps.unadjusted},
+        unit_rows=gaps.unit_rows(),
     )

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import comparison, validation
 from .conll_f1 import COLUMNS, _reasons, deduplicated, document_counts, statistic_of
-from .resampling import Inference, UnitRows, bootstrap_test, safe_div
+from .resampling import UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult, measure_result
 
 # Per mention type: B³ recall numerator, recall denominator (key mentions), precision numerator and denominator
@@ -41,8 +41,24 @@ _TYPE_COUNTS = ("recall_num", "recall_den", "precision_num", "precision_den")
 def bcubed_by_type(key, response, key_types: dict, response_types: dict, types: Sequence[str]) -> np.ndarray:
     """One document's B³ counts per mention type, in the order of ``types`` × ``_TYPE_COUNTS``.
 
-    ``key`` and ``response`` are de-duplicated clusters (sets of mentions); ``key_types`` and ``response_types``
-    map each of their mentions to its type.
+    Parameters
+    ----------
+    key : list of set
+        The document's gold clusters, de-duplicated (``conll_f1.deduplicated``).
+    response : list of set
+        Its predicted clusters, de-duplicated.
+    key_types : dict
+        Each key mention → its type.
+    response_types : dict
+        Each response mention → its type.
+    types : sequence of str
+        The mention types, in the row's order.
+
+    Returns
+    -------
+    numpy.ndarray
+        Per type: B³ recall's numerator and denominator (the type's key mentions), precision's numerator and
+        denominator (its response mentions).
 
     Examples
     --------
@@ -69,7 +85,34 @@ def bcubed_by_type(key, response, key_types: dict, response_types: dict, types: 
 
 
 def type_statistic(types: Sequence[str], reference_type: str, compared: Sequence[str]):
-    """The statistic of unit rows ``[COLUMNS..., per type _TYPE_COUNTS...]``: CoNLL scores, B³ per type, gaps."""
+    """The statistic of unit rows ``[COLUMNS..., per type _TYPE_COUNTS...]``: CoNLL scores, B³ per type, gaps.
+
+    Parameters
+    ----------
+    types : sequence of str
+        The mention types, in the rows' order.
+    reference_type : str
+        The type every compared type's B³ F1 is measured against.
+    compared : sequence of str
+        The types whose gap ``bcubed_f1_gap/<type>`` is reported.
+
+    Returns
+    -------
+    Statistic
+        Column sums → the CoNLL scores (``conll_f1.statistic_of``), ``bcubed_recall/<type>``,
+        ``bcubed_precision/<type>``, ``bcubed_f1/<type>`` and the gaps.
+
+    Examples
+    --------
+    One document whose CoNLL counts are all zero, and two types: pronouns with B³ recall 1/2 and precision 1,
+    names with both 1; the pronouns' F1 is 2/3, a third below the names':
+
+    >>> statistic = type_statistic(["pronoun", "name"], "name", ["pronoun"])
+    >>> counts = np.concatenate([np.zeros(len(COLUMNS)), [1.0, 2.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0]])
+    >>> scores = statistic(counts)
+    >>> float(scores["bcubed_recall/pronoun"]), round(float(scores["bcubed_f1_gap/pronoun"]), 4)
+    (0.5, -0.3333)
+    """
     width = len(_TYPE_COUNTS)
 
     def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
@@ -241,10 +284,7 @@ def conll_f1_by_mention_type(
     scores.update(num_documents=len(keys), num_units=len(first_seen))
     nulls = {"conll_f1": None, **{f"bcubed_f1_gap/{name}": 0.0 for name in compared}}
     inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    unadjusted = {name: inferences[f"bcubed_f1_gap/{name}"].p_value for name in compared}
-    for name, p_value in zip(compared, comparison.holm(list(unadjusted.values()))):
-        found = inferences[f"bcubed_f1_gap/{name}"]
-        inferences[f"bcubed_f1_gap/{name}"] = Inference(p_value, found.ci_low, found.ci_high, found.n_valid)
+    inferences, unadjusted = comparison.holm_adjusted(inferences, [f"bcubed_f1_gap/{name}" for name in compared])
     reasons = _reasons()
     for name in types:
         reasons[f"bcubed_recall/{name}"] = f"the key has no {name} mention"
@@ -263,7 +303,10 @@ def conll_f1_by_mention_type(
         cells=cells,
         primary="conll_f1",
         significance_reasons={"conll_f1": "CoNLL F1 is reported with its interval, not tested"},
-        extras={"reference_type": reference_type, "gap_unadjusted_p_value": unadjusted},
+        extras={
+            "reference_type": reference_type,
+            "gap_unadjusted_p_value": {name: unadjusted[f"bcubed_f1_gap/{name}"] for name in compared},
+        },
         unit_rows=UnitRows(rows, statistic, ("conll_f1", *(f"bcubed_f1_gap/{name}" for name in compared))),
     )
 

@@ -18,6 +18,10 @@ adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given oc
 occupation, and correlated over occupations with the occupation's percent female (Winogender's U.S. Bureau of
 Labor Statistics figures, as ``winogender.pearson_correlation`` does for Winogender's preference).
 
+The accuracies, gaps and their Holm-adjusted bootstrap are ``condition_gap``'s, with the pronoun sets as conditions
+and the templates as units; this module adds what is particular to pronoun sets: every template must hold every
+set, the per-occupation view, and the key names its metric reports.
+
 :func:`compare_pronoun_set_gaps` is the compare form: two models' gaps on the same templates, their difference
 with a paired bootstrap interval and a randomization p-value (``comparison.paired_difference``), Holm-adjusted
 over the pronoun sets.
@@ -30,11 +34,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import comparison, validation
-from .resampling import Inference, UnitRows, bootstrap_test, safe_div
+from .condition_gap import NO_NULL, REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
+from .resampling import Inference
 from .result import Cell, MeasureResult, measure_result
 from .winogender import pearson_correlation
 
 REFERENCE_SETS = ("he", "she")
+# Every template holds every set, so a gap is defined on every resample: its p-value is missing only when
+# significance is off.
+_NOT_COMPUTED = "significance was not computed (n_bootstrap=0)"
 
 
 def _check_reference_sets(reference_sets, present: Sequence[str]) -> tuple[str, ...]:
@@ -61,55 +69,12 @@ def _check_reference_sets(reference_sets, present: Sequence[str]) -> tuple[str, 
     return chosen
 
 
-def _pronoun_sets_in_order(pronoun_sets: Sequence[str], reference_sets: Sequence[str]) -> tuple[str, ...]:
-    """The reference sets first, in their order, then the other sets by name: the columns of the unit rows.
-
-    Examples
-    --------
-    >>> _pronoun_sets_in_order(["xe", "he", "they", "she", "xe"], ("he", "she"))
-    ('he', 'she', 'they', 'xe')
-    """
-    others = sorted(set(pronoun_sets) - set(reference_sets))
-    return (*reference_sets, *others)
-
-
-def _gap_statistic(sets: Sequence[str], reference_sets: Sequence[str]):
-    """The statistic of the unit rows ``[n_S, correct_S for S in sets]``: each set's accuracy and gap.
-
-    Examples
-    --------
-    >>> statistic = _gap_statistic(("he", "she", "they"), ("he", "she"))
-    >>> scores = statistic(np.array([4.0, 4.0, 4.0, 3.0, 4.0, 1.0]))
-    >>> float(scores["accuracy/reference"]), float(scores["gap/they"])
-    (0.875, -0.625)
-    """
-    index = {name: position for position, name in enumerate(sets)}
-    others = [name for name in sets if name not in reference_sets]
-
-    def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
-        accuracy = {name: safe_div(sums[..., 2 * index[name] + 1], sums[..., 2 * index[name]]) for name in sets}
-        reference = sum(accuracy[name] for name in reference_sets) / len(reference_sets)
-        scores = {f"accuracy/{name}": value for name, value in accuracy.items()}
-        scores["accuracy/reference"] = reference
-        scores.update({f"gap/{name}": accuracy[name] - reference for name in others})
-        return scores
-
-    return statistic
-
-
-def _template_table(template_ids: list, pronoun_sets: list[str], sets: Sequence[str]) -> tuple[list, np.ndarray]:
-    """Template ids in first-seen order and, per instance, its template's position; every template holds every
-    pronoun set (else the gap would not be paired)."""
-    order: dict = {}
-    positions = np.empty(len(template_ids), dtype=int)
-    seen: list[set] = []
-    for row, template in enumerate(template_ids):
-        if template not in order:
-            order[template] = len(seen)
-            seen.append(set())
-        positions[row] = order[template]
-        seen[order[template]].add(pronoun_sets[row])
-    for template, found in zip(order, seen):
+def _check_paired(template_ids: Sequence, pronoun_sets: Sequence[str], sets: Sequence[str]) -> None:
+    """Every template holds every pronoun set, else the gap would not be paired."""
+    held: dict = {}
+    for template, name in zip(template_ids, pronoun_sets):
+        held.setdefault(template, set()).add(name)
+    for template, found in held.items():
         missing = [name for name in sets if name not in found]
         if missing:
             raise ValueError(
@@ -117,35 +82,23 @@ def _template_table(template_ids: list, pronoun_sets: list[str], sets: Sequence[
                 f"templates, so every template needs every pronoun set ({list(sets)}). Leave out templates that "
                 f"lack one, or give template_ids that group the variants of one sentence"
             )
-    return list(order), positions
 
 
-def _one_per_template(name: str, values: list, positions: np.ndarray, templates: list) -> list:
-    found: dict[int, object] = {}
-    for value, position in zip(values, positions):
-        known = found.setdefault(int(position), value)
+def _one_per_template(name: str, values: list, template_ids: list, templates: list) -> list:
+    found: dict = {}
+    for value, template in zip(values, template_ids):
+        known = found.setdefault(template, value)
         if known != value:
             raise ValueError(
-                f"template {templates[position]!r} has the {name} {known!r} and {value!r}; the variants of one "
-                f"template differ only in the pronoun, so a template has one {name}"
+                f"template {template!r} has the {name} {known!r} and {value!r}; the variants of one template differ "
+                f"only in the pronoun, so a template has one {name}"
             )
-    return [found[position] for position in range(len(templates))]
-
-
-def _template_rows(
-    correct: np.ndarray, pronoun_sets: list[str], positions: np.ndarray, sets: Sequence[str], n_templates: int
-) -> np.ndarray:
-    """Per template, ``[n_S, correct_S]`` for each set ``S`` of ``sets``."""
-    rows = np.zeros((n_templates, 2 * len(sets)))
-    labels = np.asarray(pronoun_sets)
-    for column, name in enumerate(sets):
-        is_set = labels == name
-        np.add.at(rows[:, 2 * column], positions, is_set)
-        np.add.at(rows[:, 2 * column + 1], positions, is_set & correct)
-    return rows
+    return [found[template] for template in templates]
 
 
 def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets):
+    """The checked inputs: whether each prediction is correct, the pronoun sets, the template ids, the reference
+    sets and all sets in the unit rows' column order."""
     predictions = validation.check_ids("predictions", predictions, integers=False)
     references = validation.check_ids("references", references, integers=False)
     pronoun_sets = validation.check_ids("pronoun_sets", pronoun_sets, integers=False)
@@ -153,32 +106,24 @@ def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets)
         "template_ids", template_ids, missing="is None; give every instance the id of its template"
     )
     chosen = _check_reference_sets(reference_sets, sorted(set(pronoun_sets)))
-    sets = _pronoun_sets_in_order(pronoun_sets, chosen)
-    templates, positions = _template_table(template_ids, pronoun_sets, sets)
-    correct = np.asarray([prediction == reference for prediction, reference in zip(predictions, references)])
-    return correct, pronoun_sets, chosen, sets, templates, positions
+    sets = ordered_conditions(pronoun_sets, chosen)
+    _check_paired(template_ids, pronoun_sets, sets)
+    correct = [prediction == reference for prediction, reference in zip(predictions, references)]
+    return correct, pronoun_sets, template_ids, chosen, sets
 
 
-_NO_NULL = "an accuracy has no null value to test; it is reported with its CI only"
-# Every template holds every set, so a gap is defined on every resample: its p-value is missing only when
-# significance is off.
-_NOT_COMPUTED = "significance was not computed (n_bootstrap=0)"
-
-
-def _occupation_view(
-    rows: np.ndarray, statistic, others, occupations, bls_pct_female, positions, templates, reasons, cells, p_values
-) -> dict:
+def _occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, p_values) -> dict:
     """Per occupation, each set's gap (``occupation_gap/<set>`` in the occupation's group); and its Pearson r over
     occupations with the percent female (BLS), whose p-values go to ``p_values``."""
     occupations = validation.check_ids("occupations", occupations, integers=False)
-    per_template = _one_per_template("occupation", occupations, positions, templates)
+    per_template = _one_per_template("occupation", occupations, template_ids, gaps.units)
     names = sorted(set(per_template))
     template_occupation = np.searchsorted(names, per_template)
-    by_occupation = np.zeros((len(names), rows.shape[1]))
-    np.add.at(by_occupation, template_occupation, rows)
-    per_occupation = statistic(by_occupation)
+    by_occupation = np.zeros((len(names), gaps.rows.shape[1]))
+    np.add.at(by_occupation, template_occupation, gaps.rows)
+    per_occupation = gaps.statistic(by_occupation)
     scores: dict = {}
-    for name in others:
+    for name in gaps.compared:
         for job, value in zip(names, per_occupation[f"gap/{name}"]):
             scores[f"occupation_gap/{name}/{job}"] = value
             cells[f"occupation_gap/{name}/{job}"] = (Cell(group=job), f"occupation_gap/{name}")
@@ -198,7 +143,7 @@ def _occupation_view(
         if known != value:
             raise ValueError(f"occupation {job!r} has bls_pct_female {known} and {value}; an occupation has one value")
     female = [by_job[job] for job in names]
-    for name in others:
+    for name in gaps.compared:
         key = f"pearson_r_bls/{name}"
         scores[key], p_values[key] = pearson_correlation(per_occupation[f"gap/{name}"], female)
         reasons[key] = (
@@ -315,44 +260,32 @@ def pronoun_set_gap(
     validation.check_significance(n_bootstrap, seed)
     if bls_pct_female is not None and occupations is None:
         raise ValueError("bls_pct_female is per occupation: give occupations with it, or leave it out")
-    correct, labels, chosen, sets, templates, positions = _inputs(
+    correct, pronoun_sets, template_ids, chosen, sets = _inputs(
         predictions, references, pronoun_sets, template_ids, reference_sets
     )
-    rows = _template_rows(correct, labels, positions, sets, len(templates))
-    statistic = _gap_statistic(sets, chosen)
-    others = [name for name in sets if name not in chosen]
-    scores = statistic(rows.sum(axis=0))
-    scores["num_templates"] = len(templates)
-    reasons = {f"gap/{name}_unadjusted_p_value": _NOT_COMPUTED for name in others}
+    gaps = condition_gaps(correct, pronoun_sets, template_ids, chosen, n_bootstrap=n_bootstrap, seed=seed)
+    scores: dict = dict(gaps.scores)
+    scores.update({f"gap/{name}_unadjusted_p_value": gaps.unadjusted[name] for name in gaps.compared})
+    scores["num_templates"] = len(gaps.units)
+    reasons = {f"gap/{name}_unadjusted_p_value": _NOT_COMPUTED for name in gaps.compared}
     cells: dict = {}
     p_values: dict = {}
     if occupations is not None:
-        scores.update(
-            _occupation_view(
-                rows, statistic, others, occupations, bls_pct_female, positions, templates, reasons, cells, p_values
-            )
-        )
-    nulls = {f"accuracy/{name}": None for name in (*sets, "reference")}
-    nulls.update({f"gap/{name}": 0.0 for name in others})
-    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
-    raw = [inferences[f"gap/{name}"].p_value for name in others]
-    for name, unadjusted, adjusted in zip(others, raw, comparison.holm(raw)):
-        inference = inferences[f"gap/{name}"]
-        scores[f"gap/{name}_unadjusted_p_value"] = unadjusted
-        inferences[f"gap/{name}"] = Inference(adjusted, inference.ci_low, inference.ci_high, inference.n_valid)
+        scores.update(_occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, p_values))
     return measure_result(
         "pronoun_set_gap",
         scores,
         reasons,
-        inferences,
+        gaps.inferences,
         n_bootstrap=n_bootstrap,
         cells=cells,
         p_values=p_values,
         significance_reasons={
-            **{f"accuracy/{name}": _NO_NULL for name in (*sets, "reference")},
+            **{f"accuracy/{name}": NO_NULL for name in sets},
+            REFERENCE_ACCURACY: NO_NULL,
             **{key: reasons[key] for key in p_values},
         },
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(f"gap/{name}" for name in others)),
+        unit_rows=gaps.unit_rows(),
     )
 
 
@@ -426,17 +359,16 @@ def compare_pronoun_set_gaps(
     if not validation.is_integer(n_resamples, low=1, high=validation.MAX_BOOTSTRAP):
         raise ValueError(f"n_resamples must be an integer from 1 to {validation.MAX_BOOTSTRAP:,}, got {n_resamples!r}")
     validation.check_significance(0, seed)
-    correct_a, labels, chosen, sets, templates, positions = _inputs(
+    correct_a, pronoun_sets, template_ids, chosen, sets = _inputs(
         predictions_a, references, pronoun_sets, template_ids, reference_sets
     )
     predictions_b = validation.check_ids("predictions_b", predictions_b, integers=False)
-    correct_b = np.asarray([prediction == reference for prediction, reference in zip(predictions_b, references)])
-    rows_a = _template_rows(correct_a, labels, positions, sets, len(templates))
-    rows_b = _template_rows(correct_b, labels, positions, sets, len(templates))
-    others = [name for name in sets if name not in chosen]
-    names = [f"gap/{name}" for name in others]
+    correct_b = [prediction == reference for prediction, reference in zip(predictions_b, references)]
+    templates, rows_a = unit_rows(correct_a, pronoun_sets, template_ids, sets)
+    _, rows_b = unit_rows(correct_b, pronoun_sets, template_ids, sets)
+    names = [f"gap/{name}" for name in sets[len(chosen) :]]
     differences = comparison.paired_difference(
-        rows_a, rows_b, _gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed
+        rows_a, rows_b, gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed
     )
     adjusted = comparison.holm([differences[name].p_value for name in names])
     scores: dict = {"num_templates": len(templates)}

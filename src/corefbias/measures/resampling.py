@@ -154,6 +154,15 @@ def min_resamples(confidence: float = 0.95) -> int:
     each tail outside the interval holds at least one of them (40 at 95%). With fewer, the bounds would be the
     extreme resamples themselves, or a single resample as both (``n_bootstrap=1``).
 
+    Parameters
+    ----------
+    confidence : float, default 0.95
+        The interval's coverage.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> min_resamples(), min_resamples(0.9)
@@ -238,6 +247,18 @@ def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[f
     """The percentile interval of resampled scores (finite ones), or ``(None, None, reason)`` where they are fewer
     than ``min_resamples(confidence)``.
 
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The finite resampled scores.
+    confidence : float, default 0.95
+        The interval's coverage.
+
+    Returns
+    -------
+    tuple of (float or None, float or None, str or None)
+        The interval's ends, and why they are None.
+
     Examples
     --------
     >>> low, high, reason = percentile_interval(np.arange(401.0))
@@ -279,11 +300,11 @@ def infer(observed: float, replicates: np.ndarray, null: float | None, confidenc
 
     Examples
     --------
-    An observed 0.3 whose five replicates all lie above the null 0: p = 2 (0 + 1) / (5 + 1):
+    An observed 0.3 whose 41 replicates (0.10, 0.11, ..., 0.50) all lie above the null 0: p = 2 (0 + 1) / (41 + 1):
 
-    >>> inference = infer(0.3, np.array([0.1, 0.2, 0.3, 0.4, 0.5]), null=0.0)
+    >>> inference = infer(0.3, np.linspace(0.1, 0.5, 41), null=0.0)
     >>> round(inference.p_value, 4), round(inference.ci_low, 2), round(inference.ci_high, 2), inference.n_valid
-    (0.3333, 0.11, 0.49, 5)
+    (0.0476, 0.11, 0.49, 41)
     """
     valid = replicates[np.isfinite(replicates)]
     if not np.isfinite(observed) or valid.size == 0:

@@ -449,6 +449,16 @@ def as_id(value):
     The measures and their ``evaluate`` modules (whose id features are strings) both compare ids through this,
     so ``7``, ``np.int64(7)`` and ``"7"`` are one id everywhere.
 
+    Parameters
+    ----------
+    value : object
+        An id as given (see :func:`is_id`).
+
+    Returns
+    -------
+    str or object
+        The id as text; a value that is neither text nor an integer is handed back as it is.
+
     Examples
     --------
     >>> as_id(7), as_id(np.int64(7)), as_id("7"), as_id("p1")

@@ -22,14 +22,14 @@ SmolLM2-135M-Instruct and Gemma 3 270M (GGUF), log-likelihoods within 5e-5 (``te
 **Fast.** Each context is computed once, and the first tokens that several contexts share once for them
 all (Winogender's sentences differ from their minimal pair only from the pronoun on: a quarter fewer
 tokens). A call tokenizes all its requests at once (two batched calls of the fast tokenizer), groups them by
-shared prefix (in token order; ``shared_prefix_groups``) and puts whole groups, the widest first, into
-batches of at most ``max_batch_tokens`` tokens (``token_batches``; a batch's size is its *footprint*: its
+shared prefix (in token order; ``token_batches.shared_prefix_groups``) and puts whole groups, the widest first, into
+batches of at most ``max_batch_tokens`` tokens (``token_batches.token_batches``; a batch's size is its *footprint*: its
 rows times its widest context, plus each option of more than one token's copy of its context and its
 tail). A batch takes two or three forward passes, each continuing the key/value cache of the one before:
 (A) the prefixes, each once; (B) the rest of each context, left-padded, positions counted on from its
 prefix, giving every option's first token; (C) only for options of more than one token, their other
 tokens, from a copy of the cache per such option. Where pass A starts each context's pass B
-(``split_points``) weighs pass B's padding against pass A's rows and the fixed cost of a pass
+(``token_batches.split_points``) weighs pass B's padding against pass A's rows and the fixed cost of a pass
 (``PASS_COST``: it reads every weight). Only the logits the sums need are computed (``logits_to_keep``;
 none in pass A), which matters for large vocabularies (Gemma 3: 262 144 tokens). ``stats`` counts the
 tokens the passes computed (padding included) against what the requests need with each context computed
@@ -82,6 +82,7 @@ from .base import ModelError
 from .cloze import ClozeModel
 from .cloze_template import ClozeRequest
 from .identity import library_versions, weights_identity
+from .token_batches import Item, distinct_tokens, footprint, split_points, token_batches
 
 DEVICES = ("cpu", "cuda", "mps", "auto")
 # The footprint of a batch (see the module docstring) by default. On CPU a batch of more than a few dozen rows
@@ -92,7 +93,6 @@ MAX_BATCH_TOKENS = {"cpu": 4096, "mps": 16384, "cuda": 65536}
 PASS_COST = {"cpu": 32, "mps": 64, "cuda": 256}
 CALL_SIZE = 4096  # instances per call of `corefbias run`: whole benchmarks but SoWinoBias and ABC
 LOGITS_CHUNK = 1 << 27  # logits turned into float32 log-probabilities at once (512 MiB)
-MAX_GROUP = 256  # contexts computing one shared prefix
 
 
 @dataclass
@@ -393,10 +393,6 @@ class TransformersBackend:
         return torch.cat(sums)
 
 
-Item = tuple[list[int], list[list[int]]]  # a context's tokens and each option's
-MIN_SHARED = 4  # tokens a group's contexts must share to compute them once
-
-
 def left_padded(sequences: list, pad_id: int):
     """Token ids left-padded to the longest, and their attention mask."""
     import torch
@@ -409,125 +405,6 @@ def left_padded(sequences: list, pad_id: int):
             ids[row, widest - len(tokens) :] = torch.tensor(tokens, dtype=torch.long)
             mask[row, widest - len(tokens) :] = 1
     return ids, mask
-
-
-def footprint(items: Sequence[Item]) -> int:
-    """The tokens a batch of ``items`` holds: its rows times its widest context, plus per option of more than
-    one token a copy of that width and its tail (pass C), padded to the longest tail.
-
-    Examples
-    --------
-    >>> footprint([([1, 2, 3], [[7], [8, 9]]), ([4, 5], [[7], [8]])])  # 2 rows × 3, one tail row of 3 + 1
-    10
-    """
-    width = max(len(context) for context, _ in items)
-    tails = [len(tokens) - 1 for _, options in items for tokens in options if len(tokens) > 1]
-    return len(items) * width + len(tails) * (width + max(tails, default=0))
-
-
-def token_batches(encoded: Sequence[Item], indices: Sequence[int], budget: int) -> list[list[tuple[int, int]]]:
-    """``indices`` of ``encoded`` in batches of ``(request index, tokens its context shares with its group's)``.
-
-    Whole groups of a shared prefix (``shared_prefix_groups``; a group too large for ``budget`` is cut, and a
-    piece of one shares nothing), the widest unshared rest first, each batch as many consecutive groups as fit
-    in ``budget`` tokens (``footprint``); a single request larger than the budget is a batch of its own.
-
-    Examples
-    --------
-    >>> shared = [1, 2, 3, 4, 5]
-    >>> encoded = [(shared + [6], [[7]]), (shared + [8], [[7]]), ([9, 9], [[7]])]
-    >>> token_batches(encoded, range(3), budget=12)  # unshared rests of 2 tokens, then of 1
-    [[(2, 0)], [(0, 5), (1, 5)]]
-    >>> token_batches(encoded, range(3), budget=6)  # too small for the group: it is cut
-    [[(0, 0)], [(1, 0)], [(2, 0)]]
-    """
-    indices = list(indices)
-    groups: list[tuple[list[int], int]] = []
-    for members, shared in shared_prefix_groups([encoded[index][0] for index in indices], MAX_GROUP):
-        members = [indices[member] for member in members]
-        if footprint([encoded[member] for member in members]) <= budget:
-            groups.append((members, shared))
-            continue
-        piece: list[int] = []
-        for member in members + [None]:
-            if member is None or (piece and footprint([encoded[i] for i in piece + [member]]) > budget):
-                groups.append((piece, shared if len(piece) > 1 else 0))
-                piece = []
-            if member is not None:
-                piece.append(member)
-    groups.sort(key=lambda group: (-max(len(encoded[i][0]) for i in group[0]) + group[1], -group[1]))
-    batches: list[list[tuple[int, int]]] = []
-    batch: list[tuple[int, int]] = []
-    for members, shared in groups:
-        grown = batch + [(index, shared) for index in members]
-        if batch and footprint([encoded[index] for index, _ in grown]) > budget:
-            batches.append(batch)
-            grown = [(index, shared) for index in members]
-        batch = grown
-    if batch:
-        batches.append(batch)
-    return batches
-
-
-def common_prefix(first: list[int], second: list[int]) -> int:
-    length = 0
-    for a, b in zip(first, second):
-        if a != b:
-            break
-        length += 1
-    return length
-
-
-def shared_prefix_groups(contexts: list[list[int]], largest: int) -> list[tuple[list[int], int]]:
-    """Contexts (by index) in groups of at most ``largest`` that share a prefix, and its length in tokens.
-
-    In lexicographic order, a context joins the group before it while the tokens the group saves (the
-    shared length times the members after the first) do not drop and at least ``MIN_SHARED`` are shared;
-    every member keeps at least its last token out of the prefix, and a group of one shares nothing.
-    """
-    groups: list[tuple[list[int], int]] = []
-    members: list[int] = []
-    shared = 0
-    for index in sorted(range(len(contexts)), key=lambda i: contexts[i]):
-        if members:
-            joined = min(shared, common_prefix(contexts[members[0]], contexts[index]), len(contexts[index]) - 1)
-            if len(members) < largest and joined >= MIN_SHARED and joined * len(members) >= shared * (len(members) - 1):
-                members.append(index)
-                shared = joined
-                continue
-            groups.append((members, shared if len(members) > 1 else 0))
-        members, shared = [index], len(contexts[index]) - 1
-    if members:
-        groups.append((members, shared if len(members) > 1 else 0))
-    return groups
-
-
-def split_points(contexts: list[list[int]], shared: list[int], pass_cost: int) -> list[int]:
-    """Per context of a batch, how many of its first tokens pass A computes (0: none, all in pass B).
-
-    At least what it shares with its group; more where that narrows pass B (its width is the longest rest
-    over the batch, padding included) by more than the rows it adds to pass A cost. The least estimated
-    cost wins, a pass counting as ``pass_cost`` tokens; sharing nothing and no pass A is one candidate.
-    """
-    longest = max(map(len, contexts))
-    best_cost, best = len(contexts) * longest, [0] * len(contexts)
-    groups = [tuple(context[:start]) for context, start in zip(contexts, shared)]
-    for width in range(1, max(len(context) - start for context, start in zip(contexts, shared)) + 1):
-        splits = [max(start, len(context) - width) for context, start in zip(contexts, shared)]
-        # Rows of pass A: a group's prefix once; a context split after it, its own row (an estimate: equal
-        # contexts would share it).
-        rows = {groups[i] if split == shared[i] else i for i, split in enumerate(splits) if split}
-        cost = (pass_cost + len(rows) * max(splits) if rows else 0) + len(contexts) * width
-        if cost < best_cost:
-            best_cost, best = cost, splits
-    return best
-
-
-def distinct_tokens(encoded: list[Item]) -> int:
-    """The least any method computes: each distinct context prefix once, and each option's tokens but its last."""
-    contexts = sorted(context for context, _ in encoded)  # in order, a context adds what it does not share
-    prefixes = sum(len(context) - common_prefix(before, context) for before, context in zip([[]] + contexts, contexts))
-    return prefixes + sum(len(tokens) - 1 for _, options in encoded for tokens in options)
 
 
 def load(

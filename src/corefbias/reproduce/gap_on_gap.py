@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..benchmarks.gap import files as gap_files
-from ..measures import gap, gap_baselines, gap_properties, weighting
+from ..measures import gap, gap_baselines, gap_properties, gap_rows, weighting
 from ..measures.resampling import bootstrap_test
 
 COLUMNS = ("F1", "Accuracy", "F1-Bias", "acc-Bias", "W-Bias", "Wnum-Bias", "Wdist-Bias", "Wt-Bias")
@@ -88,7 +88,7 @@ def table1(mirror=None, data: GapTest | None = None) -> dict[str, dict[str, floa
     data = data or load(mirror)
     rows = {}
     for baseline, predicted in baseline_predictions(data).items():
-        scores = gap.statistic(gap.example_rows(predicted, data.references, data.female).sum(axis=0))
+        scores = gap_rows.statistic(gap_rows.example_rows(predicted, data.references, data.female).sum(axis=0))
         row = {
             "F1": scores["f1"],
             "Accuracy": scores["accuracy"],
@@ -96,8 +96,8 @@ def table1(mirror=None, data: GapTest | None = None) -> dict[str, dict[str, floa
             "acc-Bias": scores["acc_bias"],
         }
         for column, variant in WEIGHTED_COLUMNS.items():
-            weighted = gap.example_rows(predicted, data.references, data.female, data.weights[variant])
-            row[column] = gap.weighted_statistic(weighted.sum(axis=0))["w_bias"]
+            weighted = gap_rows.example_rows(predicted, data.references, data.female, data.weights[variant])
+            row[column] = gap_rows.weighted_statistic(weighted.sum(axis=0))["w_bias"]
         rows[baseline] = {column: float(value) for column, value in row.items()}
     return rows
 
@@ -198,11 +198,13 @@ def report(mirror=None, seed: int = 0, n_bootstrap: int = 1000) -> str:
         ]
     )
     for baseline, predicted in baseline_predictions(data).items() if n_bootstrap else ():
-        rows = gap.example_rows(predicted, data.references, data.female)
-        plain = bootstrap_test(rows, gap.statistic, {"acc_bias": 1.0}, n_bootstrap=n_bootstrap, seed=seed)["acc_bias"]
-        weighted_rows = gap.example_rows(predicted, data.references, data.female, data.weights["wt"])
+        rows = gap_rows.example_rows(predicted, data.references, data.female)
+        plain = bootstrap_test(rows, gap_rows.statistic, {"acc_bias": 1.0}, n_bootstrap=n_bootstrap, seed=seed)[
+            "acc_bias"
+        ]
+        weighted_rows = gap_rows.example_rows(predicted, data.references, data.female, data.weights["wt"])
         weighted = bootstrap_test(
-            weighted_rows, gap.weighted_statistic, gap.W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed
+            weighted_rows, gap_rows.weighted_statistic, gap.W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed
         )["w_bias"]
         lines.append(
             f"  {baseline}: acc-Bias {plain.ci_low:.3f}–{plain.ci_high:.3f} (p = {plain.p_value:.4f}); "

@@ -174,8 +174,5 @@ class Abc(builder_base.UpstreamBuilder):
     def FEATURES(self) -> datasets.Features:  # all but genda add ABC's occupation statistics
         return FEATURES[self.config.name]
 
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
     def _generate_examples(self):
         yield from builder_base.enumerate_unique(_ROWS[self.config.name](self.mirror), self.config.name)

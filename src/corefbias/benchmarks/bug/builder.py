@@ -137,8 +137,5 @@ class Bug(builder_base.UpstreamBuilder):
     ]
     DEFAULT_CONFIG_NAME = "gold"
 
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
     def _generate_examples(self):
         yield from builder_base.enumerate_unique(rows(self.config.name, self.mirror), self.config.name)

@@ -99,9 +99,6 @@ class Gicoref(builder_base.UpstreamBuilder):
     ]
     DEFAULT_CONFIG_NAME = "default"
 
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
     def _generate_examples(self):
         rows = [row for document in gicoref_files.load_documents(self.mirror) for row in document_rows(document)]
         yield from builder_base.enumerate_unique(rows, gicoref_files.CONLL_FILE)

@@ -78,8 +78,5 @@ class Map(builder_base.UpstreamBuilder):
     ]
     DEFAULT_CONFIG_NAME = "default"
 
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
     def _generate_examples(self):
         yield from builder_base.enumerate_unique(rows(self.mirror), map_files.MAP_FILE)

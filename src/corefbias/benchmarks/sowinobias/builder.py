@@ -59,8 +59,5 @@ class SoWinoBias(builder_base.UpstreamBuilder):
     ]
     DEFAULT_CONFIG_NAME = "default"
 
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
     def _generate_examples(self):
         yield from builder_base.enumerate_unique(sowinobias_generation.sentences(), "generated SoWinoBias")

@@ -165,9 +165,6 @@ class Winogender(builder_base.UpstreamBuilder):
     ]
     DEFAULT_CONFIG_NAME = "default"
 
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
     def _generate_examples(self):
         mirror = self.mirror
         by_key = templates(mirror)

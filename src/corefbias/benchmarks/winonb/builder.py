@@ -76,9 +76,6 @@ class WinoNB(builder_base.UpstreamBuilder):
     ]
     DEFAULT_CONFIG_NAME = "v0"
 
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
     def _generate_examples(self):
         rows = [example(self.config.name, sentence) for sentence in files.sentences(self.config.name, self.mirror)]
         yield from builder_base.enumerate_unique(rows, f"{files.UPSTREAM_DATASET}/{self.config.name}")

@@ -105,9 +105,6 @@ class WinoPron(builder_base.UpstreamBuilder):
     ]
     DEFAULT_CONFIG_NAME = files.DOUBLE
 
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
     def _generate_examples(self):
         mirror = self.mirror
         statistics = winogender_files.occupation_statistics(mirror)
