@@ -177,6 +177,16 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "(" + "; ".join(f"{name}: {benchmark.limit_meaning}" for name, benchmark in BENCHMARKS.items()) + ")",
     )
     add_scoring_options(run)
+    run.add_argument(
+        "--prompts",
+        nargs="+",
+        metavar="NAME",
+        help="for models scored by log-likelihood: run each benchmark once per wording of its cloze template, all "
+        "of its prompt set or those named, and report every headline per prompt, their spread (min–max), the mean "
+        "with a prompt-and-instance bootstrap CI and a flag where the bias changes sign ("
+        + "; ".join(f"{name}: {', '.join(t.name for t in b.prompt_set)}" for name, b in BENCHMARKS.items() if b.cloze)
+        + "); default: the main template only",
+    )
     run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
     batch_takers = _flag_takers().get("--batch-size", [])
     run.add_argument(
@@ -281,6 +291,9 @@ def print_written(result, written: dict, out) -> None:
                 f"{number_format.format_number(outcome['position_rate'])} > {POSITION_RATE_THRESHOLD}): the answers "
                 "follow the option order, not the text; chat models: --answer logprobs --orders all"
             )
+    for name, outcome in results["benchmarks"].items():
+        for line in run_outputs.prompt_spread_lines(name, outcome.get("prompts")):
+            print(line)
     print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {out}")
 
 
@@ -319,6 +332,7 @@ def _run(args) -> int:
             shard=args.shard,
             mode=args.mode,
             cache_mode=args.cache_mode,
+            prompts=None if args.prompts is None else tuple(args.prompts),
         ),
         data_dir=args.data_dir,
         mirror=args.mirror,
