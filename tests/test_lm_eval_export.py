@@ -224,7 +224,9 @@ def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
             run = ours.runs[name]
             path = samples_file(tmp_path / "lm_eval", f"corefbias_{name}")
             documents = {document.id: document for document in lm_eval_samples.read(path)}
-            assert [documents[i["id"]].decisions for i in run.instances] == [tuple(i["decision"]) for i in run.instances]
+            assert [documents[i["id"]].decisions for i in run.instances] == [
+                tuple(i["decision"]) for i in run.instances
+            ]
             for key, value in group_accuracies(run, BENCHMARKS[name]).items():
                 assert reported[f"corefbias_{name}"][f"{key},none"] == pytest.approx(value, abs=1e-12), (name, key)
             if limit is None:

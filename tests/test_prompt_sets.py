@@ -5,9 +5,11 @@ import json
 import math
 import re
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
+from jsonschema import Draft202012Validator
 
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.cloze_wording import EVAL_FRAMEWORK_IDK_INSTRUCTION
@@ -110,6 +112,8 @@ def test_a_sign_flip_across_wordings_is_flagged(wording_run):
     summary = written["summary.csv"].read_text(encoding="utf-8")
     assert "prompt_sign_flip" in summary.splitlines()[0] and "±" in written["report.md"].read_text(encoding="utf-8")
     assert written["instances/winogender@the-word.jsonl"].is_file()
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "results.schema.json").read_text())
+    Draft202012Validator(schema).validate(json.loads(written["results.json"].read_text(encoding="utf-8")))
 
 
 def test_the_eval_framework_idk_prompt_gets_the_dont_know_section(wording_run):

@@ -96,7 +96,7 @@ def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections
 @pytest.mark.parametrize("model", MODELS)
 def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, rerun):
     old, new = _results(FIXTURES / model), _results(rerun[model])
-    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 3
+    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 4
     for name, outcome in old["benchmarks"].items():
         assert new["benchmarks"][name]["headlines"] == outcome["headlines"]
         for section, flat in outcome["sections"].items():

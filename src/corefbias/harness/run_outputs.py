@@ -69,7 +69,7 @@ def summary_rows(results: Mapping) -> list[dict]:
             (spread["section"], spread["key"]): spread for spread in (outcome.get("prompts") or {}).get("headlines", [])
         }
         for headline in outcome["headlines"]:
-            spread = spreads.get((headline["section"], headline["key"]))
+            spread = spreads.get((headline.get("section"), headline.get("key"))) if spreads else None
             rows.append(
                 {
                     "benchmark": name,
