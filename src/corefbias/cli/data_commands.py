@@ -45,7 +45,8 @@ def add_commands(commands, common) -> None:
         "--prompts",
         nargs="+",
         metavar="NAME",
-        help="also export these prompts of each set (all: every one) as corefbias_<benchmark>_<prompt>; default: the "
+        help="export these prompts of each set (all: every one): the main template as corefbias_<benchmark>, another "
+        "as corefbias_<benchmark>_<prompt>; default: the "
         "main template only",
     )
     lm_eval.add_argument("--limit", type=int, metavar="N", help="the units `corefbias run --limit N` scores only")
