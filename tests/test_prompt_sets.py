@@ -14,13 +14,14 @@ from jsonschema import Draft202012Validator
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.cloze_wording import EVAL_FRAMEWORK_IDK_INSTRUCTION
 from corefbias.cli import main
-from corefbias.harness import runner
+from corefbias.harness import comparison, comparison_report, runner
 from corefbias.harness.prompt_sets import chosen_templates
 from corefbias.harness.run_outputs import write_outputs
 from corefbias.measures.dont_know import confidence_weighted_accuracy, pick_and_confidence
 from corefbias.measures.prompt_spread import prompt_spread, two_level_replicates
 from corefbias.measures.resampling import UnitRows
 from corefbias.models.cloze import ClozeModel
+from corefbias.space import charts
 
 ACCURACY = lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}  # noqa: E731
 
@@ -112,6 +113,23 @@ def test_a_sign_flip_across_wordings_is_flagged(wording_run):
     summary = written["summary.csv"].read_text(encoding="utf-8")
     assert "prompt_sign_flip" in summary.splitlines()[0] and "±" in written["report.md"].read_text(encoding="utf-8")
     assert written["instances/winogender@the-word.jsonl"].is_file()
+    # The Space's summary and compare's report show the spread.
+    frame = charts.summary_frame(result.to_json())
+    shown = dict(zip(frame["score"], frame["across prompts"]))
+    assert (
+        shown["occupation share M − F"] == "[-1.000, 1.000]±"
+        and shown["accuracy non-gotcha − gotcha"] == "[0.000, 0.000]"
+    )
+    report = comparison_report.markdown(
+        {
+            "runs": [{"label": "a", "path": "a"}],
+            "n_resamples": 10,
+            "significance_level": 0.05,
+            "comparisons": [],
+            "scores": {"a": comparison._headline_scores(comparison.load_run(written["results.json"].parent))},
+        }
+    )
+    assert "## Spread across prompts" in report and "| winogender | occupation share M − F | -1.000–1.000± |" in report
     schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "results.schema.json").read_text())
     Draft202012Validator(schema).validate(json.loads(written["results.json"].read_text(encoding="utf-8")))
 
