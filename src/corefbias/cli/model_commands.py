@@ -348,8 +348,10 @@ def _run(args) -> int:
         )
         return 0
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
-    counts = result.provenance["instances"].values()
-    predicted, cached = sum(c["predicted"] for c in counts), sum(c["from_cache"] for c in counts)
+    # Every prompt's run of a --prompts run, else the one run of each benchmark.
+    runs = [run for name, run in result.runs.items() for run in (result.prompt_runs.get(name) or {name: run}).values()]
+    predicted = sum(run.num_predicted for run in runs)
+    cached = sum(len(run.instances) for run in runs) - predicted
     print(f"{predicted} instances predicted, {cached} from the cache")
     print_written(result, written, args.out)
     return 0

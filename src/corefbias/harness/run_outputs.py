@@ -130,14 +130,14 @@ def prompt_spread_lines(benchmark: str, prompts: Mapping | None) -> list[str]:
     for spread in prompts["headlines"]:
         values = ", ".join(f"{name} {format_number(value)}" for name, value in spread["values"].items())
         interval = (
-            f"[{format_number(spread['ci_low'])}, {format_number(spread['ci_high'])}]"
+            f"[{format_number(spread['ci_low'])}, {format_number(spread['ci_high'])}] (prompt-and-instance 95% CI)"
             if spread["ci_low"] is not None
-            else "(no CI)"
+            else f"(no CI: {spread['undefined'].get('mean_ci_low', 'undefined')})"
         )
         flip = f" {SIGN_FLIP_MARK} the sign flips across prompts" if spread["sign_flip"] else ""
         lines.append(
             f"  {spread['label']}: {values}; spread {format_number(spread['min'])}–{format_number(spread['max'])}; "
-            f"mean {format_number(spread['mean'])} {interval} (prompt-and-instance 95% CI){flip}"
+            f"mean {format_number(spread['mean'])} {interval}{flip}"
         )
     return lines
 
