@@ -57,7 +57,11 @@ def test_benchmarks_lists_every_benchmark_with_its_language_unit_metrics_and_des
 def test_formats_lists_every_format_with_its_origin_and_description(capsys):
     header, rows = _rows(_listed(capsys, "formats"))
     assert header == ["FORMAT", "ORIGIN", "DESCRIPTION"]
-    assert list(rows) == list(FILE_FORMATS) == ["conll", "jsonlines", "allennlp", "gap-tsv", "instances"]
+    assert (
+        list(rows)
+        == list(FILE_FORMATS)
+        == ["conll", "jsonlines", "allennlp", "gap-tsv", "instances", "lm-eval-samples"]
+    )
     for name, file_format in FILE_FORMATS.items():
         assert rows[name] == [name, "built-in", plain_text(file_format.description)]
     assert rows["gap-tsv"][2].startswith("GAP TSV, the input of GAP's")  # its reader module's docstring

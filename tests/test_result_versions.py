@@ -115,9 +115,8 @@ def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections
 
 @pytest.mark.parametrize("model", MODELS)
 def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, rerun):
-    old = _results(FIXTURES / model)
-    new = _results(rerun[model])
-    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 3
+    old, new = _results(FIXTURES / model), _results(rerun[model])
+    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 4
     for name, outcome in old["benchmarks"].items():
         headlines = new["benchmarks"][name]["headlines"]
         assert _headline_numbers(headlines) == _headline_numbers(outcome["headlines"])

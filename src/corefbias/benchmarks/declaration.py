@@ -21,6 +21,7 @@ from pathlib import Path
 from ..measures.result import MeasureResult
 from ..models.base import Task
 from ..models.cloze_template import ClozeTemplate
+from .cloze_wording import paraphrases
 from .explore import ExploreView
 
 Part = tuple[str, str]  # (config, split)
@@ -185,6 +186,9 @@ class Benchmark:
         Scores of the model's outputs themselves (clusters), not of decisions.
     cloze : ClozeTemplate or None, default None
         How a language model scored by log-likelihood reads an instance (``corefbias.models.cloze_template``).
+    prompts : tuple of ClozeTemplate, default ()
+        Other wordings of ``cloze`` (published ones, paraphrases), each with a ``name`` of its own: with ``cloze`` the
+        benchmark's prompt set, which ``corefbias run --prompts`` runs (``corefbias.harness.prompt_sets``).
     bias_axis : BiasAxis or None, default None
         None: calibration cannot simulate a biased model on it.
     figures : tuple of Figure, default ()
@@ -211,7 +215,8 @@ class Benchmark:
     ------
     ValueError
         If ``parts`` is empty, both ``builders`` and ``export`` are given, a figure kind or the
-        ``explore`` view reads a pro/anti column the declaration does not name.
+        ``explore`` view reads a pro/anti column the declaration does not name, or ``prompts`` come without a
+        ``cloze`` template or repeat a name.
 
     Examples
     --------
@@ -253,6 +258,7 @@ class Benchmark:
     score_outputs: Scorer | None = None
     # How a language model scored by log-likelihood reads an instance (corefbias.models.cloze_template).
     cloze: ClozeTemplate | None = None
+    prompts: tuple[ClozeTemplate, ...] = ()  # other wordings of ``cloze``: the prompt set, with it
     bias_axis: BiasAxis | None = None  # None: calibration cannot simulate a biased model on it
     figures: tuple[Figure, ...] = ()
     explore: ExploreView | None = None
@@ -272,6 +278,25 @@ class Benchmark:
             raise ValueError(f"benchmark {self.name!r}: unknown figure kind {unknown[0]!r}; choose from {FIGURE_KINDS}")
         if self.explore is not None and self.explore.needs_condition and self.condition_column is None:
             raise ValueError(f"benchmark {self.name!r}: its Explore view reads pro/anti, so give a condition_column")
+        if self.prompts and self.cloze is None:
+            raise ValueError(f"benchmark {self.name!r}: its prompts reword a cloze template, so give one (cloze=...)")
+        names = [template.name for template in self.prompt_set]
+        if len(set(names)) != len(names):
+            taken = next(name for name in names if names.count(name) > 1)
+            raise ValueError(f"benchmark {self.name!r}: two of its cloze templates are named {taken!r}")
+
+    @property
+    def prompt_set(self) -> tuple[ClozeTemplate, ...]:
+        """The cloze templates ``--prompts all`` runs: ``cloze`` first, our paraphrases of it where it is in a shared
+        wording (``cloze_wording.paraphrases``), then ``prompts``; none without ``cloze``.
+
+        Examples
+        --------
+        >>> from corefbias.benchmarks import BENCHMARKS
+        >>> [template.name for template in BENCHMARKS["sowinobias"].prompt_set]
+        ['main', 'the-word', 'here-means', 'who-is']
+        """
+        return () if self.cloze is None else (self.cloze, *paraphrases(self.cloze), *self.prompts)
 
     @property
     def task(self) -> Task:

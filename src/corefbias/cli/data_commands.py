@@ -43,6 +43,26 @@ def add_commands(commands, common) -> None:
         help="also build this config of the named sets that a set builds only on request (misgendered's and "
         "ruff's whole designs: millions of rows); repeatable",
     )
+    lm_eval = commands.add_parser(
+        "export-lm-eval",
+        parents=[common],
+        help="write lm-evaluation-harness task folders (corefbias_<benchmark>) for every benchmark with a cloze "
+        "template: lm_eval --include_path DIR --tasks corefbias_<benchmark>",
+    )
+    lm_eval.add_argument("--out", required=True, metavar="DIR", help="the folder lm_eval's --include_path names")
+    lm_eval.add_argument(
+        "--benchmark", action="append", metavar="NAME", help="benchmark to export (repeatable; default: all)"
+    )
+    lm_eval.add_argument(
+        "--prompts",
+        nargs="+",
+        metavar="NAME",
+        help="export these prompts of each set (all: every one): the main template as corefbias_<benchmark>, another "
+        "as corefbias_<benchmark>_<prompt>; default: the "
+        "main template only",
+    )
+    lm_eval.add_argument("--limit", type=int, metavar="N", help="the units `corefbias run --limit N` scores only")
+    lm_eval.add_argument("--data-dir", metavar="DIR", help="folder of exported sets (built there when missing)")
 
 
 def _reproduce(args) -> int:
@@ -74,4 +94,21 @@ def _export(args) -> int:
     return 0
 
 
-COMMANDS = {"reproduce": _reproduce, "export-datasets": _export}
+def _export_lm_eval(args) -> int:
+    from ..harness.lm_eval_export import export
+
+    written = export(
+        args.out,
+        args.benchmark or ["all"],
+        prompts=None if args.prompts is None else tuple(args.prompts),
+        limit=args.limit,
+        data_dir=args.data_dir,
+        mirror=args.mirror,
+    )
+    for task, folder in written.items():
+        print(f"{task}: {folder}")
+    print(f"run with: lm_eval --include_path {args.out} --tasks {','.join(written)} (see {args.out}/README.md)")
+    return 0
+
+
+COMMANDS = {"reproduce": _reproduce, "export-datasets": _export, "export-lm-eval": _export_lm_eval}

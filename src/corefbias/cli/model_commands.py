@@ -196,6 +196,16 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "(" + "; ".join(f"{name}: {benchmark.limit_meaning}" for name, benchmark in BENCHMARKS.items()) + ")",
     )
     add_scoring_options(run)
+    run.add_argument(
+        "--prompts",
+        nargs="+",
+        metavar="NAME",
+        help="for models scored by log-likelihood: run each benchmark once per wording of its cloze template, all "
+        "of its prompt set or those named, and report every headline per prompt, their spread (min–max), the mean "
+        "with a prompt-and-instance bootstrap CI and a flag where the bias changes sign ("
+        + "; ".join(f"{name}: {', '.join(t.name for t in b.prompt_set)}" for name, b in BENCHMARKS.items() if b.cloze)
+        + "); default: the main template only",
+    )
     run.add_argument("--cache", metavar="FILE", help="prediction cache (default: $COREFBIAS_CACHE/predictions.sqlite)")
     batch_takers = _flag_takers().get("--batch-size", [])
     run.add_argument(
@@ -314,6 +324,9 @@ def print_written(result, written: dict, out) -> None:
                 f"{number_format.format_number(outcome['position_rate'])} > {POSITION_RATE_THRESHOLD}): the answers "
                 "follow the option order, not the text; chat models: --answer logprobs --orders all"
             )
+    for name, outcome in results["benchmarks"].items():
+        for line in run_outputs.prompt_spread_lines(name, outcome.get("prompts")):
+            print(line)
     print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {out}")
 
 
@@ -352,6 +365,7 @@ def _run(args) -> int:
             shard=args.shard,
             mode=args.mode,
             cache_mode=args.cache_mode,
+            prompts=None if args.prompts is None else tuple(args.prompts),
         ),
         data_dir=args.data_dir,
         mirror=args.mirror,
@@ -367,8 +381,10 @@ def _run(args) -> int:
         )
         return 0
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
-    counts = result.provenance["instances"].values()
-    predicted, cached = sum(c["predicted"] for c in counts), sum(c["from_cache"] for c in counts)
+    # Every prompt's run of a --prompts run, else the one run of each benchmark.
+    runs = [run for name, run in result.runs.items() for run in (result.prompt_runs.get(name) or {name: run}).values()]
+    predicted = sum(run.num_predicted for run in runs)
+    cached = sum(len(run.instances) for run in runs) - predicted
     print(f"{predicted} instances predicted, {cached} from the cache")
     print_written(result, written, args.out)
     return 0

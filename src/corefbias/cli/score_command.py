@@ -13,7 +13,8 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     score = commands.add_parser(
         "score",
         parents=[common],
-        help="score a predictions file (CoNLL-2012, jsonlines, AllenNLP, GAP TSV, instances) on a benchmark",
+        help="score a predictions file (CoNLL-2012, jsonlines, AllenNLP, GAP TSV, instances, lm-eval --log_samples) "
+        "on a benchmark",
     )
     score.add_argument("--benchmark", required=True, metavar="NAME", help=f"one of {', '.join(BENCHMARKS)}")
     score.add_argument(

@@ -369,6 +369,10 @@ def _headline_scores(run: Run) -> list[dict]:
     from .run_outputs import summary_rows
 
     return [
-        {key: row[key] for key in ("benchmark", "score", "value", "ci_low", "ci_high", "unbiased_value")}
+        {
+            **{key: row[key] for key in ("benchmark", "score", "value", "ci_low", "ci_high", "unbiased_value")},
+            # A --prompts run's spread across its prompts, which the comparison report shows beside the value.
+            **{key: row[key] for key in ("prompt_min", "prompt_max", "prompt_sign_flip") if key in row},
+        }
         for row in summary_rows(run.results)
     ]

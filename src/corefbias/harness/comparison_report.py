@@ -42,6 +42,7 @@ def markdown(result: dict) -> str:
                 f"| {format_number(row['unbiased_value'])} |"
             )
         lines += [f"\n{note}." for note in item["notes"]]
+    lines += _spread_table(result)
     if result.get("left_out"):
         lines += ["", "## Left out", "", left_out_sentence(result["left_out"], len(result["runs"])) + ":", ""]
         lines += [
@@ -50,6 +51,39 @@ def markdown(result: dict) -> str:
         ]
     lines += ["", "![forest plot](forest.png)"]
     return "\n".join(lines) + "\n"
+
+
+def _spread_table(result: dict) -> list[str]:
+    """The headlines' spread across the prompts of the runs made with ``--prompts`` (none where no run was)."""
+    spread = {
+        label: {(row["benchmark"], row["score"]): row for row in rows if row.get("prompt_min") is not None}
+        for label, rows in result["scores"].items()
+    }
+    labels = [label for label, rows in spread.items() if rows]
+    if not labels:
+        return []
+    lines = [
+        "",
+        "## Spread across prompts",
+        "",
+        "The min–max of each headline over the prompts of the runs made with `--prompts` (± where the bias changes "
+        "sign across them); the differences above compare the runs' first prompts.",
+        "",
+        "| benchmark | score | " + " | ".join(f"`{label}`" for label in labels) + " |",
+        "|---|---|" + "---|" * len(labels),
+    ]
+    for benchmark, score in dict.fromkeys(key for label in labels for key in spread[label]):
+        cells = []
+        for label in labels:
+            row = spread[label].get((benchmark, score))
+            cells.append(
+                "—"
+                if row is None
+                else f"{format_number(row['prompt_min'])}–{format_number(row['prompt_max'])}"
+                + ("±" if row.get("prompt_sign_flip") else "")
+            )
+        lines.append(f"| {benchmark} | {score} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def left_out_sentence(left_out: list[dict], n_runs: int) -> str:
@@ -86,7 +120,8 @@ def drawn_headlines(result: dict) -> list[tuple[str, str]]:
 
 
 def forest_plot(result: dict, path: Path) -> Path:
-    """One panel per headline score: each run's value with its 95% CI, the unbiased value dashed."""
+    """One panel per headline score: each run's value with its 95% CI (and, for a ``--prompts`` run, the range of its
+    values across the prompts as a grey band), the unbiased value dashed."""
     from .plots import _save, plt
 
     labels = [run["label"] for run in result["runs"]]
@@ -104,6 +139,8 @@ def forest_plot(result: dict, path: Path) -> Path:
                 axes.text(0.01, position, "undefined", transform=axes.get_yaxis_transform(), va="center", fontsize=7)
                 continue
             unbiased = row["unbiased_value"]
+            if row.get("prompt_min") is not None:  # a --prompts run: its values' range across the prompts, shaded
+                axes.hlines(position, row["prompt_min"], row["prompt_max"], colors="grey", alpha=0.35, linewidth=6)
             low = row["value"] - row["ci_low"] if row["ci_low"] is not None else 0.0
             high = row["ci_high"] - row["value"] if row["ci_high"] is not None else 0.0
             axes.errorbar(

@@ -11,8 +11,10 @@ so a reader needs neither the benchmark's declaration nor the metric's key suffi
 section from the measure's result object (``corefbias.measures.result.MeasureResult.to_json``): scores keyed by
 where they were measured (overall, by group, by condition) and by name, each with its value, interval, p-value
 and reasons, so that no group label can collide with another key; versions 1 and 2 held the metric module's flat
-dict. ``upgrade`` turns a dict of any older version into a current one (a flat section's scores become overall
-scores under their flat keys: ``MeasureResult.from_flat``).
+dict. Version 4 adds, to a ``corefbias run --prompts`` run's benchmarks, ``prompts``: every prompt's scores and each
+headline across the prompts (``PromptSet``), and the ``prompts`` setting; a file of a run without ``--prompts`` is
+that of version 3. ``upgrade`` turns a dict of any older version into a current one (a flat section's scores become
+overall scores under their flat keys: ``MeasureResult.from_flat``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ..benchmarks import BENCHMARKS, Headline
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result import MeasureResult
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Label = str | int
 """A group or condition label, as the data gave it."""
@@ -126,6 +128,68 @@ class HeadlineScore(TypedDict):
     """Why the data leave the score undefined (null: it is defined)."""
 
 
+class PromptTemplate(TypedDict):
+    """The cloze template of one prompt: its identity (``ClozeTemplate.identity``) and where its wording comes from."""
+
+    version: int
+    digest: str
+    source: str
+
+
+class PromptRun(TypedDict):
+    """One prompt's run of a benchmark (``harness.prompt_sets.prompts_json``): the fields of ``BenchmarkResult`` for
+    that template's answers."""
+
+    template: PromptTemplate
+    num_instances: int
+    num_unparsed: int
+    parse_rate: float | None
+    low_parse_rate: bool
+    position_rate: float | None
+    top_position: int | None
+    position_bias: bool
+    position_note: str
+    num_predicted: int
+    headlines: list[HeadlineScore]
+    sections: dict[str, Section]
+
+
+class PromptHeadline(TypedDict):
+    """A headline score across the prompts (``harness.prompt_sets.headline_spreads``)."""
+
+    section: str
+    key: str
+    label: str
+    unbiased_value: float | None
+    values: dict[str, float | None]
+    """Prompt name → the score with it (null: undefined)."""
+    min: float | None
+    max: float | None
+    range: float | None
+    """max − min."""
+    mean: float | None
+    """The mean over the prompts (null where a prompt's score is undefined)."""
+    ci_low: float | None
+    """The lower end of the mean's 95% two-level bootstrap interval, resampling prompts and units."""
+    ci_high: float | None
+    p_value: float | None
+    """The two-level bootstrap's two-sided p-value of the mean against ``unbiased_value``."""
+    significant: bool | None
+    sign_flip: bool | None
+    """Whether some prompts put the score above ``unbiased_value`` and others below it (null: not a bias score)."""
+    undefined: dict[str, str]
+    """Flat key (``mean``, ``mean_ci_low``, ``value/<prompt>``) → why it is null."""
+
+
+class PromptSet(TypedDict):
+    """A benchmark's run with several prompts (``corefbias run --prompts``)."""
+
+    names: list[str]
+    """The prompts, in the order run; the benchmark's own scores are the first's."""
+    per_prompt: dict[str, PromptRun]
+    headlines: list[PromptHeadline]
+
+
 class BenchmarkResult(TypedDict):
     """One benchmark's outcome in a run."""
 
@@ -158,6 +222,8 @@ class BenchmarkResult(TypedDict):
     """The benchmark's headline scores, in its declaration's order (those of unscored sections left out)."""
     sections: dict[str, Section]
     """Section name → its scores (see ``Section``)."""
+    prompts: NotRequired[PromptSet]
+    """Every prompt's scores and the headlines across them (``corefbias run --prompts`` only)."""
 
 
 class PredictionFile(TypedDict):
@@ -184,6 +250,8 @@ class Settings(TypedDict):
     """Instances per model call (``corefbias run`` only)."""
     cache_mode: NotRequired[str]
     """``use``, ``use-unparsed``, ``refresh`` or ``off`` (``corefbias run`` only; ``prediction_cache.CACHE_MODES``)."""
+    prompts: NotRequired[list[str]]
+    """The prompts ``--prompts`` named (``["all"]``: every one); absent: the main template only."""
     executor: NotRequired[str]
     """Where the model answered: ``local`` (the running process) or ``ray`` (a pool of Ray actors); it changes no
     answer, score or cache key (``corefbias run`` only)."""
@@ -341,7 +409,7 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     >>> old = {"model": "m", "benchmarks": {"gap": {"sections": {"gap": {"acc_bias": 0.98}}}}}
     >>> new = upgrade(old)
     >>> new["schema_version"], [headline["value"] for headline in new["benchmarks"]["gap"]["headlines"]]
-    (3, [0.98, None])
+    (4, [0.98, None])
     >>> section = new["benchmarks"]["gap"]["sections"]["gap"]
     >>> section["acc_bias"], section["measure_result"]["overall"]["acc_bias"]
     (0.98, {'key': 'acc_bias', 'value': 0.98, 'undefined': None})
@@ -351,6 +419,8 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     version = results.get("schema_version", 1)  # version 1 wrote no version
     if version == SCHEMA_VERSION:
         return results
+    if version == 3:  # version 4 only adds keys
+        return {**results, "schema_version": SCHEMA_VERSION}
     if version not in (1, 2):
         raise ValueError(
             f"this results.json has schema version {version}, and this corefbias reads versions 1 to "
@@ -381,7 +451,7 @@ def json_schema() -> dict:
     --------
     >>> schema = json_schema()
     >>> schema["$schema"], schema["properties"]["schema_version"]["const"]
-    ('https://json-schema.org/draft/2020-12/schema', 3)
+    ('https://json-schema.org/draft/2020-12/schema', 4)
     """
     from pydantic import ConfigDict, TypeAdapter
     from pydantic.json_schema import GenerateJsonSchema

@@ -49,6 +49,17 @@ SUMMARY_COLUMNS = (
     "top_position",
     "position_bias",
 )
+# The columns a --prompts run adds: each headline across the prompts (``corefbias.harness.prompt_sets``).
+PROMPT_COLUMNS = (
+    "num_prompts",
+    "prompt_min",
+    "prompt_max",
+    "prompt_mean",
+    "prompt_ci_low",
+    "prompt_ci_high",
+    "prompt_sign_flip",
+)
+SIGN_FLIP_MARK = "±"
 LOW_PARSE_MARK = "†"
 POSITION_BIAS_MARK = "‡"
 
@@ -67,7 +78,11 @@ def summary_rows(results: Mapping) -> list[dict]:
     """
     rows = []
     for name, outcome in upgrade(results)["benchmarks"].items():
+        spreads = {
+            (spread["section"], spread["key"]): spread for spread in (outcome.get("prompts") or {}).get("headlines", [])
+        }
         for headline in outcome["headlines"]:
+            spread = spreads.get((headline.get("section"), headline.get("key"))) if spreads else None
             rows.append(
                 {
                     "benchmark": name,
@@ -85,9 +100,59 @@ def summary_rows(results: Mapping) -> list[dict]:
                     "top_position": outcome.get("top_position"),
                     "position_bias": outcome.get("position_bias", False),
                     "undefined": headline["undefined"],
+                    # Across the prompts of a --prompts run only (PROMPT_COLUMNS).
+                    **({} if spread is None else _across_prompts(spread)),
                 }
             )
     return rows
+
+
+def _across_prompts(spread: Mapping) -> dict:
+    fields = ("min", "max", "mean", "ci_low", "ci_high", "sign_flip")
+    return {"num_prompts": len(spread["values"]), **{f"prompt_{field}": spread[field] for field in fields}}
+
+
+def summary_columns(rows: list[dict]) -> list[str]:
+    """The columns of ``summary.csv``: ``SUMMARY_COLUMNS``, ``PROMPT_COLUMNS`` where a row has them, ``undefined``."""
+    prompts = any("num_prompts" in row for row in rows)
+    return [*SUMMARY_COLUMNS, *(PROMPT_COLUMNS if prompts else ()), "undefined"]
+
+
+def format_spread(row: dict) -> str:
+    """A summary row's spread across prompts as tables show it: ``[min, max]``, ± where the bias changes sign, or —.
+
+    Examples
+    --------
+    >>> format_spread({"prompt_min": -0.25, "prompt_max": 0.5, "prompt_sign_flip": True})
+    '[-0.250, 0.500]±'
+    >>> format_spread({"prompt_min": None, "prompt_max": None, "prompt_sign_flip": None})
+    '—'
+    """
+    if row.get("prompt_min") is None:
+        return "—"
+    flip = SIGN_FLIP_MARK if row.get("prompt_sign_flip") else ""
+    return f"[{format_number(row['prompt_min'])}, {format_number(row['prompt_max'])}]{flip}"
+
+
+def prompt_spread_lines(benchmark: str, prompts: Mapping | None) -> list[str]:
+    """The terminal's lines of a benchmark's ``prompts`` (``results.json``): per headline its value per prompt, the
+    spread, the mean with its prompt-and-instance CI, and whether the bias changes sign; none without prompts."""
+    if not prompts:
+        return []
+    lines = [f"{benchmark} across {len(prompts['names'])} prompts ({', '.join(prompts['names'])}):"]
+    for spread in prompts["headlines"]:
+        values = ", ".join(f"{name} {format_number(value)}" for name, value in spread["values"].items())
+        interval = (
+            f"[{format_number(spread['ci_low'])}, {format_number(spread['ci_high'])}] (prompt-and-instance 95% CI)"
+            if spread["ci_low"] is not None
+            else f"(no CI: {spread['undefined'].get('mean_ci_low', 'undefined')})"
+        )
+        flip = f" {SIGN_FLIP_MARK} the sign flips across prompts" if spread["sign_flip"] else ""
+        lines.append(
+            f"  {spread['label']}: {values}; spread {format_number(spread['min'])}–{format_number(spread['max'])}; "
+            f"mean {format_number(spread['mean'])} {interval}{flip}"
+        )
+    return lines
 
 
 def flag_marks(row: dict) -> str:
@@ -155,6 +220,8 @@ def provenance_paragraph(provenance: dict) -> str:
 
 def markdown_report(results: dict, plots: dict[str, str]) -> str:
     results = upgrade(results)
+    rows = summary_rows(results)
+    prompts = any("num_prompts" in row for row in rows)
     settings = results["settings"]
     scope = "all" if settings["limit"] is None else f"{settings['limit']} units per design cell (`--limit`)"
     lines = [
@@ -173,10 +240,11 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         *([provenance_paragraph(results["provenance"]), ""] if results.get("provenance") else []),
         "## Summary",
         "",
-        "| benchmark | score | value | 95% CI | p | unbiased | parsed | position |",
-        "|---|---|---|---|---|---|---|---|",
+        "| benchmark | score | value | 95% CI | p | unbiased | parsed | position |"
+        + (" across prompts |" if prompts else ""),
+        "|---|---|---|---|---|---|---|---|" + ("---|" if prompts else ""),
     ]
-    for row in summary_rows(results):
+    for row in rows:
         value = format_number(row["value"]) + _mark(row) if row["value"] is not None else f"— ({row['undefined']})"
         lines.append(
             f"| {row['benchmark']} | {row['score']} | {value} | [{format_number(row['ci_low'])}, "
@@ -184,7 +252,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
             f"| {format_p_value(row['p_value'])} | {format_number(row['unbiased_value'])} "
             f"| {format_number(row['parse_rate'])}{LOW_PARSE_MARK if row['low_parse_rate'] else ''} "
             f"| {format_position(row['position_rate'], row['top_position'])}"
-            f"{POSITION_BIAS_MARK if row['position_bias'] else ''} |"
+            f"{POSITION_BIAS_MARK if row['position_bias'] else ''} |" + (f" {format_spread(row)} |" if prompts else "")
         )
     for name, outcome in results["benchmarks"].items():
         lines += [
@@ -210,6 +278,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
                 + ("" if rate is None else f" (position rate {format_number(rate)}{flagged})")
                 + "."
             )
+        lines += _prompt_table(outcome.get("prompts"))
         for section_name, section in sections_of(outcome).items():
             lines += ["", f"### {section_name}", "", "| score | value | 95% CI | p |", "|---|---|---|---|"]
             for estimate in _breakdown(section):
@@ -224,6 +293,32 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         lines += ["", "## Plots"]
         lines += [line for plot_name, path in plots.items() for line in ("", f"![{plot_name}]({path})")]
     return "\n".join(lines) + "\n"
+
+
+def _prompt_table(prompts: Mapping | None) -> list[str]:
+    """The report's table of a benchmark's headlines per prompt, with spread, mean, CI and sign flips."""
+    if not prompts:
+        return []
+    names = prompts["names"]
+    lines = [
+        "",
+        f"Across {len(names)} prompts (the scores above are those of `{names[0]}`; each prompt's template, parse rate "
+        f"and position rate are in results.json under `prompts`). Mean: over the prompts, with a 95% two-level "
+        f"bootstrap CI that resamples the prompts and the units; {SIGN_FLIP_MARK}: the prompts put the bias on both "
+        "sides of its unbiased value.",
+        "",
+        "| score | " + " | ".join(f"`{name}`" for name in names) + " | min–max | mean [95% CI] | p |",
+        "|---|" + "---|" * len(names) + "---|---|---|",
+    ]
+    for spread in prompts["headlines"]:
+        values = " | ".join(format_number(spread["values"][name]) for name in names)
+        lines.append(
+            f"| {spread['label']} | {values} | {format_number(spread['min'])}–{format_number(spread['max'])}"
+            f"{SIGN_FLIP_MARK if spread['sign_flip'] else ''} | {format_number(spread['mean'])} "
+            f"[{format_number(spread['ci_low'])}, {format_number(spread['ci_high'])}] | "
+            f"{format_p_value(spread['p_value'])} |"
+        )
+    return lines
 
 
 MANIFEST = "manifest.json"
@@ -447,14 +542,21 @@ def _write_files(result, folder: Path, plots: bool, extra: Mapping[str, str]) ->
     (folder / "results.json").write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
     (folder / "report.md").write_text(markdown_report(results, plot_paths), encoding="utf-8")
     with open(folder / "summary.csv", "w", newline="", encoding="utf-8") as file:
-        writer = csv.DictWriter(file, fieldnames=[*SUMMARY_COLUMNS, "undefined"])
+        rows = summary_rows(results)
+        writer = csv.DictWriter(file, fieldnames=summary_columns(rows), restval="")
         writer.writeheader()
-        writer.writerows(summary_rows(results))
+        writer.writerows(rows)
     for name, run in result.runs.items():
         (folder / "instances" / f"{name}.jsonl").write_text(
             "".join(json.dumps(instance) + "\n" for instance in run.instances), encoding="utf-8"
         )
         names.append(f"instances/{name}.jsonl")
+        # The other prompts of a --prompts run: instances/<benchmark>@<prompt>.jsonl.
+        for prompt, prompt_run in list(result.prompt_runs.get(name, {}).items())[1:]:
+            (folder / "instances" / f"{name}@{prompt}.jsonl").write_text(
+                "".join(json.dumps(instance) + "\n" for instance in prompt_run.instances), encoding="utf-8"
+            )
+            names.append(f"instances/{name}@{prompt}.jsonl")
     for name, text in extra.items():
         (folder / name).write_text(text, encoding="utf-8")
         names.append(name)

@@ -55,6 +55,7 @@ from .limits import limit_units
 from .parse_rates import is_low, parse_rate
 from .position_rates import results_fields as position_fields
 from .prediction_cache import CACHE_MODES, PredictionCache
+from .prompt_sets import chosen_templates, headline_spreads, prompts_json, with_template
 from .result_schema import SCHEMA_VERSION, ResultsFile, headline_scores
 from .scoring import BenchmarkRun, refusal_of_clusters, score_benchmark
 
@@ -70,6 +71,9 @@ class RunResult:
     runs: dict[str, BenchmarkRun]
     settings: dict
     provenance: dict = field(default_factory=dict)  # see ``provenance``
+    # ``--prompts``: benchmark → prompt name → its run (``runs`` holds the first), and its headlines across them.
+    prompt_runs: dict[str, dict[str, BenchmarkRun]] = field(default_factory=dict)
+    prompt_spreads: dict[str, list[dict]] = field(default_factory=dict)
 
     def to_json(self) -> ResultsFile:
         return {
@@ -94,6 +98,11 @@ class RunResult:
                     "wall_seconds": run.wall_seconds,
                     "headlines": headline_scores(run.benchmark.headlines, run.sections),
                     "sections": {section: scores.to_json() for section, scores in run.sections.items()},
+                    **(
+                        {"prompts": prompts_json(run.benchmark, self.prompt_runs[name], self.prompt_spreads[name])}
+                        if name in self.prompt_spreads
+                        else {}
+                    ),
                 }
                 for name, run in self.runs.items()
             },
@@ -176,6 +185,9 @@ class RunSettings:
         ``"use"`` takes cached answers (but asks unparsed ones again) and stores new ones, ``"use-unparsed"``
         takes unparsed ones too, ``"refresh"`` asks the model again and overwrites them, ``"off"`` asks again
         and writes nothing.
+    prompts : tuple of str or None, default None
+        Run each benchmark once per prompt of its prompt set named (``("all",)``: every one), for models that read
+        the benchmark's cloze template (``corefbias.harness.prompt_sets``); None: its main template only.
 
     Raises
     ------
@@ -199,6 +211,7 @@ class RunSettings:
     shard: tuple[int, int] | None = None
     mode: str = "cluster"
     cache_mode: str = "use"
+    prompts: tuple[str, ...] | None = None
 
     def __post_init__(self):
         if self.shard is not None and not 0 <= self.shard[0] < self.shard[1]:
@@ -231,6 +244,7 @@ class RunSettings:
             "decision_mode": self.mode,
             "batch_size": self.batch_size,
             "cache_mode": self.cache_mode,
+            **({"prompts": list(self.prompts)} if self.prompts is not None else {}),
         }
 
 
@@ -384,6 +398,14 @@ def run(
     started = datetime.now(timezone.utc)
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
+    # Each benchmark as each prompt chosen reads it (None: the benchmark as declared), checked before any loading.
+    variants = {
+        benchmark.name: [benchmark]
+        if settings.prompts is None
+        else [with_template(benchmark, template) for template in chosen_templates(benchmark, settings.prompts)]
+        for benchmark in chosen
+    }
+    prompt_runs: dict[str, dict[str, BenchmarkRun]] = {}
     with executor.open(model_spec, model_options or {}, model) as session:
         model = session.model
         identity = model_identity(model)
@@ -392,22 +414,38 @@ def run(
             refused = [benchmark for benchmark in chosen if benchmark.clusters_cannot_express is not None]
             if refused:
                 raise ModelError(f"{model.name}: {refusal_of_clusters(refused[0])}")
+        if settings.prompts is not None and not getattr(model, "uses_cloze_template", False):
+            raise ValueError(
+                f"--prompts rewords the benchmarks' cloze templates, which {model_spec} does not read; use a model "
+                "scored by log-likelihood (hf:, completions:)"
+            )
         with PredictionCache(cache_path) if settings.cache_mode != "off" else nullcontext() as cache:
-            runs = {
-                benchmark.name: run_benchmark(
-                    session,
-                    benchmark,
-                    settings,
-                    model_key=cache_key(benchmark_identity(model, identity, benchmark)),
-                    data_dir=data_dir,
-                    mirror=mirror,
-                    cache=cache,
-                    progress=progress,
-                    on_progress=on_progress,
+            for name, readings in variants.items():
+                prompt_runs[name] = {
+                    variant.cloze.name if settings.prompts is not None else "": run_benchmark(
+                        session,
+                        variant,
+                        settings,
+                        model_key=cache_key(benchmark_identity(model, identity, variant)),
+                        data_dir=data_dir,
+                        mirror=mirror,
+                        cache=cache,
+                        progress=progress,
+                        on_progress=on_progress,
+                    )
+                    for variant in readings
+                }
+    runs = {name: next(iter(by_prompt.values())) for name, by_prompt in prompt_runs.items()}
+    result = RunResult(model_spec, runs, {**settings.to_json(chosen), **executor.settings()})
+    if settings.prompts is not None:
+        result.prompt_runs = prompt_runs
+        if settings.shard is None:
+            result.prompt_spreads = {
+                benchmark.name: headline_spreads(
+                    benchmark, prompt_runs[benchmark.name], settings.n_bootstrap, settings.seed
                 )
                 for benchmark in chosen
             }
-    result = RunResult(model_spec, runs, {**settings.to_json(chosen), **executor.settings()})
     result.provenance = provenance(result, model_spec, identity, data_dir, started)
     templates = {b.name: benchmark_identity(model, identity, b).get("cloze_template") for b in chosen}
     if any(templates.values()):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..benchmarks import Benchmark, Figure, Part, rows_of
 from ..measures.result import Estimate, MeasureResult
 from . import cluster_links
+from .dont_know_scores import dont_know_sections
 from .parse_rates import without_readable_answers
 
 
@@ -244,7 +245,7 @@ def score_benchmark(
             result.instances.append(instance)
     if scored:
         sections = scored_sections(benchmark, rows, decisions, outputs, n_bootstrap, seed)
-        result.sections = sections
+        result.sections = {**sections, **dont_know_sections(benchmark, rows, outputs, n_bootstrap, seed)}
         if result.instances and result.num_unparsed == len(result.instances):
             result.sections = without_readable_answers(result.sections, len(result.instances))
     result.score_seconds = time.perf_counter() - started

@@ -11,8 +11,13 @@ Options are the instance's candidates, their text as it appears in the instance,
 sentence-initial capital is lowercased where the template says the candidates are common nouns (the
 continuation stands mid-sentence: "refers to the accountant", not "refers to The accountant"); a
 template may instead name the columns holding the candidates' bare nouns (Winogender, as
-lm-evaluation-harness does). A template may add one option meaning "none of the candidates"
-(``someone_else``): choosing it links the pronoun to no candidate.
+lm-evaluation-harness does), each behind a ``choice_prefix`` (eval-framework's "the "). A template may add one
+option meaning "none of the candidates" or "cannot tell" (``someone_else``): choosing it links the pronoun to no
+candidate, and the run scores it as a "don't know" answer too (``corefbias.measures.dont_know``).
+
+A benchmark's *prompt set* is its main template and the other wordings it declares (``Benchmark.prompts``), each
+under its ``name``; ``corefbias run --prompts`` runs several and reports how far the scores move
+(``corefbias.harness.prompt_sets``).
 """
 
 from __future__ import annotations
@@ -64,19 +69,37 @@ class ClozeTemplate:
     that the option continues the sentence where the blank is).
     ``choice_columns`` names the columns holding each candidate's text (else the mentions are used);
     ``lowercase_initial`` lowercases a sentence-initial mention (common nouns, not names);
-    ``someone_else`` is the text of an extra "none of the candidates" option, if any.
+    ``choice_prefix`` goes before each candidate's text but those of ``bare_choices`` (compared lowercased);
+    ``someone_else`` is the text of an extra "none of the candidates" (or "don't know") option, if any;
+    ``preamble`` goes before the instance's text (an instruction).
     ``source`` says where the wording comes from; ``cannot_express`` what a cloze model cannot answer
     on this benchmark and how the scores treat it. ``context_column`` names a column holding the passage the
     model reads in place of the whole ``text`` (a pronoun's sentences within a long document, ending with the
     pronoun's sentence); the candidates must lie in it. ``reads_until``: the model reads the instance's text only
     up to this marker (a fill-in row lists its options after the passage, ``corefbias.data.fill_in``, for the
-    candidates' spans; shown the list, small models copy its rarest word).
+    candidates' spans; shown the list, small models copy its rarest word). ``name`` tells the wording apart in
+    the benchmark's prompt set (``--prompts NAME``); it is no part of the identity, so two names for one wording
+    share their answers.
+
+    Examples
+    --------
+    eval-framework's Winogender wording: straight quotes, "the " before each noun but "someone":
+
+    >>> template = ClozeTemplate(version=1, name="eval-framework", suffix=" '{Pronoun}' refers to",
+    ...     choice_columns=("occupation", "participant"), choice_prefix="the ", bare_choices=("someone",),
+    ...     source="eval-framework", cannot_express="nothing")
+    >>> request = template.render({"text": "The nurse met someone. She smiled.",
+    ...     "pronoun": {"text": "She", "start": 23, "end": 26},
+    ...     "candidates": [{}, {}], "occupation": "nurse", "participant": "someone"})
+    >>> request.context, request.continuations
+    ("The nurse met someone. She smiled. 'She' refers to", (' the nurse', ' someone'))
     """
 
     version: int
     suffix: str
     source: str
     cannot_express: str
+    name: str = "main"
     choice_columns: tuple[str, ...] = ()
     lowercase_initial: bool = False
     someone_else: str | None = None
@@ -99,12 +122,26 @@ class ClozeTemplate:
         text = instance["text"]
         return text if self.reads_until is None else text.partition(self.reads_until)[0]
 
+    preamble: str = ""
+    choice_prefix: str = ""
+    bare_choices: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", self.name):
+            raise ValueError(f"a cloze template's name must be lower-case words joined by '-', got {self.name!r}")
+
+    def _prefixed(self, choice: str) -> str:
+        bare = choice.lower() in {word.lower() for word in self.bare_choices}
+        return choice if bare else self.choice_prefix + choice
+
     def render(self, instance: dict) -> ClozeRequest:
         """The context and options of one instance (a row of the exported set)."""
         text, pronoun = instance["text"], instance["pronoun"]["text"]
         before = text[: instance["pronoun"]["start"]].rstrip()
-        context = self.read_text(instance) + self.suffix.format(
-            pronoun=pronoun, Pronoun=pronoun.capitalize(), before=before
+        context = (
+            self.preamble
+            + self.read_text(instance)
+            + self.suffix.format(pronoun=pronoun, Pronoun=pronoun.capitalize(), before=before)
         )
         candidates = instance["candidates"]
         if self.choice_columns:
@@ -113,6 +150,7 @@ class ClozeTemplate:
             choices = [_as_continuation(text, candidate) for candidate in candidates]
         else:
             choices = [candidate["text"] for candidate in candidates]
+        choices = [self._prefixed(choice) for choice in choices]
         candidate_of: list[int | None] = list(range(len(choices)))
         if self.someone_else is not None:
             choices.append(self.someone_else)
@@ -130,5 +168,8 @@ class ClozeTemplate:
             **({} if self.context_column is None else {self.context_column: "Ann smiled. She smiled."}),
         }
         rendered = self.render(probe)
-        canonical = json.dumps([rendered.context, rendered.continuations, rendered.candidate_of], ensure_ascii=False)
+        probed = [rendered.context, rendered.continuations, rendered.candidate_of]
+        for bare in self.bare_choices:  # the choices left bare, which the probe's own do not show
+            probed.append(self.render({**probe, **dict.fromkeys(self.choice_columns, bare)}).continuations)
+        canonical = json.dumps(probed, ensure_ascii=False)
         return {"version": self.version, "digest": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}

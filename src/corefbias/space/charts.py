@@ -16,13 +16,25 @@ from ..harness import run_outputs
 from ..harness.number_format import format_number, format_p_value
 from ..harness.scoring import figures_of, occupation_preferences, pro_anti_figure_sections
 
-SUMMARY_HEADERS = ["benchmark", "score", "value", "95% CI", "p", "significant", "unbiased value", "parsed", "position"]
+SUMMARY_HEADERS = [
+    "benchmark",
+    "score",
+    "value",
+    "95% CI",
+    "p",
+    "significant",
+    "unbiased value",
+    "across prompts",
+    "parsed",
+    "position",
+]
 
 
 def summary_frame(results: dict) -> pd.DataFrame:
     """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < ``measures.resampling.SIGNIFICANCE_LEVEL``,
     † a low parse rate, ‡ answers following the option order (the position column: the rate at the most frequent
-    option position and its letter).
+    option position and its letter); across prompts: the min–max of a ``--prompts`` run's values, ± where the bias
+    changes sign, — for a run of one template.
     """
     rows = []
     for row in run_outputs.summary_rows(results):
@@ -39,6 +51,7 @@ def summary_frame(results: dict) -> pd.DataFrame:
                 format_p_value(row["p_value"]),
                 "*" if row["significant"] else "",
                 format_number(row["unbiased_value"]),
+                run_outputs.format_spread(row),
                 format_number(row["parse_rate"]) + (run_outputs.LOW_PARSE_MARK if row["low_parse_rate"] else ""),
                 run_outputs.format_position(row["position_rate"], row["top_position"])
                 + (run_outputs.POSITION_BIAS_MARK if row["position_bias"] else ""),

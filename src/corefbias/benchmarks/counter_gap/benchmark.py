@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...measures import counter_gap
-from ..cloze_wording import NAMES_CLOZE, NO_NEITHER
+from ..cloze_wording import NAMES_CLOZE, NO_NEITHER, someone_else_wording
 from ..declaration import Benchmark, BiasAxis, Figure, Headline
 from ..link_sections import gold_links
 from .explore import QUADRUPLES
@@ -41,6 +41,7 @@ BENCHMARK = Benchmark(
     cloze=dataclasses.replace(
         NAMES_CLOZE, cannot_express=NO_NEITHER.format(count="Counter-GAP instances (128 of 4008)")
     ),
+    prompts=(someone_else_wording(NAMES_CLOZE, "Counter-GAP instances (128 of 4008)"),),
     headlines=(
         Headline("counter_gap", "delta_i", "ΔI", 0.0),
         Headline("counter_gap", "accuracy_diff", "Acc_Diff (M − F)", 0.0),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...measures import gap
 from ...measures.weighting import InfeasibleBalanceError
-from ..cloze_wording import NAMES_CLOZE
+from ..cloze_wording import NAMES_CLOZE, someone_else_wording
 from ..declaration import Benchmark, BiasAxis, Figure, Headline
 from ..link_sections import gold_links
 
@@ -52,6 +52,7 @@ BENCHMARK = Benchmark(
     balance_columns=("gender",),
     limit_meaning="N examples of each pronoun gender (2N instances)",
     cloze=NAMES_CLOZE,
+    prompts=(someone_else_wording(NAMES_CLOZE, "GAP test examples (227 of 2000)"),),
     headlines=(
         Headline("gap", "acc_bias", "acc-Bias (F/M)", 1.0),
         Headline("gap", "f1_bias", "F1-Bias (F/M)", 1.0),

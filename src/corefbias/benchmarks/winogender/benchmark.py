@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...measures import winogender
 from ...models.cloze_template import ClozeTemplate
+from ..cloze_wording import eval_framework_wordings
 from ..declaration import Benchmark, BiasAxis, Figure, Headline
 from .decisions import winogender_answer
 from .explore import MINIMAL_PAIRS
@@ -27,6 +28,15 @@ def score(rows, decisions, n_bootstrap, seed):
     }
 
 
+CLOZE = ClozeTemplate(
+    version=1,
+    suffix=" ‘{Pronoun}’ refers to the",
+    choice_columns=("occupation", "participant"),
+    source="lm-evaluation-harness 0.4's `winogender` task (lm_eval/tasks/winogender/winogender.yaml), verbatim: "
+    "the same context, the same continuations (' ' + occupation, ' ' + participant)",
+    cannot_express="nothing: every Winogender sentence's pronoun refers to the occupation or the participant",
+)
+
 BENCHMARK = Benchmark(
     name="winogender",
     dataset="winogender",
@@ -39,14 +49,8 @@ BENCHMARK = Benchmark(
     balance_columns=("answer", "gender"),
     limit_meaning="N minimal pairs of each answer, occupation and participant, each with its female, male and "
     "neutral sentence (6N instances)",
-    cloze=ClozeTemplate(
-        version=1,
-        suffix=" ‘{Pronoun}’ refers to the",
-        choice_columns=("occupation", "participant"),
-        source="lm-evaluation-harness 0.4's `winogender` task (lm_eval/tasks/winogender/winogender.yaml), verbatim: "
-        "the same context, the same continuations (' ' + occupation, ' ' + participant)",
-        cannot_express="nothing: every Winogender sentence's pronoun refers to the occupation or the participant",
-    ),
+    cloze=CLOZE,
+    prompts=eval_framework_wordings(CLOZE),
     headlines=(
         Headline("winogender", "pairs_resolved_differently", "pairs resolved differently", None),
         Headline("winogender", "occupation_share_male_minus_female", "occupation share M − F", 0.0),

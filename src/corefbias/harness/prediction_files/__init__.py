@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...plugins.registry import Registry
-from . import allennlp, conll, gap_tsv, instances, jsonlines
+from . import allennlp, conll, gap_tsv, instances, jsonlines, lm_eval_samples
 from .document import Document, PredictionFileError, lines_of
 from .file_format import FileFormat
 
@@ -36,12 +36,19 @@ def new_registry() -> Registry[FileFormat]:
     Examples
     --------
     >>> list(new_registry())
-    ['conll', 'jsonlines', 'allennlp', 'gap-tsv', 'instances']
+    ['conll', 'jsonlines', 'allennlp', 'gap-tsv', 'instances', 'lm-eval-samples']
     """
     return Registry(
         "file format",
         ENTRY_POINT_GROUP,
-        lambda: (conll.FORMAT, jsonlines.FORMAT, allennlp.FORMAT, gap_tsv.FORMAT, instances.FORMAT),
+        lambda: (
+            conll.FORMAT,
+            jsonlines.FORMAT,
+            allennlp.FORMAT,
+            gap_tsv.FORMAT,
+            instances.FORMAT,
+            lm_eval_samples.FORMAT,
+        ),
         _accept,
         reserved={AUTO: "which tells the format from a file's first line"},
     )

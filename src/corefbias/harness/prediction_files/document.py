@@ -23,7 +23,8 @@ class Document:
     instances file kept a cluster model's output; ``decisions`` (one boolean per candidate, in the
     instance's candidate order) with ``parsed`` for formats holding links; ``position``, where a run's
     instances file kept it, the option position of a choice model's answer (0 = ``A``), from which the
-    run's position rate is computed again.
+    run's position rate is computed again; ``loglikelihoods``, where the file kept them, a cloze model's log-likelihood
+    of each option of its template (``corefbias.harness.dont_know_scores`` scores them).
     """
 
     where: str
@@ -34,6 +35,7 @@ class Document:
     decisions: tuple[bool, ...] | None = None
     parsed: bool = True
     position: int | None = None
+    loglikelihoods: tuple[float, ...] | None = None
 
 
 def text_of(path: Path) -> str:

@@ -1,7 +1,8 @@
 """Our own ``instances/<benchmark>.jsonl`` (what ``corefbias run`` and ``score`` write): ``id``, ``decision``
-(one boolean per candidate) and ``parsed`` per instance, a cluster model's ``clusters`` (character spans) and a
-choice model's option ``position``, so a run can be scored again: from its clusters where it kept them (every
-score, CoNLL F1 included), else from its decisions, with its parse and position rates."""
+(one boolean per candidate) and ``parsed`` per instance, a cluster model's ``clusters`` (character spans), a
+choice model's option ``position`` and a cloze model's ``loglikelihoods``, so a run can be scored again: from its
+clusters where it kept them (every score, CoNLL F1 included), else from its decisions, with its parse and position
+rates (and the "don't know" scores from the log-likelihoods)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,12 @@ def read(path: Path) -> list[Document]:
         position = record.get("position")
         if position is not None and not validation.is_integer(position):
             raise PredictionFileError(f"{where}: position must be an option position (0, 1, ...), got {position!r:.80}")
+        loglikelihoods = record.get("loglikelihoods")
+        if loglikelihoods is not None and not (
+            isinstance(loglikelihoods, list)
+            and all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in loglikelihoods)
+        ):
+            raise PredictionFileError(f"{where}: loglikelihoods must be a list of numbers, got {loglikelihoods!r:.80}")
         documents.append(
             Document(
                 where=f"{where} (id {record['id']})",
@@ -51,6 +58,7 @@ def read(path: Path) -> list[Document]:
                 decisions=None if clusters is not None else tuple(decision),
                 parsed=parsed,
                 position=position,
+                loglikelihoods=None if loglikelihoods is None else tuple(float(value) for value in loglikelihoods),
             )
         )
     return documents

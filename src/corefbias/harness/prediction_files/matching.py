@@ -51,6 +51,8 @@ def _output(document: Document, row: dict, instance: str):
             )
         if document.position is not None:  # the runner keeps it in the instance record, for the position rate
             output["position"] = document.position
+        if document.loglikelihoods is not None:  # a cloze model's, for the "don't know" scores
+            output["loglikelihoods"] = list(document.loglikelihoods)
         return output
     try:
         clusters = token_clusters_to_char(document.clusters, document.tokens, row["text"])

@@ -1,0 +1,235 @@
+"""``corefbias export-lm-eval`` run by lm-evaluation-harness 0.4.13, and ``corefbias score --format lm-eval-samples``
+on its ``--log_samples`` output.
+
+The fast tests run lm-eval's own evaluator (task loading from the exported folder, request building, our
+``process_results``, its aggregation and its samples writer) with a stand-in language model whose log-likelihoods
+are a fixed function of the context and continuation, so that corefbias's cloze model on the same function must
+make the same decisions on every instance. The slow test runs lm-eval's ``hf`` model on SmolLM2 offline.
+"""
+
+import glob
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corefbias.benchmarks import BENCHMARKS
+from corefbias.harness import lm_eval_export, runner
+from corefbias.harness.prediction_files import detect, lm_eval_samples, scoring
+from corefbias.models.cloze import ClozeModel
+
+lm_eval = pytest.importorskip("lm_eval")
+
+
+def stand_in(context: str, continuation: str) -> float:
+    """A log-likelihood that depends on the whole request, with no ties to speak of."""
+    digest = hashlib.sha256(f"{context}\0{continuation}".encode()).digest()
+    return -1.0 - int.from_bytes(digest[:4], "big") / 2**32 * 10
+
+
+class StandInBackend:
+    identity = {"kind": "hash-stand-in"}
+
+    def loglikelihoods(self, requests):
+        return [[stand_in(r.context, continuation) for continuation in r.continuations] for r in requests]
+
+
+def stand_in_lm():
+    from lm_eval.api.model import LM
+
+    class StandInLM(LM):
+        def loglikelihood(self, requests):
+            return [(stand_in(*request.args), False) for request in requests]
+
+        def loglikelihood_rolling(self, requests):
+            raise NotImplementedError
+
+        def generate_until(self, requests):
+            raise NotImplementedError
+
+    return StandInLM()
+
+
+def evaluate(tasks_dir: Path, tasks: list[str], out: Path) -> dict:
+    """lm-eval's evaluator on the exported tasks, its samples written by its own tracker as ``--log_samples`` does."""
+    from lm_eval import evaluator
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    tracker = EvaluationTracker(output_path=str(out))
+    results = evaluator.simple_evaluate(
+        model=stand_in_lm(),
+        tasks=tasks,
+        task_manager=TaskManager(include_path=str(tasks_dir)),
+        log_samples=True,
+        evaluation_tracker=tracker,
+        bootstrap_iters=0,
+    )
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    for task in results["configs"]:
+        tracker.save_results_samples(task_name=task, samples=samples[task])
+    return results
+
+
+def samples_file(out: Path, task: str) -> Path:
+    (found,) = glob.glob(str(out / "**" / f"samples_{task}_*.jsonl"), recursive=True)
+    return Path(found)
+
+
+def group_accuracies(run, benchmark) -> dict[str, float]:
+    """Per lm-eval metric name of the task, corefbias's own accuracy: the option chosen is the right one, i.e. the
+    decision links exactly the referents (none where no candidate is one and the "someone else" option was chosen)."""
+    rows = {row_id: row for columns in run.parts.values() for row_id, row in _rows(columns)}
+    found: dict[str, list[float]] = {"acc": []}
+    for instance in run.instances:
+        right = float(instance["decision"] == instance["gold"])
+        found["acc"].append(right)
+        for column in lm_eval_export.grouping_columns(benchmark):
+            key = f"acc_{column}_{lm_eval_export._label(rows[instance['id']][column])}"
+            found.setdefault(key, []).append(right)
+    return {key: sum(values) / len(values) for key, values in found.items()}
+
+
+def _rows(columns):
+    for values in zip(*columns.values()):
+        row = dict(zip(columns, values))
+        yield row["id"], row
+
+
+@pytest.fixture(scope="module")
+def data_dir(exported_set):
+    for name in BENCHMARKS:
+        exported_set(name)
+    return exported_set("winogender").parent
+
+
+def test_the_exported_tasks_load_in_lm_eval_as_our_template_renders_them(data_dir, tmp_path):
+    from lm_eval.tasks import TaskManager
+
+    written = lm_eval_export.export(tmp_path, ["all"], prompts=("all",), limit=1, data_dir=data_dir)
+    expected = {
+        lm_eval_export.task_name(benchmark, template)
+        for benchmark in BENCHMARKS.values()
+        for template in benchmark.prompt_set
+    }
+    assert set(written) == expected
+    loaded = TaskManager(include_path=str(tmp_path)).load(["corefbias_winogender_eval_framework_idk"])["tasks"]
+    (loaded,) = loaded.values()
+    docs = list(loaded.test_docs())
+    template = BENCHMARKS["winogender"].prompt_set[-1]
+    for doc in docs:
+        request = template.render(doc)
+        assert loaded.doc_to_text(doc) == request.context and loaded.doc_to_choice(doc) == list(request.choices)
+        assert loaded.config.target_delimiter == request.delimiter == " "
+    readme = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "What lm-eval cannot report" in readme and "--format lm-eval-samples" in readme
+
+
+def test_lm_eval_answers_as_corefbias_run_and_its_samples_score_as_the_run(data_dir, tmp_path):
+    """Every exportable benchmark at --limit 2, Winogender whole: the same decision per instance, the same per-group
+    accuracies, and `score --format lm-eval-samples` gives the run's sections exactly."""
+    whole = ["winogender"]
+    limited = [name for name, benchmark in BENCHMARKS.items() if benchmark.cloze is not None and name not in whole]
+    tasks_dir = tmp_path / "tasks"
+    lm_eval_export.export(tasks_dir, limited, limit=2, data_dir=data_dir)
+    lm_eval_export.export(tasks_dir, whole, data_dir=data_dir)
+    tasks = [f"corefbias_{name}" for name in [*limited, *whole]]
+    results = evaluate(tasks_dir, tasks, tmp_path / "lm_eval")
+    model = ClozeModel("stand-in", StandInBackend())
+    for names, limit in ((limited, 2), (whole, None)):
+        ours = runner.run(
+            "stand-in",
+            names,
+            runner.RunSettings(limit=limit, n_bootstrap=200),
+            data_dir=data_dir,
+            cache_path=tmp_path / "cache.sqlite",
+            progress=False,
+            model=model,
+        )
+        for name in names:
+            run = ours.runs[name]
+            path = samples_file(tmp_path / "lm_eval", f"corefbias_{name}")
+            assert detect(path) == "lm-eval-samples"
+            documents = {document.id: document for document in lm_eval_samples.read(path)}
+            assert len(documents) == len(run.instances)
+            for instance in run.instances:
+                document = documents[instance["id"]]
+                assert list(document.decisions) == instance["decision"], (name, instance["id"])
+                assert list(document.loglikelihoods) == pytest.approx(instance["loglikelihoods"], abs=1e-12)
+            reported = results["results"][f"corefbias_{name}"]
+            for key, value in group_accuracies(run, BENCHMARKS[name]).items():
+                assert reported[f"{key},none"] == pytest.approx(value, abs=1e-12), (name, key)
+            if limit is None:
+                scored = scoring.score(name, [path], format="lm-eval-samples", data_dir=data_dir, n_bootstrap=200)
+                sections = scored.runs[name].sections
+                assert list(sections) == list(run.sections)
+                for section in run.sections:
+                    assert sections[section].to_json() == run.sections[section].to_json(), (name, section)
+
+
+SMOLLM2 = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@pytest.mark.slow
+def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
+    """lm-eval 0.4.13's `hf` model on SmolLM2 (the GGUF through transformers' gguf_file), offline, on every
+    exportable benchmark at --limit 1 and the whole of Winogender, against `corefbias run --model hf:…`: the same
+    decision on every instance, the same per-group accuracies, and `score --format lm-eval-samples` on its samples
+    gives the run's Winogender scores exactly."""
+    if not SMOLLM2.is_file():
+        pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
+    limited = [name for name, benchmark in BENCHMARKS.items() if benchmark.cloze is not None and name != "winogender"]
+    tasks_dir = tmp_path / "tasks"
+    lm_eval_export.export(tasks_dir, limited, limit=1, data_dir=data_dir)
+    lm_eval_export.export(tasks_dir, ["winogender"], data_dir=data_dir)
+    tasks = [f"corefbias_{name}" for name in [*limited, "winogender"]]
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lm_eval",
+            "--model",
+            "hf",
+            "--model_args",
+            f"pretrained={SMOLLM2.parent},gguf_file={SMOLLM2.name}",
+            "--tasks",
+            ",".join(tasks),
+            "--include_path",
+            str(tasks_dir),
+            "--device",
+            "cpu",
+            "--batch_size",
+            "8",
+            "--log_samples",
+            "--output_path",
+            str(tmp_path / "lm_eval"),
+        ],
+        check=True,
+        env=environment,
+    )
+    (results_path,) = glob.glob(str(tmp_path / "lm_eval" / "**" / "results_*.json"), recursive=True)
+    reported = json.loads(Path(results_path).read_text())["results"]
+    spec = f"hf:{SMOLLM2}"
+    for names, limit in ((limited, 1), (["winogender"], None)):
+        ours = runner.run(
+            spec, names, runner.RunSettings(limit=limit, n_bootstrap=200), data_dir=data_dir, progress=False
+        )
+        for name in names:
+            run = ours.runs[name]
+            path = samples_file(tmp_path / "lm_eval", f"corefbias_{name}")
+            documents = {document.id: document for document in lm_eval_samples.read(path)}
+            assert [documents[i["id"]].decisions for i in run.instances] == [
+                tuple(i["decision"]) for i in run.instances
+            ]
+            for key, value in group_accuracies(run, BENCHMARKS[name]).items():
+                assert reported[f"corefbias_{name}"][f"{key},none"] == pytest.approx(value, abs=1e-12), (name, key)
+            if limit is None:
+                scored = scoring.score(name, [path], format="lm-eval-samples", data_dir=data_dir, n_bootstrap=200)
+                for section, scores in run.sections.items():
+                    assert scored.runs[name].sections[section].to_json() == scores.to_json(), section
