@@ -100,6 +100,7 @@ def base(command: str) -> list[str]:
         "merge-predictions": ["merge-predictions", "{good}", "--into", "{out}.sqlite"],
         "reproduce": ["reproduce", "counter-gap", "--mirror", "{mirror}", "--n-bootstrap", "0"],
         "export-datasets": ["export-datasets", "winogender", "--mirror", "{mirror}", "--out", "{out}"],
+        "export-lm-eval": ["export-lm-eval", "--benchmark", "winogender", "--out", "{out}", "--data-dir", "{data}"],
         # --wheel: the Spaces carry a wheel, so PyPI is not asked whether this version is released.
         "publish": ["publish", "--namespace", "corefbias-test", "--dry-run", "{out}", "--repo", str(REPO), "--wheel"],
         "score": ["score", "--benchmark", "winogender", "--predictions", "{instances}", "--format", "instances"]
@@ -117,6 +118,7 @@ CASES = {
         "--benchmark": [(["--benchmark", "nope"], "nope")],
         "--limit": [(["--limit", "0"], ARGUMENT + "expected a whole number of at least 1, got '0'")],
         "--out": [(["--out", "{file}"], "a-file is a file; --out names the folder a run is written to")],
+        "--prompts": [(["--prompts", "nope"], "winogender has no prompt 'nope'; its prompts are main, ")],
         "--data-dir": [(["--data-dir", "{file}"], "a-file")],
         "--n-bootstrap": [(["--n-bootstrap", "-1"], ARGUMENT + "expected a whole number of at least 0, got '-1'")],
         "--seed": [(["--seed", "-1"], ARGUMENT + "expected a whole number of at least 0, got '-1'")],
@@ -192,6 +194,13 @@ CASES = {
         "names": [(["nope"], "no builder for 'nope'")],
         "--out": [(["--out", "{file}"], "a-file")],
         "--config": [(["gap", "--config", "nope"], "no set of gap builds a config 'nope' on request")],
+    },
+    "export-lm-eval": {
+        "--out": [(["--out", "{file}"], "a-file is a file; --out names the folder of task folders")],
+        "--benchmark": [(["--benchmark", "nope"], "unknown benchmark 'nope'")],
+        "--prompts": [(["--prompts", "nope"], "winogender has no prompt 'nope'")],
+        "--limit": [(["--limit", "0"], ARGUMENT + "expected a whole number of at least 1, got '0'")],
+        "--data-dir": [(["--data-dir", "{file}"], "a-file is a file; --data-dir names a folder")],
     },
     "publish": {
         "--namespace": [(["--namespace", "bad/name"], "namespace 'bad/name' gives an invalid repository id")],

@@ -173,7 +173,7 @@ config = transformers.LlamaConfig(
 )
 torch.manual_seed(0)
 transformers.LlamaForCausalLM(config).save_pretrained({str(tmp_path)!r})
-model = load_model("hf:{tmp_path}", batch_size=2)
+model = load_model("hf:{tmp_path}", max_batch_tokens=64)
 print(model.name == "hf:{tmp_path}", model.identity["model_class"], "datasets" in sys.modules)
 """
     assert _without_datasets(code) == "True LlamaForCausalLM False"

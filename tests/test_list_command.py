@@ -38,7 +38,7 @@ def test_models_lists_every_kind_with_its_extra_example_origin_and_options(capsy
             flags,
             ", ".join(kind.model_args) or "-",
         ]
-    assert rows["hf"][4] == "--device, --dtype, --batch-size, --cloze-norm" and rows["maverick"][5] == "-"
+    assert rows["hf"][4] == "--device, --dtype, --cloze-norm" and rows["maverick"][5] == "-"
     assert (
         rows["chat"][5] == "timeout, retries, backoff, max_tokens, token_env"
     )  # not token, which only the Space gives

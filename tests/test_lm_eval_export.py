@@ -77,7 +77,12 @@ def evaluate(tasks_dir: Path, tasks: list[str], out: Path) -> dict:
 
 
 def samples_file(out: Path, task: str) -> Path:
-    (found,) = glob.glob(str(out / "**" / f"samples_{task}_*.jsonl"), recursive=True)
+    # lm-eval names the file samples_<task>_<date>.jsonl: corefbias_abc must not find corefbias_abc_sv's.
+    (found,) = [
+        path
+        for path in glob.glob(str(out / "**" / f"samples_{task}_*.jsonl"), recursive=True)
+        if Path(path).name[len(f"samples_{task}_") :][:1].isdigit()
+    ]
     return Path(found)
 
 
@@ -103,8 +108,8 @@ def _rows(columns):
 
 @pytest.fixture(scope="module")
 def data_dir(exported_set):
-    for name in BENCHMARKS:
-        exported_set(name)
+    for dataset in {benchmark.dataset for benchmark in BENCHMARKS.values()}:
+        exported_set(dataset)
     return exported_set("winogender").parent
 
 

@@ -59,7 +59,7 @@ _FEATURES = datasets.Features(
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class WinoNBAccuracy(support.CorefBiasMetric):
+class WinonbAccuracy(support.CorefBiasMetric):
     DESCRIPTION = _DESCRIPTION
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION

@@ -70,7 +70,7 @@ _FEATURES = datasets.Features(
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class WinoPronAccuracy(support.CorefBiasMetric):
+class WinopronAccuracy(support.CorefBiasMetric):
     DESCRIPTION = _DESCRIPTION
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION

@@ -61,7 +61,9 @@ def add_commands(commands, common) -> None:
         "as corefbias_<benchmark>_<prompt>; default: the "
         "main template only",
     )
-    lm_eval.add_argument("--limit", type=int, metavar="N", help="the units `corefbias run --limit N` scores only")
+    lm_eval.add_argument(
+        "--limit", type=whole_number(1), metavar="N", help="the units `corefbias run --limit N` scores only"
+    )
     lm_eval.add_argument("--data-dir", metavar="DIR", help="folder of exported sets (built there when missing)")
 
 

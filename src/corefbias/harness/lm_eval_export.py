@@ -196,8 +196,11 @@ def export(
         Task name → its folder.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    for folder, option in ((out, "--out names the folder of task folders"), (data_dir, "--data-dir names a folder")):
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(f"{folder} is a file; {option}")
+    out.mkdir(parents=True, exist_ok=True)
     written = {}
     chosen = [benchmark for benchmark in resolve(benchmarks) if benchmark.cloze is not None]
     if not chosen:

@@ -137,7 +137,8 @@ class ClozeTemplate:
     def render(self, instance: dict) -> ClozeRequest:
         """The context and options of one instance (a row of the exported set)."""
         text, pronoun = instance["text"], instance["pronoun"]["text"]
-        before = text[: instance["pronoun"]["start"]].rstrip()
+        # Only suffixes that repeat the text before the pronoun ({before}) need the pronoun's offset.
+        before = text[: instance["pronoun"]["start"]].rstrip() if "{before}" in self.suffix else ""
         context = (
             self.preamble
             + self.read_text(instance)

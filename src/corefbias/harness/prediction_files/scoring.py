@@ -16,6 +16,7 @@ from pathlib import Path
 import datasets
 
 from ...benchmarks import resolve
+from ...data import hub_export
 from .. import runner
 from ..benchmark_data import default_data_dir, load_part
 from ..cluster_links import DECISION_MODES
@@ -46,6 +47,10 @@ def _benchmark(name: str, config: str | None):
     if len(benchmark.parts) != 1:
         raise ValueError(f"--config is for benchmarks of one part; {benchmark.name} has {len(benchmark.parts)}")
     ((_, split),) = benchmark.parts
+    if benchmark.export is None:
+        configs = hub_export.builder_class(benchmark.dataset, benchmark.builders).builder_configs
+        if config not in configs:
+            raise ValueError(f"{benchmark.dataset} has no config {config!r}; --config takes {', '.join(configs)}")
     return dataclasses.replace(benchmark, parts=((config, split),))
 
 
