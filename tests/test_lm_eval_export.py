@@ -183,16 +183,17 @@ SMOLLM2 = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM
 @pytest.mark.slow
 def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
     """lm-eval 0.4.13's `hf` model on SmolLM2 (the GGUF through transformers' gguf_file), offline, on every
-    exportable benchmark at --limit 1 and the whole of Winogender, against `corefbias run --model hf:…`: the same
-    decision on every instance, the same per-group accuracies, and `score --format lm-eval-samples` on its samples
-    gives the run's Winogender scores exactly."""
+    kind of wording at --limit 1, against `corefbias run --model hf:…`: the same decision on every instance and
+    the same per-group accuracies. (The whole of Winogender, 720 of 720 decisions, is measured in
+    docs/running/lm_eval.md: half an hour on 2 cores; the stand-in test scores lm-eval's samples of the whole set.)"""
     if not SMOLLM2.is_file():
         pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
-    limited = [name for name, benchmark in BENCHMARKS.items() if benchmark.cloze is not None and name != "winogender"]
+    # One benchmark per kind of wording (occupations, names, quadruples, a pronoun set beyond he/she, Chinese); the
+    # stand-in test checks every exportable benchmark's rendering against lm-eval's.
+    limited = ["winogender", "gap", "counter_gap", "winopron", "abc_zh"]
     tasks_dir = tmp_path / "tasks"
     lm_eval_export.export(tasks_dir, limited, limit=1, data_dir=data_dir)
-    lm_eval_export.export(tasks_dir, ["winogender"], data_dir=data_dir)
-    tasks = [f"corefbias_{name}" for name in [*limited, "winogender"]]
+    tasks = [f"corefbias_{name}" for name in limited]
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     subprocess.run(
         [
@@ -221,20 +222,11 @@ def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
     (results_path,) = glob.glob(str(tmp_path / "lm_eval" / "**" / "results_*.json"), recursive=True)
     reported = json.loads(Path(results_path).read_text())["results"]
     spec = f"hf:{SMOLLM2}"
-    for names, limit in ((limited, 1), (["winogender"], None)):
-        ours = runner.run(
-            spec, names, runner.RunSettings(limit=limit, n_bootstrap=200), data_dir=data_dir, progress=False
-        )
-        for name in names:
-            run = ours.runs[name]
-            path = samples_file(tmp_path / "lm_eval", f"corefbias_{name}")
-            documents = {document.id: document for document in lm_eval_samples.read(path)}
-            assert [documents[i["id"]].decisions for i in run.instances] == [
-                tuple(i["decision"]) for i in run.instances
-            ]
-            for key, value in group_accuracies(run, BENCHMARKS[name]).items():
-                assert reported[f"corefbias_{name}"][f"{key},none"] == pytest.approx(value, abs=1e-12), (name, key)
-            if limit is None:
-                scored = scoring.score(name, [path], format="lm-eval-samples", data_dir=data_dir, n_bootstrap=200)
-                for section, scores in run.sections.items():
-                    assert scored.runs[name].sections[section].to_json() == scores.to_json(), section
+    ours = runner.run(spec, limited, runner.RunSettings(limit=1, n_bootstrap=0), data_dir=data_dir, progress=False)
+    for name in limited:
+        run = ours.runs[name]
+        path = samples_file(tmp_path / "lm_eval", f"corefbias_{name}")
+        documents = {document.id: document for document in lm_eval_samples.read(path)}
+        assert [documents[i["id"]].decisions for i in run.instances] == [tuple(i["decision"]) for i in run.instances]
+        for key, value in group_accuracies(run, BENCHMARKS[name]).items():
+            assert reported[f"corefbias_{name}"][f"{key},none"] == pytest.approx(value, abs=1e-12), (name, key)

@@ -36,7 +36,7 @@ def test_sixty_occupation_labels_neither_overlap_nor_leave_the_image(drawn, tmp_
     cells = {f"preference/{name}": (Cell(group=name), "preference") for name in names}
     section = measure_result("winogender_bias", scores, cells=cells)
     bls = {name: 100 * ((index * 37) % 60) / 60 for index, name in enumerate(names)}
-    plots.winogender_occupations(section, bls, tmp_path / "occupations.png")
+    plots.occupation_preference_bars(section, bls, tmp_path / "occupations.png")
     (figure,) = drawn
     renderer = figure.canvas.get_renderer()
     bars = figure.axes[1]

@@ -79,7 +79,7 @@ def _sections(results: dict) -> dict:
 
 
 def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(served, data_dir, tmp_path):
-    status, summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files = served.client.predict(
+    status, summary, occupation_plot, inconsistency_plot, pro_anti_plot, gap_plot, files = served.client.predict(
         "baseline:stereotype", QUICK, LIMIT, N_BOOTSTRAP, SEED, api_name="/run"
     )
     expected = runner.run(
@@ -100,8 +100,8 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     assert "baseline:stereotype" in status and "winogender 120" in status and "counter_gap 160" in status
     winogender = expected["benchmarks"]["winogender"]["sections"]["winogender"]
     preferences = [key for key, value in winogender.items() if key.startswith("preference/") and value is not None]
-    assert winogender_plot["visible"] and len(winogender_plot["value"]["data"]) == len(preferences)
-    assert counter_gap_plot["visible"] and not pro_anti_plot["visible"] and not gap_plot["visible"]
+    assert occupation_plot["visible"] and len(occupation_plot["value"]["data"]) == len(preferences)
+    assert inconsistency_plot["visible"] and not pro_anti_plot["visible"] and not gap_plot["visible"]
 
     board, _ = served.client.predict(None, True, api_name="/leaderboard")
     rows = [dict(zip(board["headers"], row)) for row in board["data"]]

@@ -50,7 +50,7 @@ def served(exported_set, mirror, tmp_path_factory):
 def test_an_uploaded_file_scores_as_corefbias_score(served, mirror):
     client, data_dir = served
     path = mirror / BERT_BASE
-    status, summary, _, counter_gap_plot, _, _, files = client.predict(
+    status, summary, _, inconsistency_plot, _, _, files = client.predict(
         gradio_client.handle_file(str(path)), "counter_gap", "auto", 200, 1, api_name="/score"
     )
     expected = scoring.score("counter_gap", [path], data_dir=data_dir, mirror=mirror, n_bootstrap=200, seed=1)
@@ -61,7 +61,7 @@ def test_an_uploaded_file_scores_as_corefbias_score(served, mirror):
     )
     assert results["model"] == expected.model and "predictions:bert_base_output.tsv" in status
     assert [row[1] for row in summary["data"]][:1] == ["ΔI"]
-    assert counter_gap_plot is not None
+    assert inconsistency_plot is not None
 
 
 def test_a_bad_file_shows_the_readers_error(served, tmp_path):

@@ -1,14 +1,14 @@
 """The runner's figures, as PNG files (matplotlib, no display needed), one per figure a benchmark declares
-(``Benchmark.figures``; the file names shown are the built-in benchmarks'):
+(``Benchmark.figures``), named after the benchmark:
 
-* ``occupation_preference`` → ``winogender_occupations.png``: per occupation, the Fig. 4 preference (share of
+* ``occupation_preference`` → ``<benchmark>_occupations.png``: per occupation, the preference (share of
   female-pronoun sentences resolved to the occupation minus that of male ones) against BLS % female, with r;
   it reads the rows' ``occupation`` and ``bls_pct_female`` and the section's ``preference`` of each occupation
   (its ``by_group``);
-* ``inconsistency`` → ``counter_gap_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
+* ``inconsistency`` → ``<benchmark>_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
 * ``pro_anti`` → ``pro_anti.png``: pro vs anti score of every pro/anti section of every such benchmark, with
   the difference's 95% CI;
-* ``weights`` → ``gap_weights.png``: the W-Bias weights of the scored examples, by the rows' ``gender``.
+* ``weights`` → ``<benchmark>_weights.png``: the W-Bias weights of the scored examples, by the rows' ``gender``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _value(section: MeasureResult, score: str) -> float | None:
     return None if estimate is None else estimate.value
 
 
-def winogender_occupations(section: MeasureResult, bls_by_occupation: dict[str, float], path: Path) -> Path:
+def occupation_preference_bars(section: MeasureResult, bls_by_occupation: dict[str, float], path: Path) -> Path:
     """Two panels: the preference against BLS % female (the paper's Fig. 4, with r), and every occupation as a
     labelled bar, sorted by BLS % female, so that 60 labels never overlap; the figure grows with the occupations."""
     points = sorted((bls_by_occupation[o], value, o) for o, value in occupation_preferences(section).items())
@@ -70,7 +70,7 @@ def winogender_occupations(section: MeasureResult, bls_by_occupation: dict[str, 
     return _save(figure, path)
 
 
-def counter_gap_breakdown(section: MeasureResult, path: Path) -> Path:
+def inconsistency_bars(section: MeasureResult, path: Path) -> Path:
     labels = ["I_within M", "I_within F", "I_across M2F", "I_across F2M"]
     keys = ["i_within_male", "i_within_female", "i_across_m2f", "i_across_f2m"]
     values = [_value(section, key) or 0.0 for key in keys]
@@ -136,10 +136,10 @@ def draw_all(result, folder: Path) -> dict[str, Path]:
             for occupation, share in zip(columns["occupation"], columns["bls_pct_female"])
         }
         name = f"{run.benchmark.name}_occupations"
-        drawn[name] = winogender_occupations(run.sections[figure.section], bls, folder / f"{name}.png")
+        drawn[name] = occupation_preference_bars(run.sections[figure.section], bls, folder / f"{name}.png")
     for run, figure in figures_of(runs, "inconsistency"):
         name = f"{run.benchmark.name}_delta_i"
-        drawn[name] = counter_gap_breakdown(run.sections[figure.section], folder / f"{name}.png")
+        drawn[name] = inconsistency_bars(run.sections[figure.section], folder / f"{name}.png")
     sections = pro_anti_figure_sections(runs)
     if sections:
         drawn["pro_anti"] = pro_anti_bars(sections, folder / "pro_anti.png")

@@ -60,7 +60,7 @@ def summary_frame(results: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SUMMARY_HEADERS)
 
 
-def winogender_frame(result) -> pd.DataFrame | None:
+def occupation_preference_frame(result) -> pd.DataFrame | None:
     """Per occupation: BLS % female and the female − male share resolved to the occupation (Fig. 4), of the first
     benchmark declaring the ``occupation_preference`` figure."""
     drawn = figures_of(result.runs, "occupation_preference")
@@ -75,7 +75,7 @@ def winogender_frame(result) -> pd.DataFrame | None:
     return pd.DataFrame(points, columns=["occupation", "bls_pct_female", "preference"])
 
 
-def counter_gap_frame(result) -> pd.DataFrame | None:
+def inconsistency_frame(result) -> pd.DataFrame | None:
     """I_within by gender (M, F) and I_across by swap direction (M2F, F2M), of the first benchmark declaring the
     ``inconsistency`` figure."""
     drawn = figures_of(result.runs, "inconsistency")

@@ -19,8 +19,8 @@ from .. import charts
 class ResultViews:
     status: gr.Markdown
     summary: gr.Dataframe
-    winogender_plot: gr.ScatterPlot
-    counter_gap_plot: gr.BarPlot
+    occupation_plot: gr.ScatterPlot
+    inconsistency_plot: gr.BarPlot
     pro_anti_plot: gr.BarPlot
     gap_plot: gr.BarPlot
     files: gr.File
@@ -36,7 +36,7 @@ class ResultViews:
             elem_id=summary_id,
         )
         with gr.Row():
-            winogender_plot = gr.ScatterPlot(
+            occupation_plot = gr.ScatterPlot(
                 x="bls_pct_female",
                 y="preference",
                 tooltip=["occupation", "bls_pct_female", "preference"],
@@ -48,7 +48,7 @@ class ResultViews:
                 y_lim=[-1.1, 1.1],
                 visible=False,
             )
-            counter_gap_plot = gr.BarPlot(
+            inconsistency_plot = gr.BarPlot(
                 x="measure",
                 y="inconsistency",
                 color="kind",
@@ -80,7 +80,7 @@ class ResultViews:
         files = gr.File(
             label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False
         )
-        return cls(status, summary, winogender_plot, counter_gap_plot, pro_anti_plot, gap_plot, files)
+        return cls(status, summary, occupation_plot, inconsistency_plot, pro_anti_plot, gap_plot, files)
 
     def components(self) -> list:
         return [getattr(self, field.name) for field in fields(self)]
@@ -102,8 +102,8 @@ def values(job, downloads: list[str] | None) -> tuple:
     return (
         status,
         charts.summary_frame(result.to_json()),
-        _plot(gr.ScatterPlot, charts.winogender_frame(result)),
-        _plot(gr.BarPlot, charts.counter_gap_frame(result)),
+        _plot(gr.ScatterPlot, charts.occupation_preference_frame(result)),
+        _plot(gr.BarPlot, charts.inconsistency_frame(result)),
         _plot(gr.BarPlot, charts.pro_anti_frame(result)),
         _plot(gr.BarPlot, weights, x_bin=bin_width),
         downloads,
