@@ -12,7 +12,8 @@ from test_unit_rows import CASES
 
 from corefbias import pro_anti_diff
 from corefbias.measures import abc_fpr, conll_f1, gap, pro_anti, winogender
-from corefbias.measures.result import SIGNIFICANCE_SUFFIXES, Cell, Estimate, MeasureResult, measure_result
+from corefbias.measures.result import SIGNIFICANCE_SUFFIXES, Cell, Estimate, MeasureResult
+from corefbias.measures.result_building import from_flat, from_json, measure_result
 
 # Two groups of four aligned pairs: in 'female' the model resolves both pro and one anti pronoun (diff 0.5), in
 # 'female_p_value' both pro and no anti one (diff 1.0). The second group's name ends like the first group's p-value.
@@ -38,7 +39,7 @@ def test_a_group_named_like_another_groups_p_value_keeps_its_score_and_the_flat_
     # results.json keeps both, under the structure.
     section = json.loads(json.dumps(result.to_json()))
     assert list(section) == ["measure_result"]
-    again = MeasureResult.from_json(section)
+    again = from_json(section)
     assert again.by_group["female_p_value"]["diff"].value == 1.0
     assert again.by_group["female"]["diff"].p_value == result.by_group["female"]["diff"].p_value
 
@@ -61,9 +62,9 @@ def test_the_flat_view_the_json_and_the_structure_hold_the_same_scores(case):
         assert {key: flat["undefined"][key] for key in estimate.reasons()} == estimate.reasons()
     # results.json gives the same result back, and a flat dict read back gives the same flat view.
     stored = json.loads(json.dumps(result.to_json()))
-    assert MeasureResult.from_json(stored) == result and stored == result
+    assert from_json(stored) == result and stored == result
     assert {key: value for key, value in stored.items() if key != "measure_result"} == flat
-    assert dict(MeasureResult.from_flat(flat)) == flat
+    assert dict(from_flat(flat)) == flat
 
 
 def test_groups_conditions_and_classes_are_keys_of_their_own():
@@ -180,4 +181,4 @@ def test_a_non_finite_score_is_none_with_its_reason_and_counts_stay_integers():
 
 def test_a_flat_section_whose_reasons_name_no_score_is_refused():
     with pytest.raises(ValueError, match="undefined names 'typo'"):
-        MeasureResult.from_flat({"diff": None, "undefined": {"typo": "?"}})
+        from_flat({"diff": None, "undefined": {"typo": "?"}})

@@ -4,7 +4,8 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from corefbias.harness import plots
-from corefbias.measures.result import Cell, MeasureResult, measure_result
+from corefbias.measures.result import Cell
+from corefbias.measures.result_building import from_flat, measure_result
 
 
 @pytest.fixture
@@ -50,9 +51,7 @@ def test_sixty_occupation_labels_neither_overlap_nor_leave_the_image(drawn, tmp_
 
 def test_the_pro_anti_legend_is_outside_the_bars(drawn, tmp_path):
     sections = {
-        name: MeasureResult.from_flat(
-            {"pro": 1.0, "anti": 0.98, "diff": 0.02, "diff_ci_low": -0.01, "diff_ci_high": 0.05}
-        )
+        name: from_flat({"pro": 1.0, "anti": 0.98, "diff": 0.02, "diff_ci_low": -0.01, "diff_ci_high": 0.05})
         for name in ("winobias/type1", "winobias/type2", "sowinobias", "dawinobias", "dawinobias/strict")
     }
     plots.pro_anti_bars(sections, tmp_path / "pro_anti.png")

@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator, ValidationError
 from corefbias.benchmarks import Headline
 from corefbias.harness import result_schema, run_outputs, runner
 from corefbias.harness.prediction_files import scoring
-from corefbias.measures.result import MeasureResult
+from corefbias.measures.result_building import from_json
 from corefbias.reproduce import counter_gap as counter_gap_reproduction
 
 REPO = Path(__file__).resolve().parents[1]
@@ -169,7 +169,7 @@ def test_a_results_file_of_an_older_corefbias_is_upgraded(results, validator):
             assert {key: value for key, value in scores.items() if key != "measure_result"} == old["benchmarks"][name][
                 "sections"
             ][section]
-            assert dict(MeasureResult.from_json(scores)) == old["benchmarks"][name]["sections"][section]
+            assert dict(from_json(scores)) == old["benchmarks"][name]["sections"][section]
     assert {key: value for key, value in upgraded.items() if key != "benchmarks"} == {
         key: value for key, value in results.items() if key != "benchmarks"
     }

@@ -17,7 +17,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from corefbias.harness import comparison, result_schema, run_outputs, runner
-from corefbias.measures.result import MeasureResult
+from corefbias.measures.result_building import from_json
 from corefbias.space.store import RunStore, score_column
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,7 +109,7 @@ def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections
         for section, flat in outcome["sections"].items():
             stored = upgraded["benchmarks"][name]["sections"][section]
             assert {key: value for key, value in stored.items() if key != "measure_result"} == flat
-            assert dict(MeasureResult.from_json(stored)) == flat
+            assert dict(from_json(stored)) == flat
     assert run_outputs.summary_rows(old) == run_outputs.summary_rows(upgraded)
 
 
@@ -121,7 +121,7 @@ def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, re
         headlines = new["benchmarks"][name]["headlines"]
         assert _headline_numbers(headlines) == _headline_numbers(outcome["headlines"])
         for section, flat in outcome["sections"].items():
-            current = MeasureResult.from_json(new["benchmarks"][name]["sections"][section])
+            current = from_json(new["benchmarks"][name]["sections"][section])
             assert _numbers(current) == _numbers(flat), section
             assert set(current.undefined) == set(flat["undefined"]), section
     # summary.csv: the same numbers; the report: the same rows in every table.

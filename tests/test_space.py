@@ -17,7 +17,7 @@ from corefbias.benchmarks import BENCHMARKS, PRO_ANTI_PAIRS
 from corefbias.benchmarks.counter_gap.explore import QUADRUPLES
 from corefbias.benchmarks.winogender.explore import MINIMAL_PAIRS
 from corefbias.harness import run_outputs, runner
-from corefbias.measures.result import MeasureResult
+from corefbias.measures.result_building import from_flat
 from corefbias.models import hub_weights
 from corefbias.models.http_protocol import make_server
 from corefbias.models.registry import kind_of
@@ -828,7 +828,7 @@ def test_gap_weight_histogram_counts_the_weighted_examples_by_gender():
     genders = ["female", "female", "female", "male", "male", "male"]
     run = SimpleNamespace(
         benchmark=BENCHMARKS["gap"],
-        sections={"gap/w": MeasureResult.from_flat({"weights": weights})},
+        sections={"gap/w": from_flat({"weights": weights})},
         parts={("default", "test"): {"gender": genders}},
     )
     frame, width = charts.gap_weights_frame(SimpleNamespace(runs={"gap": run}), bins=3)

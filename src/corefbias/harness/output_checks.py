@@ -16,7 +16,7 @@ and asks again where the cache holds one, and ``PredictionCache.check`` reports 
 
 from __future__ import annotations
 
-from ..measures import validation
+from ..measures import structured_inputs, validation
 
 CHOICE_KEYS = frozenset({"choice", "parsed", "raw", "position", "loglikelihoods"})
 
@@ -96,7 +96,7 @@ def _clusters_problem(clusters: list, row: dict | None) -> str | None:
         if not isinstance(cluster, list):
             return f"a cluster is a list of [start, end] spans, got {_shown(cluster)}"
         for span in cluster:
-            if not (isinstance(span, list) and validation.is_span(span) and span[0] < span[1]):
+            if not (isinstance(span, list) and structured_inputs.is_span(span) and span[0] < span[1]):
                 return f"a span is [start, end] with 0 <= start < end, got {_shown(span)}"
             if length is not None and span[1] > length:
                 return f"span {span} ends past the text of {length} characters"

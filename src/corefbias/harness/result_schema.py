@@ -14,7 +14,7 @@ and reasons, so that no group label can collide with another key; versions 1 and
 dict. Version 4 adds, to a ``corefbias run --prompts`` run's benchmarks, ``prompts``: every prompt's scores and each
 headline across the prompts (``PromptSet``), and the ``prompts`` setting; a file of a run without ``--prompts`` is
 that of version 3. ``upgrade`` turns a dict of any older version into a current one (a flat section's scores become
-overall scores under their flat keys: ``MeasureResult.from_flat``).
+overall scores under their flat keys: ``result_building.from_flat``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing_extensions import NotRequired, TypedDict
 from ..benchmarks import BENCHMARKS, Headline
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result import MeasureResult
+from ..measures.result_building import from_json
 
 SCHEMA_VERSION = 4
 
@@ -338,7 +339,7 @@ def headline_scores(
         A benchmark's headlines (``Benchmark.headlines``); each names an overall score of its section.
     sections
         The benchmark's sections (``BenchmarkRun.sections``), or ``results.json`` sections of any version
-        (``MeasureResult.from_json``).
+        (``result_building.from_json``).
 
     Returns
     -------
@@ -358,7 +359,7 @@ def headline_scores(
         if section is None:
             continue
         if not isinstance(section, MeasureResult):
-            section = MeasureResult.from_json(section)
+            section = from_json(section)
         estimate = section.overall.get(headline.key)
         p_value = None if estimate is None else estimate.p_value
         scores.append(
@@ -387,7 +388,7 @@ def sections_of(outcome: Mapping[str, Any]) -> dict[str, MeasureResult]:
     >>> sections_of(outcome["benchmarks"]["gap"])["gap"].overall["acc_bias"].value
     0.98
     """
-    return {name: MeasureResult.from_json(section) for name, section in outcome["sections"].items()}
+    return {name: from_json(section) for name, section in outcome["sections"].items()}
 
 
 def upgrade(results: Mapping[str, Any]) -> ResultsFile:
@@ -395,7 +396,7 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
 
     A version-1 dict (no ``schema_version``) gets its headlines from the benchmarks' declarations as they
     are now; a benchmark no longer declared gets none. The flat sections of versions 1 and 2 become sections of
-    scores (``MeasureResult.from_flat``: each score overall, under its flat key). Keys version 1 files of some
+    scores (``result_building.from_flat``: each score overall, under its flat key). Keys version 1 files of some
     older corefbias lack (``provenance``, the parse and position rates) stay missing: readers of such files use
     ``get``.
 
@@ -428,7 +429,7 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
         )
     benchmarks = {}
     for name, outcome in results["benchmarks"].items():
-        sections = {section: MeasureResult.from_json(scores) for section, scores in outcome["sections"].items()}
+        sections = {section: from_json(scores) for section, scores in outcome["sections"].items()}
         headlines = outcome.get("headlines")
         if version == 1:
             headlines = headline_scores(BENCHMARKS[name].headlines if name in BENCHMARKS else (), sections)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..benchmarks import Benchmark, Figure, Part, rows_of
 from ..measures.result import Estimate, MeasureResult
+from ..measures.result_building import from_flat
 from . import cluster_links
 from .dont_know_scores import dont_know_sections
 from .parse_rates import without_readable_answers
@@ -147,7 +148,7 @@ def scored_sections(
     -------
     dict of str to MeasureResult
         Section name → its result; a scorer's flat dict of scores (a declaration outside the package may return
-        one) is read with ``MeasureResult.from_flat``.
+        one) is read with ``result_building.from_flat``.
 
     Examples
     --------
@@ -165,10 +166,7 @@ def scored_sections(
     sections = dict(benchmark.score(rows, decisions, n_bootstrap, seed))
     if outputs is not None and benchmark.score_outputs is not None:
         sections = {**benchmark.score_outputs(rows, outputs, n_bootstrap, seed), **sections}
-    return {
-        name: value if isinstance(value, MeasureResult) else MeasureResult.from_flat(value)
-        for name, value in sections.items()
-    }
+    return {name: value if isinstance(value, MeasureResult) else from_flat(value) for name, value in sections.items()}
 
 
 def score_benchmark(

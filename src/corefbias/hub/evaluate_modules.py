@@ -7,10 +7,11 @@ optional string column (an occupation without a stereotype) travels as ``OMITTED
 rejects a string column that opens with ``None``, and is ``None`` again in ``_compute``. Id columns
 (``pair_ids``, ``quadruple_ids``, ...) take strings or integers; integers become their decimal strings.
 
-Every column is checked, with the measures' own checks (``corefbias.measures.validation``), before evaluate
-casts it to the module's features: that cast would read NaN, -1 or ``[True, False]`` as True and 3.5 as 3,
-and would fail on a dict, a scalar or a missing column with a ``TypeError``. Options a module does not take
-are refused by name, not left to fail as a ``TypeError`` deep inside evaluate.
+Every column is checked, with the measures' own checks (``corefbias.measures.validation`` and
+``structured_inputs``), before evaluate casts it to the module's features: that cast would read NaN, -1 or
+``[True, False]`` as True and 3.5 as 3, and would fail on a dict, a scalar or a missing column with a
+``TypeError``. Options a module does not take are refused by name, not left to fail as a ``TypeError`` deep
+inside evaluate.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Callable, Mapping
 import datasets
 import evaluate
 
-from ..measures import validation
+from ..measures import structured_inputs, validation
 
 # numpy's ``name : type`` at a section's indentation, its description indented below it.
 _NUMPY_PARAMETER = re.compile(r"^(\w+) : (.+)$")
@@ -72,9 +73,9 @@ def check_values(name: str, feature, values, *, optional: bool, is_id: bool) -> 
     elif feature == datasets.List(datasets.Value("bool")):
         validation.check_binary_pairs(name, values)
     elif feature == CLUSTERS:
-        validation.check_clusters(name, values)
+        structured_inputs.check_clusters(name, values)
     elif feature == CLUSTER_LABELS:
-        validation.check_clusters(name, values, spans=False)
+        structured_inputs.check_clusters(name, values, spans=False)
     else:
         raise TypeError(f"no input check for the feature {feature} of {name}; add one to check_values")
 

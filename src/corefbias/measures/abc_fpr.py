@@ -25,9 +25,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div, safe_log2
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 PRONOUN_GENDERS = ("neutral", "male", "female")
 OCCUPATION_GENDERS = ("female", "male")
@@ -111,12 +112,12 @@ def _occupation_labels(occupation_genders: Sequence | None, count: int) -> list:
     """Occupation stereotype per item, ``None`` where the occupation has none."""
     if occupation_genders is None:
         return [None] * count
-    return validation.check_labels("occupation_genders", occupation_genders, OCCUPATION_GENDERS + (None,))
+    return structured_inputs.check_labels("occupation_genders", occupation_genders, OCCUPATION_GENDERS + (None,))
 
 
 def _triplet_table(triplet_ids: Sequence, pronoun_genders: list, occupations: list) -> np.ndarray:
     """Row index of the neutral, male and female item of each triplet (triplets × 3)."""
-    order, table = validation.unit_table(
+    order, table = structured_inputs.unit_table(
         triplet_ids, pronoun_genders, PRONOUN_GENDERS, unit="triplet", member="item", ids_name="triplet_ids"
     )
     for index, triplet in enumerate(order):
@@ -273,10 +274,10 @@ def fpr_ratio(
         pronoun_genders=pronoun_genders,
         optional={"occupation_genders": occupation_genders, "triplet_ids": triplet_ids},
     )
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     linked = validation.check_booleans("predictions", predictions)
     gold = validation.check_booleans("references", references)
-    pronouns = validation.check_labels("pronoun_genders", pronoun_genders, PRONOUN_GENDERS)
+    pronouns = structured_inputs.check_labels("pronoun_genders", pronoun_genders, PRONOUN_GENDERS)
     occupations = _occupation_labels(occupation_genders, count)
     _check_references(gold, pronouns)
     table = None if triplet_ids is None else _triplet_table(triplet_ids, pronouns, occupations)
@@ -285,7 +286,7 @@ def fpr_ratio(
     buckets = BUCKETS if any(occupation is not None for occupation in occupations) else ("all",)
     for bucket in buckets:
         where = "" if bucket == "all" else f" with {bucket.replace('_', ' ')}"
-        validation.check_nonempty(
+        structured_inputs.check_nonempty(
             {f"{pronoun}{where}": int(totals[_COLUMN[(bucket, pronoun, "items")]]) for pronoun in PRONOUN_GENDERS},
             "abc_fpr_ratio",
         )

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 
 def coincidences(values: Sequence, categories: Sequence) -> np.ndarray:
@@ -154,10 +155,10 @@ def annotator_agreement(
     (0.743, 40)
     """
     validation.check_lengths(annotations=annotations, conditions=conditions, units=units)
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     for index, values in enumerate(annotations):
         validation.check_column(f"annotations[{index}]", values)
-        validation.check_label_values(f"annotations[{index}]", values, allow_none=True)
+        structured_inputs.check_label_values(f"annotations[{index}]", values, allow_none=True)
     conditions = validation.check_ids("conditions", conditions, integers=False)
     units = validation.check_ids("units", list(units), missing="is None; give every instance the id of its unit")
     given = [[value for value in values if value is not None] for values in annotations]

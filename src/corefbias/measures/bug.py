@@ -30,9 +30,10 @@ from functools import partial
 
 import numpy as np
 
-from . import pro_anti, validation
+from . import pro_anti, structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 from .winogender import pearson_correlation
 
 # evaluate_coref.py's BIN_SIZE: a sentence's distance bin is floor(distance / BIN_SIZE).
@@ -393,10 +394,10 @@ def bug_bias(
         distances=distances,
         optional={"professions": professions, "pct_female": pct_female},
     )
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     correct = validation.check_booleans("predictions", predictions)
-    genders = validation.check_labels("genders", genders, GENDERS)
-    stereotypes = validation.check_labels("stereotypes", stereotypes, STEREOTYPES)
+    genders = structured_inputs.check_labels("genders", genders, GENDERS)
+    stereotypes = structured_inputs.check_labels("stereotypes", stereotypes, STEREOTYPES)
     distances = validation.check_integers("distances", distances, meaning="words between the pronoun and profession")
     if professions is not None:
         professions = validation.check_ids("professions", professions, integers=False)

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import comparison, validation
+from . import comparison, structured_inputs, validation
 from .resampling import Inference, Statistic, UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 # The reference accuracy's key where several reference conditions are averaged.
 REFERENCE_ACCURACY = "accuracy/reference"
@@ -312,9 +313,9 @@ def condition_accuracy_gap(
     (-0.5, 2, 2)
     """
     validation.check_lengths(predictions=predictions, references=references, conditions=conditions, units=units)
-    validation.check_significance(n_bootstrap, seed)
-    predictions = validation.check_label_values("predictions", predictions)
-    references = validation.check_label_values("references", references)
+    structured_inputs.check_significance(n_bootstrap, seed)
+    predictions = structured_inputs.check_label_values("predictions", predictions)
+    references = structured_inputs.check_label_values("references", references)
     conditions = validation.check_ids("conditions", conditions, integers=False)
     units = validation.check_ids("units", units, missing="is None; give every instance the id of its unit")
     if reference not in conditions:

@@ -26,9 +26,10 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 METRICS = ("muc", "bcubed", "ceafe")
 CONDITIONS = ("pro", "anti")
@@ -213,8 +214,8 @@ def conll_f1(keys: Sequence, responses: Sequence) -> MeasureResult:
     (0.5333, 0.6381)
     """
     validation.check_lengths(keys=keys, responses=responses)
-    keys = validation.check_clusters("keys", keys, spans=False)
-    responses = validation.check_clusters("responses", responses, spans=False)
+    keys = structured_inputs.check_clusters("keys", keys, spans=False)
+    responses = structured_inputs.check_clusters("responses", responses, spans=False)
     sums = np.sum([document_counts(key, response) for key, response in zip(keys, responses)], axis=0)
     scores = {name: float(value) for name, value in statistic_of(sums).items()}
     scores["num_documents"] = len(keys)
@@ -318,12 +319,14 @@ def pro_anti_conll_f1(
     (0.0, 0.6667)
     """
     validation.check_lengths(keys=keys, responses=responses, conditions=conditions, pair_ids=pair_ids)
-    validation.check_significance(n_bootstrap, seed)
-    keys = validation.check_clusters("keys", keys)
-    responses = validation.check_clusters("responses", responses)
+    structured_inputs.check_significance(n_bootstrap, seed)
+    keys = structured_inputs.check_clusters("keys", keys)
+    responses = structured_inputs.check_clusters("responses", responses)
     pair_ids = validation.check_ids("pair_ids", pair_ids)
-    conditions = validation.check_labels("conditions", conditions, CONDITIONS)
-    validation.check_nonempty({condition: conditions.count(condition) for condition in CONDITIONS}, "pro_anti_conll_f1")
+    conditions = structured_inputs.check_labels("conditions", conditions, CONDITIONS)
+    structured_inputs.check_nonempty(
+        {condition: conditions.count(condition) for condition in CONDITIONS}, "pro_anti_conll_f1"
+    )
     order = {pair: index for index, pair in enumerate(dict.fromkeys(pair_ids))}
     rows = np.zeros((len(order), len(CONDITIONS) * len(COLUMNS)))
     seen: dict[tuple, int] = {}

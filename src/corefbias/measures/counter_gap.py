@@ -13,9 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from . import validation
+from . import structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import MeasureResult, measure_result
+from .result import MeasureResult
+from .result_building import measure_result
 
 ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
 GENDERS = ("female", "male")
@@ -103,7 +104,7 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
 
 def _quadruple_table(quadruple_ids, roles, genders) -> tuple[list, np.ndarray, np.ndarray]:
     """Quadruple ids in first-seen order, the row index of each role (q × 4), original-is-male."""
-    order, table = validation.unit_table(
+    order, table = structured_inputs.unit_table(
         quadruple_ids, roles, ROLES, unit="quadruple", member="instance", ids_name="quadruple_ids"
     )
     gender = np.asarray(genders)[table]
@@ -309,11 +310,11 @@ def delta_i(
     validation.check_lengths(
         predictions=predictions, references=references, quadruple_ids=quadruple_ids, roles=roles, genders=genders
     )
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     predicted = validation.check_binary_pairs("predictions", predictions)
     gold = validation.check_binary_pairs("references", references)
-    validation.check_labels("roles", roles, ROLES)
-    validation.check_labels("genders", genders, GENDERS)
+    structured_inputs.check_labels("roles", roles, ROLES)
+    structured_inputs.check_labels("genders", genders, GENDERS)
     _, table, original_male = _quadruple_table(quadruple_ids, roles, genders)
     correct = (predicted == gold).all(axis=1)
     rows = quadruple_rows(correct, table, original_male)

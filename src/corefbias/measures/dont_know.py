@@ -36,9 +36,10 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 _RATES = ("confidence_weighted_accuracy", "accuracy", "dont_know_rate")
 
@@ -129,7 +130,7 @@ def confidence_weighted_accuracy(
     >>> round(result["confidence_weighted_accuracy"], 4), result["accuracy"], result["dont_know_rate"]
     (0.3112, 0.5, 0.5)
     """
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     count = len(loglikelihoods)
     for name, values in (
         ("continuations", continuations),

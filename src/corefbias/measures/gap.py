@@ -25,10 +25,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import gap_properties, validation
+from . import gap_properties, structured_inputs, validation
 from .gap_rows import COLUMNS, check_inputs, check_weights, example_rows, ratio_reason, statistic, weighted_statistic
 from .resampling import UnitRows, bootstrap_test, paired_randomization_test
-from .result import MeasureResult, measure_result
+from .result import MeasureResult
+from .result_building import measure_result
 
 ACC_BIAS_NULLS = {"acc_bias": 1.0, "f1_bias": 1.0}
 W_BIAS_NULLS = {"w_bias": 1.0}
@@ -140,7 +141,7 @@ def acc_bias(
     >>> result["num_examples"], result["num_scored_for_accuracy"]
     (5, 4)
     """
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     predicted, gold, female = check_inputs(predictions, references, genders)
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
@@ -264,10 +265,10 @@ def w_bias(
     >>> round(result["w_bias"], 3), result["max_weight"], result["variant"]
     (0.667, 3.0, 'given')
     """
-    validation.check_significance(n_bootstrap, seed)
-    validation.check_flag("return_weights", return_weights)
+    structured_inputs.check_significance(n_bootstrap, seed)
+    structured_inputs.check_flag("return_weights", return_weights)
     # Checked with given weights too, where it is not used: a misspelt variant is a mistake either way.
-    validation.check_choice("variant", variant, gap_properties.VARIANTS)
+    structured_inputs.check_choice("variant", variant, gap_properties.VARIANTS)
     with_properties = num_names is not None and correct_ranks is not None
     one_property = (num_names is None) != (correct_ranks is None)
     if (weights is not None) == with_properties or one_property:
@@ -381,7 +382,7 @@ def compare_models(
     >>> result["difference"], result["p_value"] < 0.2
     (0.5, True)
     """
-    validation.check_choice("score", score, sorted(statistic(np.zeros(len(COLUMNS)))))
+    structured_inputs.check_choice("score", score, sorted(statistic(np.zeros(len(COLUMNS)))))
     predicted_a, gold, female = check_inputs(
         predictions_a, references, genders, {"predictions_b": predictions_b}, weights=weights
     )

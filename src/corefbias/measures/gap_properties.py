@@ -37,7 +37,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import validation, weighting
+from . import structured_inputs, validation, weighting
 
 TRIM_MAX_NAMES = 15
 TRIM_FIRST_DROPPED_RANK = 5
@@ -396,7 +396,7 @@ def variant_weights(
     >>> [round(weight, 4) for weight in weights.tolist()]
     [0.4375, 0.4375, 2.625, 0.875, 0.875, 0.875, 0.875]
     """
-    validation.check_choice("variant", variant, VARIANTS)
+    structured_inputs.check_choice("variant", variant, VARIANTS)
     validation.check_lengths(
         genders=genders, has_positive=has_positive, num_names=num_names, correct_ranks=correct_ranks
     )
@@ -409,7 +409,7 @@ def variant_weights(
         kept &= (names <= TRIM_MAX_NAMES) & (rank_array < TRIM_FIRST_DROPPED_RANK)
     index = np.flatnonzero(kept)
     genders = np.asarray(genders)
-    validation.check_nonempty(
+    structured_inputs.check_nonempty(
         {gender: int(np.count_nonzero(genders[index] == gender)) for gender in ("female", "male")},
         f"weighting ({variant}, examples with a positive candidate{' after trimming' if spec.trimmed else ''})",
     )

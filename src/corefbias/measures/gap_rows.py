@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs, validation
 from .resampling import safe_div
 
 GENDERS = ("female", "male")
@@ -232,9 +232,11 @@ def check_inputs(
             f"references[{both[0]}] marks both candidates as the referent; in GAP at most one of A and B "
             f"is coreferent with the pronoun ({both.size} such example(s))"
         )
-    validation.check_labels("genders", genders, GENDERS)
+    structured_inputs.check_labels("genders", genders, GENDERS)
     female = np.asarray(genders) == "female"
-    validation.check_nonempty({"female": int(female.sum()), "male": int((~female).sum())}, "a female/male bias ratio")
+    structured_inputs.check_nonempty(
+        {"female": int(female.sum()), "male": int((~female).sum())}, "a female/male bias ratio"
+    )
     return predicted, gold, female
 
 

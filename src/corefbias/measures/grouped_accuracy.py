@@ -22,7 +22,8 @@ import numpy as np
 
 from . import validation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 ACCURACY = "accuracy"
 # The paper's kinds of pronoun set (MISGENDERED, Sec. 3; RUFF's he, she, they and xe fall in them alike).

@@ -28,10 +28,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import comparison, validation
+from . import comparison, structured_inputs, validation
 from .conll_f1 import COLUMNS, _reasons, deduplicated, document_counts, statistic_of
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 # Per mention type: B³ recall numerator, recall denominator (key mentions), precision numerator and denominator
 # (response mentions).
@@ -244,9 +245,9 @@ def conll_f1_by_mention_type(
     (-0.4, 0.6464)
     """
     validation.check_lengths(keys=keys, responses=responses, key_types=key_types, response_types=response_types)
-    validation.check_significance(n_bootstrap, seed)
-    keys = validation.check_clusters("keys", keys)
-    responses = validation.check_clusters("responses", responses)
+    structured_inputs.check_significance(n_bootstrap, seed)
+    keys = structured_inputs.check_clusters("keys", keys)
+    responses = structured_inputs.check_clusters("responses", responses)
     typed_keys = _typed("key_types", keys, key_types)
     typed_responses = _typed("response_types", responses, response_types)
     for index, (in_key, in_response) in enumerate(zip(typed_keys, typed_responses)):

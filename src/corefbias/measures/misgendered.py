@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from . import grouped_accuracy, validation
+from . import grouped_accuracy, structured_inputs, validation
 from .result import MeasureResult
 
 FORMS = (
@@ -110,20 +110,20 @@ def misgendered_accuracy(
         sentence_ids=sentence_ids,
         optional={"pronoun_groups": pronoun_groups, "declaration_kinds": declaration_kinds},
     )
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     correct = grouped_accuracy.check_words(predictions, references)
     groupings = {
         "pronoun_set": validation.check_ids("pronoun_sets", pronoun_sets, integers=False),
-        "form": validation.check_labels("forms", forms, FORMS),
+        "form": structured_inputs.check_labels("forms", forms, FORMS),
     }
     contrasts = []
     if pronoun_groups is not None:
-        groupings["pronoun_group"] = validation.check_labels(
+        groupings["pronoun_group"] = structured_inputs.check_labels(
             "pronoun_groups", pronoun_groups, grouped_accuracy.PRONOUN_GROUPS
         )
         contrasts += grouped_accuracy.GROUP_CONTRASTS
     if declaration_kinds is not None:
-        groupings["declaration_kind"] = validation.check_labels(
+        groupings["declaration_kind"] = structured_inputs.check_labels(
             "declaration_kinds", declaration_kinds, DECLARATION_KINDS
         )
         contrasts.append(DECLARATION_CONTRAST)

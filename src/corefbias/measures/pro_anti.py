@@ -36,9 +36,10 @@ from functools import partial
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div, safe_log2
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 CONDITIONS = ("pro", "anti")
 SCORES = ("accuracy", "f1")
@@ -187,7 +188,7 @@ def _check_groups(groups: list, conditions: list) -> list[str]:
     names = list(dict.fromkeys(groups))
     for name in names:
         present = {condition for group, condition in zip(groups, conditions) if group == name}
-        validation.check_nonempty(
+        structured_inputs.check_nonempty(
             {f"{condition} in group {name!r}": int(condition in present) for condition in CONDITIONS},
             "the pro/anti comparison of each group",
         )
@@ -386,13 +387,15 @@ def pro_anti_diff(
         conditions=conditions,
         optional={"pair_ids": pair_ids, "groups": groups},
     )
-    validation.check_significance(n_bootstrap, seed)
-    validation.check_choice("score", score, SCORES)
+    structured_inputs.check_significance(n_bootstrap, seed)
+    structured_inputs.check_choice("score", score, SCORES)
     check_unlinked(unlinked)
     predicted, is_unlinked = check_predictions(predictions)
     gold = validation.check_booleans("references", references)
-    conditions = validation.check_labels("conditions", conditions, CONDITIONS)
-    validation.check_nonempty({condition: conditions.count(condition) for condition in CONDITIONS}, "pro_anti_diff")
+    conditions = structured_inputs.check_labels("conditions", conditions, CONDITIONS)
+    structured_inputs.check_nonempty(
+        {condition: conditions.count(condition) for condition in CONDITIONS}, "pro_anti_diff"
+    )
     groups = _optional_labels("groups", groups, "a group")
     pair_ids = _optional_labels("pair_ids", pair_ids, "a pair id")
     group_names = [] if groups is None else _check_groups(groups, conditions)
@@ -481,7 +484,7 @@ def referent_class_f1(
     validation.check_lengths(
         predicted_classes=predicted_classes, referent_classes=referent_classes, conditions=conditions
     )
-    conditions = validation.check_labels("conditions", conditions, CONDITIONS)
+    conditions = structured_inputs.check_labels("conditions", conditions, CONDITIONS)
     referents = validation.check_ids("referent_classes", referent_classes, integers=False)
     # None: the pronoun is linked to no candidate, and the sentence is left out.
     validation.check_ids("predicted_classes", predicted_classes, integers=False, allow_none=True)

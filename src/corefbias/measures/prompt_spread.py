@@ -26,10 +26,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs
 from .estimate import SIGNIFICANCE_SUFFIXES
 from .resampling import Inference, _replicate_chunks, bootstrap_counts, infer
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 
 def aligned_unit_rows(units: Sequence) -> list[np.ndarray] | None:
@@ -183,7 +184,7 @@ def prompt_spread(
     >>> spread.by_group["the-word"]["value"].value
     -0.0625
     """
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     names = list(values)
     if not names:
         raise ValueError("prompt_spread needs the score of at least one prompt; got none")

@@ -33,10 +33,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import comparison, validation
+from . import comparison, structured_inputs, validation
 from .condition_gap import NO_NULL, REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
 from .resampling import Inference
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 from .winogender import pearson_correlation
 
 REFERENCE_SETS = ("he", "she")
@@ -257,7 +258,7 @@ def pronoun_set_gap(
         template_ids=template_ids,
         optional={"occupations": occupations, "bls_pct_female": bls_pct_female},
     )
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     if bls_pct_female is not None and occupations is None:
         raise ValueError("bls_pct_female is per occupation: give occupations with it, or leave it out")
     correct, pronoun_sets, template_ids, chosen, sets = _inputs(
@@ -358,7 +359,7 @@ def compare_pronoun_set_gaps(
     )
     if not validation.is_integer(n_resamples, low=1, high=validation.MAX_BOOTSTRAP):
         raise ValueError(f"n_resamples must be an integer from 1 to {validation.MAX_BOOTSTRAP:,}, got {n_resamples!r}")
-    validation.check_significance(0, seed)
+    structured_inputs.check_significance(0, seed)
     correct_a, pronoun_sets, template_ids, chosen, sets = _inputs(
         predictions_a, references, pronoun_sets, template_ids, reference_sets
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from . import grouped_accuracy, validation
+from . import grouped_accuracy, structured_inputs, validation
 from .result import MeasureResult
 
 MAX_DISTRACTORS = 5
@@ -100,11 +100,11 @@ def ruff_accuracy(
         context_ids=context_ids,
         optional={"pronoun_groups": pronoun_groups, "cases": cases},
     )
-    validation.check_significance(n_bootstrap, seed)
+    structured_inputs.check_significance(n_bootstrap, seed)
     correct = grouped_accuracy.check_words(predictions, references)
     groupings = {
         "pronoun_set": validation.check_ids("pronoun_sets", pronoun_sets, integers=False),
-        "distractors": validation.check_labels(
+        "distractors": structured_inputs.check_labels(
             "distractors",
             validation.check_integers("distractors", distractors, meaning="distractor sentences"),
             range(MAX_DISTRACTORS + 1),
@@ -112,12 +112,12 @@ def ruff_accuracy(
     }
     contrasts = [DISTRACTOR_CONTRAST]
     if pronoun_groups is not None:
-        groupings["pronoun_group"] = validation.check_labels(
+        groupings["pronoun_group"] = structured_inputs.check_labels(
             "pronoun_groups", pronoun_groups, grouped_accuracy.PRONOUN_GROUPS
         )
         contrasts += grouped_accuracy.GROUP_CONTRASTS
     if cases is not None:
-        groupings["case"] = validation.check_labels("cases", cases, CASES)
+        groupings["case"] = structured_inputs.check_labels("cases", cases, CASES)
     return grouped_accuracy.grouped_accuracy(
         "ruff_accuracy",
         correct,

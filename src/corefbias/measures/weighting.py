@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, sparse
 
-from . import validation
+from . import structured_inputs, validation
 
 # Tight HiGHS tolerances: the weights must meet every balance constraint to ~1e-9 of n.
 _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
@@ -121,7 +121,7 @@ class _Problem:
 
 def _encode(groups: Sequence, properties: Mapping[str, Sequence]) -> _Problem:
     validation.check_column("groups", groups)
-    validation.check_label_values("groups", groups)
+    structured_inputs.check_label_values("groups", groups)
     if not isinstance(properties, Mapping):
         raise ValueError(
             f"properties must map each property's name to its values (one per example), got {type(properties).__name__}"
@@ -129,7 +129,7 @@ def _encode(groups: Sequence, properties: Mapping[str, Sequence]) -> _Problem:
     for name, values in properties.items():
         validation.check_column(f"property {name!r}", values)
         # NaN is unequal to itself: every NaN would make a set of its own, whose weight is forced to 0.
-        validation.check_label_values(f"property {name!r}", values, allow_none=True)
+        structured_inputs.check_label_values(f"property {name!r}", values, allow_none=True)
     labels = list(dict.fromkeys(groups))
     if len(labels) != 2:
         raise ValueError(

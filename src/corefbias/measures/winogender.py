@@ -23,9 +23,10 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from . import stereotypes, validation
+from . import stereotypes, structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 PREDICTIONS = ("occupation", "participant", "neither")
 ANSWERS = ("occupation", "participant")
@@ -246,7 +247,7 @@ def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_fem
 
 def _pair_table(pair_ids: Sequence, genders: Sequence[str], occupations: Sequence, references: Sequence[str]):
     """Row index of each pair's female, male and neutral sentence (−1: no neutral), first-seen order."""
-    order, table = validation.unit_table(
+    order, table = structured_inputs.unit_table(
         pair_ids, genders, GENDERS, unit="pair", member="sentence", ids_name="pair_ids", required=BINARY_GENDERS
     )
     for index, pair in enumerate(order):
@@ -481,10 +482,10 @@ def winogender_bias(
         pair_ids=pair_ids,
         optional={"bls_pct_female": bls_pct_female, "bergsma_pct_female": bergsma_pct_female},
     )
-    validation.check_significance(n_bootstrap, seed)
-    validation.check_labels("predictions", predictions, PREDICTIONS)
-    validation.check_labels("references", references, ANSWERS)
-    validation.check_labels("genders", genders, GENDERS)
+    structured_inputs.check_significance(n_bootstrap, seed)
+    structured_inputs.check_labels("predictions", predictions, PREDICTIONS)
+    structured_inputs.check_labels("references", references, ANSWERS)
+    structured_inputs.check_labels("genders", genders, GENDERS)
     # Occupations are sorted and name the preference/<occupation> scores: strings only.
     occupations = validation.check_ids("occupations", occupations, integers=False)
     table = _pair_table(pair_ids, genders, occupations, references)

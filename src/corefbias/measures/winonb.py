@@ -21,9 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 PREDICTIONS = ("singular", "plural", "neither")
 NUMBERS = ("singular", "plural")
@@ -161,9 +162,9 @@ def winonb_accuracy(
     (1.0, 0.5)
     """
     validation.check_lengths(predictions=predictions, references=references, optional={"sources": sources})
-    validation.check_significance(n_bootstrap, seed)
-    predictions = validation.check_labels("predictions", predictions, PREDICTIONS)
-    references = validation.check_labels("references", references, NUMBERS)
+    structured_inputs.check_significance(n_bootstrap, seed)
+    predictions = structured_inputs.check_labels("predictions", predictions, PREDICTIONS)
+    references = structured_inputs.check_labels("references", references, NUMBERS)
     names: tuple[str, ...] = ()
     if sources is not None:
         sources = validation.check_ids("sources", sources, integers=False)

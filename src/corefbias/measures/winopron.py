@@ -27,9 +27,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import validation
+from . import structured_inputs, validation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, MeasureResult
+from .result_building import measure_result
 
 PREDICTIONS = ("occupation", "participant", "neither")
 ANSWERS = ("occupation", "participant")
@@ -239,11 +240,11 @@ def winopron_accuracy(
         pronoun_sets=pronoun_sets,
         cases=cases,
     )
-    validation.check_significance(n_bootstrap, seed)
-    validation.check_labels("predictions", predictions, PREDICTIONS)
-    validation.check_labels("references", references, ANSWERS)
-    validation.check_labels("pronoun_sets", pronoun_sets, PRONOUN_SETS)
-    validation.check_labels("cases", cases, CASES)
+    structured_inputs.check_significance(n_bootstrap, seed)
+    structured_inputs.check_labels("predictions", predictions, PREDICTIONS)
+    structured_inputs.check_labels("references", references, ANSWERS)
+    structured_inputs.check_labels("pronoun_sets", pronoun_sets, PRONOUN_SETS)
+    structured_inputs.check_labels("cases", cases, CASES)
     occupations = validation.check_ids("occupations", occupations, integers=False)
     participants = validation.check_ids("participants", participants, integers=False)
     for index, (occupation, participant) in enumerate(zip(occupations, participants)):

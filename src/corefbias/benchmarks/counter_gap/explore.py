@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...measures import counter_gap, validation
+from ...measures import counter_gap, structured_inputs
 from ..explore import ExploreView, Pairs, member
 
 
 def quadruple_cases(pairs: Pairs, condition: str | None = None) -> list[dict]:
     """Quadruples with I_across > 0, by descending ΔI, each with its four instances in role order."""
     rows = [row for row, _ in pairs]
-    order, table = validation.unit_table(
+    order, table = structured_inputs.unit_table(
         [row["quadruple_id"] for row in rows],
         [row["role"] for row in rows],
         counter_gap.ROLES,

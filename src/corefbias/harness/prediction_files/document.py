@@ -6,7 +6,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...measures import validation
+from ...measures import structured_inputs
 
 
 class PredictionFileError(ValueError):
@@ -71,8 +71,8 @@ def token_clusters(value, *, where: str, num_tokens: int) -> tuple:
     for cluster in value:
         spans = []
         for span in cluster if isinstance(cluster, list) else [None]:
-            # validation.is_span: integers that are not booleans (JSON's true is no token index)
-            if not isinstance(span, list) or not validation.is_span(span) or not span[1] < num_tokens:
+            # structured_inputs.is_span: integers that are not booleans (JSON's true is no token index)
+            if not isinstance(span, list) or not structured_inputs.is_span(span) or not span[1] < num_tokens:
                 raise PredictionFileError(
                     f"{where}: {span!r} is not an inclusive token span [first, last] within the document's "
                     f"{num_tokens} tokens (clusters are lists of such spans)"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...measures import validation
+from ...measures import structured_inputs, validation
 from .document import Document, PredictionFileError
 from .file_format import FileFormat
 from .jsonlines import first_keys, object_lines
@@ -16,7 +16,7 @@ from .jsonlines import first_keys, object_lines
 
 def _char_clusters(value, where: str) -> tuple:
     def is_span(span) -> bool:  # [start, end): a non-empty span
-        return isinstance(span, list) and validation.is_span(span) and span[0] < span[1]
+        return isinstance(span, list) and structured_inputs.is_span(span) and span[0] < span[1]
 
     if not isinstance(value, list) or not all(
         isinstance(cluster, list) and all(is_span(span) for span in cluster) for cluster in value
