@@ -35,21 +35,22 @@ scoring of the first ``--count-requests`` instances, on a CPU the floating-point
 implementation's own code turns into host values (``cpu``, ``to("cpu")``, ``tolist``, ``item``, ``numpy``,
 ``float``), counted in an untimed pass.
 
-Measured on the 2-core development machine and GPU figures: see docs/performance.md. On a GPU (pending a
-GPU machine): ``--device cuda --architecture llama-1b --benchmarks all --lm-eval-batch-sizes 64
---ours-batch-tokens 65536``, then the same with ``--architecture llama-8b``.
+A GPU machine may lack ``datasets`` and the GGUF: ``--save-requests FILE.jsonl.gz`` renders the requests here and
+stops, ``--requests FILE.jsonl.gz`` reads them there, and ``--tokenizer`` takes a tokenizer folder (``save_pretrained``)
+as well as a GGUF. Measured on the 2-core development machine and on a GPU: see docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from corefbias.benchmarks import resolve
-from corefbias.harness import benchmark_data
+from corefbias.models.cloze_template import ClozeRequest
 
 DEFAULT_GGUF = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 WARM_UP = 8
@@ -86,8 +87,12 @@ ARCHITECTURES = {
 PEAK_FLOPS = (("H100 PCIe", 756e12), ("H100", 989e12), ("H200", 989e12))
 
 
-def benchmark_requests(names: list[str], data_dir: Path, mirror, limit: int | None) -> list:
+def benchmark_requests(names: list[str], data_dir: Path | None, mirror, limit: int | None) -> list:
     """The cloze requests of ``names``' instances, in order, as ``corefbias run`` renders them."""
+    from corefbias.benchmarks import resolve
+    from corefbias.harness import benchmark_data
+
+    data_dir = data_dir or benchmark_data.default_data_dir()
     requests = []
     for benchmark in resolve(names):
         rows = []
@@ -95,6 +100,20 @@ def benchmark_requests(names: list[str], data_dir: Path, mirror, limit: int | No
             rows.extend(benchmark_data.load_part(benchmark, config, split, data_dir, mirror))
         requests.extend(benchmark.task.cloze.render(row) for row in (rows[:limit] if limit else rows))
     return requests
+
+
+def save_requests(requests: list, path: Path) -> None:
+    with gzip.open(path, "wt", encoding="utf-8") as file:
+        for request in requests:
+            file.write(json.dumps([request.context, request.choices, request.candidate_of, request.delimiter]) + "\n")
+
+
+def read_requests(path: Path) -> list:
+    with gzip.open(path, "rt", encoding="utf-8") as file:
+        return [
+            ClozeRequest(context, tuple(choices), tuple(candidate_of), delimiter)
+            for context, choices, candidate_of, delimiter in map(json.loads, file)
+        ]
 
 
 def random_model(architecture: str, tokenizer, device: str, dtype: str):
@@ -124,7 +143,11 @@ def load(args):
         backend = hf_causal_lm.load(str(args.model), device=args.device, dtype=dtype).backend
         return backend, args.model.name
     gguf = args.tokenizer
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    tokenizer = (
+        transformers.AutoTokenizer.from_pretrained(str(gguf))
+        if gguf.is_dir()
+        else transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    )
     dtype = args.dtype or ("bfloat16" if args.device == "cuda" else "float32")
     model = random_model(args.architecture, tokenizer, args.device, dtype)
     identity = {"kind": "hf", "weights": {"random": args.architecture}}
@@ -254,14 +277,16 @@ def peak_flops(args, device) -> float | None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror", help="upstream mirror (e.g. ../shared/data)")
-    parser.add_argument("--data-dir", type=Path, default=benchmark_data.default_data_dir())
+    parser.add_argument("--data-dir", type=Path, help="exported sets (default: corefbias run's)")
+    parser.add_argument("--save-requests", type=Path, help="write the rendered requests here (.jsonl.gz) and stop")
+    parser.add_argument("--requests", type=Path, help="read the requests from --save-requests's file instead")
     parser.add_argument("--benchmarks", nargs="+", default=["winogender"], help="benchmark names, or all")
     parser.add_argument("--limit", type=int, help="only the first N instances of each benchmark part")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--model", type=Path, default=DEFAULT_GGUF, help="a .gguf file")
     source.add_argument("--architecture", choices=sorted(ARCHITECTURES), help="random weights of this shape")
     parser.add_argument(
-        "--tokenizer", type=Path, default=DEFAULT_GGUF, help="the .gguf whose tokenizer --architecture uses"
+        "--tokenizer", type=Path, default=DEFAULT_GGUF, help="the .gguf or tokenizer folder --architecture uses"
     )
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--dtype", help="float32, bfloat16... (default: bfloat16 on cuda, else the model's)")
@@ -278,7 +303,14 @@ def main(argv=None) -> None:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    requests = benchmark_requests(args.benchmarks, args.data_dir, args.mirror, args.limit)
+    if args.requests:
+        requests = read_requests(args.requests)
+    else:
+        requests = benchmark_requests(args.benchmarks, args.data_dir, args.mirror, args.limit)
+    if args.save_requests:
+        save_requests(requests, args.save_requests)
+        print(f"{len(requests)} instances written to {args.save_requests}")
+        return
     pairs = sum(len(request.continuations) for request in requests)
     started = time.perf_counter()
     backend, described = load(args)
