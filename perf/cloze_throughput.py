@@ -6,9 +6,9 @@
         [--threads 1] [--ours-batch-tokens 4096 ...] [--call-size 4096] [--lm-eval-batch-sizes 1 16] \\
         [--peak-flops 989e12]
 
-Both sides score the same requests (by default Winogender's 720 instances, two options each; ``--benchmarks
-all``: all seven benchmarks, 39 724 instances, as ``corefbias run`` renders them for ``hf:``) with the same
-model object on the same device, one setting after the other, in one process. Only the scoring is timed,
+Both sides score the same requests (by default Winogender's 720 instances, two options each; the seven original
+benchmarks, 39 724 instances, are what docs/performance.md times), as ``corefbias run`` renders them for ``hf:``,
+with the same model object on the same device, one setting after the other, in one process. Only the scoring is timed,
 from strings to log-likelihoods, tokenization included; loading is not:
 
 * the model: a GGUF file (``--model``, default SmolLM2-135M-Instruct, the file ``services/llamacpp/setup.sh``
