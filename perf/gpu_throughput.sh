@@ -23,6 +23,6 @@ for spec in $ARCHS; do
     arch="${spec%%:*}"; lm_eval_batches="${spec#*:}"; [ "$lm_eval_batches" = "$spec" ] && lm_eval_batches=""
     echo "=== $arch (lm-eval batch sizes: ${lm_eval_batches:-none})"
     timeout "${EACH_TIMEOUT:-400}" python3 perf/cloze_throughput.py "${common[@]}" --architecture "$arch" \
-        --lm-eval-batch-sizes ${lm_eval_batches//,/ } ${OURS_TOKENS:+--ours-batch-tokens $OURS_TOKENS} 2>&1 |
+        --lm-eval-batch-sizes ${lm_eval_batches//,/ } ${OURS_TOKENS:+--ours-batch-tokens $OURS_TOKENS} "$@" 2>&1 |
         grep -v "Warning\|warn(" | tee "$out/$arch.txt"
 done
