@@ -24,7 +24,7 @@ import pytest
 
 from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS
-from corefbias.harness import run_outputs, runner
+from corefbias.harness import executors, run_outputs, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.prediction_cache import PredictionCache
 from corefbias.models.base import ModelError
@@ -490,12 +490,12 @@ def test_a_model_list_that_keeps_failing_stops_the_run_naming_it(serve):
     with pytest.raises(
         EndpointError, match=re.escape(f"{failing.url}/v1/models answered 503: ") + r".*\(3 attempts\)$"
     ):
-        runner.model_identity(model)
+        executors.model_identity(model)
     assert failing.attempts == {("GET", "/v1/models", b""): 3}
     # A server without the route (501: no GET at all) lists no models, and is not asked again.
     unlisted = serve(models_answer(501))
     model = load_model("chat:test/model", base_url=f"{unlisted.url}/v1", retries=2, backoff=0.01)
-    assert runner.model_identity(model)["served"] is None
+    assert executors.model_identity(model)["served"] is None
     assert unlisted.attempts == {("GET", "/v1/models", b""): 1}
 
 

@@ -10,7 +10,7 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.fill_in_sections import pronoun_set_cases
 from corefbias.benchmarks.ruff import files as ruff_files
 from corefbias.data import fill_in, hub_export
-from corefbias.harness import runner, scoring
+from corefbias.harness import executors, runner, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
 from corefbias.measures import resampling
@@ -54,7 +54,7 @@ def decisions_of(model, benchmark, rows):
         part: [
             [index == output["choice"] for index in range(len(candidates))]
             for output, candidates in zip(
-                runner.ask(model, benchmark.task, [dict(zip(columns, values)) for values in zip(*columns.values())]),
+                executors.ask(model, benchmark.task, [dict(zip(columns, values)) for values in zip(*columns.values())]),
                 columns["candidates"],
             )
         ]

@@ -18,7 +18,7 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.fill_in_sections import chosen_words
 from corefbias.benchmarks.misgendered import files as misgendered_files
 from corefbias.data.fill_in import rotated
-from corefbias.harness import runner
+from corefbias.harness import executors
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
 from corefbias.measures.misgendered import misgendered_accuracy
@@ -104,7 +104,7 @@ def test_every_row_is_what_get_eval_instance_makes_of_its_evaluation_file_row(ro
 
 def test_the_pronoun_sets_and_the_repeated_words_are_upstreams(upstream, monkeypatch):
     codebook = script(upstream, "zero-shot/gpt2.py", monkeypatch)["gender_codebook"]
-    sets = misgendered_files.pronoun_sets()
+    sets = misgendered_files.pronoun_sets(upstream.parent)
     assert [row["gender"] for row in sets] == list(codebook["gender"])
     assert all(list(codebook[form]) == [row[form] for row in sets] for form in misgendered_files.FORMS)
     # e and ey share two words, which upstream's option list holds twice and corefbias's once
@@ -113,7 +113,7 @@ def test_the_pronoun_sets_and_the_repeated_words_are_upstreams(upstream, monkeyp
 
 def chosen_by(model, rows) -> list:
     """The word the model chose for each row, asked as a run asks it (gold labels removed)."""
-    outputs = runner.ask(model, BENCHMARK.task, rows)
+    outputs = executors.ask(model, BENCHMARK.task, rows)
     decisions = [
         [index == output["choice"] for index in range(len(row["candidates"]))] for row, output in zip(rows, outputs)
     ]
