@@ -67,6 +67,7 @@ def simulated(data_dir, mirror):
     return calibration.SectionRowsModel(design, np.random.default_rng(0))
 
 
+@pytest.mark.slow  # simulates hundreds of runs
 def test_simulated_unbiased_models_are_rarely_called_biased_and_biased_ones_always(simulated):
     rates = calibration.headline_rates(simulated, bias=0.0, runs=40, n_bootstrap=200, seed=1)
     assert set(rates) == set(TESTED)

@@ -300,6 +300,7 @@ def data_dir(exported_set):
     return exported_set("winogender").parent
 
 
+@pytest.mark.slow  # SmolLM2 served by llama-server and loaded by transformers: about 35 s
 def test_completions_and_hf_agree_on_winogender(smollm2, serve, data_dir, tmp_path):
     server = serve(hf_answer(smollm2.backend))
     settings = runner.RunSettings(limit=2, n_bootstrap=0)

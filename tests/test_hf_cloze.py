@@ -179,6 +179,7 @@ def test_the_pinned_instances_are_lm_evals_requests(rows):
     assert first.continuations == (" technician", " customer")
 
 
+@pytest.mark.slow  # SmolLM2 through corefbias, plain transformers and lm-eval: about 40 s
 def test_loglikelihoods_and_decisions_match_plain_transformers_and_lm_eval(smollm2, rows, plain_transformers):
     requests = requests_of(rows)
     backend = smollm2.backend

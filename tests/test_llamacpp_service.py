@@ -21,6 +21,8 @@ from loopback import free_port
 from corefbias.harness import runner
 from corefbias.models.base import ModelError
 
+pytestmark = pytest.mark.slow  # every test serves a real GGUF model with llama-server
+
 SERVICE = Path(__file__).resolve().parents[1] / "services" / "llamacpp"
 CACHE = Path(os.environ.get("COREFBIAS_CACHE") or Path.home() / ".cache" / "corefbias") / "llamacpp"
 SERVER = CACHE / "11434.0.0-noamx" / "bin" / "llama-server"  # the build setup.sh and serve.sh name

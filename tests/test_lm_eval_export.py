@@ -113,6 +113,7 @@ def data_dir(exported_set):
     return exported_set("winogender").parent
 
 
+@pytest.mark.slow  # lm-eval loads every exported task
 def test_the_exported_tasks_load_in_lm_eval_as_our_template_renders_them(data_dir, tmp_path):
     from lm_eval.tasks import TaskManager
 
@@ -135,6 +136,7 @@ def test_the_exported_tasks_load_in_lm_eval_as_our_template_renders_them(data_di
     assert "What lm-eval cannot report" in readme and "--format lm-eval-samples" in readme
 
 
+@pytest.mark.slow  # lm-eval scores every exportable benchmark
 def test_lm_eval_answers_as_corefbias_run_and_its_samples_score_as_the_run(data_dir, tmp_path):
     """Every exportable benchmark at --limit 2, Winogender whole: the same decision per instance, the same per-group
     accuracies, and `score --format lm-eval-samples` gives the run's sections exactly."""

@@ -27,6 +27,8 @@ from corefbias.harness import extensions, prediction_cache, runner
 from corefbias.harness.ray_executor import RayExecutor
 from corefbias.models.base import ModelError
 
+pytestmark = pytest.mark.slow  # every test starts a Ray cluster of its own
+
 HAS_RAY = importlib.util.find_spec("ray") is not None
 needs_ray = pytest.mark.skipif(not HAS_RAY, reason="Ray is not installed: pip install 'corefbias[ray]'")
 CLOSED_PORT = "http://127.0.0.1:9"

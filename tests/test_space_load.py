@@ -209,6 +209,7 @@ def _python_blocks() -> int:
     return sys.getallocatedblocks()
 
 
+@pytest.mark.slow  # hundreds of visits to a served Space: about a minute
 def test_visitors_who_have_left_leave_no_python_objects_behind(sandbox):
     """What a visit leaves in the Python heap, counted in blocks: exact, where RSS moves by 10-28 MiB with the
     allocator's heaps over the first few hundred visits. Measured (4 visitors at a time, a run every 4th visit, 100

@@ -106,6 +106,7 @@ def _visit_file(predictions: Path, tmp_path: Path, visit: int) -> Path:
     return path
 
 
+@pytest.mark.slow  # a hundred scoring visits: about 45 s
 def test_the_upload_folder_stays_under_its_budget_over_a_hundred_scoring_visits(served, predictions, tmp_path):
     # Before, each upload stayed in the folder: 1 MiB a visit, over the 8 MiB budget by the ninth.
     client, url, folder = served
