@@ -547,16 +547,12 @@ def _write_files(result, folder: Path, plots: bool, extra: Mapping[str, str]) ->
         writer.writeheader()
         writer.writerows(rows)
     for name, run in result.runs.items():
-        (folder / "instances" / f"{name}.jsonl").write_text(
-            "".join(json.dumps(instance) + "\n" for instance in run.instances), encoding="utf-8"
-        )
-        names.append(f"instances/{name}.jsonl")
         # The other prompts of a --prompts run: instances/<benchmark>@<prompt>.jsonl.
-        for prompt, prompt_run in list(result.prompt_runs.get(name, {}).items())[1:]:
-            (folder / "instances" / f"{name}@{prompt}.jsonl").write_text(
-                "".join(json.dumps(instance) + "\n" for instance in prompt_run.instances), encoding="utf-8"
-            )
-            names.append(f"instances/{name}@{prompt}.jsonl")
+        others = list(result.prompt_runs.get(name, {}).items())[1:]
+        for stem, instances in [(name, run.instances), *((f"{name}@{p}", r.instances) for p, r in others)]:
+            path = f"instances/{stem}.jsonl"
+            (folder / path).write_text("".join(json.dumps(instance) + "\n" for instance in instances), encoding="utf-8")
+            names.append(path)
     for name, text in extra.items():
         (folder / name).write_text(text, encoding="utf-8")
         names.append(name)
