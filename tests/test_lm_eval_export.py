@@ -38,11 +38,50 @@ class StandInBackend:
         return [[stand_in(r.context, continuation) for continuation in r.continuations] for r in requests]
 
 
+class RecordingBackend(StandInBackend):
+    """The stand-in backend, keeping the requests of its last call."""
+
+    received: list = []
+
+    def loglikelihoods(self, requests):
+        self.received = list(requests)
+        return super().loglikelihoods(requests)
+
+
+class RecordingClozeModel(ClozeModel):
+    """corefbias's cloze model on the stand-in; ``requests[benchmark, id]`` keeps each instance's (context,
+    continuation) pairs as its backend received them, in option order."""
+
+    def __init__(self):
+        super().__init__("stand-in", RecordingBackend())
+        self.requests: dict[tuple[str, str], list[tuple[str, str]]] = {}
+
+    def choose_in_batches(self, instances, task):
+        for positions, chosen in super().choose_in_batches(instances, task):
+            # a backend without loglikelihoods_in_batches gets one call per batch, the instances' requests in order
+            received = self.backend.received
+            assert len(received) == len(instances)
+            for position in positions:
+                request = received[position]
+                self.requests[task.name, str(instances[position]["id"])] = [
+                    (request.context, continuation) for continuation in request.continuations
+                ]
+            yield positions, chosen
+
+
 def stand_in_lm():
+    """lm-eval's ``LM`` answering ``stand_in``; ``requests[task, doc id]`` keeps each document's (context,
+    continuation) pairs as lm-eval built them, in option order (the doc's ``id``, corefbias's instance id, as text)."""
     from lm_eval.api.model import LM
 
     class StandInLM(LM):
+        def __init__(self):
+            super().__init__()
+            self.requests: dict[tuple[str, str], list[tuple[str, str]]] = {}
+
         def loglikelihood(self, requests):
+            for request in sorted(requests, key=lambda request: request.idx):
+                self.requests.setdefault((request.task_name, str(request.doc["id"])), []).append(request.args)
             return [(stand_in(*request.args), False) for request in requests]
 
         def loglikelihood_rolling(self, requests):
@@ -54,15 +93,16 @@ def stand_in_lm():
     return StandInLM()
 
 
-def evaluate(tasks_dir: Path, tasks: list[str], out: Path) -> dict:
-    """lm-eval's evaluator on the exported tasks, its samples written by its own tracker as ``--log_samples`` does."""
+def evaluate(tasks_dir: Path, tasks: list[str], out: Path, model=None) -> dict:
+    """lm-eval's evaluator on the exported tasks (with ``model``, default a new ``stand_in_lm()``), its samples
+    written by its own tracker as ``--log_samples`` does."""
     from lm_eval import evaluator
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
     tracker = EvaluationTracker(output_path=str(out))
     results = evaluator.simple_evaluate(
-        model=stand_in_lm(),
+        model=model or stand_in_lm(),
         tasks=tasks,
         task_manager=TaskManager(include_path=str(tasks_dir)),
         log_samples=True,
@@ -177,6 +217,43 @@ def test_lm_eval_answers_as_corefbias_run_and_its_samples_score_as_the_run(data_
                 assert list(sections) == list(run.sections)
                 for section in run.sections:
                     assert sections[section].to_json() == run.sections[section].to_json(), (name, section)
+
+
+@pytest.mark.slow  # lm-eval and corefbias on all 149 956 instances: about 3 minutes on 2 cores
+def test_lm_eval_builds_corefbias_requests_and_answers_as_its_run_on_every_instance(data_dir, tmp_path):
+    """Every instance of every exportable benchmark, no limit: lm-eval builds each document's (context,
+    continuation) strings exactly as corefbias's backend receives them, in the same option order; on the same
+    log-likelihood function its samples give the run's decision and log-likelihoods on every instance, and it
+    reports the run's per-group accuracies. (The token ids of every request: perf/lm_eval_parity.py.)"""
+    names = [name for name, benchmark in BENCHMARKS.items() if benchmark.cloze is not None]
+    tasks_dir = tmp_path / "tasks"
+    lm_eval_export.export(tasks_dir, names, data_dir=data_dir)
+    lm = stand_in_lm()
+    results = evaluate(tasks_dir, [f"corefbias_{name}" for name in names], tmp_path / "lm_eval", model=lm)
+    model = RecordingClozeModel()
+    settings = runner.RunSettings(n_bootstrap=0, cache_mode="off")
+    ours = runner.run("stand-in", names, settings, data_dir=data_dir, progress=False, model=model)
+    assert len(lm.requests) == len(model.requests) == sum(len(ours.runs[name].instances) for name in names)
+    different: dict[str, list[str]] = {}
+    for name in names:
+        run, task = ours.runs[name], f"corefbias_{name}"
+        documents = {
+            document.id: document for document in lm_eval_samples.read(samples_file(tmp_path / "lm_eval", task))
+        }
+        assert len(documents) == len(run.instances), name
+        for instance in run.instances:
+            key = str(instance["id"])
+            document = documents[key]
+            if (
+                lm.requests[task, key] != model.requests[name, key]
+                or list(document.decisions) != instance["decision"]
+                or list(document.loglikelihoods) != instance["loglikelihoods"]
+            ):
+                different.setdefault(name, []).append(key)
+        reported = results["results"][task]
+        for metric, value in group_accuracies(run, BENCHMARKS[name]).items():
+            assert reported[f"{metric},none"] == pytest.approx(value, abs=1e-12), (name, metric)
+    assert {name: keys[:5] for name, keys in different.items()} == {}
 
 
 SMOLLM2 = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
