@@ -220,7 +220,7 @@ def test_lm_eval_answers_as_corefbias_run_and_its_samples_score_as_the_run(data_
                     assert sections[section].to_json() == run.sections[section].to_json(), (name, section)
 
 
-@pytest.mark.slow  # lm-eval and corefbias on all 149 956 instances: about 3 minutes on 2 cores
+@pytest.mark.slow  # lm-eval and corefbias on all 149 956 instances: 2 min 42 s on 2 cores
 def test_lm_eval_builds_corefbias_requests_and_answers_as_its_run_on_every_instance(data_dir, tmp_path):
     """Every instance of every exportable benchmark, no limit: lm-eval builds each document's (context,
     continuation) strings exactly as corefbias's backend receives them, in the same option order; on the same
@@ -267,7 +267,7 @@ def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
     every exportable benchmark, against `corefbias run --model hf:…` on the same instances: the same decision on
     every instance and the same per-group accuracies. The sample is `corefbias run --limit 1`'s first shard of
     ``SHARDS`` (the first eighth of each part; every benchmark keeps at least one instance): 83 instances, 349
-    requests, about 3 minutes on 2 cores. (The whole of Winogender, 720 of 720 decisions, is measured in
+    requests, 2 min 18 s on 2 cores. (The whole of Winogender, 720 of 720 decisions, is measured in
     docs/running/lm_eval.md; the stand-in test checks every instance's requests.)"""
     if not SMOLLM2.is_file():
         pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
