@@ -3,7 +3,8 @@
     .venv/bin/python perf/cloze_throughput.py --mirror ../shared/data \\
         [--model FILE.gguf | --architecture tiny|llama-1b|llama-8b [--tokenizer FILE.gguf]] \\
         [--device cpu|cuda] [--dtype float32|bfloat16] [--benchmarks winogender ...|all] [--limit N] \\
-        [--threads 1] [--ours-batch-tokens 4096 ...] [--call-size 4096] [--lm-eval-batch-sizes 1 16] \\
+        [--threads 1] [--ours-layouts prefix-sharing right-padded] [--ours-batch-tokens 4096 ...] \\
+        [--call-size 4096] [--lm-eval-batch-sizes 1 16] \\
         [--peak-flops 989e12]
 
 Both sides score the same requests (by default Winogender's 720 instances, two options each; the seven original
@@ -16,8 +17,9 @@ from strings to log-likelihoods, tokenization included; loading is not:
   ``llama-1b`` is Llama-3.2-1B's, 1.24 B parameters, ``llama-8b`` Llama-3.1-8B's, 8.03 B, ``tiny`` two layers
   of 64), built from a ``transformers.LlamaConfig`` on the device, nothing downloaded, with the tokenizer of a
   local GGUF (``--tokenizer``, default SmolLM2's);
-* corefbias: ``TransformersBackend.loglikelihoods`` per token budget (``--ours-batch-tokens``), in calls of
-  ``--call-size`` instances as ``corefbias run`` hands them (``CALL_SIZE``);
+* corefbias: ``TransformersBackend.loglikelihoods`` per layout (``--ours-layouts``: ``prefix-sharing``,
+  ``right-padded``) and token budget (``--ours-batch-tokens``), in calls of ``--call-size`` instances as
+  ``corefbias run`` hands them (``CALL_SIZE``);
 * lm-eval: ``HFLM(pretrained=<the same model object>, tokenizer=<the same tokenizer>, batch_size=B,
   softmax_dtype=float32)``, its defaults otherwise (``logits_cache`` on, which computes one forward pass for
   options of one token after the same context), timing ``lm.loglikelihood`` on ``Instance("loglikelihood",
@@ -27,7 +29,9 @@ Each side first scores a few requests untimed (warm-up). Decisions are the argma
 log-likelihoods (``acc``), compared with lm-eval's at its first batch size; a difference where lm-eval's
 two options lie within 1e-4 is a tie. ``tokens computed / distinct``: the tokens the forward passes
 computed, padding included (lm-eval's: the token ids it fed its model), per token of the least any method
-computes (each distinct prefix of the contexts once, each option's tokens but its last).
+computes (each distinct prefix of the contexts once, each option's tokens but its last). ``under a mask``: the
+share of those tokens computed in passes with an attention mask, which on a GPU keeps attention off its fused
+causal kernels (lm-eval's: none, it pads on the right and passes no mask).
 ``× FLOP bound`` (on a GPU): the seconds against 2 × parameters × distinct tokens ÷ the card's dense bf16
 rate (``--peak-flops``; by default 989 TFLOP/s for an H100 SXM or H200 SXM, 756 for an H100 PCIe, from the
 card's name). ``device→host bytes per request``: on a GPU every tensor that leaves the device during the
@@ -51,6 +55,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from corefbias.models.cloze_template import ClozeRequest
+from corefbias.models.token_batches import distinct_tokens
+from corefbias.models.transformers_backend import CALL_SIZE, LAYOUTS, MAX_BATCH_TOKENS, TransformersBackend
 
 DEFAULT_GGUF = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 WARM_UP = 8
@@ -151,13 +157,13 @@ def load(args):
     dtype = args.dtype or ("bfloat16" if args.device == "cuda" else "float32")
     model = random_model(args.architecture, tokenizer, args.device, dtype)
     identity = {"kind": "hf", "weights": {"random": args.architecture}}
-    backend = hf_causal_lm.TransformersBackend(model, tokenizer, identity=identity)
+    backend = TransformersBackend(model, tokenizer, identity=identity)
     torch.set_grad_enabled(False)
     return backend, f"random {args.architecture} ({dtype}, tokenizer of {gguf.name})"
 
 
-def ours(backend, requests, budget: int, call_size: int) -> dict:
-    backend.max_batch_tokens = budget
+def ours(backend, requests, budget: int, call_size: int, layout: str) -> dict:
+    backend.max_batch_tokens, backend.layout = budget, layout
     backend.loglikelihoods(requests[:WARM_UP])
     backend.stats = stats = type(backend.stats)()
     synchronize(backend.device)
@@ -168,7 +174,8 @@ def ours(backend, requests, budget: int, call_size: int) -> dict:
         for ll in backend.loglikelihoods(requests[start : start + call_size])
     ]
     synchronize(backend.device)
-    return {"seconds": time.perf_counter() - started, "loglikelihoods": lls, "computed": stats.computed}
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "loglikelihoods": lls, "computed": stats.computed, "masked": stats.masked}
 
 
 def lm_eval_model(backend, batch_size: int):
@@ -208,7 +215,8 @@ def theirs(backend, requests, batch_size: int) -> dict:
     started = time.perf_counter()
     lls = lm_eval_loglikelihoods(lm, requests)
     synchronize(backend.device)
-    return {"seconds": time.perf_counter() - started, "loglikelihoods": lls, "computed": lm.fed}
+    # lm-eval pads its batches on the right and calls the model with no attention mask
+    return {"seconds": time.perf_counter() - started, "loglikelihoods": lls, "computed": lm.fed, "masked": 0}
 
 
 def synchronize(device) -> None:
@@ -293,13 +301,17 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, help="torch's CPU threads (default: torch's, one per core)")
     parser.add_argument("--ours-batch-tokens", type=int, nargs="+", help="token budgets (default: the device's)")
     parser.add_argument("--call-size", type=int, help="instances per call (default: CALL_SIZE, as corefbias run)")
+    parser.add_argument(
+        "--ours-layouts",
+        nargs="+",
+        choices=sorted(set(LAYOUTS.values())),
+        help="corefbias's layouts, each at every budget (default: the device's, LAYOUTS)",
+    )
     parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="*", default=[1, 16], help="none: skip lm-eval")
     parser.add_argument("--peak-flops", type=float, help="the card's dense bf16 FLOP/s (default: by its name)")
     parser.add_argument("--count-requests", type=int, default=500, help="instances of the host-bytes count")
     args = parser.parse_args(argv)
     import torch
-
-    from corefbias.models import hf_causal_lm
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -315,7 +327,7 @@ def main(argv=None) -> None:
     started = time.perf_counter()
     backend, described = load(args)
     parameters = sum(parameter.numel() for parameter in backend.model.parameters())
-    distinct = hf_causal_lm.distinct_tokens(backend.encode_requests(requests))
+    distinct = distinct_tokens(backend.encode_requests(requests))
     rate = peak_flops(args, backend.device)
     bound = 2 * parameters * distinct / rate if rate else None
     card = (
@@ -333,17 +345,17 @@ def main(argv=None) -> None:
     rows = []
     for batch_size in args.lm_eval_batch_sizes:
         rows.append(("lm-eval 0.4.13 hf", f"batch {batch_size}", theirs(backend, requests, batch_size)))
-    call_size = args.call_size or hf_causal_lm.CALL_SIZE
-    for budget in args.ours_batch_tokens or [hf_causal_lm.MAX_BATCH_TOKENS[backend.device.type]]:
-        rows.append(
-            ("corefbias hf:", f"{budget} tokens, calls of {call_size}", ours(backend, requests, budget, call_size))
-        )
+    call_size = args.call_size or CALL_SIZE
+    for layout in args.ours_layouts or [LAYOUTS[backend.device.type]]:
+        for budget in args.ours_batch_tokens or [MAX_BATCH_TOKENS[backend.device.type]]:
+            setting = f"{layout}, {budget} tokens, calls of {call_size}"
+            rows.append(("corefbias hf:", setting, ours(backend, requests, budget, call_size, layout)))
     reference = rows[0][2]["loglikelihoods"]
     best_lm_eval = min((run["seconds"] for name, _, run in rows if name.startswith("lm-eval")), default=None)
     header = (
-        f"{'implementation':<18} {'setting':>28} {'seconds':>8} {'inst/s':>8} {'req/s':>8} {'× lm-eval best':>14} "
-        f"{'tokens computed / distinct':>26} {'× FLOP bound':>12} {'same decisions':>15} {'not ties':>8} "
-        f"{'max |ΔLL|':>9}"
+        f"{'implementation':<18} {'setting':>44} {'seconds':>8} {'inst/s':>8} {'req/s':>8} {'× lm-eval best':>14} "
+        f"{'tokens computed / distinct':>26} {'under a mask':>12} {'× FLOP bound':>12} {'same decisions':>15} "
+        f"{'not ties':>8} {'max |ΔLL|':>9}"
     )
     print(header)
     print("-" * len(header))
@@ -353,9 +365,10 @@ def main(argv=None) -> None:
         flops = f"{seconds / bound:.1f}" if bound else "—"
         same, real, delta = agreement(run["loglikelihoods"], reference)
         computed, decided = f"{run['computed'] / distinct:.2f}", f"{same}/{len(requests)}"
+        masked = f"{run['masked'] / run['computed']:.0%}"
         print(
-            f"{name:<18} {setting:>28} {seconds:>8.1f} {len(requests) / seconds:>8.1f} {pairs / seconds:>8.1f} "
-            f"{relative:>14} {computed:>26} {flops:>12} {decided:>15} {real:>8} {delta:>9.1e}"
+            f"{name:<18} {setting:>44} {seconds:>8.1f} {len(requests) / seconds:>8.1f} {pairs / seconds:>8.1f} "
+            f"{relative:>14} {computed:>26} {masked:>12} {flops:>12} {decided:>15} {real:>8} {delta:>9.1e}"
         )
 
     counted = requests[: args.count_requests]

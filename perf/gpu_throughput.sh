@@ -7,7 +7,8 @@
 #       gguf_file='SmolLM2-135M-Instruct.Q4_1.gguf').save_pretrained('runs/gpu/tokenizer')"
 #   .venv/bin/pip download --no-deps -d runs/gpu/wheels lm_eval==0.4.13 dill requests urllib3 certifi idna \
 #       charset_normalizer accelerate psutil
-# There: ARCHS="llama-1b:64 llama-8b" bash perf/gpu_throughput.sh (an architecture, then lm-eval's batch sizes).
+# There: ARCHS="llama-1b:64 llama-8b" bash perf/gpu_throughput.sh (an architecture, then lm-eval's batch sizes);
+# both of corefbias's layouts unless OURS_LAYOUTS names one.
 set -uo pipefail
 requests="${REQUESTS:-runs/gpu/requests.jsonl.gz}"
 device="${DEVICE:-cuda}"
@@ -23,6 +24,7 @@ for spec in $ARCHS; do
     arch="${spec%%:*}"; lm_eval_batches="${spec#*:}"; [ "$lm_eval_batches" = "$spec" ] && lm_eval_batches=""
     echo "=== $arch (lm-eval batch sizes: ${lm_eval_batches:-none})"
     timeout "${EACH_TIMEOUT:-400}" python3 perf/cloze_throughput.py "${common[@]}" --architecture "$arch" \
-        --lm-eval-batch-sizes ${lm_eval_batches//,/ } ${OURS_TOKENS:+--ours-batch-tokens $OURS_TOKENS} "$@" 2>&1 |
+        --lm-eval-batch-sizes ${lm_eval_batches//,/ } ${OURS_TOKENS:+--ours-batch-tokens $OURS_TOKENS} \
+        --ours-layouts ${OURS_LAYOUTS:-right-padded prefix-sharing} "$@" 2>&1 |
         grep -v "Warning\|warn(" | tee "$out/$arch.txt"
 done

@@ -24,13 +24,15 @@ from test_llamacpp_service import CACHE, MODELS
 from corefbias.benchmarks import BENCHMARKS, registry
 from corefbias.harness import runner
 from corefbias.harness.run_outputs import write_outputs
-from corefbias.models import hf_causal_lm
+from corefbias.models import hf_causal_lm, transformers_backend
 from corefbias.models.base import ModelError, Task
 from corefbias.models.cloze import ClozeModel
 from corefbias.models.cloze_template import ClozeRequest, ClozeTemplate
+from corefbias.models.token_batches import footprint, token_batches
 from corefbias.plugins.registry import Registry
 
 SMOLLM2 = CACHE / "models" / f"{MODELS['smollm2']}.gguf"
+LAYOUTS = sorted(set(transformers_backend.LAYOUTS.values()))
 WINOGENDER = BENCHMARKS["winogender"]
 TOLERANCE = 1e-4
 
@@ -183,7 +185,7 @@ def test_the_pinned_instances_are_lm_evals_requests(rows):
 def test_loglikelihoods_and_decisions_match_plain_transformers_and_lm_eval(smollm2, rows, plain_transformers):
     requests = requests_of(rows)
     backend = smollm2.backend
-    backend.stats = hf_causal_lm.TokenStats()
+    backend.stats = transformers_backend.TokenStats()
     ours = backend.loglikelihoods(requests)
     expected = [[plain_transformers(r.context, continuation) for continuation in r.continuations] for r in requests]
     for name, mine, reference in zip(LM_EVAL, ours, expected):
@@ -207,8 +209,8 @@ def test_batch_size_and_a_forced_prefix_pass_change_nothing_but_rounding(smollm2
     one_by_one = backend.loglikelihoods(requests)
     monkeypatch.undo()
     # Six instances are too few for a pass of shared prefixes to pay; free passes force one.
-    monkeypatch.setitem(hf_causal_lm.PASS_COST, "cpu", 0)
-    backend.stats = hf_causal_lm.TokenStats()
+    monkeypatch.setitem(transformers_backend.PASS_COST, "cpu", 0)
+    backend.stats = transformers_backend.TokenStats()
     split = backend.loglikelihoods(requests)
     assert backend.stats.forward_passes == 3  # shared prefixes, the rest of each context, the longer options
     for name, a, b, c in zip(LM_EVAL, batched, one_by_one, split):
@@ -236,22 +238,25 @@ def test_the_batched_tokenization_is_lm_evals_pair_by_pair(smollm2, winogender):
     ]
 
 
-def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkeypatch):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkeypatch, layout):
     """The same 30 instances in one batch, in batches of a few hundred tokens, one request per batch, and in
-    calls of 7: every log-likelihood within 1e-4 of the one batch's, so decisions differ only on ties."""
+    calls of 7, in either layout: every log-likelihood within 1e-4 of the prefix-sharing layout's one batch, so
+    decisions differ only on ties."""
     backend = smollm2.backend
     requests = requests_of(winogender[:30])
+    reference = backend.loglikelihoods(requests)  # the CPU's default layout, one batch
+    monkeypatch.setattr(backend, "layout", layout)
     answers, passes = {}, {}
     for budget in (4096, 500, 200, 1):
         monkeypatch.setattr(backend, "max_batch_tokens", budget)
-        backend.stats = hf_causal_lm.TokenStats()
+        backend.stats = transformers_backend.TokenStats()
         answers[budget], passes[budget] = backend.loglikelihoods(requests), backend.stats.forward_passes
     monkeypatch.setattr(backend, "max_batch_tokens", 4096)
     answers["calls of 7"] = [
         ll for start in range(0, 30, 7) for ll in backend.loglikelihoods(requests[start : start + 7])
     ]
     assert passes[4096] < passes[500] < passes[200] < passes[1]  # not one layout under four names
-    reference = answers[4096]
     for name, found in answers.items():
         for mine, theirs in zip(found, reference):
             assert mine == pytest.approx(theirs, abs=TOLERANCE), name
@@ -259,13 +264,15 @@ def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkey
                 assert (mine[0] > mine[1]) == (theirs[0] > theirs[1]), name
 
 
-def test_only_one_float_per_option_leaves_the_device(tiny, winogender, monkeypatch):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_only_one_float_per_option_leaves_the_device(tiny, winogender, monkeypatch, layout):
     """Every tensor the backend turns into host values (``cpu``, ``to``, ``tolist``, ``item``, ``numpy``,
     ``float``), counted where the backend's own code asks: one float per option per batch, never a row of
     the 49 152-token vocabulary; and the log-likelihoods those floats are those of an unbatched pass."""
     import torch
 
     backend = tiny.backend
+    backend.layout = layout
     requests = requests_of(winogender[:60])
     pulled: list[int] = []
 
@@ -273,7 +280,7 @@ def test_only_one_float_per_option_leaves_the_device(tiny, winogender, monkeypat
         original = getattr(torch.Tensor, name)
 
         def method(self, *args, **kwargs):
-            if sys._getframe(1).f_globals.get("__name__") == hf_causal_lm.__name__ and self.is_floating_point():
+            if sys._getframe(1).f_globals.get("__name__") == transformers_backend.__name__ and self.is_floating_point():
                 if name != "to" or "cpu" in map(str, (*args, *kwargs.values())):
                     pulled.append(self.numel())
             return original(self, *args, **kwargs)
@@ -300,39 +307,85 @@ def test_the_vocabulary_rows_are_turned_into_log_probabilities_a_few_at_a_time(t
     backend = tiny.backend
     requests = requests_of(winogender[:60])
     whole = backend.loglikelihoods(requests)
-    monkeypatch.setattr(hf_causal_lm, "LOGITS_CHUNK", 2 * backend.model.config.vocab_size)
-    backend.stats = hf_causal_lm.TokenStats()
+    monkeypatch.setattr(transformers_backend, "LOGITS_CHUNK", 2 * backend.model.config.vocab_size)
+    backend.stats = transformers_backend.TokenStats()
     for mine, theirs in zip(backend.loglikelihoods(requests), whole):
         assert mine == pytest.approx(theirs, abs=1e-6)
     longer = sum(len(tokens) > 1 for _, options in backend.encode_requests(requests) for tokens in options)
     assert backend.stats.forward_passes > longer // 2  # pass C in pieces
 
 
+def test_right_padded_contexts_attend_with_no_mask_and_tails_come_in_passes_of_one_length(
+    tiny, winogender, monkeypatch
+):
+    """The right-padded layout: every attention call of a pass over whole contexts gets no mask and is causal (on a
+    GPU, the fused kernels), only pass C's tails are masked, and those come in one pass per range of tail lengths,
+    each padded to its own longest tail; the prefix-sharing layout masks every pass."""
+    import torch
+
+    backend = tiny.backend
+    requests = requests_of(winogender)
+    encoded = backend.encode_requests(requests)
+    calls = []
+    attention = torch.nn.functional.scaled_dot_product_attention
+
+    def spied(query, key, value, attn_mask=None, *args, is_causal=False, **kwargs):
+        calls.append((query.shape[2], attn_mask is None, is_causal))
+        return attention(query, key, value, attn_mask, *args, is_causal=is_causal, **kwargs)
+
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", spied)
+    backend.layout, backend.max_batch_tokens = "right-padded", 100_000  # one batch
+    backend.stats = transformers_backend.TokenStats()
+    backend.loglikelihoods(requests)
+    tails = [len(tokens) - 1 for _, options in encoded for tokens in options if len(tokens) > 1]
+    classes = {length.bit_length() for length in tails}
+    layers = backend.model.config.num_hidden_layers
+    assert len(classes) > 1 and backend.stats.forward_passes == 1 + len(classes)
+    widest = max(len(context) for context, _ in encoded)
+    assert calls[:layers] == [(widest, True, True)] * layers  # the contexts: no mask, causal
+    assert all(not unmasked for _, unmasked, _ in calls[layers:])  # the tails under their mask
+    padded_tails = sum(
+        len(group) * max(group) for c in classes for group in [[t for t in tails if t.bit_length() == c]]
+    )
+    assert backend.stats.masked == padded_tails < len(tails) * max(tails)
+    assert backend.stats.computed == len(encoded) * widest + padded_tails
+
+    calls.clear()
+    backend.layout = "prefix-sharing"
+    backend.stats = transformers_backend.TokenStats()
+    backend.loglikelihoods(requests)
+    assert calls and all(not unmasked for _, unmasked, _ in calls)
+    assert backend.stats.masked == backend.stats.computed
+
+
 def test_batches_are_sized_by_tokens_and_sorted_by_length(tiny, winogender):
     backend = tiny.backend
     encoded = backend.encode_requests(requests_of(winogender))
-    batches = hf_causal_lm.token_batches(encoded, range(len(encoded)), 400)
+    batches = token_batches(encoded, range(len(encoded)), 400)
     assert sorted(index for batch in batches for index, _ in batch) == list(range(720))
-    sizes = [hf_causal_lm.footprint([encoded[index] for index, _ in batch]) for batch in batches]
+    sizes = [footprint([encoded[index] for index, _ in batch]) for batch in batches]
     assert max(sizes) <= 400 and sum(sizes) / len(sizes) > 0.7 * 400  # mostly full, never over
     rests = [max(len(encoded[index][0]) - shared for index, shared in batch) for batch in batches]
     assert rests == sorted(rests, reverse=True)  # the widest first: little padding within a batch
 
 
-def test_a_batch_out_of_memory_is_retried_at_half_the_budget(tiny, winogender, monkeypatch):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_batch_out_of_memory_is_retried_at_half_the_budget(tiny, winogender, monkeypatch, layout):
     """A model that runs out of memory above 150 tokens (rows × attended width): the backend splits what failed,
     keeps the halved budget, and answers as the unconstrained run; a single request too large is a ModelError."""
     import torch
 
     backend = tiny.backend
+    backend.layout = layout
     requests = requests_of(winogender[:30])
     expected = backend.loglikelihoods(requests)
     forward = backend.model.forward
 
-    def scarce(*args, attention_mask, **kwargs):
-        if attention_mask.numel() > 150:
+    def scarce(*args, input_ids, attention_mask, **kwargs):
+        attended = input_ids.numel() if attention_mask is None else attention_mask.numel()
+        if attended > 150:
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB (a test's stand-in)")
-        return forward(*args, attention_mask=attention_mask, **kwargs)
+        return forward(*args, input_ids=input_ids, attention_mask=attention_mask, **kwargs)
 
     monkeypatch.setattr(backend.model, "forward", scarce)
     found = backend.loglikelihoods(requests)
@@ -381,7 +434,7 @@ def test_a_run_hands_hf_whole_benchmarks_and_caches_each_batch_as_it_comes(tiny,
     assert 0 < first < 720
     resumed = run()
     assert resumed.runs["winogender"].num_predicted == 720 - first
-    assert resumed.settings["batch_size"] == hf_causal_lm.CALL_SIZE
+    assert resumed.settings["batch_size"] == transformers_backend.CALL_SIZE
     whole = runner.run(
         tiny.name,
         ["winogender"],
@@ -394,9 +447,10 @@ def test_a_run_hands_hf_whole_benchmarks_and_caches_each_batch_as_it_comes(tiny,
         assert mine["loglikelihoods"] == pytest.approx(theirs["loglikelihoods"], abs=TOLERANCE)
 
 
-@pytest.mark.slow  # lm-eval scores the 720 instances in about a minute on one core, and this backend in 30 s
-def test_every_winogender_decision_is_lm_evals(smollm2, winogender):
-    """lm-evaluation-harness 0.4.13's ``HFLM.loglikelihood`` on the same model object and tokenizer."""
+@pytest.mark.slow  # lm-eval scores the 720 instances in about a minute on one core, and this backend in 30 s a layout
+def test_every_winogender_decision_is_lm_evals(smollm2, winogender, monkeypatch):
+    """lm-evaluation-harness 0.4.13's ``HFLM.loglikelihood`` on the same model object and tokenizer, against both
+    layouts."""
     pytest.importorskip("lm_eval", reason="lm-eval is part of the test extra: pip install -e '.[test]'")
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
@@ -412,9 +466,12 @@ def test_every_winogender_decision_is_lm_evals(smollm2, winogender):
         )
     )
     theirs = [[next(flat) for _ in request.continuations] for request in requests]
-    ours = backend.loglikelihoods(requests)
-    assert max(abs(a - b) for x, y in zip(ours, theirs) for a, b in zip(x, y)) < TOLERANCE
-    assert [max((0, 1), key=lambda o: ll[o]) for ll in ours] == [max((0, 1), key=lambda o: ll[o]) for ll in theirs]
+    for layout in LAYOUTS:
+        monkeypatch.setattr(backend, "layout", layout)
+        ours = backend.loglikelihoods(requests)
+        assert max(abs(a - b) for x, y in zip(ours, theirs) for a, b in zip(x, y)) < TOLERANCE, layout
+        decided = [max((0, 1), key=lambda o: ll[o]) for ll in ours]
+        assert decided == [max((0, 1), key=lambda o: ll[o]) for ll in theirs], layout
 
 
 class FixedBackend:

@@ -241,7 +241,7 @@ def test_a_built_in_kind_declares_exactly_what_its_loader_takes(kind):
     assert set(declared) <= named or open_ended
     for option in kind.options:
         if option.choices and option.name in parameters:
-            assert parameters[option.name].default in option.choices
+            assert parameters[option.name].default in (*option.choices, None)  # None: the loader picks (hf: by device)
 
 
 def test_model_args_are_refused_by_name_for_the_kind_and_read_as_their_type(capsys):
@@ -262,12 +262,17 @@ def test_model_args_are_refused_by_name_for_the_kind_and_read_as_their_type(caps
     hf = options("--model", "hf:m", "--model-arg", "low_cpu_mem_usage=true", "--dtype", "bfloat16")
     assert hf == {"low_cpu_mem_usage": True, "dtype": "bfloat16"}  # hf batches by tokens: no batch_size
     assert options("--model", "hf:m", "--model-arg", "max_batch_tokens=512") == {"max_batch_tokens": 512}
+    assert options("--model", "hf:m", "--model-arg", "layout=right-padded") == {"layout": "right-padded"}
     assert options("--model", "baseline:random", "--batch-size", "8") == {}  # run's own setting
     for argv, message in [
         (
             ["--model", "hf:m", "--model-arg", "attn_implmentation=eager"],
             "--model-arg attn_implmentation: hf models take no such key; its keys are max_batch_tokens, call_size, "
-            "threads, attn_implementation, low_cpu_mem_usage, local_files_only, cache_dir, subfolder",
+            "layout, threads, attn_implementation, low_cpu_mem_usage, local_files_only, cache_dir, subfolder",
+        ),
+        (
+            ["--model", "hf:m", "--model-arg", "layout=packed"],
+            "--model-arg layout: expected one of prefix-sharing, right-padded, got 'packed'",
         ),
         (
             ["--model", "maverick:m", "--model-arg", "seed=1"],

@@ -159,6 +159,12 @@ BUILT_IN = (
                 int,
                 minimum=1,
             ),
+            ModelOption(
+                "layout",
+                "prefix-sharing or right-padded: how requests fill forward passes (default: prefix-sharing on CPU, "
+                "right-padded on CUDA)",
+                choices=("prefix-sharing", "right-padded"),
+            ),
             CLOZE_NORM,
             ModelOption("threads", "torch's CPU threads (default: one per core)", int, minimum=1),
             ModelOption("attn_implementation", "transformers' attention implementation, e.g. eager or sdpa"),

@@ -31,7 +31,7 @@ CLOZE_NORMS = ("none", "bytes")
 class LoglikelihoodBackend(Protocol):
     """Computes log-likelihoods. A backend that batches requests itself may also have ``call_size`` (the requests
     it wants per call) and ``loglikelihoods_in_batches(requests)``, yielding (positions in ``requests``, their
-    log-likelihoods) per batch as it computes them (``hf_causal_lm.TransformersBackend``)."""
+    log-likelihoods) per batch as it computes them (``transformers_backend.TransformersBackend``)."""
 
     identity: dict
 

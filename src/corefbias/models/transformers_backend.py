@@ -1,0 +1,433 @@
+"""How ``hf:`` scores cloze requests with a loaded ``transformers`` causal LM (``TransformersBackend``; loading is
+``corefbias.models.hf_causal_lm``'s).
+
+**The same numbers as lm-eval 0.4.13.** A context and a continuation are tokenized as lm-eval's ``hf``
+backend does (``HFLM._encode_pair`` and ``tok_encode``): whitespace at the end of the context moves to the
+continuation; the continuation's tokens are those of ``context + continuation`` after the context's own
+tokens; both are encoded with the tokenizer's default special tokens (``add_special_tokens`` left unset, so
+a tokenizer that prepends BOS, as Gemma's does, prepends it, and one that does not, as SmolLM2's, does
+not), except that a text already starting with the BOS token's text gets none; an empty context is the
+BOS token (else EOS) alone. The log-likelihood is the sum of the continuation tokens' log-softmax
+(computed in float32). On Winogender's 720 instances this gives lm-eval's decisions on all 720 with
+SmolLM2-135M-Instruct and Gemma 3 270M (GGUF), log-likelihoods within 5e-5 (``tests/test_hf_cloze.py``,
+``perf/cloze_throughput.py``).
+
+**Fast.** Each context is computed once, whatever its number of options. A call tokenizes all its requests at
+once (two batched calls of the fast tokenizer) and lays them out in batches of at most ``max_batch_tokens``
+tokens (a batch's *footprint*: its rows times its widest context, plus each option of more than one token's copy
+of its context and its tail; ``token_batches.footprint``), by one of two layouts (``layout``; by default
+``LAYOUTS`` of the device):
+
+* ``prefix-sharing`` (CPU): the first tokens that several contexts share are computed once for them all
+  (Winogender's sentences differ from their minimal pair only from the pronoun on: a quarter fewer tokens).
+  Contexts are grouped by shared prefix (in token order; ``token_batches.shared_prefix_groups``), whole groups,
+  the widest first, in a batch (``token_batches.token_batches``), and a batch takes two passes, the second
+  continuing the key/value cache of the first: (A) the prefixes, each once; (B) the rest of each context,
+  left-padded under an attention mask, positions counted on from its prefix, giving every option's first
+  token. Where pass A starts each context's pass B (``token_batches.split_points``) weighs pass B's padding
+  against pass A's rows and the fixed cost of a pass (``PASS_COST``: it reads every weight).
+* ``right-padded`` (CUDA): contexts sorted by length (``token_batches.length_sorted_batches``), each batch one
+  pass of whole contexts padded on the right. A causal model's attention never reaches forward, so the padding
+  cannot change a context's tokens and the pass needs no attention mask: on a GPU that lets
+  ``scaled_dot_product_attention`` take its fused causal kernels, which a padding mask rules out. Each row's
+  last real position is picked before the model's output layer (a hook on it), so the logits are one row per
+  context whatever the padding.
+
+Then (C), only for options of more than one token, their other tokens, continuing a copy of the cache per such
+option, in passes of tails of about one length (``token_batches.tail_passes``). Only the logits the sums need
+are computed (``logits_to_keep``; none in pass A), which matters for large vocabularies (Gemma 3: 262 144
+tokens). ``stats`` counts the tokens the passes computed (padding included; ``masked``: those in passes under an
+attention mask) against what the requests need with each context computed once (``needed``) and with each
+distinct prefix once (``distinct``; options' tokens but their last count in both), and the floats copied from
+the model's device to the host. lm-eval instead computes every option's whole sequence, padded on the right
+with no mask as the right-padded layout does, and the full vocabulary's logits at every position (it shares one
+pass among options of one token after the same context).
+
+**Nothing vocabulary-sized leaves the device.** The log-softmax is computed in float32 on the model's
+device, a bounded number of rows at a time (``LOGITS_CHUNK``), the continuation tokens' log-probabilities
+are gathered and summed there, and only one float per option crosses to the host per batch.
+
+**Devices.** ``max_batch_tokens`` and ``layout`` default per device (``MAX_BATCH_TOKENS``, ``LAYOUTS``). A batch
+that runs out of device memory is split and retried at half the budget, which the backend then keeps for the rest
+of its life, instead of crashing; only a single request that does not fit is an error.
+
+**Rounding.** Splitting, padding, batching and the layout change floating-point sums in their last bits: in
+float32 up to about 1e-4 here, so an option whose log-likelihood ties another's within about 1e-4 may be decided
+differently from lm-eval's unbatched pass, and from this backend at another ``max_batch_tokens``
+(``tests/test_hf_cloze.py`` checks both). In bfloat16 every layer rounds to 8 bits of mantissa, so any two
+layouts of the same request (another batch, another padding, lm-eval's) differ by up to about 0.2 and
+decisions within that margin can flip: run ``dtype=float32`` where decisions must match lm-eval's.
+
+**Calls.** ``loglikelihoods_in_batches`` yields each batch's answers as it is computed, so that ``corefbias
+run`` caches them as they come; ``call_size`` is the number of instances the runner hands it per call
+(``CALL_SIZE``: whole benchmarks but the largest), instead of the run's ``--batch-size``.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from .base import ModelError
+from .cloze_template import ClozeRequest
+from .token_batches import (
+    Item,
+    distinct_tokens,
+    footprint,
+    length_sorted_batches,
+    split_points,
+    tail_passes,
+    token_batches,
+)
+
+# The footprint of a batch (see the module docstring) by default. On CPU a batch of more than a few dozen rows
+# is no faster; on a GPU large batches keep the device busy, and an out-of-memory batch halves the budget.
+MAX_BATCH_TOKENS = {"cpu": 4096, "mps": 16384, "cuda": 65536}
+# A forward pass reads every weight: on CPU about the cost of computing 32 more tokens (SmolLM2-135M, one
+# thread); on a GPU, kernel launches and the Python of a pass cost more tokens' worth.
+PASS_COST = {"cpu": 32, "mps": 64, "cuda": 256}
+# On CPU sharing prefixes computes a fifth fewer tokens and masks cost little; on CUDA a mask rules out the fused
+# attention kernels (perf/cloze_throughput.py --ours-layouts times both; docs/performance.md).
+LAYOUTS = {"cpu": "prefix-sharing", "mps": "prefix-sharing", "cuda": "right-padded"}
+CALL_SIZE = 4096  # instances per call of `corefbias run`: whole benchmarks but SoWinoBias and ABC
+LOGITS_CHUNK = 1 << 27  # logits turned into float32 log-probabilities at once (512 MiB)
+
+
+@dataclass
+class TokenStats:
+    """Tokens the forward passes computed (padding included), and of those the ones in passes under an attention
+    mask (``masked``); what the requests need with each context computed once (``needed``), and with each
+    distinct prefix of the contexts computed once (``distinct``); the floats copied from the model's device to
+    the host (``host_floats``)."""
+
+    computed: int = 0
+    masked: int = 0
+    needed: int = 0
+    distinct: int = 0
+    forward_passes: int = 0
+    host_floats: int = 0
+
+
+def adds_bos_token(tokenizer) -> bool:
+    """Whether the tokenizer's default special tokens, which lm-eval 0.4.13's ``hf`` backend keeps, start with BOS."""
+    bos = tokenizer.bos_token_id
+    return bos is not None and tokenizer("a")["input_ids"][:1] == [bos]
+
+
+class TransformersBackend:
+    """Log-likelihoods of continuations from a loaded causal LM (see the module docstring).
+
+    ``max_batch_tokens``: the largest footprint of a batch (default by device, ``MAX_BATCH_TOKENS``);
+    ``call_size``: the instances ``corefbias run`` hands it per call; ``layout``: ``prefix-sharing`` or
+    ``right-padded`` (default by device, ``LAYOUTS``)."""
+
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        *,
+        identity: dict,
+        max_batch_tokens: int | None = None,
+        call_size=CALL_SIZE,
+        layout: str | None = None,
+    ):
+        self.model, self.tokenizer = model, tokenizer
+        self.device = model.device
+        self.max_batch_tokens = max_batch_tokens or MAX_BATCH_TOKENS.get(self.device.type, MAX_BATCH_TOKENS["cpu"])
+        self.layout = layout or LAYOUTS.get(self.device.type, LAYOUTS["cpu"])
+        if self.layout not in set(LAYOUTS.values()):
+            raise ValueError(f"unknown layout {self.layout!r}; choose {' or '.join(sorted(set(LAYOUTS.values())))}")
+        self.call_size = call_size
+        self.add_special_tokens = adds_bos_token(tokenizer)
+        self.identity = {**identity, "tokenization": {"lm_eval_pair_split": True, "bos": self.add_special_tokens}}
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (tokenizer.eos_token_id or 0)
+        # lm-eval's prefix_token_id: the context of an empty context, and the text that turns special tokens off
+        self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+        self.prefix_text = tokenizer.decode(self.prefix_id) if self.prefix_id is not None else None
+        # transformers renamed the key/value cache argument (and output) `past_key_values` to `cache` in 5.x
+        self.cache_argument = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+        self.stats = TokenStats()
+
+    def encode(self, text: str) -> list[int]:
+        """lm-eval's ``tok_encode``: the tokenizer's default special tokens, none if ``text`` starts with BOS."""
+        return self.encode_texts([text])[0]
+
+    def encode_texts(self, texts: Sequence[str]) -> list[list[int]]:
+        """``encode`` of each text, in at most two batched calls of the tokenizer."""
+        plain = [i for i, text in enumerate(texts) if self.prefix_text is None or not text.startswith(self.prefix_text)]
+        bare = sorted(set(range(len(texts))) - set(plain))
+        found: list[list[int]] = [[] for _ in texts]
+        for indices, options in ((plain, {}), (bare, {"add_special_tokens": False})):
+            if indices:
+                for index, ids in zip(indices, self.tokenizer([texts[i] for i in indices], **options)["input_ids"]):
+                    found[index] = ids
+        return found
+
+    def encode_requests(self, requests: Sequence[ClozeRequest]) -> list[Item]:
+        """Each request's context tokens and its options' tokens, split as lm-eval's ``_encode_pair`` splits them:
+        whitespace at the end of the context moves to the continuation, and an option's tokens are the tail of
+        ``context + option`` after the context's own; an empty context is the BOS (else EOS) token alone."""
+        contexts, wholes, bare = [], [], []
+        for request in requests:
+            if not request.context:  # lm-eval's loglikelihood: the prefix token is the context
+                bare.extend(request.continuations)
+                continue
+            spaces = len(request.context) - len(request.context.rstrip())
+            context = request.context[: len(request.context) - spaces]
+            contexts.append(context)
+            wholes.extend(request.context + continuation for continuation in request.continuations)
+        context_ids, whole_ids = iter(self.encode_texts(contexts)), iter(self.encode_texts(wholes))
+        bare_ids = iter(self.tokenizer(bare, add_special_tokens=False)["input_ids"] if bare else [])
+        encoded: list[Item] = []
+        for request in requests:
+            if not request.context:
+                pairs = []
+                for tokens in (next(bare_ids) for _ in request.continuations):
+                    pairs.append(
+                        ([self.prefix_id], tokens) if tokens[:1] != [self.prefix_id] else (tokens[:1], tokens[1:])
+                    )
+                if len({tuple(context) for context, _ in pairs}) != 1:
+                    raise ModelError(
+                        f"options of one instance tokenized with different contexts: {request.continuations!r}"
+                    )
+                context, options = pairs[0][0], [tokens for _, tokens in pairs]
+            else:
+                context = next(context_ids)
+                options = [next(whole_ids)[len(context) :] for _ in request.continuations]
+            if not all(options):
+                raise ModelError(f"an option of {request.context!r} tokenizes to nothing: {request.continuations!r}")
+            encoded.append((context, options))
+        return encoded
+
+    def loglikelihoods(self, requests: list[ClozeRequest]) -> list[list[float]]:
+        results: list[list[float]] = [[] for _ in requests]
+        for indices, scores in self.loglikelihoods_in_batches(requests):
+            for index, score in zip(indices, scores):
+                results[index] = score
+        return results
+
+    def loglikelihoods_in_batches(self, requests: list[ClozeRequest]) -> Iterator[tuple[list[int], list[list[float]]]]:
+        """Per batch, as it is computed: the positions in ``requests`` it answered and their log-likelihoods."""
+        encoded = self.encode_requests(requests)
+        self.stats.needed += sum(len(context) + sum(len(t) - 1 for t in options) for context, options in encoded)
+        self.stats.distinct += distinct_tokens(encoded)
+        plan = length_sorted_batches if self.layout == "right-padded" else token_batches
+        queue = deque(plan(encoded, range(len(encoded)), self.max_batch_tokens))
+        while queue:
+            batch = queue.popleft()
+            size = footprint([encoded[index] for index, _ in batch])
+            if len(batch) > 1 and size > self.max_batch_tokens:  # planned before the budget was halved
+                queue.extendleft(reversed(plan(encoded, [i for i, _ in batch], self.max_batch_tokens)))
+                continue
+            totals = self._score_or_none([(encoded[index], shared) for index, shared in batch])
+            if totals is None:
+                self._free_device_memory()
+                self.max_batch_tokens = max(1, size // 2)
+                queue.appendleft(batch)
+                continue
+            self.stats.host_floats += len(totals)
+            flat = iter(totals)
+            yield [index for index, _ in batch], [[next(flat) for _ in encoded[index][1]] for index, _ in batch]
+
+    def _score_or_none(self, items: list[tuple[Item, int]]) -> list[float] | None:
+        """The batch's log-likelihoods (one float per option, in order), or None if it ran out of device memory."""
+        import torch
+
+        try:
+            if self.layout == "right-padded":
+                return self._score_right_padded([item for item, _ in items]).tolist()
+            return self._score_sharing_prefixes(items).tolist()
+        except RuntimeError as error:  # torch's OutOfMemoryError is one
+            if not isinstance(error, torch.OutOfMemoryError) and "out of memory" not in str(error):
+                raise
+            if len(items) == 1:
+                context, options = items[0][0]
+                raise ModelError(
+                    f"one request ({len(context)} context tokens, {len(options)} options) does not fit in the memory "
+                    f"of {self.device}: {error}"
+                ) from error
+        return None
+
+    def _free_device_memory(self) -> None:
+        import torch
+
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+
+    def _score_sharing_prefixes(self, items: list[tuple[Item, int]]):
+        """Every option's log-likelihood, in order, as one float32 tensor on the model's device.
+
+        Pass A: the contexts' first tokens (prefixes shared in a group computed once); pass B: the rest of each
+        context, left-padded, giving each option's first token; pass C (``_add_tails``). Passes B and C continue
+        the key/value cache of the one before."""
+        import torch
+
+        device = self.device
+        contexts = [context for (context, _), _ in items]
+        splits = split_points(contexts, [shared for _, shared in items], PASS_COST.get(device.type, PASS_COST["cuda"]))
+        prefixes: dict[tuple[int, ...], int] = {}  # a prefix → its row in pass A
+        for context, split in zip(contexts, splits):
+            if split:
+                prefixes.setdefault(tuple(context[:split]), len(prefixes))
+        first_rows, first_tokens, longer = option_tokens([item for item, _ in items])
+        cache, prefix_mask = None, torch.zeros((len(items), 0), dtype=torch.long)
+        split_lengths = torch.tensor(splits)
+        with torch.inference_mode():
+            if prefixes:
+                ids, mask = left_padded(list(prefixes), self.pad_id)
+                no_logits = torch.zeros(0, dtype=torch.long, device=device)  # the cache only
+                _, cache = self._forward(ids, mask, (mask.cumsum(dim=1) - 1).clamp(min=0), None, keep=no_logits)
+                rows = [prefixes[tuple(context[:split])] if split else 0 for context, split in zip(contexts, splits)]
+                cache.reorder_cache(torch.tensor(rows, device=device))
+                prefix_mask = mask[rows] * (split_lengths > 0)[:, None]  # a context split at 0 sees none of it
+            ids, mask = left_padded([context[split:] for context, split in zip(contexts, splits)], self.pad_id)
+            context_mask = torch.cat([prefix_mask, mask], dim=1)
+            positions = split_lengths[:, None] + (mask.cumsum(dim=1) - 1).clamp(min=0)
+            logits, cache = self._forward(ids, context_mask, positions, cache, keep=1, use_cache=bool(longer))
+            totals = self._logprobs(logits[:, -1, :], torch.tensor(first_rows), torch.tensor(first_tokens))
+            del logits
+            lengths = torch.tensor([len(context) for context in contexts])
+            return self._add_tails(totals, longer, cache, context_mask, lengths)
+
+    def _score_right_padded(self, items: list[Item]):
+        """Every option's log-likelihood, in order, as one float32 tensor on the model's device.
+
+        Pass B: the whole contexts, padded on the right, with no attention mask (padding after a context's tokens
+        cannot reach them), giving each option's first token from the context's last real position; pass C
+        (``_add_tails``) continues its key/value cache, masking the padding."""
+        import torch
+
+        contexts = [context for context, _ in items]
+        first_rows, first_tokens, longer = option_tokens(items)
+        lengths = torch.tensor([len(context) for context in contexts])
+        width = int(lengths.max())
+        ids = torch.full((len(contexts), width), self.pad_id, dtype=torch.long)
+        for row, context in enumerate(contexts):
+            ids[row, : len(context)] = torch.tensor(context, dtype=torch.long)
+        rows, last = torch.arange(len(contexts), device=self.device), (lengths - 1).to(self.device)
+
+        def last_real_position(module, inputs):  # the output layer sees one position per context
+            return (inputs[0][rows, last][:, None, :], *inputs[1:])
+
+        with torch.inference_mode():
+            hook = self.model.get_output_embeddings().register_forward_pre_hook(last_real_position)
+            try:
+                logits, cache = self._forward(ids, None, None, None, keep=0, use_cache=bool(longer))
+            finally:
+                hook.remove()
+            totals = self._logprobs(logits[:, -1, :], torch.tensor(first_rows), torch.tensor(first_tokens))
+            del logits
+            context_mask = (torch.arange(width)[None, :] < lengths[:, None]).long()
+            return self._add_tails(totals, longer, cache, context_mask, lengths)
+
+    def _add_tails(self, totals, longer, cache, context_mask, lengths):
+        """``totals`` (per option, its first token's log-probability) plus pass C's for the options of more than
+        one token (``longer``: their position among the options, their item and tokens)."""
+        import torch
+
+        if not longer:
+            return totals
+        tails = self._tail_logprobs(cache, context_mask, lengths, [(item, tokens) for _, item, tokens in longer])
+        return totals.index_add(0, torch.tensor([option for option, _, _ in longer], device=self.device), tails)
+
+    def _forward(self, ids, mask, positions, cache, *, keep, use_cache: bool = True):
+        """One forward pass: its logits (``logits_to_keep=keep``) and, with ``use_cache``, its key/value cache.
+        ``mask`` and ``positions`` None: every row's tokens from position 0, with no attention mask."""
+        device = self.device
+        continued = {self.cache_argument: cache} if cache is not None else {}
+        out = self.model(
+            input_ids=ids.to(device),
+            attention_mask=None if mask is None else mask.to(device),
+            position_ids=None if positions is None else positions.to(device),
+            use_cache=use_cache,
+            logits_to_keep=keep,
+            **continued,
+        )
+        self.stats.computed += ids.numel()
+        self.stats.masked += 0 if mask is None else ids.numel()
+        self.stats.forward_passes += 1
+        return out.logits, getattr(out, self.cache_argument) if use_cache else None
+
+    def _logprobs(self, logits, rows, tokens):
+        """``log_softmax(logits[rows])[tokens]`` per pair, in float32 on the device, ``LOGITS_CHUNK`` at a time;
+        ``rows`` ascending."""
+        import torch
+
+        step = max(1, LOGITS_CHUNK // logits.shape[-1])
+        found = []
+        for start in range(0, logits.shape[0], step):
+            chosen = (rows >= start) & (rows < start + step)
+            if chosen.any():
+                chunk = torch.log_softmax(logits[start : start + step].float(), dim=-1)
+                found.append(chunk[(rows[chosen] - start).to(chunk.device), tokens[chosen].to(chunk.device)])
+        return torch.cat(found)
+
+    def _tail_logprobs(self, cache, context_mask, lengths, longer: list[tuple[int, list[int]]]):
+        """Pass C: per option of more than one token (its item, its tokens), the summed log-probabilities of its
+        tokens after the first, from a copy of its item's cache, in passes of tails of about one length
+        (``tail_passes``) of at most ``LOGITS_CHUNK`` logits each."""
+        import torch
+
+        passes = tail_passes(
+            [len(tokens) - 1 for _, tokens in longer], LOGITS_CHUNK // self.model.config.get_text_config().vocab_size
+        )
+        sums, order = [], []
+        for number, options in enumerate(passes):
+            chunk = [longer[option] for option in options]
+            order.extend(options)
+            fed = max(len(tokens) - 1 for _, tokens in chunk)
+            items = torch.tensor([item for item, _ in chunk])
+            # the last pass reorders the batch's cache itself; earlier ones a copy
+            selected = cache if number == len(passes) - 1 else copy.deepcopy(cache)
+            selected.reorder_cache(items.to(self.device))
+            tail = torch.full((len(chunk), fed), self.pad_id, dtype=torch.long)
+            targets = torch.full((len(chunk), fed), self.pad_id, dtype=torch.long)
+            tail_mask = torch.zeros((len(chunk), fed), dtype=torch.long)
+            for row, (_, tokens) in enumerate(chunk):
+                tail[row, : len(tokens) - 1] = torch.tensor(tokens[:-1], dtype=torch.long)
+                targets[row, : len(tokens) - 1] = torch.tensor(tokens[1:], dtype=torch.long)
+                tail_mask[row, : len(tokens) - 1] = 1
+            logits, _ = self._forward(
+                tail,
+                torch.cat([context_mask[items], tail_mask], dim=1),
+                lengths[items][:, None] + torch.arange(fed)[None, :],
+                selected,
+                keep=0,
+                use_cache=False,
+            )
+            logprobs = torch.log_softmax(logits.float(), dim=-1).gather(2, targets.to(self.device)[..., None])[..., 0]
+            sums.append(torch.where(tail_mask.to(self.device).bool(), logprobs, 0.0).sum(dim=1))
+            del logits, logprobs
+        in_order = torch.empty(len(longer), dtype=torch.long)
+        in_order[torch.tensor(order)] = torch.arange(len(longer))
+        return torch.cat(sums)[in_order.to(self.device)]
+
+
+def option_tokens(items: list[Item]) -> tuple[list[int], list[int], list[tuple[int, int, list[int]]]]:
+    """Per option of the batch's ``items``, in order: its item and its first token; and per option of more than one
+    token, its position among the options, its item and its tokens."""
+    first_rows, first_tokens, longer = [], [], []
+    for item, (_, options) in enumerate(items):
+        for tokens in options:
+            if len(tokens) > 1:
+                longer.append((len(first_rows), item, tokens))
+            first_rows.append(item)
+            first_tokens.append(tokens[0])
+    return first_rows, first_tokens, longer
+
+
+def left_padded(sequences: list, pad_id: int):
+    """Token ids left-padded to the longest, and their attention mask."""
+    import torch
+
+    widest = max(len(tokens) for tokens in sequences)
+    ids = torch.full((len(sequences), widest), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(sequences), widest), dtype=torch.long)
+    for row, tokens in enumerate(sequences):
+        if tokens:
+            ids[row, widest - len(tokens) :] = torch.tensor(tokens, dtype=torch.long)
+            mask[row, widest - len(tokens) :] = 1
+    return ids, mask
