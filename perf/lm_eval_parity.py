@@ -35,7 +35,7 @@ def lm_eval_encoder(gguf: Path):
     import transformers
     from lm_eval.models.huggingface import HFLM
 
-    from corefbias.models.hf_causal_lm import TransformersBackend
+    from corefbias.models.transformers_backend import TransformersBackend
 
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = random_model("tiny", tokenizer, "cpu", "float32")
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tokenizers", type=Path, nargs="+", default=DEFAULT_TOKENIZERS, help="GGUF files")
     args = parser.parse_args(argv)
     from corefbias.benchmarks import resolve
-    from corefbias.models.hf_causal_lm import CALL_SIZE
+    from corefbias.models.transformers_backend import CALL_SIZE
 
     names = [benchmark.name for benchmark in resolve(args.benchmarks) if benchmark.cloze is not None]
     rendered = {name: benchmark_requests([name], args.data_dir, args.mirror, args.limit) for name in names}
