@@ -31,7 +31,8 @@ two options lie within 1e-4 is a tie. ``tokens computed / distinct``: the tokens
 computed, padding included (lm-eval's: the token ids it fed its model), per token of the least any method
 computes (each distinct prefix of the contexts once, each option's tokens but its last). ``under a mask``: the
 share of those tokens computed in passes with an attention mask, which on a GPU keeps attention off its fused
-causal kernels (lm-eval's: none, it pads on the right and passes no mask).
+causal kernels (lm-eval's: none, it pads on the right and passes no mask). ``tokenizing``: of corefbias's seconds,
+those spent tokenizing before a call's first batch reaches the device.
 ``× FLOP bound`` (on a GPU): the seconds against 2 × parameters × distinct tokens ÷ the card's dense bf16
 rate (``--peak-flops``; by default 989 TFLOP/s for an H100 SXM or H200 SXM, 756 for an H100 PCIe, from the
 card's name). ``device→host bytes per request``: on a GPU every tensor that leaves the device during the
@@ -175,7 +176,13 @@ def ours(backend, requests, budget: int, call_size: int, layout: str) -> dict:
     ]
     synchronize(backend.device)
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "loglikelihoods": lls, "computed": stats.computed, "masked": stats.masked}
+    return {
+        "seconds": seconds,
+        "loglikelihoods": lls,
+        "computed": stats.computed,
+        "masked": stats.masked,
+        "tokenizing": stats.tokenizing_seconds,
+    }
 
 
 def lm_eval_model(backend, batch_size: int):
@@ -353,7 +360,8 @@ def main(argv=None) -> None:
     reference = rows[0][2]["loglikelihoods"]
     best_lm_eval = min((run["seconds"] for name, _, run in rows if name.startswith("lm-eval")), default=None)
     header = (
-        f"{'implementation':<18} {'setting':>44} {'seconds':>8} {'inst/s':>8} {'req/s':>8} {'× lm-eval best':>14} "
+        f"{'implementation':<18} {'setting':>44} {'seconds':>8} {'tokenizing':>10} {'inst/s':>8} {'req/s':>8} "
+        f"{'× lm-eval best':>14} "
         f"{'tokens computed / distinct':>26} {'under a mask':>12} {'× FLOP bound':>12} {'same decisions':>15} "
         f"{'not ties':>8} {'max |ΔLL|':>9}"
     )
@@ -366,8 +374,10 @@ def main(argv=None) -> None:
         same, real, delta = agreement(run["loglikelihoods"], reference)
         computed, decided = f"{run['computed'] / distinct:.2f}", f"{same}/{len(requests)}"
         masked = f"{run['masked'] / run['computed']:.0%}"
+        tokenizing = f"{run['tokenizing']:.1f}" if "tokenizing" in run else "—"  # lm-eval's is not apart
         print(
-            f"{name:<18} {setting:>44} {seconds:>8.1f} {len(requests) / seconds:>8.1f} {pairs / seconds:>8.1f} "
+            f"{name:<18} {setting:>44} {seconds:>8.1f} {tokenizing:>10} {len(requests) / seconds:>8.1f} "
+            f"{pairs / seconds:>8.1f} "
             f"{relative:>14} {computed:>26} {masked:>12} {flops:>12} {decided:>15} {real:>8} {delta:>9.1e}"
         )
 

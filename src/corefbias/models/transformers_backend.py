@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -101,7 +102,8 @@ class TokenStats:
     """Tokens the forward passes computed (padding included), and of those the ones in passes under an attention
     mask (``masked``); what the requests need with each context computed once (``needed``), and with each
     distinct prefix of the contexts computed once (``distinct``); the floats copied from the model's device to
-    the host (``host_floats``)."""
+    the host (``host_floats``); the seconds spent tokenizing, before any batch reaches the device
+    (``tokenizing_seconds``)."""
 
     computed: int = 0
     masked: int = 0
@@ -109,6 +111,7 @@ class TokenStats:
     distinct: int = 0
     forward_passes: int = 0
     host_floats: int = 0
+    tokenizing_seconds: float = 0.0
 
 
 def adds_bos_token(tokenizer) -> bool:
@@ -211,7 +214,9 @@ class TransformersBackend:
 
     def loglikelihoods_in_batches(self, requests: list[ClozeRequest]) -> Iterator[tuple[list[int], list[list[float]]]]:
         """Per batch, as it is computed: the positions in ``requests`` it answered and their log-likelihoods."""
+        started = time.perf_counter()
         encoded = self.encode_requests(requests)
+        self.stats.tokenizing_seconds += time.perf_counter() - started
         self.stats.needed += sum(len(context) + sum(len(t) - 1 for t in options) for context, options in encoded)
         self.stats.distinct += distinct_tokens(encoded)
         plan = length_sorted_batches if self.layout == "right-padded" else token_batches
