@@ -2,7 +2,7 @@
 
     .venv/bin/python perf/cloze_throughput.py --mirror ../shared/data \\
         [--model FILE.gguf | --architecture tiny|llama-1b|llama-8b [--tokenizer FILE.gguf]] \\
-        [--device cpu|cuda] [--dtype float32|bfloat16] [--benchmarks winogender ...|all] [--limit N] \\
+        [--device cpu|cuda] [--dtype float32|bfloat16] [--benchmarks winogender ...|all] [--limit N] [--sample N] \\
         [--threads 1] [--ours-layouts prefix-sharing right-padded] [--ours-batch-tokens 4096 ...] \\
         [--call-size 4096] [--lm-eval-batch-sizes 1 16] \\
         [--peak-flops 989e12]
@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import random
 import sys
 import time
 from contextlib import contextmanager
@@ -297,6 +298,7 @@ def main(argv=None) -> None:
     parser.add_argument("--requests", type=Path, help="read the requests from --save-requests's file instead")
     parser.add_argument("--benchmarks", nargs="+", default=["winogender"], help="benchmark names, or all")
     parser.add_argument("--limit", type=int, help="only the first N instances of each benchmark part")
+    parser.add_argument("--sample", type=int, help="a random sample of N of the instances (seed 0), in their order")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--model", type=Path, default=DEFAULT_GGUF, help="a .gguf file")
     source.add_argument("--architecture", choices=sorted(ARCHITECTURES), help="random weights of this shape")
@@ -326,6 +328,9 @@ def main(argv=None) -> None:
         requests = read_requests(args.requests)
     else:
         requests = benchmark_requests(args.benchmarks, args.data_dir, args.mirror, args.limit)
+    if args.sample is not None and args.sample < len(requests):
+        chosen = sorted(random.Random(0).sample(range(len(requests)), args.sample))
+        requests = [requests[index] for index in chosen]
     if args.save_requests:
         save_requests(requests, args.save_requests)
         print(f"{len(requests)} instances written to {args.save_requests}")
