@@ -58,7 +58,13 @@ from pathlib import Path
 
 from corefbias.models.cloze_template import ClozeRequest
 from corefbias.models.token_batches import distinct_tokens
-from corefbias.models.transformers_backend import CALL_SIZE, LAYOUTS, MAX_BATCH_TOKENS, TransformersBackend
+from corefbias.models.transformers_backend import (
+    BATCH_PLANS,
+    CALL_SIZE,
+    LAYOUTS,
+    MAX_BATCH_TOKENS,
+    TransformersBackend,
+)
 
 DEFAULT_GGUF = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 WARM_UP = 8
@@ -313,7 +319,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--ours-layouts",
         nargs="+",
-        choices=sorted(set(LAYOUTS.values())),
+        choices=list(BATCH_PLANS),
         help="corefbias's layouts, each at every budget (default: the device's, LAYOUTS)",
     )
     parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="*", default=[1, 16], help="none: skip lm-eval")

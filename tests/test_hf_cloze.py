@@ -32,7 +32,7 @@ from corefbias.models.token_batches import footprint, token_batches
 from corefbias.plugins.registry import Registry
 
 SMOLLM2 = CACHE / "models" / f"{MODELS['smollm2']}.gguf"
-LAYOUTS = sorted(set(transformers_backend.LAYOUTS.values()))
+LAYOUTS = list(transformers_backend.BATCH_PLANS)
 WINOGENDER = BENCHMARKS["winogender"]
 TOLERANCE = 1e-4
 

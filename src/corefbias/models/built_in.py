@@ -14,6 +14,7 @@ from .baselines import BASELINES
 from .chat import ANSWER_MODES, ORDER_MODES
 from .cloze import CLOZE_NORMS
 from .declaration import ModelKind, ModelOption, ServerKind, checked_call
+from .transformers_backend import BATCH_PLANS
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,7 @@ BUILT_IN = (
                 "layout",
                 "prefix-sharing or right-padded: how requests fill forward passes (default: prefix-sharing on CPU, "
                 "right-padded on CUDA)",
-                choices=("prefix-sharing", "right-padded"),
+                choices=tuple(BATCH_PLANS),
             ),
             CLOZE_NORM,
             ModelOption("threads", "torch's CPU threads (default: one per core)", int, minimum=1),

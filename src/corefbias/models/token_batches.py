@@ -12,11 +12,39 @@ no model and no torch here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 MAX_GROUP = 256  # contexts computing one shared prefix
 
 Item = tuple[list[int], list[list[int]]]  # a context's tokens and each option's
 MIN_SHARED = 4  # tokens a group's contexts must share to compute them once
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What a batch's footprint (``footprint``) is made of, grown one item at a time (``plus``)."""
+
+    rows: int = 0
+    width: int = 0
+    tails: int = 0
+    longest_tail: int = 0
+
+    def plus(self, item: Item) -> Footprint:
+        context, options = item
+        tails = [len(tokens) - 1 for tokens in options if len(tokens) > 1]
+        return Footprint(
+            self.rows + 1, max(self.width, len(context)), self.tails + len(tails), max([self.longest_tail, *tails])
+        )
+
+    def plus_all(self, items: Sequence[Item]) -> Footprint:
+        size = self
+        for item in items:
+            size = size.plus(item)
+        return size
+
+    @property
+    def tokens(self) -> int:
+        return self.rows * self.width + self.tails * (self.width + self.longest_tail)
 
 
 def footprint(items: Sequence[Item]) -> int:
@@ -28,9 +56,7 @@ def footprint(items: Sequence[Item]) -> int:
     >>> footprint([([1, 2, 3], [[7], [8, 9]]), ([4, 5], [[7], [8]])])  # 2 rows × 3, one tail row of 3 + 1
     10
     """
-    width = max(len(context) for context, _ in items)
-    tails = [len(tokens) - 1 for _, options in items for tokens in options if len(tokens) > 1]
-    return len(items) * width + len(tails) * (width + max(tails, default=0))
+    return Footprint().plus_all(items).tokens
 
 
 def token_batches(encoded: Sequence[Item], indices: Sequence[int], budget: int) -> list[list[tuple[int, int]]]:
@@ -66,12 +92,14 @@ def token_batches(encoded: Sequence[Item], indices: Sequence[int], budget: int) 
     groups.sort(key=lambda group: (-max(len(encoded[i][0]) for i in group[0]) + group[1], -group[1]))
     batches: list[list[tuple[int, int]]] = []
     batch: list[tuple[int, int]] = []
+    size = Footprint()
     for members, shared in groups:
-        grown = batch + [(index, shared) for index in members]
-        if batch and footprint([encoded[index] for index, _ in grown]) > budget:
+        grown = size.plus_all([encoded[index] for index in members])
+        if batch and grown.tokens > budget:
             batches.append(batch)
-            grown = [(index, shared) for index in members]
-        batch = grown
+            batch, grown = [], Footprint().plus_all([encoded[index] for index in members])
+        batch += [(index, shared) for index in members]
+        size = grown
     if batch:
         batches.append(batch)
     return batches
@@ -90,11 +118,14 @@ def length_sorted_batches(encoded: Sequence[Item], indices: Sequence[int], budge
     """
     batches: list[list[tuple[int, int]]] = []
     batch: list[int] = []
+    size = Footprint()
     for index in sorted(indices, key=lambda index: -len(encoded[index][0])):
-        if batch and footprint([encoded[i] for i in [*batch, index]]) > budget:
+        grown = size.plus(encoded[index])
+        if batch and grown.tokens > budget:
             batches.append([(i, 0) for i in batch])
-            batch = []
+            batch, grown = [], Footprint().plus(encoded[index])
         batch.append(index)
+        size = grown
     if batch:
         batches.append([(i, 0) for i in batch])
     return batches

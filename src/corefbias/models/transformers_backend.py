@@ -93,6 +93,7 @@ PASS_COST = {"cpu": 32, "mps": 64, "cuda": 256}
 # On CPU sharing prefixes computes a fifth fewer tokens and masks cost little; on CUDA a mask rules out the fused
 # attention kernels (perf/cloze_throughput.py --ours-layouts times both; docs/performance.md).
 LAYOUTS = {"cpu": "prefix-sharing", "mps": "prefix-sharing", "cuda": "right-padded"}
+BATCH_PLANS = {"prefix-sharing": token_batches, "right-padded": length_sorted_batches}  # a layout's batches
 CALL_SIZE = 4096  # instances per call of `corefbias run`: whole benchmarks but SoWinoBias and ABC
 LOGITS_CHUNK = 1 << 27  # logits turned into float32 log-probabilities at once (512 MiB)
 
@@ -141,8 +142,8 @@ class TransformersBackend:
         self.device = model.device
         self.max_batch_tokens = max_batch_tokens or MAX_BATCH_TOKENS.get(self.device.type, MAX_BATCH_TOKENS["cpu"])
         self.layout = layout or LAYOUTS.get(self.device.type, LAYOUTS["cpu"])
-        if self.layout not in set(LAYOUTS.values()):
-            raise ValueError(f"unknown layout {self.layout!r}; choose {' or '.join(sorted(set(LAYOUTS.values())))}")
+        if self.layout not in BATCH_PLANS:
+            raise ValueError(f"unknown layout {self.layout!r}; choose {' or '.join(BATCH_PLANS)}")
         self.call_size = call_size
         self.add_special_tokens = adds_bos_token(tokenizer)
         self.identity = {**identity, "tokenization": {"lm_eval_pair_split": True, "bos": self.add_special_tokens}}
@@ -219,7 +220,7 @@ class TransformersBackend:
         self.stats.tokenizing_seconds += time.perf_counter() - started
         self.stats.needed += sum(len(context) + sum(len(t) - 1 for t in options) for context, options in encoded)
         self.stats.distinct += distinct_tokens(encoded)
-        plan = length_sorted_batches if self.layout == "right-padded" else token_batches
+        plan = BATCH_PLANS[self.layout]
         queue = deque(plan(encoded, range(len(encoded)), self.max_batch_tokens))
         while queue:
             batch = queue.popleft()
@@ -282,13 +283,13 @@ class TransformersBackend:
         split_lengths = torch.tensor(splits)
         with torch.inference_mode():
             if prefixes:
-                ids, mask = left_padded(list(prefixes), self.pad_id)
+                ids, mask = padded(list(prefixes), self.pad_id, left=True)
                 no_logits = torch.zeros(0, dtype=torch.long, device=device)  # the cache only
                 _, cache = self._forward(ids, mask, (mask.cumsum(dim=1) - 1).clamp(min=0), None, keep=no_logits)
                 rows = [prefixes[tuple(context[:split])] if split else 0 for context, split in zip(contexts, splits)]
                 cache.reorder_cache(torch.tensor(rows, device=device))
                 prefix_mask = mask[rows] * (split_lengths > 0)[:, None]  # a context split at 0 sees none of it
-            ids, mask = left_padded([context[split:] for context, split in zip(contexts, splits)], self.pad_id)
+            ids, mask = padded([context[split:] for context, split in zip(contexts, splits)], self.pad_id, left=True)
             context_mask = torch.cat([prefix_mask, mask], dim=1)
             positions = split_lengths[:, None] + (mask.cumsum(dim=1) - 1).clamp(min=0)
             logits, cache = self._forward(ids, context_mask, positions, cache, keep=1, use_cache=bool(longer))
@@ -308,10 +309,7 @@ class TransformersBackend:
         contexts = [context for context, _ in items]
         first_rows, first_tokens, longer = option_tokens(items)
         lengths = torch.tensor([len(context) for context in contexts])
-        width = int(lengths.max())
-        ids = torch.full((len(contexts), width), self.pad_id, dtype=torch.long)
-        for row, context in enumerate(contexts):
-            ids[row, : len(context)] = torch.tensor(context, dtype=torch.long)
+        ids, context_mask = padded(contexts, self.pad_id, left=False)
         rows, last = torch.arange(len(contexts), device=self.device), (lengths - 1).to(self.device)
 
         def last_real_position(module, inputs):  # the output layer sees one position per context
@@ -325,7 +323,6 @@ class TransformersBackend:
                 hook.remove()
             totals = self._logprobs(logits[:, -1, :], torch.tensor(first_rows), torch.tensor(first_tokens))
             del logits
-            context_mask = (torch.arange(width)[None, :] < lengths[:, None]).long()
             return self._add_tails(totals, longer, cache, context_mask, lengths)
 
     def _add_tails(self, totals, longer, cache, context_mask, lengths):
@@ -383,22 +380,16 @@ class TransformersBackend:
         for number, options in enumerate(passes):
             chunk = [longer[option] for option in options]
             order.extend(options)
-            fed = max(len(tokens) - 1 for _, tokens in chunk)
             items = torch.tensor([item for item, _ in chunk])
             # the last pass reorders the batch's cache itself; earlier ones a copy
             selected = cache if number == len(passes) - 1 else copy.deepcopy(cache)
             selected.reorder_cache(items.to(self.device))
-            tail = torch.full((len(chunk), fed), self.pad_id, dtype=torch.long)
-            targets = torch.full((len(chunk), fed), self.pad_id, dtype=torch.long)
-            tail_mask = torch.zeros((len(chunk), fed), dtype=torch.long)
-            for row, (_, tokens) in enumerate(chunk):
-                tail[row, : len(tokens) - 1] = torch.tensor(tokens[:-1], dtype=torch.long)
-                targets[row, : len(tokens) - 1] = torch.tensor(tokens[1:], dtype=torch.long)
-                tail_mask[row, : len(tokens) - 1] = 1
+            tail, tail_mask = padded([tokens[:-1] for _, tokens in chunk], self.pad_id, left=False)
+            targets, _ = padded([tokens[1:] for _, tokens in chunk], self.pad_id, left=False)
             logits, _ = self._forward(
                 tail,
                 torch.cat([context_mask[items], tail_mask], dim=1),
-                lengths[items][:, None] + torch.arange(fed)[None, :],
+                lengths[items][:, None] + torch.arange(tail.shape[1])[None, :],
                 selected,
                 keep=0,
                 use_cache=False,
@@ -424,8 +415,14 @@ def option_tokens(items: list[Item]) -> tuple[list[int], list[int], list[tuple[i
     return first_rows, first_tokens, longer
 
 
-def left_padded(sequences: list, pad_id: int):
-    """Token ids left-padded to the longest, and their attention mask."""
+def padded(sequences: list, pad_id: int, *, left: bool):
+    """Token ids padded to the longest, on the left or the right, and their attention mask.
+
+    Examples
+    --------
+    >>> padded([[5, 6], [7]], 0, left=True)[0].tolist(), padded([[5, 6], [7]], 0, left=False)[1].tolist()
+    ([[5, 6], [0, 7]], [[1, 1], [1, 0]])
+    """
     import torch
 
     widest = max(len(tokens) for tokens in sequences)
@@ -433,6 +430,7 @@ def left_padded(sequences: list, pad_id: int):
     mask = torch.zeros((len(sequences), widest), dtype=torch.long)
     for row, tokens in enumerate(sequences):
         if tokens:
-            ids[row, widest - len(tokens) :] = torch.tensor(tokens, dtype=torch.long)
-            mask[row, widest - len(tokens) :] = 1
+            columns = slice(widest - len(tokens), widest) if left else slice(0, len(tokens))
+            ids[row, columns] = torch.tensor(tokens, dtype=torch.long)
+            mask[row, columns] = 1
     return ids, mask
