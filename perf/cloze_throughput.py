@@ -116,18 +116,23 @@ def benchmark_requests(names: list[str], data_dir: Path | None, mirror, limit: i
     return requests
 
 
-def save_requests(requests: list, path: Path) -> None:
+def save_requests(requests: list, path: Path, names: list[str] | None = None) -> None:
+    """One line per request: its fields, then its benchmark's name if ``names`` gives one per request."""
     with gzip.open(path, "wt", encoding="utf-8") as file:
-        for request in requests:
-            file.write(json.dumps([request.context, request.choices, request.candidate_of, request.delimiter]) + "\n")
+        for index, request in enumerate(requests):
+            fields = [request.context, request.choices, request.candidate_of, request.delimiter]
+            file.write(json.dumps(fields + ([names[index]] if names else [])) + "\n")
 
 
-def read_requests(path: Path) -> list:
+def read_requests(path: Path, *, named: bool = False) -> list:
+    """``save_requests``'s requests; with ``named``, (benchmark name, request) pairs ("requests" where none was
+    saved)."""
+    found = []
     with gzip.open(path, "rt", encoding="utf-8") as file:
-        return [
-            ClozeRequest(context, tuple(choices), tuple(candidate_of), delimiter)
-            for context, choices, candidate_of, delimiter in map(json.loads, file)
-        ]
+        for context, choices, candidate_of, delimiter, *name in map(json.loads, file):
+            request = ClozeRequest(context, tuple(choices), tuple(candidate_of), delimiter)
+            found.append((name[0] if name else "requests", request) if named else request)
+    return found
 
 
 def random_model(architecture: str, tokenizer, device: str, dtype: str):
