@@ -66,7 +66,8 @@ from corefbias.models.transformers_backend import (
     TransformersBackend,
 )
 
-DEFAULT_GGUF = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODELS = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models"  # where services/llamacpp/setup.sh puts them
+DEFAULT_GGUF = MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"
 WARM_UP = 8
 TIE = 1e-4
 # Llama-3.2-1B and Llama-3.1-8B's shapes (their config.json), and a tiny one for quick runs on a CPU.
@@ -181,11 +182,7 @@ def ours(backend, requests, budget: int, call_size: int, layout: str) -> dict:
     backend.stats = stats = type(backend.stats)()
     synchronize(backend.device)
     started = time.perf_counter()
-    lls = [
-        ll
-        for start in range(0, len(requests), call_size)
-        for ll in backend.loglikelihoods(requests[start : start + call_size])
-    ]
+    lls = in_calls(backend.loglikelihoods, requests, call_size)
     synchronize(backend.device)
     seconds = time.perf_counter() - started
     return {
@@ -213,17 +210,30 @@ def lm_eval_model(backend, batch_size: int):
     return lm
 
 
-def lm_eval_loglikelihoods(lm, requests) -> list[list[float]]:
+def in_calls(answer, requests: list, call_size: int) -> list:
+    """``answer``'s answers to ``requests`` handed to it ``call_size`` at a time, as ``corefbias run`` hands them."""
+    return [
+        found for start in range(0, len(requests), call_size) for found in answer(requests[start : start + call_size])
+    ]
+
+
+def lm_eval_instances(requests) -> list:
+    """What ``simple_evaluate`` hands ``lm.loglikelihood``: one ``Instance`` per option of every request."""
     from lm_eval.api.instance import Instance
 
     pairs = [(request.context, continuation) for request in requests for continuation in request.continuations]
-    answers = iter(
-        ll
-        for ll, _ in lm.loglikelihood(
-            [Instance("loglikelihood", {}, p, i) for i, p in enumerate(pairs)], disable_tqdm=True
-        )
-    )
+    return [Instance("loglikelihood", {}, pair, index) for index, pair in enumerate(pairs)]
+
+
+def per_request(flat: list[float], requests) -> list[list[float]]:
+    """One answer per option, in order, grouped by request."""
+    answers = iter(flat)
     return [[next(answers) for _ in request.continuations] for request in requests]
+
+
+def lm_eval_loglikelihoods(lm, requests) -> list[list[float]]:
+    found = lm.loglikelihood(lm_eval_instances(requests), disable_tqdm=True)
+    return per_request([ll for ll, _ in found], requests)
 
 
 def theirs(backend, requests, batch_size: int) -> dict:

@@ -41,9 +41,19 @@ import sys
 import time
 from pathlib import Path
 
-from cloze_throughput import agreement, benchmark_requests, lm_eval_model, random_model, read_requests, save_requests
+from cloze_throughput import (
+    MODELS,
+    agreement,
+    benchmark_requests,
+    in_calls,
+    lm_eval_instances,
+    lm_eval_model,
+    per_request,
+    random_model,
+    read_requests,
+    save_requests,
+)
 
-MODELS = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models"
 DEFAULT_TOKENIZERS = [MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf", MODELS / "gemma-3-270m-q4_k_m.gguf"]
 WORKER_CHUNK = 2048  # instances a worker encodes per task
 
@@ -64,8 +74,6 @@ def lm_eval_encoder(gguf: Path):
 def lm_eval_encoded(lm, requests) -> list:
     """What ``HFLM.loglikelihood`` hands ``_loglikelihood_tokens`` for every option of every request: ((context,
     continuation), context ids, continuation ids)."""
-    from lm_eval.api.instance import Instance
-
     recorded = []
 
     def record(new_requests, disable_tqdm=False):
@@ -73,8 +81,7 @@ def lm_eval_encoded(lm, requests) -> list:
         return [(0.0, False)] * len(new_requests)
 
     lm._loglikelihood_tokens = record
-    pairs = [(request.context, continuation) for request in requests for continuation in request.continuations]
-    lm.loglikelihood([Instance("loglikelihood", {}, pair, i) for i, pair in enumerate(pairs)], disable_tqdm=True)
+    lm.loglikelihood(lm_eval_instances(requests), disable_tqdm=True)
     return recorded
 
 
@@ -97,15 +104,9 @@ def ours_pairs(backend, requests, call_size: int) -> list[tuple[list[int], list[
     """The (context ids, continuation ids) from ``TransformersBackend.encode_requests``, one per option."""
     return [
         (context, option)
-        for start in range(0, len(requests), call_size)
-        for context, options in backend.encode_requests(requests[start : start + call_size])
+        for context, options in in_calls(backend.encode_requests, requests, call_size)
         for option in options
     ]
-
-
-def per_request(flat: list[float], requests) -> list[list[float]]:
-    answers = iter(flat)
-    return [[next(answers) for _ in request.continuations] for request in requests]
 
 
 def rendered_requests(args) -> dict[str, list]:
@@ -168,11 +169,7 @@ def score(gguf: Path, args, rendered: dict[str, list], encoded: dict[str, list],
     print(f"{gguf.name}: {dtype} on {backend.device}, layout {backend.layout}")
     for name, requests in rendered.items():
         started = time.perf_counter()
-        ours = [
-            lls
-            for start in range(0, len(requests), CALL_SIZE)
-            for lls in backend.loglikelihoods(requests[start : start + CALL_SIZE])
-        ]
+        ours = in_calls(backend.loglikelihoods, requests, CALL_SIZE)
         seconds["corefbias scoring"] = seconds.get("corefbias scoring", 0.0) + time.perf_counter() - started
         started = time.perf_counter()
         theirs = per_request([ll for ll, _ in lm._loglikelihood_tokens(encoded[name], disable_tqdm=True)], requests)
