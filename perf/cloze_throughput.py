@@ -232,6 +232,7 @@ def per_request(flat: list[float], requests) -> list[list[float]]:
 
 
 def lm_eval_loglikelihoods(lm, requests) -> list[list[float]]:
+    """lm-eval's ``lm.loglikelihood`` on every option of ``requests``, grouped by request."""
     found = lm.loglikelihood(lm_eval_instances(requests), disable_tqdm=True)
     return per_request([ll for ll, _ in found], requests)
 

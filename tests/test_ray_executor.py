@@ -117,6 +117,16 @@ def data_dir(exported_set):
     return exported_set("winogender").parent
 
 
+@pytest.fixture
+def torch_threads_restored():
+    """A local run with ``threads=1`` sets torch's thread count for this whole process: put it back after."""
+    import torch
+
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
 def _run(spec, data_dir, mirror, cache, benchmarks=("winogender",), executor=None, options=None, **settings):
     return runner.run(
         spec,
@@ -176,16 +186,11 @@ def test_two_replicas_give_the_local_run_of_every_benchmark(cluster, data_dir, m
 
 @needs_ray
 @pytest.mark.slow  # three loads of SmolLM2's GGUF (the local run's, each replica's): about 40 s each on one core
-def test_hf_replicas_give_the_local_log_likelihoods(cluster, data_dir, mirror, tmp_path):
+def test_hf_replicas_give_the_local_log_likelihoods(cluster, data_dir, mirror, tmp_path, torch_threads_restored):
     if not SMOLLM2.is_file():
         pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
-    import torch
-
-    spec, options, threads = f"hf:{SMOLLM2}", {"threads": 1}, torch.get_num_threads()
-    try:
-        local = _run(spec, data_dir, mirror, tmp_path / "local.sqlite", options=options, limit=1, batch_size=2)
-    finally:
-        torch.set_num_threads(threads)
+    spec, options = f"hf:{SMOLLM2}", {"threads": 1}
+    local = _run(spec, data_dir, mirror, tmp_path / "local.sqlite", options=options, limit=1, batch_size=2)
     spread = _run(
         spec,
         data_dir,
@@ -204,25 +209,26 @@ def test_hf_replicas_give_the_local_log_likelihoods(cluster, data_dir, mirror, t
 
 @needs_ray
 @pytest.mark.slow  # three pools of replicas import torch and transformers: minutes on two shared cores
-def test_hf_replicas_take_a_gpu_each_and_give_one_replicas_answers(cluster, tiny_folder, data_dir, mirror, tmp_path):  # noqa: F811
+def test_hf_replicas_take_a_gpu_each_and_give_one_replicas_answers(
+    cluster,
+    tiny_folder,  # noqa: F811
+    data_dir,
+    mirror,
+    tmp_path,
+    torch_threads_restored,
+):
     """``device=auto`` on a cluster with GPUs: one GPU per replica, Ray's own; two replicas answer the calls
     of 120 instances exactly as one replica and as this process do, all on one CPU thread (torch's thread count
     splits CPU sums differently: at two threads 21 of these 720 instances differ by up to 4e-6)."""
-    import torch
-
     spec, options = f"hf:{tiny_folder}", {"device": "auto", "max_batch_tokens": 400, "threads": 1}
     with RayExecutor(replicas=2).open(spec, options) as session:
         assert sorted(session.gpus) == [["0"], ["1"]] and session.model.call_size == 4096
-    threads = torch.get_num_threads()
-    try:
-        runs = {
-            name: _run(
-                spec, data_dir, mirror, tmp_path / f"{name}.sqlite", executor=executor, options=options, batch_size=120
-            )
-            for name, executor in (("two", RayExecutor(replicas=2)), ("one", RayExecutor(replicas=1)), ("local", None))
-        }
-    finally:
-        torch.set_num_threads(threads)
+    runs = {
+        name: _run(
+            spec, data_dir, mirror, tmp_path / f"{name}.sqlite", executor=executor, options=options, batch_size=120
+        )
+        for name, executor in (("two", RayExecutor(replicas=2)), ("one", RayExecutor(replicas=1)), ("local", None))
+    }
     assert runs["two"].runs["winogender"].num_predicted == 720
     assert _scores(runs["two"]) == _scores(runs["one"]) == _scores(runs["local"])  # to the last bit
 
