@@ -116,7 +116,7 @@ def rendered_requests(args) -> dict[str, list]:
         for name, request in read_requests(args.requests, named=True):
             grouped.setdefault(name, []).append(request)
         wanted = set(args.benchmarks) - {"all"}
-        return {name: requests for name, requests in grouped.items() if not wanted or name in wanted}
+        return {name: requests[: args.limit] for name, requests in grouped.items() if not wanted or name in wanted}
     from corefbias.benchmarks import resolve
 
     names = [benchmark.name for benchmark in resolve(args.benchmarks) if benchmark.cloze is not None]
