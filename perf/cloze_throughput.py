@@ -31,7 +31,8 @@ two options lie within 1e-4 is a tie. ``tokens computed / distinct``: the tokens
 computed, padding included (lm-eval's: the token ids it fed its model), per token of the least any method
 computes (each distinct prefix of the contexts once, each option's tokens but its last). ``under a mask``: the
 share of those tokens computed in passes with an attention mask, which on a GPU keeps attention off its fused
-causal kernels (lm-eval's: none, it pads on the right and passes no mask). ``tokenizing``: of corefbias's seconds,
+causal kernels (lm-eval's: none, it pads on the right and passes no mask). ``passes``: the model's forward passes
+(each reads every weight and launches every layer's kernels once). ``tokenizing``: of corefbias's seconds,
 those spent tokenizing before a call's first batch reaches the device.
 ``× FLOP bound`` (on a GPU): the seconds against 2 × parameters × distinct tokens ÷ the card's dense bf16
 rate (``--peak-flops``; by default 989 TFLOP/s for an H100 SXM or H200 SXM, 756 for an H100 PCIe, from the
@@ -190,6 +191,7 @@ def ours(backend, requests, budget: int, call_size: int, layout: str) -> dict:
         "loglikelihoods": lls,
         "computed": stats.computed,
         "masked": stats.masked,
+        "passes": stats.forward_passes,
         "tokenizing": stats.tokenizing_seconds,
     }
 
@@ -199,11 +201,12 @@ def lm_eval_model(backend, batch_size: int):
     from lm_eval.models.huggingface import HFLM
 
     lm = HFLM(pretrained=backend.model, tokenizer=backend.tokenizer, batch_size=batch_size, softmax_dtype="float32")
-    lm.fed = 0
+    lm.fed = lm.passes = 0
     call = lm._model_call
 
     def counted(inps, *args, **kwargs):
         lm.fed += inps.numel()
+        lm.passes += 1
         return call(inps, *args, **kwargs)
 
     lm._model_call = counted
@@ -240,13 +243,14 @@ def lm_eval_loglikelihoods(lm, requests) -> list[list[float]]:
 def theirs(backend, requests, batch_size: int) -> dict:
     lm = lm_eval_model(backend, batch_size)
     lm_eval_loglikelihoods(lm, requests[:WARM_UP])
-    lm.fed = 0
+    lm.fed = lm.passes = 0
     synchronize(backend.device)
     started = time.perf_counter()
     lls = lm_eval_loglikelihoods(lm, requests)
     synchronize(backend.device)
     # lm-eval pads its batches on the right and calls the model with no attention mask
-    return {"seconds": time.perf_counter() - started, "loglikelihoods": lls, "computed": lm.fed, "masked": 0}
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "loglikelihoods": lls, "computed": lm.fed, "masked": 0, "passes": lm.passes}
 
 
 def synchronize(device) -> None:
@@ -388,8 +392,8 @@ def main(argv=None) -> None:
     best_lm_eval = min((run["seconds"] for name, _, run in rows if name.startswith("lm-eval")), default=None)
     header = (
         f"{'implementation':<18} {'setting':>44} {'seconds':>8} {'tokenizing':>10} {'inst/s':>8} {'req/s':>8} "
-        f"{'× lm-eval best':>14} "
-        f"{'tokens computed / distinct':>26} {'under a mask':>12} {'× FLOP bound':>12} {'same decisions':>15} "
+        f"{'× lm-eval best':>14} {'tokens computed / distinct':>26} {'passes':>7} "
+        f"{'under a mask':>12} {'× FLOP bound':>12} {'same decisions':>15} "
         f"{'not ties':>8} {'max |ΔLL|':>9}"
     )
     print(header)
@@ -405,7 +409,8 @@ def main(argv=None) -> None:
         print(
             f"{name:<18} {setting:>44} {seconds:>8.1f} {tokenizing:>10} {len(requests) / seconds:>8.1f} "
             f"{pairs / seconds:>8.1f} "
-            f"{relative:>14} {computed:>26} {masked:>12} {flops:>12} {decided:>15} {real:>8} {delta:>9.1e}"
+            f"{relative:>14} {computed:>26} {run['passes']:>7} {masked:>12} {flops:>12} {decided:>15} {real:>8} "
+            f"{delta:>9.1e}"
         )
 
     counted = requests[: args.count_requests]

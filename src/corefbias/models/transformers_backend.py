@@ -52,9 +52,10 @@ that runs out of device memory is split and retried at half the budget, which th
 of its life, instead of crashing; only a single request that does not fit is an error.
 
 **Rounding.** Splitting, padding, batching, the layout and torch's CPU thread count change floating-point sums in
-their last bits: in float32 up to about 1e-4 here, so an option whose log-likelihood ties another's within about
-1e-4 may be decided differently from lm-eval's unbatched pass, and from this backend at another
-``max_batch_tokens`` (``tests/test_hf_cloze.py`` checks both). In bfloat16 every layer rounds to 8 bits of
+their last bits: in float32 up to about 1e-4 on a CPU and 3e-4 on a GPU (SmolLM2 against lm-eval on whole benchmarks,
+docs/running/lm_eval.md), so an option whose log-likelihood ties another's within that may be decided differently
+from lm-eval's unbatched pass, and from this backend at another ``max_batch_tokens`` (``tests/test_hf_cloze.py``
+checks both on a CPU). In bfloat16 every layer rounds to 8 bits of
 mantissa, so any two layouts of the same request (another batch, another padding, lm-eval's) differ by up to about
 0.2 and decisions within that margin can flip: run ``dtype=float32`` where decisions must match lm-eval's.
 
