@@ -4,7 +4,7 @@
         [--model FILE.gguf | --architecture tiny|llama-1b|llama-8b [--tokenizer FILE.gguf]] \\
         [--device cpu|cuda] [--dtype float32|bfloat16] [--benchmarks winogender ...|all] [--limit N] [--sample N] \\
         [--threads 1] [--ours-layouts prefix-sharing right-padded] [--ours-batch-tokens 4096 ...] \\
-        [--call-size 4096] [--lm-eval-batch-sizes 1 16] \\
+        [--ours-tokenize-ahead off on] [--call-size 4096] [--lm-eval-batch-sizes 1 16] \\
         [--peak-flops 989e12]
 
 Both sides score the same requests (by default Winogender's 720 instances, two options each; the seven original
@@ -18,8 +18,8 @@ from strings to log-likelihoods, tokenization included; loading is not:
   of 64), built from a ``transformers.LlamaConfig`` on the device, nothing downloaded, with the tokenizer of a
   local GGUF (``--tokenizer``, default SmolLM2's);
 * corefbias: ``TransformersBackend.loglikelihoods`` per layout (``--ours-layouts``: ``prefix-sharing``,
-  ``right-padded``) and token budget (``--ours-batch-tokens``), in calls of ``--call-size`` instances as
-  ``corefbias run`` hands them (``CALL_SIZE``);
+  ``right-padded``), token budget (``--ours-batch-tokens``) and tokenizing ahead or not (``--ours-tokenize-ahead``),
+  in calls of ``--call-size`` instances as ``corefbias run`` hands them (``CALL_SIZE``);
 * lm-eval: ``HFLM(pretrained=<the same model object>, tokenizer=<the same tokenizer>, batch_size=B,
   softmax_dtype=float32)``, its defaults otherwise (``logits_cache`` on, which computes one forward pass for
   options of one token after the same context), timing ``lm.loglikelihood`` on ``Instance("loglikelihood",
@@ -64,6 +64,7 @@ from corefbias.models.transformers_backend import (
     CALL_SIZE,
     LAYOUTS,
     MAX_BATCH_TOKENS,
+    TOKENIZE_AHEAD,
     TransformersBackend,
 )
 
@@ -177,8 +178,8 @@ def load(args):
     return backend, f"random {args.architecture} ({dtype}, tokenizer of {gguf.name})"
 
 
-def ours(backend, requests, budget: int, call_size: int, layout: str) -> dict:
-    backend.max_batch_tokens, backend.layout = budget, layout
+def ours(backend, requests, budget: int, call_size: int, layout: str, ahead: bool) -> dict:
+    backend.max_batch_tokens, backend.layout, backend.tokenize_ahead = budget, layout, ahead
     backend.loglikelihoods(requests[:WARM_UP])
     backend.stats = stats = type(backend.stats)()
     synchronize(backend.device)
@@ -342,6 +343,12 @@ def main(argv=None) -> None:
         choices=list(BATCH_PLANS),
         help="corefbias's layouts, each at every budget (default: the device's, LAYOUTS)",
     )
+    parser.add_argument(
+        "--ours-tokenize-ahead",
+        nargs="+",
+        choices=("off", "on"),
+        help="tokenize a call's rest while its first eighth is scored, or not (default: the device's, TOKENIZE_AHEAD)",
+    )
     parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="*", default=[1, 16], help="none: skip lm-eval")
     parser.add_argument("--peak-flops", type=float, help="the card's dense bf16 FLOP/s (default: by its name)")
     parser.add_argument("--count-requests", type=int, default=500, help="instances of the host-bytes count")
@@ -384,14 +391,16 @@ def main(argv=None) -> None:
     for batch_size in args.lm_eval_batch_sizes:
         rows.append(("lm-eval 0.4.13 hf", f"batch {batch_size}", theirs(backend, requests, batch_size)))
     call_size = args.call_size or CALL_SIZE
-    for layout in args.ours_layouts or [LAYOUTS[backend.device.type]]:
-        for budget in args.ours_batch_tokens or [MAX_BATCH_TOKENS[backend.device.type]]:
-            setting = f"{layout}, {budget} tokens, calls of {call_size}"
-            rows.append(("corefbias hf:", setting, ours(backend, requests, budget, call_size, layout)))
+    device = backend.device.type
+    for layout in args.ours_layouts or [LAYOUTS[device]]:
+        for budget in args.ours_batch_tokens or [MAX_BATCH_TOKENS[device]]:
+            for ahead in [choice == "on" for choice in args.ours_tokenize_ahead or []] or [TOKENIZE_AHEAD[device]]:
+                setting = f"{layout}, {budget} tokens, calls of {call_size}" + (", tokenizing ahead" if ahead else "")
+                rows.append(("corefbias hf:", setting, ours(backend, requests, budget, call_size, layout, ahead)))
     reference = rows[0][2]["loglikelihoods"]
     best_lm_eval = min((run["seconds"] for name, _, run in rows if name.startswith("lm-eval")), default=None)
     header = (
-        f"{'implementation':<18} {'setting':>44} {'seconds':>8} {'tokenizing':>10} {'inst/s':>8} {'req/s':>8} "
+        f"{'implementation':<18} {'setting':>62} {'seconds':>8} {'tokenizing':>10} {'inst/s':>8} {'req/s':>8} "
         f"{'× lm-eval best':>14} {'tokens computed / distinct':>26} {'passes':>7} "
         f"{'under a mask':>12} {'× FLOP bound':>12} {'same decisions':>15} "
         f"{'not ties':>8} {'max |ΔLL|':>9}"
@@ -407,7 +416,7 @@ def main(argv=None) -> None:
         masked = f"{run['masked'] / run['computed']:.0%}"
         tokenizing = f"{run['tokenizing']:.1f}" if "tokenizing" in run else "—"  # lm-eval's is not apart
         print(
-            f"{name:<18} {setting:>44} {seconds:>8.1f} {tokenizing:>10} {len(requests) / seconds:>8.1f} "
+            f"{name:<18} {setting:>62} {seconds:>8.1f} {tokenizing:>10} {len(requests) / seconds:>8.1f} "
             f"{pairs / seconds:>8.1f} "
             f"{relative:>14} {computed:>26} {run['passes']:>7} {masked:>12} {flops:>12} {decided:>15} {real:>8} "
             f"{delta:>9.1e}"

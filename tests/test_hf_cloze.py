@@ -16,6 +16,7 @@ import dataclasses
 import json
 import re
 import sys
+import threading
 import warnings
 
 import pytest
@@ -395,6 +396,37 @@ def test_a_batch_out_of_memory_is_retried_at_half_the_budget(tiny, winogender, m
     long = ClozeRequest("word " * 200, (" a", " b"), (0, 1))
     with pytest.raises(ModelError, match="one request .* does not fit in the memory of cpu"):
         backend.loglikelihoods([long])
+
+
+def test_a_gpu_call_scores_its_longest_eighth_while_a_thread_tokenizes_the_rest(tiny, winogender, monkeypatch):
+    """``tokenize_ahead`` (a GPU's default, forced here on the CPU): the 90 of Winogender's 720 instances with the
+    longest contexts are tokenized by the caller and all their batches answered before any of the other 630, which
+    another thread tokenized; every instance answered once, as the call tokenized at once answers it."""
+    backend = tiny.backend
+    requests = requests_of(winogender)
+    assert backend.tokenize_ahead is False  # the CPU's default
+    expected = backend.loglikelihoods(requests)
+    encode, encoded_by = backend.encode_requests, []
+
+    def recorded(part):
+        encoded_by.append((len(part), threading.get_ident()))
+        return encode(part)
+
+    monkeypatch.setattr(backend, "encode_requests", recorded)
+    backend.tokenize_ahead = True
+    answered, found = [], [None] * len(requests)
+    for positions, answers in backend.loglikelihoods_in_batches(requests):
+        answered.append(positions)
+        for position, answer in zip(positions, answers):
+            found[position] = answer
+    caller = threading.get_ident()
+    assert [(size, thread == caller) for size, thread in encoded_by] == [(90, True), (630, False)]
+    longest = sorted(range(720), key=lambda index: -len(requests[index].context))[:90]
+    in_head = [set(batch) <= set(longest) for batch in answered]
+    assert in_head == sorted(in_head, reverse=True) and 1 <= in_head.count(True) < len(answered)
+    assert sorted(position for batch in answered for position in batch) == list(range(720))
+    for mine, theirs in zip(found, expected):
+        assert mine == pytest.approx(theirs, abs=TOLERANCE)
 
 
 def test_scoring_warns_nothing(tiny, rows):

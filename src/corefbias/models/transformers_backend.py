@@ -47,7 +47,9 @@ pass among options of one token after the same context).
 device, a bounded number of rows at a time (``LOGITS_CHUNK``), the continuation tokens' log-probabilities
 are gathered and summed there, and only one float per option crosses to the host per batch.
 
-**Devices.** ``max_batch_tokens`` and ``layout`` default per device (``MAX_BATCH_TOKENS``, ``LAYOUTS``). A batch
+**Devices.** ``max_batch_tokens``, ``layout`` and ``tokenize_ahead`` default per device (``MAX_BATCH_TOKENS``,
+``LAYOUTS``, ``TOKENIZE_AHEAD``: on a GPU a call tokenizes the eighth of its requests with the longest contexts, and
+the rest in a thread while the device scores that eighth). A batch
 that runs out of device memory is split and retried at half the budget, which the backend then keeps for the rest
 of its life, instead of crashing; only a single request that does not fit is an error.
 
@@ -71,6 +73,7 @@ import inspect
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .base import ModelError
@@ -96,6 +99,11 @@ PASS_COST = {"cpu": 32, "mps": 64, "cuda": 256}
 LAYOUTS = {"cpu": "prefix-sharing", "mps": "prefix-sharing", "cuda": "right-padded"}
 BATCH_PLANS = {"prefix-sharing": token_batches, "right-padded": length_sorted_batches}  # a layout's batches
 CALL_SIZE = 4096  # instances per call of `corefbias run`: whole benchmarks but SoWinoBias and ABC
+# On a GPU tokenizing a call of 4 096 instances took 3–5 s of an H200 run's 38–93 before any batch reached the card:
+# there a call tokenizes the eighth of its requests with the longest contexts, and the rest in a thread while the card
+# scores that eighth. On CPU the scoring keeps the cores busy, and a call tokenizes at once.
+TOKENIZE_AHEAD = {"cpu": False, "mps": True, "cuda": True}
+FIRST_SHARE = 8
 LOGITS_CHUNK = 1 << 27  # logits turned into float32 log-probabilities at once (512 MiB)
 
 
@@ -143,6 +151,7 @@ class TransformersBackend:
         self.device = model.device
         self.max_batch_tokens = max_batch_tokens or MAX_BATCH_TOKENS.get(self.device.type, MAX_BATCH_TOKENS["cpu"])
         self.layout = layout or LAYOUTS.get(self.device.type, LAYOUTS["cpu"])
+        self.tokenize_ahead = TOKENIZE_AHEAD.get(self.device.type, True)
         if self.layout not in BATCH_PLANS:
             raise ValueError(f"unknown layout {self.layout!r}; choose {' or '.join(BATCH_PLANS)}")
         self.call_size = call_size
@@ -215,10 +224,35 @@ class TransformersBackend:
         return results
 
     def loglikelihoods_in_batches(self, requests: list[ClozeRequest]) -> Iterator[tuple[list[int], list[list[float]]]]:
-        """Per batch, as it is computed: the positions in ``requests`` it answered and their log-likelihoods."""
+        """Per batch, as it is computed: the positions in ``requests`` it answered and their log-likelihoods.
+
+        With ``tokenize_ahead`` (``TOKENIZE_AHEAD`` of the device) the ``1 / FIRST_SHARE`` of the requests with the
+        longest contexts (in characters: where the call's batches would start) is tokenized and scored while a thread
+        tokenizes the rest; the two parts are batched apart."""
+        first = len(requests) // FIRST_SHARE if self.tokenize_ahead else 0
+        if not first:
+            yield from self._scored_batches(self._encoded(lambda: self.encode_requests(requests)), range(len(requests)))
+            return
+        order = sorted(range(len(requests)), key=lambda index: -len(requests[index].context))
+        head, rest = order[:first], order[first:]
+        head_encoded = self._encoded(lambda: self.encode_requests([requests[index] for index in head]))
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            later = pool.submit(self.encode_requests, [requests[index] for index in rest])
+            yield from self._scored_batches(head_encoded, head)
+            rest_encoded = self._encoded(later.result)
+        yield from self._scored_batches(rest_encoded, rest)
+
+    def _encoded(self, encode) -> list[Item]:
+        """``encode()``, its seconds counted as tokenizing (the device waits for them)."""
         started = time.perf_counter()
-        encoded = self.encode_requests(requests)
+        encoded = encode()
         self.stats.tokenizing_seconds += time.perf_counter() - started
+        return encoded
+
+    def _scored_batches(
+        self, encoded: list[Item], positions: Sequence[int]
+    ) -> Iterator[tuple[list[int], list[list[float]]]]:
+        """``loglikelihoods_in_batches`` of requests already encoded; ``positions``: each one's in the call."""
         self.stats.needed += sum(len(context) + sum(len(t) - 1 for t in options) for context, options in encoded)
         self.stats.distinct += distinct_tokens(encoded)
         plan = BATCH_PLANS[self.layout]
@@ -237,7 +271,8 @@ class TransformersBackend:
                 continue
             self.stats.host_floats += len(totals)
             flat = iter(totals)
-            yield [index for index, _ in batch], [[next(flat) for _ in encoded[index][1]] for index, _ in batch]
+            answers = [[next(flat) for _ in encoded[index][1]] for index, _ in batch]
+            yield [positions[index] for index, _ in batch], answers
 
     def _score_or_none(self, items: list[tuple[Item, int]]) -> list[float] | None:
         """The batch's log-likelihoods (one float per option, in order), or None if it ran out of device memory."""
