@@ -347,7 +347,7 @@ def main(argv=None) -> None:
         "--ours-tokenize-ahead",
         nargs="+",
         choices=("off", "on"),
-        help="tokenize a call's rest while its first eighth is scored, or not (default: the device's, TOKENIZE_AHEAD)",
+        help="tokenize the rest of a call while its longest eighth is scored, or not (default: TOKENIZE_AHEAD)",
     )
     parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="*", default=[1, 16], help="none: skip lm-eval")
     parser.add_argument("--peak-flops", type=float, help="the card's dense bf16 FLOP/s (default: by its name)")

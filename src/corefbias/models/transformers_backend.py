@@ -49,17 +49,17 @@ are gathered and summed there, and only one float per option crosses to the host
 
 **Devices.** ``max_batch_tokens``, ``layout`` and ``tokenize_ahead`` default per device (``MAX_BATCH_TOKENS``,
 ``LAYOUTS``, ``TOKENIZE_AHEAD``: on a GPU a call tokenizes the eighth of its requests with the longest contexts, and
-the rest in a thread while the device scores that eighth). A batch
-that runs out of device memory is split and retried at half the budget, which the backend then keeps for the rest
-of its life, instead of crashing; only a single request that does not fit is an error.
+the rest in a thread while the device scores that eighth). A batch that runs out of device memory is split and
+retried at half the budget, which the backend then keeps for the rest of its life, instead of crashing; only a
+single request that does not fit is an error.
 
 **Rounding.** Splitting, padding, batching, the layout and torch's CPU thread count change floating-point sums in
-their last bits: in float32 up to about 1e-4 on a CPU and 3e-4 on a GPU (SmolLM2 against lm-eval on whole benchmarks,
-docs/running/lm_eval.md), so an option whose log-likelihood ties another's within that may be decided differently
-from lm-eval's unbatched pass, and from this backend at another ``max_batch_tokens`` (``tests/test_hf_cloze.py``
-checks both on a CPU). In bfloat16 every layer rounds to 8 bits of
-mantissa, so any two layouts of the same request (another batch, another padding, lm-eval's) differ by up to about
-0.2 and decisions within that margin can flip: run ``dtype=float32`` where decisions must match lm-eval's.
+their last bits: in float32 up to about 1e-4 on a CPU and 3e-4 on a GPU (SmolLM2 against lm-eval on whole
+benchmarks, docs/running/lm_eval.md), so an option whose log-likelihood ties another's within that may be decided
+differently from lm-eval's unbatched pass, and from this backend at another ``max_batch_tokens``
+(``tests/test_hf_cloze.py`` checks both on a CPU). In bfloat16 every layer rounds to 8 bits of mantissa, so any two
+layouts of the same request (another batch, another padding, lm-eval's) differ by up to about 0.2 and decisions
+within that margin can flip: run ``dtype=float32`` where decisions must match lm-eval's.
 
 **Calls.** ``loglikelihoods_in_batches`` yields each batch's answers as it is computed, so that ``corefbias
 run`` caches them as they come; ``call_size`` is the number of instances the runner hands it per call
