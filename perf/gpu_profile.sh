@@ -9,7 +9,6 @@ out="${OUT:-/tmp/gpu-out}"; mkdir -p "$out"
 source "$(dirname "$0")/gpu_setup.sh"
 python3 - "${ARCH:-llama-1b}" "${LAYOUT:-right-padded}" "${SAMPLE:-8000}" "${DEVICE:-cuda}" "${REQUESTS:-runs/gpu/requests.jsonl.gz}" <<'PY' 2>&1 |
 import sys
-import torch
 from torch.profiler import ProfilerActivity, profile
 
 architecture, layout, sample, device, requests = sys.argv[1:]

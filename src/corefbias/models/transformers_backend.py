@@ -151,7 +151,7 @@ class TransformersBackend:
         self.device = model.device
         self.max_batch_tokens = max_batch_tokens or MAX_BATCH_TOKENS.get(self.device.type, MAX_BATCH_TOKENS["cpu"])
         self.layout = layout or LAYOUTS.get(self.device.type, LAYOUTS["cpu"])
-        self.tokenize_ahead = TOKENIZE_AHEAD.get(self.device.type, True)
+        self.tokenize_ahead = TOKENIZE_AHEAD.get(self.device.type, TOKENIZE_AHEAD["cpu"])
         if self.layout not in BATCH_PLANS:
             raise ValueError(f"unknown layout {self.layout!r}; choose {' or '.join(BATCH_PLANS)}")
         self.call_size = call_size
