@@ -351,7 +351,7 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="*", default=[1, 16], help="none: skip lm-eval")
     parser.add_argument("--peak-flops", type=float, help="the card's dense bf16 FLOP/s (default: by its name)")
-    parser.add_argument("--count-requests", type=int, default=500, help="instances of the host-bytes count")
+    parser.add_argument("--count-requests", type=int, default=500, help="instances of the host-bytes count; 0: none")
     args = parser.parse_args(argv)
     import torch
 
@@ -422,6 +422,8 @@ def main(argv=None) -> None:
             f"{delta:>9.1e}"
         )
 
+    if not args.count_requests:
+        return
     counted = requests[: args.count_requests]
     counted_pairs = sum(len(request.continuations) for request in counted)
     with host_bytes(backend.device, ("corefbias",)) as ours_bytes:
