@@ -1,10 +1,12 @@
-"""The host's share of one forward pass: a Llama with the layers and attention heads of Llama-3.2-1B (16) or
-Llama-3.1-8B (32) but widths of a few numbers, on a few tokens, so that nearly all of a pass's time is the Python,
-dispatch and (on a GPU) kernel launches it costs whatever the model's size.
+"""The host's share of one forward pass: a Llama with the layers and attention heads of a named shape
+(``cloze_throughput.ARCHITECTURES``: Llama-3.2-1B's 16 layers, Llama-3.1-8B's 32) but widths of a few numbers, on a
+few tokens, so that nearly all of a pass's time is the Python, dispatch and (on a GPU) kernel launches it costs
+whatever the model's size.
 
-    OMP_NUM_THREADS=1 .venv/bin/python perf/pass_overhead.py [--layers 16 32] [--passes 200] [--device cpu]
+    OMP_NUM_THREADS=1 .venv/bin/python perf/pass_overhead.py [--architectures llama-1b llama-8b] [--passes 200] \
+        [--device cpu]
 
-Per layer count it prints the milliseconds of a pass with no attention mask (``right-padded``'s context passes) and
+Per shape it prints the milliseconds of a pass with no attention mask (``right-padded``'s context passes) and
 with a padding mask (its tail passes, and every ``prefix-sharing`` pass), on one row of four tokens and on eight
 rows, one of them padded. Times the planned passes of a run (``cloze_throughput.py``'s ``passes``), this bounds what
 the host costs per pass; measured: docs/performance.md.
@@ -13,26 +15,23 @@ the host costs per pass; measured: docs/performance.md.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cloze_throughput import ARCHITECTURES  # noqa: E402
 
 WARM_UP = 20
 
 
-def skeleton(layers: int, device: str):
-    """A random Llama with ``layers`` layers of 32 query and 8 key/value heads, each two numbers wide."""
+def skeleton(architecture: str, device: str):
+    """A random Llama with the layers and heads of ``architecture``, each head two numbers wide."""
     import torch
     import transformers
 
-    config = transformers.LlamaConfig(
-        vocab_size=512,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=layers,
-        num_attention_heads=32,
-        num_key_value_heads=8,
-        head_dim=2,
-        max_position_embeddings=8192,
-    )
+    narrow = dict(vocab_size=512, hidden_size=64, intermediate_size=128, head_dim=2, max_position_embeddings=8192)
+    config = transformers.LlamaConfig(**{**ARCHITECTURES[architecture], **narrow})
     torch.manual_seed(0)
     with torch.device(device):
         return transformers.AutoModelForCausalLM.from_config(config).eval()
@@ -63,7 +62,7 @@ def milliseconds_per_pass(model, passes: int, *, masked: bool) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--layers", type=int, nargs="+", default=[16, 32])
+    parser.add_argument("--architectures", nargs="+", choices=sorted(ARCHITECTURES), default=["llama-1b", "llama-8b"])
     parser.add_argument("--passes", type=int, default=200)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1, help="torch's CPU threads")
@@ -71,11 +70,15 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    for layers in args.layers:
-        model = skeleton(layers, args.device)
+    for architecture in args.architectures:
+        model = skeleton(architecture, args.device)
+        layers = model.config.num_hidden_layers
         plain = milliseconds_per_pass(model, args.passes, masked=False)
         masked = milliseconds_per_pass(model, args.passes, masked=True)
-        print(f"{layers} layers on {args.device}: {plain:.1f} ms per pass, {masked:.1f} ms with a padding mask")
+        print(
+            f"{architecture}'s {layers} layers on {args.device}: {plain:.1f} ms per pass, "
+            f"{masked:.1f} ms with a padding mask"
+        )
 
 
 if __name__ == "__main__":
