@@ -138,15 +138,19 @@ def read_requests(path: Path, *, named: bool = False) -> list:
     return found
 
 
-def random_model(architecture: str, tokenizer, device: str, dtype: str):
-    """A causal LM of a named shape with random weights (seeded), built on ``device`` in ``dtype``."""
+def random_model(architecture: str, tokenizer, device: str, dtype: str, **narrowed):
+    """A causal LM of a named shape with random weights (seeded), built on ``device`` in ``dtype``; ``narrowed``
+    overrides fields of the shape (``pass_overhead.py``: its widths), and ``tokenizer`` may then be None."""
     import torch
     import transformers
 
-    shape = {"vocab_size": len(tokenizer), **ARCHITECTURES[architecture]}
-    config = transformers.LlamaConfig(
-        **shape, bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, max_position_embeddings=8192
+    tokens = (
+        {}
+        if tokenizer is None
+        else dict(vocab_size=len(tokenizer), bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
     )
+    shape = {**tokens, **ARCHITECTURES[architecture], **narrowed}
+    config = transformers.LlamaConfig(**shape, max_position_embeddings=8192)
     torch.manual_seed(0)
     with torch.device(device):
         model = transformers.AutoModelForCausalLM.from_config(config, dtype=getattr(torch, dtype))

@@ -20,21 +20,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cloze_throughput import ARCHITECTURES  # noqa: E402
+from cloze_throughput import ARCHITECTURES, random_model  # noqa: E402
 
 WARM_UP = 20
 
 
 def skeleton(architecture: str, device: str):
     """A random Llama with the layers and heads of ``architecture``, each head two numbers wide."""
-    import torch
-    import transformers
-
-    narrow = dict(vocab_size=512, hidden_size=64, intermediate_size=128, head_dim=2, max_position_embeddings=8192)
-    config = transformers.LlamaConfig(**{**ARCHITECTURES[architecture], **narrow})
-    torch.manual_seed(0)
-    with torch.device(device):
-        return transformers.AutoModelForCausalLM.from_config(config).eval()
+    return random_model(
+        architecture, None, device, "float32", vocab_size=512, hidden_size=64, intermediate_size=128, head_dim=2
+    )
 
 
 def milliseconds_per_pass(model, passes: int, *, masked: bool) -> float:
