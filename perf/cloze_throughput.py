@@ -4,7 +4,8 @@
         [--model FILE.gguf | --architecture tiny|llama-1b|llama-8b [--tokenizer FILE.gguf]] \\
         [--device cpu|cuda] [--dtype float32|bfloat16] [--benchmarks winogender ...|all] [--limit N] [--sample N] \\
         [--threads 1] [--ours-layouts prefix-sharing right-padded] [--ours-batch-tokens 4096 ...] \\
-        [--ours-tokenize-ahead off on] [--call-size 4096] [--lm-eval-batch-sizes 1 16] \\
+        [--ours-tokenize-ahead off on] [--ours-cudnn-attention off on] [--call-size 4096] \\
+        [--lm-eval-batch-sizes 1 16] [--lm-eval-cudnn-attention on off] \\
         [--peak-flops 989e12]
 
 Both sides score the same requests (by default Winogender's 720 instances, two options each; the seven original
@@ -18,12 +19,15 @@ from strings to log-likelihoods, tokenization included; loading is not:
   of 64), built from a ``transformers.LlamaConfig`` on the device, nothing downloaded, with the tokenizer of a
   local GGUF (``--tokenizer``, default SmolLM2's);
 * corefbias: ``TransformersBackend.loglikelihoods`` per layout (``--ours-layouts``: ``prefix-sharing``,
-  ``right-padded``), token budget (``--ours-batch-tokens``) and tokenizing ahead or not (``--ours-tokenize-ahead``),
-  in calls of ``--call-size`` instances as ``corefbias run`` hands them (``CALL_SIZE``);
+  ``right-padded``), token budget (``--ours-batch-tokens``), tokenizing ahead or not (``--ours-tokenize-ahead``) and
+  cuDNN's attention off (its default) or on (``--ours-cudnn-attention``), in calls of ``--call-size`` instances as
+  ``corefbias run`` hands them (``CALL_SIZE``);
 * lm-eval: ``HFLM(pretrained=<the same model object>, tokenizer=<the same tokenizer>, batch_size=B,
   softmax_dtype=float32)``, its defaults otherwise (``logits_cache`` on, which computes one forward pass for
   options of one token after the same context), timing ``lm.loglikelihood`` on ``Instance("loglikelihood",
-  ...)`` built from the same context/continuation pairs (what ``simple_evaluate`` hands it).
+  ...)`` built from the same context/continuation pairs (what ``simple_evaluate`` hands it), with torch's choice of
+  attention kernels as its users get them, or with cuDNN's left out as corefbias's passes leave them
+  (``--lm-eval-cudnn-attention on off``).
 
 Each side first scores a few requests untimed (warm-up). Decisions are the argmax of the summed
 log-likelihoods (``acc``), compared with lm-eval's at its first batch size; a difference where lm-eval's
@@ -32,8 +36,10 @@ computed, padding included (lm-eval's: the token ids it fed its model), per toke
 computes (each distinct prefix of the contexts once, each option's tokens but its last). ``under a mask``: the
 share of those tokens computed in passes with an attention mask, which on a GPU keeps attention off its fused
 causal kernels (lm-eval's: none, it pads on the right and passes no mask). ``passes``: the model's forward passes
-(each reads every weight and launches every layer's kernels once). ``tokenizing``: of corefbias's seconds,
-those spent tokenizing before a call's first batch reaches the device.
+(each reads every weight and launches every layer's kernels once). ``attention shapes``: the distinct shapes of
+query, key and mask that the passes' attention took, for each of which cuDNN's attention (torch's first choice on
+recent NVIDIA cards; corefbias leaves it out) builds an execution plan on the host. ``tokenizing``: of corefbias's
+seconds, those spent tokenizing before a call's first batch reaches the device.
 ``× FLOP bound`` (on a GPU): the seconds against 2 × parameters × distinct tokens ÷ the card's dense bf16
 rate (``--peak-flops``; by default 989 TFLOP/s for an H100 SXM or H200 SXM, 756 for an H100 PCIe, from the
 card's name). ``device→host bytes per request``: on a GPU every tensor that leaves the device during the
@@ -66,6 +72,7 @@ from corefbias.models.transformers_backend import (
     MAX_BATCH_TOKENS,
     TOKENIZE_AHEAD,
     TransformersBackend,
+    cudnn_attention,
 )
 
 MODELS = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models"  # where services/llamacpp/setup.sh puts them
@@ -175,20 +182,23 @@ def load(args):
         else transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     )
     dtype = args.dtype or ("bfloat16" if args.device == "cuda" else "float32")
-    model = random_model(args.architecture, tokenizer, args.device, dtype)
+    vocabulary = {"vocab_size": args.vocab_size} if args.vocab_size else {}
+    model = random_model(args.architecture, tokenizer, args.device, dtype, **vocabulary)
     identity = {"kind": "hf", "weights": {"random": args.architecture}}
     backend = TransformersBackend(model, tokenizer, identity=identity)
     torch.set_grad_enabled(False)
     return backend, f"random {args.architecture} ({dtype}, tokenizer of {gguf.name})"
 
 
-def ours(backend, requests, budget: int, call_size: int, layout: str, ahead: bool) -> dict:
+def ours(backend, requests, budget: int, call_size: int, layout: str, ahead: bool, cudnn: bool) -> dict:
     backend.max_batch_tokens, backend.layout, backend.tokenize_ahead = budget, layout, ahead
+    backend.cudnn_attention = cudnn
     backend.loglikelihoods(requests[:WARM_UP])
     backend.stats = stats = type(backend.stats)()
     synchronize(backend.device)
     started = time.perf_counter()
-    lls = in_calls(backend.loglikelihoods, requests, call_size)
+    with attention_shapes() as shapes:
+        lls = in_calls(backend.loglikelihoods, requests, call_size)
     synchronize(backend.device)
     seconds = time.perf_counter() - started
     return {
@@ -197,6 +207,7 @@ def ours(backend, requests, budget: int, call_size: int, layout: str, ahead: boo
         "computed": stats.computed,
         "masked": stats.masked,
         "passes": stats.forward_passes,
+        "shapes": len(shapes),
         "tokenizing": stats.tokenizing_seconds,
     }
 
@@ -245,17 +256,46 @@ def lm_eval_loglikelihoods(lm, requests) -> list[list[float]]:
     return per_request([ll for ll, _ in found], requests)
 
 
-def theirs(backend, requests, batch_size: int) -> dict:
+def theirs(backend, requests, batch_size: int, cudnn: bool) -> dict:
     lm = lm_eval_model(backend, batch_size)
-    lm_eval_loglikelihoods(lm, requests[:WARM_UP])
-    lm.fed = lm.passes = 0
-    synchronize(backend.device)
-    started = time.perf_counter()
-    lls = lm_eval_loglikelihoods(lm, requests)
-    synchronize(backend.device)
+    with cudnn_attention(cudnn):
+        lm_eval_loglikelihoods(lm, requests[:WARM_UP])
+        lm.fed = lm.passes = 0
+        synchronize(backend.device)
+        started = time.perf_counter()
+        with attention_shapes() as shapes:
+            lls = lm_eval_loglikelihoods(lm, requests)
+        synchronize(backend.device)
     # lm-eval pads its batches on the right and calls the model with no attention mask
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "loglikelihoods": lls, "computed": lm.fed, "masked": 0, "passes": lm.passes}
+    return {
+        "seconds": seconds,
+        "loglikelihoods": lls,
+        "computed": lm.fed,
+        "masked": 0,
+        "passes": lm.passes,
+        "shapes": len(shapes),
+    }
+
+
+@contextmanager
+def attention_shapes():
+    """The distinct shapes of query, key and mask that ``scaled_dot_product_attention`` is called with inside (a set,
+    filled as it goes): cuDNN's attention builds an execution plan on the host for each new one."""
+    import torch
+
+    attention = torch.nn.functional.scaled_dot_product_attention
+    seen = set()
+
+    def counted(query, key, value, attn_mask=None, *args, **kwargs):
+        seen.add((query.shape, key.shape, None if attn_mask is None else attn_mask.shape))
+        return attention(query, key, value, attn_mask, *args, **kwargs)
+
+    torch.nn.functional.scaled_dot_product_attention = counted
+    try:
+        yield seen
+    finally:
+        torch.nn.functional.scaled_dot_product_attention = attention
 
 
 def synchronize(device) -> None:
@@ -336,6 +376,12 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--tokenizer", type=Path, default=DEFAULT_GGUF, help="the .gguf or tokenizer folder --architecture uses"
     )
+    parser.add_argument(
+        "--vocab-size",
+        type=int,
+        help="--architecture's vocabulary (default: its own, tiny's the tokenizer's): 128256 on tiny plans the passes "
+        "of llama-1b on a CPU",
+    )
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--dtype", help="float32, bfloat16... (default: bfloat16 on cuda, else the model's)")
     parser.add_argument("--threads", type=int, help="torch's CPU threads (default: torch's, one per core)")
@@ -353,7 +399,21 @@ def main(argv=None) -> None:
         choices=("off", "on"),
         help="tokenize the rest of a call while its longest eighth is scored, or not (default: TOKENIZE_AHEAD)",
     )
+    parser.add_argument(
+        "--ours-cudnn-attention",
+        nargs="+",
+        choices=("off", "on"),
+        default=["off"],
+        help="let torch take cuDNN's attention kernels in corefbias's passes, or not (default: off, as hf: runs)",
+    )
     parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="*", default=[1, 16], help="none: skip lm-eval")
+    parser.add_argument(
+        "--lm-eval-cudnn-attention",
+        nargs="+",
+        choices=("on", "off"),
+        default=["on"],
+        help="lm-eval with torch's choice of attention kernels (on: what its users get), or with cuDNN's left out",
+    )
     parser.add_argument("--peak-flops", type=float, help="the card's dense bf16 FLOP/s (default: by its name)")
     parser.add_argument("--count-requests", type=int, default=500, help="instances of the host-bytes count; 0: none")
     args = parser.parse_args(argv)
@@ -380,7 +440,7 @@ def main(argv=None) -> None:
     rate = peak_flops(args, backend.device)
     bound = 2 * parameters * distinct / rate if rate else None
     card = (
-        torch.cuda.get_device_name(backend.device)
+        f"{torch.cuda.get_device_name(backend.device)}, cuDNN {torch.backends.cudnn.version()}"
         if backend.device.type == "cuda"
         else f"CPU, {torch.get_num_threads()} threads"
     )
@@ -393,19 +453,24 @@ def main(argv=None) -> None:
 
     rows = []
     for batch_size in args.lm_eval_batch_sizes:
-        rows.append(("lm-eval 0.4.13 hf", f"batch {batch_size}", theirs(backend, requests, batch_size)))
+        for cudnn in [choice == "on" for choice in args.lm_eval_cudnn_attention]:
+            setting = f"batch {batch_size}" + ("" if cudnn else ", no cuDNN attention")
+            rows.append(("lm-eval 0.4.13 hf", setting, theirs(backend, requests, batch_size, cudnn)))
     call_size = args.call_size or CALL_SIZE
     device = backend.device.type
     for layout in args.ours_layouts or [LAYOUTS[device]]:
         for budget in args.ours_batch_tokens or [MAX_BATCH_TOKENS[device]]:
             for ahead in [choice == "on" for choice in args.ours_tokenize_ahead or []] or [TOKENIZE_AHEAD[device]]:
-                setting = f"{layout}, {budget} tokens, calls of {call_size}" + (", tokenizing ahead" if ahead else "")
-                rows.append(("corefbias hf:", setting, ours(backend, requests, budget, call_size, layout, ahead)))
+                for cudnn in [choice == "on" for choice in args.ours_cudnn_attention]:
+                    setting = f"{layout}, {budget} tokens, calls of {call_size}"
+                    setting += (", tokenizing ahead" if ahead else "") + (", cuDNN attention" if cudnn else "")
+                    run = ours(backend, requests, budget, call_size, layout, ahead, cudnn)
+                    rows.append(("corefbias hf:", setting, run))
     reference = rows[0][2]["loglikelihoods"]
     best_lm_eval = min((run["seconds"] for name, _, run in rows if name.startswith("lm-eval")), default=None)
     header = (
         f"{'implementation':<18} {'setting':>62} {'seconds':>8} {'tokenizing':>10} {'inst/s':>8} {'req/s':>8} "
-        f"{'× lm-eval best':>14} {'tokens computed / distinct':>26} {'passes':>7} "
+        f"{'× lm-eval best':>14} {'tokens computed / distinct':>26} {'passes':>7} {'attention shapes':>16} "
         f"{'under a mask':>12} {'× FLOP bound':>12} {'same decisions':>15} "
         f"{'not ties':>8} {'max |ΔLL|':>9}"
     )
@@ -422,7 +487,8 @@ def main(argv=None) -> None:
         print(
             f"{name:<18} {setting:>62} {seconds:>8.1f} {tokenizing:>10} {len(requests) / seconds:>8.1f} "
             f"{pairs / seconds:>8.1f} "
-            f"{relative:>14} {computed:>26} {run['passes']:>7} {masked:>12} {flops:>12} {decided:>15} {real:>8} "
+            f"{relative:>14} {computed:>26} {run['passes']:>7} {run['shapes']:>16} {masked:>12} {flops:>12} "
+            f"{decided:>15} {real:>8} "
             f"{delta:>9.1e}"
         )
 

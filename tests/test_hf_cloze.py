@@ -359,6 +359,33 @@ def test_right_padded_contexts_attend_with_no_mask_and_tails_come_in_passes_of_o
     assert backend.stats.masked == backend.stats.computed
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_pass_runs_with_cudnn_attention_off_and_torchs_switch_is_restored(tiny, winogender, layout):
+    """cuDNN's attention builds a plan per new shape, and nearly every pass has one: while the model computes, torch's
+    cuDNN switch is off unless ``cudnn_attention`` says otherwise, and after the call it is as the user left it."""
+    import torch
+
+    backend = tiny.backend
+    backend.layout = layout
+    seen = []
+    hook = backend.model.register_forward_pre_hook(lambda *_: seen.append(torch.backends.cuda.cudnn_sdp_enabled()))
+    try:
+        requests = requests_of(winogender)[:40]
+        backend.loglikelihoods(requests)
+        assert seen and not any(seen) and torch.backends.cuda.cudnn_sdp_enabled()
+        seen.clear()
+        backend.cudnn_attention = True
+        backend.loglikelihoods(requests)
+        assert seen and all(seen)
+        seen.clear()
+        torch.backends.cuda.enable_cudnn_sdp(False)  # the user's choice is kept either way
+        backend.loglikelihoods(requests)
+        assert seen and not any(seen) and not torch.backends.cuda.cudnn_sdp_enabled()
+    finally:
+        hook.remove()
+        torch.backends.cuda.enable_cudnn_sdp(True)
+
+
 def test_batches_are_sized_by_tokens_and_sorted_by_length(tiny, winogender):
     backend = tiny.backend
     encoded = backend.encode_requests(requests_of(winogender))

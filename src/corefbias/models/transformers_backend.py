@@ -47,6 +47,13 @@ pass among options of one token after the same context).
 device, a bounded number of rows at a time (``LOGITS_CHUNK``), the continuation tokens' log-probabilities
 are gathered and summed there, and only one float per option crosses to the host per batch.
 
+**Attention without cuDNN.** torch tries cuDNN's attention first on sm90 and sm100 cards (an H100, an H200, a
+B200) with cuDNN above 9.15, and cuDNN builds an execution plan on the host for every new shape of batch and lengths
+(tens to hundreds of milliseconds; torch caches them by shape). Nearly every pass here has a shape of its own (302 of
+the 379 passes over the seven original benchmarks' requests on a 1B-shaped model), so the passes run with cuDNN's
+attention off (``cudnn_attention``, default False): flash kernels for unmasked passes, memory-efficient ones under a
+mask. Everywhere else the switch changes nothing.
+
 **Devices.** ``max_batch_tokens``, ``layout`` and ``tokenize_ahead`` default per device (``MAX_BATCH_TOKENS``,
 ``LAYOUTS``, ``TOKENIZE_AHEAD``: on a GPU a call tokenizes the eighth of its requests with the longest contexts, and
 the rest in a thread while the device scores that eighth). A batch that runs out of device memory is split and
@@ -74,6 +81,7 @@ import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .base import ModelError
@@ -152,6 +160,7 @@ class TransformersBackend:
         self.max_batch_tokens = max_batch_tokens or MAX_BATCH_TOKENS.get(self.device.type, MAX_BATCH_TOKENS["cpu"])
         self.layout = layout or LAYOUTS.get(self.device.type, LAYOUTS["cpu"])
         self.tokenize_ahead = TOKENIZE_AHEAD.get(self.device.type, TOKENIZE_AHEAD["cpu"])
+        self.cudnn_attention = False
         if self.layout not in BATCH_PLANS:
             raise ValueError(f"unknown layout {self.layout!r}; choose {' or '.join(BATCH_PLANS)}")
         self.call_size = call_size
@@ -376,14 +385,15 @@ class TransformersBackend:
         ``mask`` and ``positions`` None: every row's tokens from position 0, with no attention mask."""
         device = self.device
         continued = {self.cache_argument: cache} if cache is not None else {}
-        out = self.model(
-            input_ids=ids.to(device),
-            attention_mask=None if mask is None else mask.to(device),
-            position_ids=None if positions is None else positions.to(device),
-            use_cache=use_cache,
-            logits_to_keep=keep,
-            **continued,
-        )
+        with cudnn_attention(self.cudnn_attention):
+            out = self.model(
+                input_ids=ids.to(device),
+                attention_mask=None if mask is None else mask.to(device),
+                position_ids=None if positions is None else positions.to(device),
+                use_cache=use_cache,
+                logits_to_keep=keep,
+                **continued,
+            )
         self.stats.computed += ids.numel()
         self.stats.masked += 0 if mask is None else ids.numel()
         self.stats.forward_passes += 1
@@ -436,6 +446,28 @@ class TransformersBackend:
         in_order = torch.empty(len(longer), dtype=torch.long)
         in_order[torch.tensor(order)] = torch.arange(len(longer))
         return torch.cat(sums)[in_order.to(self.device)]
+
+
+@contextmanager
+def cudnn_attention(enabled: bool):
+    """Within it, ``scaled_dot_product_attention`` may take cuDNN's kernels only if ``enabled`` (and torch's own switch
+    allowed them before); the other kernels stay as they were.
+
+    Examples
+    --------
+    >>> import torch
+    >>> with cudnn_attention(False):
+    ...     torch.backends.cuda.cudnn_sdp_enabled()
+    False
+    """
+    import torch
+
+    before = torch.backends.cuda.cudnn_sdp_enabled()
+    torch.backends.cuda.enable_cudnn_sdp(before and enabled)
+    try:
+        yield
+    finally:
+        torch.backends.cuda.enable_cudnn_sdp(before)
 
 
 def option_tokens(items: list[Item]) -> tuple[list[int], list[int], list[tuple[int, int, list[int]]]]:
