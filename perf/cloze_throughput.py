@@ -361,6 +361,13 @@ def peak_flops(args, device) -> float | None:
     return next((rate for card, rate in PEAK_FLOPS if card in name), None)
 
 
+def switches(parser, flag: str, help: str, default: str | None = None) -> None:
+    """A setting timed on, off or both in turn (``on off``: one row each)."""
+    parser.add_argument(
+        flag, nargs="+", choices=("off", "on"), default=None if default is None else [default], help=help
+    )
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror", help="upstream mirror (e.g. ../shared/data)")
@@ -393,26 +400,23 @@ def main(argv=None) -> None:
         choices=list(BATCH_PLANS),
         help="corefbias's layouts, each at every budget (default: the device's, LAYOUTS)",
     )
-    parser.add_argument(
+    switches(
+        parser,
         "--ours-tokenize-ahead",
-        nargs="+",
-        choices=("off", "on"),
-        help="tokenize the rest of a call while its longest eighth is scored, or not (default: TOKENIZE_AHEAD)",
+        "tokenize the rest of a call while its longest eighth is scored, or not (default: TOKENIZE_AHEAD)",
     )
-    parser.add_argument(
+    switches(
+        parser,
         "--ours-cudnn-attention",
-        nargs="+",
-        choices=("off", "on"),
-        default=["off"],
-        help="let torch take cuDNN's attention kernels in corefbias's passes, or not (default: off, as hf: runs)",
+        "let torch take cuDNN's attention kernels in corefbias's passes, or not (default: off, as hf: runs)",
+        "off",
     )
     parser.add_argument("--lm-eval-batch-sizes", type=int, nargs="*", default=[1, 16], help="none: skip lm-eval")
-    parser.add_argument(
+    switches(
+        parser,
         "--lm-eval-cudnn-attention",
-        nargs="+",
-        choices=("on", "off"),
-        default=["on"],
-        help="lm-eval with torch's choice of attention kernels (on: what its users get), or with cuDNN's left out",
+        "lm-eval with torch's choice of attention kernels (on: what its users get), or with cuDNN's left out",
+        "on",
     )
     parser.add_argument("--peak-flops", type=float, help="the card's dense bf16 FLOP/s (default: by its name)")
     parser.add_argument("--count-requests", type=int, default=500, help="instances of the host-bytes count; 0: none")
