@@ -195,12 +195,7 @@ def ours(backend, requests, budget: int, call_size: int, layout: str, ahead: boo
     backend.cudnn_attention = cudnn
     backend.loglikelihoods(requests[:WARM_UP])
     backend.stats = stats = type(backend.stats)()
-    synchronize(backend.device)
-    started = time.perf_counter()
-    with attention_shapes() as shapes:
-        lls = in_calls(backend.loglikelihoods, requests, call_size)
-    synchronize(backend.device)
-    seconds = time.perf_counter() - started
+    lls, seconds, shapes = timed(backend.device, lambda: in_calls(backend.loglikelihoods, requests, call_size))
     return {
         "seconds": seconds,
         "loglikelihoods": lls,
@@ -261,13 +256,8 @@ def theirs(backend, requests, batch_size: int, cudnn: bool) -> dict:
     with cudnn_attention(cudnn):
         lm_eval_loglikelihoods(lm, requests[:WARM_UP])
         lm.fed = lm.passes = 0
-        synchronize(backend.device)
-        started = time.perf_counter()
-        with attention_shapes() as shapes:
-            lls = lm_eval_loglikelihoods(lm, requests)
-        synchronize(backend.device)
+        lls, seconds, shapes = timed(backend.device, lambda: lm_eval_loglikelihoods(lm, requests))
     # lm-eval pads its batches on the right and calls the model with no attention mask
-    seconds = time.perf_counter() - started
     return {
         "seconds": seconds,
         "loglikelihoods": lls,
@@ -276,6 +266,16 @@ def theirs(backend, requests, batch_size: int, cudnn: bool) -> dict:
         "passes": lm.passes,
         "shapes": len(shapes),
     }
+
+
+def timed(device, score):
+    """``score()``'s answer, its seconds once the device has finished, and the distinct attention shapes it took."""
+    synchronize(device)
+    started = time.perf_counter()
+    with attention_shapes() as shapes:
+        answer = score()
+    synchronize(device)
+    return answer, time.perf_counter() - started, shapes
 
 
 @contextmanager
