@@ -3,7 +3,8 @@
     .venv/bin/python perf/cloze_throughput.py --mirror ../shared/data \\
         [--model FILE.gguf | --architecture tiny|llama-1b|llama-8b [--tokenizer FILE.gguf]] \\
         [--device cpu|cuda] [--dtype float32|bfloat16] [--benchmarks winogender ...|all] [--limit N] [--sample N] \\
-        [--threads 1] [--ours-layouts prefix-sharing right-padded] [--ours-batch-tokens 4096 ...] \\
+        [--threads 1] [--ours-layouts prefix-sharing right-padded prefix-tree] [--ours-batch-tokens 4096 ...] \\
+        [--ours-row-tokens 256 512] \\
         [--ours-tokenize-ahead off on] [--ours-cudnn-attention off on] [--call-size 4096] \\
         [--lm-eval-batch-sizes 1 16] [--lm-eval-cudnn-attention on off] \\
         [--peak-flops 989e12]
@@ -19,9 +20,10 @@ from strings to log-likelihoods, tokenization included; loading is not:
   of 64), built from a ``transformers.LlamaConfig`` on the device, nothing downloaded, with the tokenizer of a
   local GGUF (``--tokenizer``, default SmolLM2's);
 * corefbias: ``TransformersBackend.loglikelihoods`` per layout (``--ours-layouts``: ``prefix-sharing``,
-  ``right-padded``), token budget (``--ours-batch-tokens``), tokenizing ahead or not (``--ours-tokenize-ahead``) and
-  cuDNN's attention off (its default) or on (``--ours-cudnn-attention``), in calls of ``--call-size`` instances as
-  ``corefbias run`` hands them (``CALL_SIZE``);
+  ``right-padded``, ``prefix-tree`` with its rows' widths, ``--ours-row-tokens``), token budget
+  (``--ours-batch-tokens``), tokenizing ahead or not (``--ours-tokenize-ahead``) and cuDNN's attention off (its
+  default) or on (``--ours-cudnn-attention``), in calls of ``--call-size`` instances as ``corefbias run`` hands them
+  (``CALL_SIZE``);
 * lm-eval: ``HFLM(pretrained=<the same model object>, tokenizer=<the same tokenizer>, batch_size=B,
   softmax_dtype=float32)``, its defaults otherwise (``logits_cache`` on, which computes one forward pass for
   options of one token after the same context), timing ``lm.loglikelihood`` on ``Instance("loglikelihood",
@@ -56,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import random
 import sys
@@ -70,6 +73,7 @@ from corefbias.models.transformers_backend import (
     CALL_SIZE,
     LAYOUTS,
     MAX_BATCH_TOKENS,
+    ROW_TOKENS,
     TOKENIZE_AHEAD,
     TransformersBackend,
     cudnn_attention,
@@ -400,6 +404,9 @@ def main(argv=None) -> None:
         choices=list(BATCH_PLANS),
         help="corefbias's layouts, each at every budget (default: the device's, LAYOUTS)",
     )
+    parser.add_argument(
+        "--ours-row-tokens", type=int, nargs="+", help="the prefix-tree layout's row widths (default: ROW_TOKENS)"
+    )
     switches(
         parser,
         "--ours-tokenize-ahead",
@@ -462,14 +469,21 @@ def main(argv=None) -> None:
             rows.append(("lm-eval 0.4.13 hf", setting, theirs(backend, requests, batch_size, cudnn)))
     call_size = args.call_size or CALL_SIZE
     device = backend.device.type
-    for layout in args.ours_layouts or [LAYOUTS[device]]:
-        for budget in args.ours_batch_tokens or [MAX_BATCH_TOKENS[device]]:
-            for ahead in [choice == "on" for choice in args.ours_tokenize_ahead or []] or [TOKENIZE_AHEAD[device]]:
-                for cudnn in [choice == "on" for choice in args.ours_cudnn_attention]:
-                    setting = f"{layout}, {budget} tokens, calls of {call_size}"
-                    setting += (", tokenizing ahead" if ahead else "") + (", cuDNN attention" if cudnn else "")
-                    run = ours(backend, requests, budget, call_size, layout, ahead, cudnn)
-                    rows.append(("corefbias hf:", setting, run))
+    settings = itertools.product(
+        args.ours_layouts or [LAYOUTS[device]],
+        args.ours_batch_tokens or [MAX_BATCH_TOKENS[device]],
+        [choice == "on" for choice in args.ours_tokenize_ahead or []] or [TOKENIZE_AHEAD[device]],
+        [choice == "on" for choice in args.ours_cudnn_attention],
+        args.ours_row_tokens or [ROW_TOKENS[device]],
+    )
+    for layout, budget, ahead, cudnn, row_tokens in settings:
+        if layout != "prefix-tree" and row_tokens != (args.ours_row_tokens or [ROW_TOKENS[device]])[0]:
+            continue  # rows are the prefix-tree layout's alone
+        setting = f"{layout}, {budget} tokens" + (f", rows of {row_tokens}" if layout == "prefix-tree" else "")
+        setting += f", calls of {call_size}" + (", tokenizing ahead" if ahead else "")
+        setting += ", cuDNN attention" if cudnn else ""
+        backend.row_tokens = row_tokens
+        rows.append(("corefbias hf:", setting, ours(backend, requests, budget, call_size, layout, ahead, cudnn)))
     reference = rows[0][2]["loglikelihoods"]
     best_lm_eval = min((run["seconds"] for name, _, run in rows if name.startswith("lm-eval")), default=None)
     header = (

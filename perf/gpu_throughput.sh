@@ -2,7 +2,7 @@
 # perf/cloze_throughput.py on a GPU machine that has torch and transformers only. Prepare runs/gpu/ here with
 # perf/gpu_prepare.sh, then carry runs/gpu/wheels, runs/gpu/tokenizer and runs/gpu/requests.jsonl.gz to the machine.
 # There: ARCHS="llama-1b:64 llama-8b" bash perf/gpu_throughput.sh (an architecture, then lm-eval's batch sizes);
-# both of corefbias's layouts unless OURS_LAYOUTS names one. Output: $OUT/<architecture>.txt.
+# every corefbias layout unless OURS_LAYOUTS names some. Output: $OUT/<architecture>.txt.
 set -uo pipefail
 requests="${REQUESTS:-runs/gpu/requests.jsonl.gz}"
 device="${DEVICE:-cuda}"
@@ -14,6 +14,6 @@ for spec in $ARCHS; do
     echo "=== $arch (lm-eval batch sizes: ${lm_eval_batches:-none})"
     timeout "${EACH_TIMEOUT:-400}" python3 perf/cloze_throughput.py "${common[@]}" --architecture "$arch" \
         --lm-eval-batch-sizes ${lm_eval_batches//,/ } ${OURS_TOKENS:+--ours-batch-tokens $OURS_TOKENS} \
-        --ours-layouts ${OURS_LAYOUTS:-right-padded prefix-sharing} "$@" 2>&1 |
+        --ours-layouts ${OURS_LAYOUTS:-right-padded prefix-sharing prefix-tree} "$@" 2>&1 |
         grep -v "Warning\|warn(" | tee "$out/$arch.txt"
 done

@@ -144,16 +144,20 @@ def unbatched_loglikelihood(model, tokenizer, context: str, continuation: str) -
 
 
 @pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory):
-    """A folder ``hf:`` loads: a two-layer Llama with random weights (seeded), built from a ``LlamaConfig`` and
-    saved as safetensors, with SmolLM2's tokenizer (read from its GGUF)."""
+def tokenizer():
+    """SmolLM2's tokenizer, read from its GGUF."""
     if not SMOLLM2.is_file():
         pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
-    import torch
     import transformers
 
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(SMOLLM2.parent), gguf_file=SMOLLM2.name)
-    config = transformers.LlamaConfig(
+    return transformers.AutoTokenizer.from_pretrained(str(SMOLLM2.parent), gguf_file=SMOLLM2.name)
+
+
+def random_model(tokenizer, config_class, model_class, **shape):
+    """A two-layer model of ``model_class`` (widths of 64) with random weights (seeded), for ``tokenizer``."""
+    import torch
+
+    config = config_class(
         vocab_size=len(tokenizer),
         hidden_size=64,
         intermediate_size=128,
@@ -162,10 +166,20 @@ def tiny_folder(tmp_path_factory):
         num_key_value_heads=2,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
+        **shape,
     )
     torch.manual_seed(0)
+    return model_class(config).eval()
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory, tokenizer):
+    """A folder ``hf:`` loads: a two-layer Llama with random weights (seeded), built from a ``LlamaConfig`` and
+    saved as safetensors, with SmolLM2's tokenizer (read from its GGUF)."""
+    import transformers
+
     folder = tmp_path_factory.mktemp("tiny_llama")
-    transformers.LlamaForCausalLM(config).save_pretrained(folder)
+    random_model(tokenizer, transformers.LlamaConfig, transformers.LlamaForCausalLM).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
@@ -193,7 +207,7 @@ def test_loglikelihoods_and_decisions_match_plain_transformers_and_lm_eval(smoll
         assert mine == pytest.approx(reference, abs=TOLERANCE), name
         assert mine == pytest.approx(list(LM_EVAL[name]), abs=TOLERANCE), name
         assert reference == pytest.approx(list(LM_EVAL[name]), abs=TOLERANCE), name
-    assert backend.stats.forward_passes == 2  # the contexts, the options of more than one token
+    assert backend.stats.forward_passes == 1  # the CPU's layout: contexts and options in one pass of prefix trees
 
     choices = smollm2.choose(rows, WINOGENDER.task)
     lm_eval_choice = [max((0, 1), key=lambda option: LM_EVAL[name][option]) for name in LM_EVAL]
@@ -209,7 +223,8 @@ def test_batch_size_and_a_forced_prefix_pass_change_nothing_but_rounding(smollm2
     monkeypatch.setattr(backend, "max_batch_tokens", 1)  # one request per batch
     one_by_one = backend.loglikelihoods(requests)
     monkeypatch.undo()
-    # Six instances are too few for a pass of shared prefixes to pay; free passes force one.
+    # Six instances are too few for the prefix-sharing layout's pass of shared prefixes to pay; free passes force one.
+    monkeypatch.setattr(backend, "layout", "prefix-sharing")
     monkeypatch.setitem(transformers_backend.PASS_COST, "cpu", 0)
     backend.stats = transformers_backend.TokenStats()
     split = backend.loglikelihoods(requests)
@@ -241,7 +256,7 @@ def test_the_batched_tokenization_is_lm_evals_pair_by_pair(smollm2, winogender):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkeypatch, layout):
-    """The same 30 instances in one batch, in batches of a few hundred tokens, one request per batch, and in
+    """The same 30 instances in one batch, in batches of a hundred tokens or a few, one request per batch, and in
     calls of 7, in either layout: every log-likelihood within 1e-4 of the prefix-sharing layout's one batch, so
     decisions differ only on ties."""
     backend = smollm2.backend
@@ -249,7 +264,7 @@ def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkey
     reference = backend.loglikelihoods(requests)  # the CPU's default layout, one batch
     monkeypatch.setattr(backend, "layout", layout)
     answers, passes = {}, {}
-    for budget in (4096, 500, 200, 1):
+    for budget in (4096, 300, 100, 1):
         monkeypatch.setattr(backend, "max_batch_tokens", budget)
         backend.stats = transformers_backend.TokenStats()
         answers[budget], passes[budget] = backend.loglikelihoods(requests), backend.stats.forward_passes
@@ -257,7 +272,7 @@ def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkey
     answers["calls of 7"] = [
         ll for start in range(0, 30, 7) for ll in backend.loglikelihoods(requests[start : start + 7])
     ]
-    assert passes[4096] < passes[500] < passes[200] < passes[1]  # not one layout under four names
+    assert passes[4096] < passes[300] < passes[100] < passes[1]  # not one layout under four names
     for name, found in answers.items():
         for mine, theirs in zip(found, reference):
             assert mine == pytest.approx(theirs, abs=TOLERANCE), name
@@ -359,6 +374,103 @@ def test_right_padded_contexts_attend_with_no_mask_and_tails_come_in_passes_of_o
     assert backend.stats.masked == backend.stats.computed
 
 
+def test_the_prefix_tree_layout_computes_each_shared_prefix_once_in_one_pass(tiny, winogender, monkeypatch):
+    """The prefix-tree layout: Winogender's 720 instances in one pass of rows of ``row_tokens``, every attention call
+    under a 4-D mask (a token sees its ancestors in its row), within a tenth of the least any method computes (the
+    rows' ends padded), and the CPU's default layout's log-likelihoods; at most ``pass_logits`` logits a pass."""
+    import torch
+
+    backend = tiny.backend
+    requests = requests_of(winogender)
+    expected = backend.loglikelihoods(requests)
+    masks = []
+    attention = torch.nn.functional.scaled_dot_product_attention
+
+    def spied(query, key, value, attn_mask=None, *args, **kwargs):
+        masks.append(None if attn_mask is None else (attn_mask.dtype, attn_mask.dim()))
+        return attention(query, key, value, attn_mask, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", spied)
+    backend.layout, backend.max_batch_tokens = "prefix-tree", 100_000
+    backend.stats = transformers_backend.TokenStats()
+    found = backend.loglikelihoods(requests)
+    stats = backend.stats
+    assert stats.forward_passes == 1 and stats.computed % backend.row_tokens == 0
+    assert stats.masked == stats.computed < 1.1 * stats.distinct  # the rows' ends padded only
+    assert masks == [(torch.bool, 4)] * backend.model.config.num_hidden_layers
+    for mine, theirs in zip(found, expected):
+        assert mine == pytest.approx(theirs, abs=1e-5)
+
+    backend.pass_logits = 50 * backend.model.config.vocab_size  # 50 scored positions a pass
+    backend.stats = transformers_backend.TokenStats()
+    for mine, theirs in zip(backend.loglikelihoods(requests), expected):
+        assert mine == pytest.approx(theirs, abs=1e-5)
+    scored = sum(len(tokens) for _, options in backend.encode_requests(requests) for tokens in options)
+    assert backend.stats.forward_passes >= scored / 50
+
+
+def random_backend(tokenizer, config_class, model_class, attention: str, **shape):
+    """A ``TransformersBackend`` over ``random_model`` with ``attention`` as its attention implementation."""
+    model = random_model(tokenizer, config_class, model_class, **shape)
+    model.config._attn_implementation = attention
+    return transformers_backend.TransformersBackend(model, tokenizer, identity={"kind": "hf"})
+
+
+@pytest.mark.parametrize(
+    "family, attention, layer_types",
+    [
+        ("llama", "eager", None),
+        ("gemma3", "sdpa", ["sliding_attention", "full_attention"]),
+        ("gemma3", "eager", ["sliding_attention", "full_attention"]),
+        ("gemma3", "sdpa", ["sliding_attention", "sliding_attention"]),
+    ],
+)
+def test_every_layout_gives_an_unbatched_pass_log_likelihoods_whatever_the_attention(
+    tokenizer, winogender, family, attention, layer_types
+):
+    """Eager attention (which adds its mask to the scores) and a sliding window of 6 tokens, in every layer or every
+    other (Gemma 3's: a mask per kind of layer, which the prefix-tree layout builds from depths): every layout gives
+    each option the log-likelihood of one unbatched pass over the whole sequence."""
+    import transformers
+
+    if family == "llama":
+        backend = random_backend(tokenizer, transformers.LlamaConfig, transformers.LlamaForCausalLM, attention)
+    else:
+        backend = random_backend(
+            tokenizer,
+            transformers.Gemma3TextConfig,
+            transformers.Gemma3ForCausalLM,
+            attention,
+            head_dim=16,
+            sliding_window=6,
+            layer_types=layer_types,
+        )
+    requests = requests_of(winogender[:24])
+    expected = [
+        [unbatched_loglikelihood(backend.model, tokenizer, request.context, c) for c in request.continuations]
+        for request in requests
+    ]
+    for layout in LAYOUTS:
+        backend.layout, backend.max_batch_tokens = layout, 600
+        for mine, theirs in zip(backend.loglikelihoods(requests), expected):
+            assert mine == pytest.approx(theirs, abs=1e-4), layout
+
+
+def test_the_prefix_tree_layout_refuses_attention_that_takes_no_mask_of_its_own(tokenizer, winogender):
+    """Asked for, the layout says what the model lacks; by default, such a model gets the prefix-sharing layout."""
+    import transformers
+
+    backend = random_backend(tokenizer, transformers.LlamaConfig, transformers.LlamaForCausalLM, "sdpa")
+    backend.model.config._attn_implementation = "flash_attention_2"
+    again = transformers_backend.TransformersBackend(backend.model, tokenizer, identity={"kind": "hf"})
+    assert again.layout == "prefix-sharing"  # the CPU's default needs the mask: the model gets the layout before it
+    backend.layout = "prefix-tree"
+    with pytest.raises(
+        ModelError, match="prefix-tree layout needs attention that takes a 4-D mask .* not 'flash_attention_2'"
+    ):
+        backend.loglikelihoods(requests_of(winogender[:2]))
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_every_pass_runs_with_cudnn_attention_off_and_torchs_switch_is_restored(tiny, winogender, layout):
     """cuDNN's attention builds a plan per new shape, and nearly every pass has one: while the model computes, torch's
@@ -410,7 +522,7 @@ def test_a_batch_out_of_memory_is_retried_at_half_the_budget(tiny, winogender, m
     forward = backend.model.forward
 
     def scarce(*args, input_ids, attention_mask, **kwargs):
-        attended = input_ids.numel() if attention_mask is None else attention_mask.numel()
+        attended = input_ids.numel() if attention_mask is None else attention_mask.shape[0] * attention_mask.shape[-1]
         if attended > 150:
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB (a test's stand-in)")
         return forward(*args, input_ids=input_ids, attention_mask=attention_mask, **kwargs)

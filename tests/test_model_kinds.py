@@ -263,16 +263,18 @@ def test_model_args_are_refused_by_name_for_the_kind_and_read_as_their_type(caps
     assert hf == {"low_cpu_mem_usage": True, "dtype": "bfloat16"}  # hf batches by tokens: no batch_size
     assert options("--model", "hf:m", "--model-arg", "max_batch_tokens=512") == {"max_batch_tokens": 512}
     assert options("--model", "hf:m", "--model-arg", "layout=right-padded") == {"layout": "right-padded"}
+    assert options("--model", "hf:m", "--model-arg", "row_tokens=256") == {"row_tokens": 256}
     assert options("--model", "baseline:random", "--batch-size", "8") == {}  # run's own setting
     for argv, message in [
         (
             ["--model", "hf:m", "--model-arg", "attn_implmentation=eager"],
             "--model-arg attn_implmentation: hf models take no such key; its keys are max_batch_tokens, call_size, "
-            "layout, threads, attn_implementation, low_cpu_mem_usage, local_files_only, cache_dir, subfolder",
+            "layout, row_tokens, threads, attn_implementation, low_cpu_mem_usage, local_files_only, cache_dir, "
+            "subfolder",
         ),
         (
             ["--model", "hf:m", "--model-arg", "layout=packed"],
-            "--model-arg layout: expected one of prefix-sharing, right-padded, got 'packed'",
+            "--model-arg layout: expected one of prefix-sharing, right-padded, prefix-tree, got 'packed'",
         ),
         (
             ["--model", "maverick:m", "--model-arg", "seed=1"],

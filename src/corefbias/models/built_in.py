@@ -14,7 +14,7 @@ from .baselines import BASELINES
 from .chat import ANSWER_MODES, ORDER_MODES
 from .cloze import CLOZE_NORMS
 from .declaration import ModelKind, ModelOption, ServerKind, checked_call
-from .transformers_backend import BATCH_PLANS
+from .transformers_backend import BATCH_PLANS, LAYOUTS, MAX_BATCH_TOKENS, ROW_TOKENS
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,8 @@ BUILT_IN = (
             ModelOption("dtype", "torch dtype of the weights, e.g. float32, bfloat16 (default: auto)", flag="--dtype"),
             ModelOption(
                 "max_batch_tokens",
-                "the tokens of one forward pass, padding included (default: 4096 on CPU, 65536 on CUDA)",
+                "the tokens of one forward pass, padding included (default: "
+                f"{MAX_BATCH_TOKENS['cpu']} on CPU, {MAX_BATCH_TOKENS['cuda']} on CUDA)",
                 int,
                 minimum=1,
             ),
@@ -162,9 +163,16 @@ BUILT_IN = (
             ),
             ModelOption(
                 "layout",
-                "prefix-sharing or right-padded: how requests fill forward passes (default: prefix-sharing on CPU, "
-                "right-padded on CUDA)",
+                f"how requests fill forward passes: {', '.join(BATCH_PLANS)} (default: {LAYOUTS['cpu']} on CPU, "
+                f"{LAYOUTS['cuda']} on CUDA)",
                 choices=tuple(BATCH_PLANS),
+            ),
+            ModelOption(
+                "row_tokens",
+                f"the prefix-tree layout's rows, in tokens (default: {ROW_TOKENS['cpu']} on CPU, "
+                f"{ROW_TOKENS['cuda']} on CUDA)",
+                int,
+                minimum=1,
             ),
             CLOZE_NORM,
             ModelOption("threads", "torch's CPU threads (default: one per core)", int, minimum=1),

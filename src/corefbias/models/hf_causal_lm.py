@@ -88,19 +88,22 @@ def load(
     max_batch_tokens: int | None = None,
     call_size: int = CALL_SIZE,
     layout: str | None = None,
+    row_tokens: int | None = None,
     cloze_norm: str = "none",
     threads: int | None = None,
     **loader_options,
 ) -> ClozeModel:
     """The causal LM ``argument`` names, as a cloze-scored choice model (see the module docstring).
 
-        ``dtype``: None runs bfloat16 on CUDA and the checkpoint's own dtype elsewhere (``auto``).
-        ``max_batch_tokens``: the footprint of a batch (default ``MAX_BATCH_TOKENS`` of the device); ``call_size``:
-        instances per call of ``corefbias run``; ``layout``: ``prefix-sharing`` or ``right-padded`` (default
-    ``LAYOUTS`` of the device). ``threads``: torch's CPU threads for the whole process
-        (``torch.set_num_threads``; ``corefbias run --model-arg threads=1``); None keeps torch's default, one per
-        core."""
-    for name, value in (("max_batch_tokens", max_batch_tokens), ("call_size", call_size), ("threads", threads)):
+    ``dtype``: None runs bfloat16 on CUDA and the checkpoint's own dtype elsewhere (``auto``).
+    ``max_batch_tokens``: the footprint of a batch (default ``MAX_BATCH_TOKENS`` of the device); ``call_size``:
+    instances per call of ``corefbias run``; ``layout``: ``prefix-sharing``, ``right-padded`` or ``prefix-tree``
+    (default ``LAYOUTS`` of the device); ``row_tokens``: the prefix-tree layout's rows (default ``ROW_TOKENS`` of
+    the device). ``threads``: torch's CPU threads for the whole process
+    (``torch.set_num_threads``; ``corefbias run --model-arg threads=1``); None keeps torch's default, one per
+    core."""
+    whole_numbers = {"max_batch_tokens": max_batch_tokens, "call_size": call_size, "row_tokens": row_tokens}
+    for name, value in {**whole_numbers, "threads": threads}.items():
         if value is not None and (not isinstance(value, int) or value < 1):
             raise ValueError(f"{name} must be a positive whole number, got {value!r}")
     if "batch_size" in loader_options:
@@ -141,6 +144,12 @@ def load(
         "libraries": library_versions("transformers", "torch", "gguf"),
     }
     backend = TransformersBackend(
-        model, tokenizer, identity=identity, max_batch_tokens=max_batch_tokens, call_size=call_size, layout=layout
+        model,
+        tokenizer,
+        identity=identity,
+        max_batch_tokens=max_batch_tokens,
+        call_size=call_size,
+        layout=layout,
+        row_tokens=row_tokens,
     )
     return ClozeModel(f"{kind}:{argument}", backend, cloze_norm)

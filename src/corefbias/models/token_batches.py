@@ -5,8 +5,8 @@ Two layouts. *Prefix sharing*: contexts that share their first tokens in groups 
 ``footprint``), and where each context's shared prefix pass ends (``split_points``). *Right-padded*: contexts
 sorted by length in batches of at most the budget (``length_sorted_batches``), so that padding only follows a
 context's tokens, where a causal model's attention cannot reach back to it, and the pass needs no mask. Both
-feed the options' tails in passes of similar length (``tail_passes``). Plain token ids in, plain indices out:
-no model and no torch here.
+feed the options' tails in passes of similar length (``tail_passes``). (The third layout, prefix trees packed in
+rows, is ``token_trees``'s.) Plain token ids in, plain indices out: no model and no torch here.
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ SmolLM2-135M-Instruct and Gemma 3 270M (GGUF), log-likelihoods within 5e-5 (``te
 **Fast.** Each context is computed once, whatever its number of options. A call tokenizes all its requests at
 once (two batched calls of the fast tokenizer) and lays them out in batches of at most ``max_batch_tokens``
 tokens (a batch's *footprint*: its rows times its widest context, plus each option of more than one token's copy
-of its context and its tail; ``token_batches.footprint``), by one of two layouts (``layout``; by default
-``LAYOUTS`` of the device):
+of its context and its tail; ``token_batches.footprint``; the prefix-tree layout's, its rows times their width), by
+one of three layouts (``layout``; by default ``LAYOUTS`` of the device):
 
-* ``prefix-sharing`` (CPU): the first tokens that several contexts share are computed once for them all
+* ``prefix-sharing``: the first tokens that several contexts share are computed once for them all
   (Winogender's sentences differ from their minimal pair only from the pronoun on: a quarter fewer tokens).
   Contexts are grouped by shared prefix (in token order; ``token_batches.shared_prefix_groups``), whole groups,
   the widest first, in a batch (``token_batches.token_batches``), and a batch takes two passes, the second
@@ -33,15 +33,23 @@ of its context and its tail; ``token_batches.footprint``), by one of two layouts
   last real position is picked before the model's output layer (a hook on it), so the logits are one row per
   context whatever the padding.
 
-Then (C), only for options of more than one token, their other tokens, continuing a copy of the cache per such
-option, in passes of tails of about one length (``token_batches.tail_passes``). Only the logits the sums need
-are computed (``logits_to_keep``; none in pass A), which matters for large vocabularies (Gemma 3: 262 144
-tokens). ``stats`` counts the tokens the passes computed (padding included; ``masked``: those in passes under an
-attention mask) against what the requests need with each context computed once (``needed``) and with each
-distinct prefix once (``distinct``; options' tokens but their last count in both), and the floats copied from
-the model's device to the host. lm-eval instead computes every option's whole sequence, padded on the right
-with no mask as the right-padded layout does, and the full vocabulary's logits at every position (it shares one
-pass among options of one token after the same context).
+* ``prefix-tree`` (CPU): one pass per batch and nothing computed twice in a row. Each context, and each option's tokens
+  but its last after it, is laid in rows of ``row_tokens`` (``ROW_TOKENS``) after the sequence before it, sharing
+  what the two have in common (``token_trees.pack``): the rows hold trees of the requests' tokens, a token attends
+  to its ancestors under a 4-D mask (``sdpa`` or ``eager`` attention; a window's worth for layers of sliding
+  attention) at its depth as its position, and the output layer is fed the scored positions alone. Over the seven
+  original benchmarks at CUDA's budget it computes 1.05 tokens per distinct token in 64 passes (``right-padded``:
+  1.53 in 379), at the cost of attention over whole rows.
+
+In the first two layouts, then (C), only for options of more than one token, their other tokens, continuing a copy
+of the cache per such option, in passes of tails of about one length (``token_batches.tail_passes``). Only the
+logits the sums need are computed (``logits_to_keep``; none in pass A), which matters for large vocabularies (Gemma
+3: 262 144 tokens). ``stats`` counts the tokens the passes computed (padding included; ``masked``: those in passes
+under an attention mask) against what the requests need with each context computed once (``needed``) and with each
+distinct prefix once (``distinct``; options' tokens but their last count in both), and the floats copied from the
+model's device to the host. lm-eval instead computes every option's whole sequence, padded on the right with no mask
+as the right-padded layout does, and the full vocabulary's logits at every position (it shares one pass among
+options of one token after the same context).
 
 **Nothing vocabulary-sized leaves the device.** The log-softmax is computed in float32 on the model's
 device, a bounded number of rows at a time (``LOGITS_CHUNK``), the continuation tokens' log-probabilities
@@ -95,6 +103,7 @@ from .token_batches import (
     tail_passes,
     token_batches,
 )
+from .token_trees import pack, tree_batches
 
 # The footprint of a batch (see the module docstring) by default. On CPU a batch of more than a few dozen rows
 # is no faster; on a GPU large batches keep the device busy, and an out-of-memory batch halves the budget.
@@ -102,10 +111,24 @@ MAX_BATCH_TOKENS = {"cpu": 4096, "mps": 16384, "cuda": 65536}
 # A forward pass reads every weight: on CPU about the cost of computing 32 more tokens (SmolLM2-135M, one
 # thread); on a GPU, kernel launches and the Python of a pass cost more tokens' worth.
 PASS_COST = {"cpu": 32, "mps": 64, "cuda": 256}
-# On CPU sharing prefixes computes a fifth fewer tokens and masks cost little; on CUDA a mask rules out the fused
-# attention kernels (perf/cloze_throughput.py --ours-layouts times both; docs/performance.md).
-LAYOUTS = {"cpu": "prefix-sharing", "mps": "prefix-sharing", "cuda": "right-padded"}
-BATCH_PLANS = {"prefix-sharing": token_batches, "right-padded": length_sorted_batches}  # a layout's batches
+# On CPU masks cost little and prefix trees compute the fewest tokens (3–13 % faster than sharing prefixes, SmolLM2 and
+# Gemma 3); on CUDA a mask rules out the fused attention kernels, and prefix trees are not timed yet
+# (perf/cloze_throughput.py --ours-layouts times them; docs/performance.md). A model whose attention cannot take a
+# prefix tree's mask (``tree_refusal``) gets prefix-sharing instead of the CPU's default.
+LAYOUTS = {"cpu": "prefix-tree", "mps": "prefix-sharing", "cuda": "right-padded"}
+BATCH_PLANS = {  # a layout's batches
+    "prefix-sharing": token_batches,
+    "right-padded": length_sorted_batches,
+    "prefix-tree": tree_batches,
+}
+# The prefix-tree layout's rows: wider rows leave less room unused at a batch's end, but each token attends over its
+# whole row. Over the seven original benchmarks at CUDA's budget, 1.11 tokens computed per distinct token at 256, 1.05
+# at 512, 1.03 at 1 024; on a CPU, where attention weighs more against a small model's products, 256 was the fastest.
+ROW_TOKENS = {"cpu": 256, "mps": 512, "cuda": 512}
+# At most this many logits (scored positions × vocabulary) in a prefix-tree pass: 512 MiB in float32, 1 GiB in
+# bfloat16.
+PASS_LOGITS = {"cpu": 1 << 27, "mps": 1 << 27, "cuda": 1 << 29}
+TREE_MASKS = {"sdpa", "eager"}  # attention implementations that take a 4-D mask of any shape
 CALL_SIZE = 4096  # instances per call of `corefbias run`: whole benchmarks but SoWinoBias and ABC
 # On a GPU tokenizing a call of 4 096 instances took 3–5 s of an H200 run's 38–93 before any batch reached the card:
 # there a call tokenizes the eighth of its requests with the longest contexts, and the rest in a thread while the card
@@ -142,8 +165,9 @@ class TransformersBackend:
     """Log-likelihoods of continuations from a loaded causal LM (see the module docstring).
 
     ``max_batch_tokens``: the largest footprint of a batch (default by device, ``MAX_BATCH_TOKENS``);
-    ``call_size``: the instances ``corefbias run`` hands it per call; ``layout``: ``prefix-sharing`` or
-    ``right-padded`` (default by device, ``LAYOUTS``)."""
+    ``call_size``: the instances ``corefbias run`` hands it per call; ``layout``: ``prefix-sharing``,
+    ``right-padded`` or ``prefix-tree`` (default by device, ``LAYOUTS``); ``row_tokens``: the prefix-tree layout's
+    rows (default by device, ``ROW_TOKENS``)."""
 
     def __init__(
         self,
@@ -154,12 +178,17 @@ class TransformersBackend:
         max_batch_tokens: int | None = None,
         call_size=CALL_SIZE,
         layout: str | None = None,
+        row_tokens: int | None = None,
     ):
         self.model, self.tokenizer = model, tokenizer
         self.device = model.device
         self.max_batch_tokens = max_batch_tokens or MAX_BATCH_TOKENS.get(self.device.type, MAX_BATCH_TOKENS["cpu"])
         self.layout = layout or LAYOUTS.get(self.device.type, LAYOUTS["cpu"])
+        if layout is None and self.layout == "prefix-tree" and tree_refusal(model):
+            self.layout = "prefix-sharing"  # what the device's default needs, the model lacks
         self.tokenize_ahead = TOKENIZE_AHEAD.get(self.device.type, TOKENIZE_AHEAD["cpu"])
+        self.row_tokens = row_tokens or ROW_TOKENS.get(self.device.type, ROW_TOKENS["cpu"])
+        self.pass_logits = PASS_LOGITS.get(self.device.type, PASS_LOGITS["cpu"])
         self.cudnn_attention = False
         if self.layout not in BATCH_PLANS:
             raise ValueError(f"unknown layout {self.layout!r}; choose {' or '.join(BATCH_PLANS)}")
@@ -264,24 +293,42 @@ class TransformersBackend:
         """``loglikelihoods_in_batches`` of requests already encoded; ``positions``: each one's in the call."""
         self.stats.needed += sum(len(context) + sum(len(t) - 1 for t in options) for context, options in encoded)
         self.stats.distinct += distinct_tokens(encoded)
-        plan = BATCH_PLANS[self.layout]
-        queue = deque(plan(encoded, range(len(encoded)), self.max_batch_tokens))
+        planned = self.max_batch_tokens
+        queue = deque(self._plan(encoded, range(len(encoded))))
         while queue:
             batch = queue.popleft()
-            size = footprint([encoded[index] for index, _ in batch])
-            if len(batch) > 1 and size > self.max_batch_tokens:  # planned before the budget was halved
-                queue.extendleft(reversed(plan(encoded, [i for i, _ in batch], self.max_batch_tokens)))
+            items = [encoded[index] for index, _ in batch]
+            if self.max_batch_tokens < planned and len(batch) > 1 and self._footprint(items) > self.max_batch_tokens:
+                queue.extendleft(reversed(self._plan(encoded, [i for i, _ in batch])))  # planned before a halving
                 continue
-            totals = self._score_or_none([(encoded[index], shared) for index, shared in batch])
+            totals = self._score_or_none([(item, shared) for item, (_, shared) in zip(items, batch)])
             if totals is None:
                 self._free_device_memory()
-                self.max_batch_tokens = max(1, size // 2)
+                self.max_batch_tokens = max(1, self._footprint(items) // 2)
                 queue.appendleft(batch)
                 continue
             self.stats.host_floats += len(totals)
             flat = iter(totals)
             answers = [[next(flat) for _ in encoded[index][1]] for index, _ in batch]
             yield [positions[index] for index, _ in batch], answers
+
+    def _plan(self, encoded: list[Item], indices: Sequence[int]) -> list[list[tuple[int, int]]]:
+        """``indices`` of ``encoded`` in the layout's batches of at most ``max_batch_tokens``."""
+        if self.layout == "prefix-tree":
+            most_scored = max(1, self.pass_logits // self.model.config.get_text_config().vocab_size)
+            return tree_batches(encoded, indices, self.max_batch_tokens, self._row_width(), most_scored)
+        return BATCH_PLANS[self.layout](encoded, indices, self.max_batch_tokens)
+
+    def _footprint(self, items: list[Item]) -> int:
+        """The tokens a batch of ``items`` holds in the layout (what ``max_batch_tokens`` bounds)."""
+        if self.layout == "prefix-tree":
+            rows = pack(items, self._row_width())
+            return len(rows.tokens) * rows.width
+        return footprint(items)
+
+    def _row_width(self) -> int:
+        """The prefix-tree layout's rows: ``row_tokens``, narrower if the budget of a batch is."""
+        return min(self.row_tokens, self.max_batch_tokens)
 
     def _score_or_none(self, items: list[tuple[Item, int]]) -> list[float] | None:
         """The batch's log-likelihoods (one float per option, in order), or None if it ran out of device memory."""
@@ -290,6 +337,8 @@ class TransformersBackend:
         try:
             if self.layout == "right-padded":
                 return self._score_right_padded([item for item, _ in items]).tolist()
+            if self.layout == "prefix-tree":
+                return self._score_prefix_tree([item for item, _ in items]).tolist()
             return self._score_sharing_prefixes(items).tolist()
         except RuntimeError as error:  # torch's OutOfMemoryError is one
             if not isinstance(error, torch.OutOfMemoryError) and "out of memory" not in str(error):
@@ -370,6 +419,79 @@ class TransformersBackend:
             del logits
             return self._add_tails(totals, longer, cache, context_mask, lengths)
 
+    def _score_prefix_tree(self, items: list[Item]):
+        """Every option's log-likelihood, in order, as one float32 tensor on the model's device: one pass over the
+        batch packed in rows (``token_trees.pack``), each token attending to its ancestors in its row's tree, the
+        output layer fed only the scored positions."""
+        import torch
+
+        rows = pack(items, self._row_width())
+        width = rows.width
+        ids = torch.full((len(rows.tokens), width), self.pad_id, dtype=torch.long)
+        positions = torch.zeros((len(rows.tokens), width), dtype=torch.long)
+        ends = torch.arange(1, width + 1).repeat(len(rows.tokens), 1)  # padding attends to itself alone
+        for row, (tokens, depths, row_ends) in enumerate(zip(rows.tokens, rows.depths, rows.ends)):
+            ids[row, : len(tokens)] = torch.tensor(tokens)
+            positions[row, : len(tokens)] = torch.tensor(depths)
+            ends[row, : len(tokens)] = torch.tensor(row_ends)
+        positions, ends, columns = (
+            positions.to(self.device),
+            ends.to(self.device),
+            torch.arange(width, device=self.device),
+        )
+        ancestors = (columns[None, None, :] <= columns[None, :, None]) & (columns[None, :, None] < ends[:, None, :])
+        scored_rows, scored_columns = (torch.tensor(c, device=self.device) for c in zip(*rows.positions))
+
+        def scored_positions(module, inputs):  # the output layer sees the scored positions alone
+            return (inputs[0][scored_rows, scored_columns][None], *inputs[1:])
+
+        number, targets, option_numbers = (torch.tensor(column) for column in zip(*sorted(rows.targets)))
+        with torch.inference_mode():
+            hook = self.model.get_output_embeddings().register_forward_pre_hook(scored_positions)
+            try:
+                mask = self._tree_mask(ancestors, positions)
+                logits, _ = self._forward(ids, mask, positions, None, keep=0, use_cache=False)
+            finally:
+                hook.remove()
+            logprobs = self._logprobs(logits[0], number, targets)
+            del logits
+            totals = torch.zeros(sum(len(options) for _, options in items), dtype=torch.float32, device=self.device)
+            return totals.index_add(0, option_numbers.to(self.device), logprobs)
+
+    def _tree_mask(self, ancestors, positions):
+        """The attention mask the model takes for ``ancestors`` (rows × queries × keys, True where a query may
+        attend): a 4-D mask in the form of the model's attention implementation, windowed for layers of sliding
+        attention, by kind of layer where the model has both kinds."""
+        refused = tree_refusal(self.model)
+        if refused:
+            raise ModelError(f"the prefix-tree layout {refused}; choose another layout")
+        implementation = self.model.config._attn_implementation
+        config = self.model.config.get_text_config()
+        window = getattr(config, "sliding_window", None)
+        kinds = layer_kinds(config)
+        mask = ancestors
+        if "sliding_attention" in kinds and positions.max() >= window:  # some query sees beyond the window
+            windowed = ancestors & (positions[:, :, None] - positions[:, None, :] < window)
+            mask = (
+                windowed
+                if kinds == {"sliding_attention"}
+                else {"full_attention": ancestors, "sliding_attention": windowed}
+            )
+        if isinstance(mask, dict):
+            return {kind: self._mask_form(allowed, implementation) for kind, allowed in mask.items()}
+        return self._mask_form(mask, implementation)
+
+    def _mask_form(self, allowed, implementation: str):
+        """``allowed`` (rows × queries × keys) as ``implementation``'s 4-D mask: True where a query may attend for
+        ``sdpa``, added to the scores for ``eager``."""
+        import torch
+
+        allowed = allowed[:, None]
+        if implementation == "sdpa":
+            return allowed
+        zero = torch.zeros((), dtype=self.model.dtype, device=self.device)
+        return zero.masked_fill(~allowed, torch.finfo(self.model.dtype).min)
+
     def _add_tails(self, totals, longer, cache, context_mask, lengths):
         """``totals`` (per option, its first token's log-probability) plus pass C's for the options of more than
         one token (``longer``: their position among the options, their item and tokens)."""
@@ -388,7 +510,7 @@ class TransformersBackend:
         with cudnn_attention(self.cudnn_attention):
             out = self.model(
                 input_ids=ids.to(device),
-                attention_mask=None if mask is None else mask.to(device),
+                attention_mask=None if mask is None else attention_on(mask, device),
                 position_ids=None if positions is None else positions.to(device),
                 use_cache=use_cache,
                 logits_to_keep=keep,
@@ -446,6 +568,31 @@ class TransformersBackend:
         in_order = torch.empty(len(longer), dtype=torch.long)
         in_order[torch.tensor(order)] = torch.arange(len(longer))
         return torch.cat(sums)[in_order.to(self.device)]
+
+
+def layer_kinds(config) -> set[str]:
+    """The kinds of attention layer of a (text) model's config, as transformers names them (``layer_types``)."""
+    window = getattr(config, "sliding_window", None)
+    return set(getattr(config, "layer_types", None) or ["sliding_attention" if window else "full_attention"])
+
+
+def tree_refusal(model) -> str | None:
+    """Why ``model`` cannot take the prefix-tree layout's masks (what it needs), or None if it can."""
+    implementation = getattr(model.config, "_attn_implementation", None)
+    if implementation not in TREE_MASKS:
+        return f"needs attention that takes a 4-D mask ({' or '.join(sorted(TREE_MASKS))}), not {implementation!r}"
+    config = model.config.get_text_config()
+    if getattr(config, "num_attention_heads", None) is None:  # a recurrent layer would read a row as one text
+        return "needs a model made of attention layers"
+    kinds = layer_kinds(config)
+    if not kinds <= {"full_attention", "sliding_attention"}:
+        return f"knows full and sliding attention layers, not {', '.join(sorted(kinds))}"
+    return None
+
+
+def attention_on(mask, device):
+    """An attention mask, or a model's masks by kind of layer, on ``device``."""
+    return {kind: each.to(device) for kind, each in mask.items()} if isinstance(mask, dict) else mask.to(device)
 
 
 @contextmanager
