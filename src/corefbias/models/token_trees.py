@@ -6,10 +6,10 @@ Each such *sequence* (context + option[:-1]) goes into a row after the one befor
 common with that one: consecutive sequences form a tree in the row, laid out depth-first, so that a token's
 descendants follow it in one block (``TreeRows.ends``). A token attends to its ancestors and itself; its position
 is its depth. Requests sorted by context put the options of a context, and the contexts that begin alike, next to
-each other, so that a prefix several of them share is computed once per row. A sequence that does not fit in what
-is left of a row starts the next one. An option's log-likelihood is read from the positions of its context's last
-token and its own tokens but the last (``TreeRows.scored``). Plain token ids in, plain indices out: no model and
-no torch here.
+each other, so that a prefix several of them share is computed once per row. A sequence that shares nothing with
+the one before it, or does not fit after it, goes whole into the first row with room for it (``Rows``). An option's
+log-likelihood is read from the positions of its context's last token and its own tokens but the last
+(``TreeRows.positions`` and ``targets``). Plain token ids in, plain indices out: no model and no torch here.
 """
 
 from __future__ import annotations
