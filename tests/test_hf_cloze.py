@@ -537,6 +537,29 @@ def test_a_batch_out_of_memory_is_retried_at_half_the_budget(tiny, winogender, m
         backend.loglikelihoods([long])
 
 
+def test_the_batches_before_a_request_too_large_are_answered_before_the_error(tiny, winogender, monkeypatch):
+    """Each batch is answered once the next is on its way (the host works while the device does); a request that fits
+    in no memory still gets the batches computed before it answered, then the error."""
+    import torch
+
+    backend = tiny.backend
+    backend.layout = "prefix-tree"  # the longest requests last
+    forward = backend.model.forward
+
+    def scarce(*args, input_ids, attention_mask, **kwargs):
+        if input_ids.shape[1] > 100:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB (a test's stand-in)")
+        return forward(*args, input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+
+    monkeypatch.setattr(backend.model, "forward", scarce)
+    requests = [*requests_of(winogender[:6]), ClozeRequest("word " * 200, (" a", " b"), (0, 1))]
+    answered = []
+    with pytest.raises(ModelError, match="one request .* does not fit"):
+        for positions, _ in backend.loglikelihoods_in_batches(requests):
+            answered.extend(positions)
+    assert sorted(answered) == list(range(6))
+
+
 def test_a_gpu_call_scores_its_longest_eighth_while_a_thread_tokenizes_the_rest(tiny, winogender, monkeypatch):
     """``tokenize_ahead`` (a GPU's default, forced here on the CPU): the 90 of Winogender's 720 instances with the
     longest contexts are tokenized by the caller and all their batches answered before any of the other 630, which

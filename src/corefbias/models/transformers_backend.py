@@ -76,9 +76,12 @@ differently from lm-eval's unbatched pass, and from this backend at another ``ma
 layouts of the same request (another batch, another padding, lm-eval's) differ by up to about 0.2 and decisions
 within that margin can flip: run ``dtype=float32`` where decisions must match lm-eval's.
 
-**Calls.** ``loglikelihoods_in_batches`` yields each batch's answers as it is computed, so that ``corefbias
-run`` caches them as they come; ``call_size`` is the number of instances the runner hands it per call
-(``CALL_SIZE``: whole benchmarks but the largest), instead of the run's ``--batch-size``.
+**Calls.** ``loglikelihoods_in_batches`` yields each batch's answers as they come, so that ``corefbias run`` caches
+them: each once the next batch is laid out and on its way to the device, so that on a GPU the host's work between two
+batches (reading the floats, the runner's caching, laying out the next) overlaps the device's computing (a request too
+large for the device's memory still gets the batch before it answered, then the error). ``call_size`` is the number
+of instances the runner hands it per call (``CALL_SIZE``: whole benchmarks but the largest), instead of the run's
+``--batch-size``.
 """
 
 from __future__ import annotations
@@ -295,22 +298,37 @@ class TransformersBackend:
         self.stats.distinct += distinct_tokens(encoded)
         planned = self.max_batch_tokens
         queue = deque(self._plan(encoded, range(len(encoded))))
+        pending = None  # the batch before, answered once this one is on its way: the host works while the device does
         while queue:
             batch = queue.popleft()
             items = [encoded[index] for index, _ in batch]
             if self.max_batch_tokens < planned and len(batch) > 1 and self._footprint(items) > self.max_batch_tokens:
                 queue.extendleft(reversed(self._plan(encoded, [i for i, _ in batch])))  # planned before a halving
                 continue
-            totals = self._score_or_none([(item, shared) for item, (_, shared) in zip(items, batch)])
+            try:
+                totals = self._score_or_none([(item, shared) for item, (_, shared) in zip(items, batch)])
+            except ModelError:  # a request too large for the device: what was computed before it is answered first
+                if pending is not None:
+                    yield self._answers(encoded, positions, *pending)
+                raise
             if totals is None:
                 self._free_device_memory()
                 self.max_batch_tokens = max(1, self._footprint(items) // 2)
                 queue.appendleft(batch)
                 continue
-            self.stats.host_floats += len(totals)
-            flat = iter(totals)
-            answers = [[next(flat) for _ in encoded[index][1]] for index, _ in batch]
-            yield [positions[index] for index, _ in batch], answers
+            if pending is not None:
+                yield self._answers(encoded, positions, *pending)
+            pending = batch, totals
+        if pending is not None:
+            yield self._answers(encoded, positions, *pending)
+
+    def _answers(self, encoded: list[Item], positions: Sequence[int], batch, totals) -> tuple[list[int], list]:
+        """A batch's positions in the call and its log-likelihoods per request, from ``totals`` (one float per option
+        on the device), which cross to the host here."""
+        floats = totals.tolist()
+        self.stats.host_floats += len(floats)
+        flat = iter(floats)
+        return [positions[index] for index, _ in batch], [[next(flat) for _ in encoded[index][1]] for index, _ in batch]
 
     def _plan(self, encoded: list[Item], indices: Sequence[int]) -> list[list[tuple[int, int]]]:
         """``indices`` of ``encoded`` in the layout's batches of at most ``max_batch_tokens``."""
@@ -331,15 +349,16 @@ class TransformersBackend:
         return min(self.row_tokens, self.max_batch_tokens)
 
     def _score_or_none(self, items: list[tuple[Item, int]]) -> list[float] | None:
-        """The batch's log-likelihoods (one float per option, in order), or None if it ran out of device memory."""
+        """The batch's log-likelihoods (one float32 per option, in order, on the device), or None if it ran out of
+        device memory."""
         import torch
 
         try:
             if self.layout == "right-padded":
-                return self._score_right_padded([item for item, _ in items]).tolist()
+                return self._score_right_padded([item for item, _ in items])
             if self.layout == "prefix-tree":
-                return self._score_prefix_tree([item for item, _ in items]).tolist()
-            return self._score_sharing_prefixes(items).tolist()
+                return self._score_prefix_tree([item for item, _ in items])
+            return self._score_sharing_prefixes(items)
         except RuntimeError as error:  # torch's OutOfMemoryError is one
             if not isinstance(error, torch.OutOfMemoryError) and "out of memory" not in str(error):
                 raise
