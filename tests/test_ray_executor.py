@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_hf_cloze import SMOLLM2, tiny_folder  # noqa: F401  (a fixture)
+from test_hf_cloze import SMOLLM2, tiny_folder, tokenizer  # noqa: F401  (fixtures)
 
 from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS
