@@ -474,16 +474,15 @@ def main(argv=None) -> None:
         args.ours_batch_tokens or [MAX_BATCH_TOKENS[device]],
         [choice == "on" for choice in args.ours_tokenize_ahead or []] or [TOKENIZE_AHEAD[device]],
         [choice == "on" for choice in args.ours_cudnn_attention],
-        args.ours_row_tokens or [ROW_TOKENS[device]],
     )
-    for layout, budget, ahead, cudnn, row_tokens in settings:
-        if layout != "prefix-tree" and row_tokens != (args.ours_row_tokens or [ROW_TOKENS[device]])[0]:
-            continue  # rows are the prefix-tree layout's alone
-        setting = f"{layout}, {budget} tokens" + (f", rows of {row_tokens}" if layout == "prefix-tree" else "")
-        setting += f", calls of {call_size}" + (", tokenizing ahead" if ahead else "")
-        setting += ", cuDNN attention" if cudnn else ""
-        backend.row_tokens = row_tokens
-        rows.append(("corefbias hf:", setting, ours(backend, requests, budget, call_size, layout, ahead, cudnn)))
+    for layout, budget, ahead, cudnn in settings:
+        # rows are the prefix-tree layout's alone
+        for row_tokens in (args.ours_row_tokens or [ROW_TOKENS[device]]) if layout == "prefix-tree" else [None]:
+            setting = f"{layout}, {budget} tokens" + (f", rows of {row_tokens}" if row_tokens else "")
+            setting += f", calls of {call_size}" + (", tokenizing ahead" if ahead else "")
+            setting += ", cuDNN attention" if cudnn else ""
+            backend.row_tokens = row_tokens or backend.row_tokens
+            rows.append(("corefbias hf:", setting, ours(backend, requests, budget, call_size, layout, ahead, cudnn)))
     reference = rows[0][2]["loglikelihoods"]
     best_lm_eval = min((run["seconds"] for name, _, run in rows if name.startswith("lm-eval")), default=None)
     header = (

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from corefbias.models.token_batches import distinct_tokens
-from corefbias.models.token_trees import longest_sequence, pack, scored_count, tree_batches
+from corefbias.models.token_trees import footprint, longest_sequence, pack, scored_count, tree_batches
 
 TOKENS = st.integers(min_value=0, max_value=3)
 ITEMS = st.lists(
@@ -65,6 +65,7 @@ def test_batches_hold_every_request_once_within_the_budget(items, budget, row_to
     for batch in batches:
         members = [items[index] for index, _ in batch]
         rows = pack(members, row_tokens)
+        assert footprint(members, row_tokens) == len(rows.tokens) * rows.width  # the planner's count is the packing's
         if len(batch) > 1:
             assert len(rows.tokens) * rows.width <= budget
             assert sum(map(scored_count, members)) <= most_scored

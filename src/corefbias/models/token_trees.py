@@ -66,6 +66,11 @@ class Rows:
     def __init__(self, width: int):
         self.width, self.fills, self.row, self.previous = width, [], None, None
 
+    @property
+    def tokens(self) -> int:
+        """The tokens the rows hold, padding included: what a batch's budget bounds."""
+        return len(self.fills) * self.width
+
     def __copy__(self) -> Rows:
         copied = Rows(self.width)
         copied.fills, copied.row, copied.previous = list(self.fills), self.row, self.previous
@@ -165,9 +170,7 @@ def tree_batches(
         item = encoded[index]
         grown = placed(rows, item, row_tokens)
         if batch and (
-            longest_sequence(item) > rows.width
-            or len(grown.fills) * grown.width > budget
-            or scored + scored_count(item) > most_scored
+            longest_sequence(item) > rows.width or grown.tokens > budget or scored + scored_count(item) > most_scored
         ):
             batches.append(batch)
             batch, scored, grown = [], 0, placed(None, item, row_tokens)
@@ -176,6 +179,20 @@ def tree_batches(
     if batch:
         batches.append(batch)
     return batches
+
+
+def footprint(items: Sequence[Item], row_tokens: int) -> int:
+    """The tokens a batch of ``items`` holds packed (``pack``): its rows times their width.
+
+    Examples
+    --------
+    >>> footprint([([1, 2, 3], [[4], [5, 6]]), ([8], [[9]])], row_tokens=4)  # 1 2 3 5, then 8
+    8
+    """
+    width, grown = row_width(items, row_tokens), None
+    for item in items:
+        grown = placed(grown, item, width)
+    return grown.tokens
 
 
 def placed(rows: Rows | None, item: Item, row_tokens: int) -> Rows:

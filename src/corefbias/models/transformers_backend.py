@@ -95,6 +95,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from . import token_trees
 from .base import ModelError
 from .cloze_template import ClozeRequest
 from .token_batches import (
@@ -340,8 +341,7 @@ class TransformersBackend:
     def _footprint(self, items: list[Item]) -> int:
         """The tokens a batch of ``items`` holds in the layout (what ``max_batch_tokens`` bounds)."""
         if self.layout == "prefix-tree":
-            rows = pack(items, self._row_width())
-            return len(rows.tokens) * rows.width
+            return token_trees.footprint(items, self._row_width())
         return footprint(items)
 
     def _row_width(self) -> int:
