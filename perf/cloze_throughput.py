@@ -67,13 +67,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from corefbias.models.cloze_template import ClozeRequest
+from corefbias.models.pass_layouts import BY_NAME
+from corefbias.models.pass_layouts.prefix_tree import ROW_TOKENS
 from corefbias.models.token_batches import distinct_tokens
 from corefbias.models.transformers_backend import (
-    BATCH_PLANS,
     CALL_SIZE,
     LAYOUTS,
     MAX_BATCH_TOKENS,
-    ROW_TOKENS,
     TOKENIZE_AHEAD,
     TransformersBackend,
     cudnn_attention,
@@ -401,7 +401,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--ours-layouts",
         nargs="+",
-        choices=list(BATCH_PLANS),
+        choices=list(BY_NAME),
         help="corefbias's layouts, each at every budget (default: the device's, LAYOUTS)",
     )
     parser.add_argument(

@@ -25,7 +25,7 @@ from test_llamacpp_service import CACHE, MODELS
 from corefbias.benchmarks import BENCHMARKS, registry
 from corefbias.harness import runner
 from corefbias.harness.run_outputs import write_outputs
-from corefbias.models import hf_causal_lm, transformers_backend
+from corefbias.models import hf_causal_lm, pass_layouts, transformers_backend
 from corefbias.models.base import ModelError, Task
 from corefbias.models.cloze import ClozeModel
 from corefbias.models.cloze_template import ClozeRequest, ClozeTemplate
@@ -33,7 +33,7 @@ from corefbias.models.token_batches import footprint, token_batches
 from corefbias.plugins.registry import Registry
 
 SMOLLM2 = CACHE / "models" / f"{MODELS['smollm2']}.gguf"
-LAYOUTS = list(transformers_backend.BATCH_PLANS)
+LAYOUTS = list(pass_layouts.BY_NAME)
 WINOGENDER = BENCHMARKS["winogender"]
 TOLERANCE = 1e-4
 
@@ -225,7 +225,7 @@ def test_batch_size_and_a_forced_prefix_pass_change_nothing_but_rounding(smollm2
     monkeypatch.undo()
     # Six instances are too few for the prefix-sharing layout's pass of shared prefixes to pay; free passes force one.
     monkeypatch.setattr(backend, "layout", "prefix-sharing")
-    monkeypatch.setitem(transformers_backend.PASS_COST, "cpu", 0)
+    monkeypatch.setitem(pass_layouts.prefix_sharing.PASS_COST, "cpu", 0)
     backend.stats = transformers_backend.TokenStats()
     split = backend.loglikelihoods(requests)
     assert backend.stats.forward_passes == 3  # shared prefixes, the rest of each context, the longer options
@@ -323,7 +323,7 @@ def test_the_vocabulary_rows_are_turned_into_log_probabilities_a_few_at_a_time(t
     backend = tiny.backend
     requests = requests_of(winogender[:60])
     whole = backend.loglikelihoods(requests)
-    monkeypatch.setattr(transformers_backend, "LOGITS_CHUNK", 2 * backend.model.config.vocab_size)
+    monkeypatch.setattr(pass_layouts.vocabulary_rows, "LOGITS_CHUNK", 2 * backend.model.config.vocab_size)
     backend.stats = transformers_backend.TokenStats()
     for mine, theirs in zip(backend.loglikelihoods(requests), whole):
         assert mine == pytest.approx(theirs, abs=1e-6)
@@ -563,26 +563,39 @@ def test_the_batches_before_a_request_too_large_are_answered_before_the_error(ti
 def test_a_gpu_call_scores_its_longest_eighth_while_a_thread_tokenizes_the_rest(tiny, winogender, monkeypatch):
     """``tokenize_ahead`` (a GPU's default, forced here on the CPU): the 90 of Winogender's 720 instances with the
     longest contexts are tokenized by the caller and all their batches answered before any of the other 630, which
-    another thread tokenized; every instance answered once, as the call tokenized at once answers it."""
+    another thread tokenized, and were planned before the last batch of the 90 was answered (while a device would
+    compute it); every instance answered once, as the call tokenized at once answers it."""
     backend = tiny.backend
     requests = requests_of(winogender)
     assert backend.tokenize_ahead is False  # the CPU's default
     expected = backend.loglikelihoods(requests)
-    encode, encoded_by = backend.encode_requests, []
+    encode, encoded_by, events = backend.encode_requests, [], []
 
     def recorded(part):
         encoded_by.append((len(part), threading.get_ident()))
         return encode(part)
 
+    layout = backend.layouts[backend.layout]
+    plan = layout.plan
+
+    def planned(encoded, indices):
+        events.append(("planned", len(indices)))
+        return plan(encoded, indices)
+
     monkeypatch.setattr(backend, "encode_requests", recorded)
+    monkeypatch.setattr(layout, "plan", planned)
     backend.tokenize_ahead = True
     answered, found = [], [None] * len(requests)
     for positions, answers in backend.loglikelihoods_in_batches(requests):
         answered.append(positions)
+        events.append(("answered", len(positions)))
         for position, answer in zip(positions, answers):
             found[position] = answer
     caller = threading.get_ident()
     assert [(size, thread == caller) for size, thread in encoded_by] == [(90, True), (630, False)]
+    rest_planned = events.index(("planned", 630))
+    assert events[rest_planned + 1][0] == "answered" and events[:rest_planned].count(("planned", 90)) == 1
+    assert sum(size for kind, size in events[: rest_planned + 2] if kind == "answered") == 90
     longest = sorted(range(720), key=lambda index: -len(requests[index].context))[:90]
     in_head = [set(batch) <= set(longest) for batch in answered]
     assert in_head == sorted(in_head, reverse=True) and 1 <= in_head.count(True) < len(answered)

@@ -14,7 +14,9 @@ from .baselines import BASELINES
 from .chat import ANSWER_MODES, ORDER_MODES
 from .cloze import CLOZE_NORMS
 from .declaration import ModelKind, ModelOption, ServerKind, checked_call
-from .transformers_backend import BATCH_PLANS, LAYOUTS, MAX_BATCH_TOKENS, ROW_TOKENS
+from .pass_layouts import BY_NAME as PASS_LAYOUTS
+from .pass_layouts.prefix_tree import ROW_TOKENS
+from .transformers_backend import LAYOUTS, MAX_BATCH_TOKENS
 
 
 @dataclass(frozen=True)
@@ -163,9 +165,9 @@ BUILT_IN = (
             ),
             ModelOption(
                 "layout",
-                f"how requests fill forward passes: {', '.join(BATCH_PLANS)} (default: {LAYOUTS['cpu']} on CPU, "
+                f"how requests fill forward passes: {', '.join(PASS_LAYOUTS)} (default: {LAYOUTS['cpu']} on CPU, "
                 f"{LAYOUTS['cuda']} on CUDA)",
-                choices=tuple(BATCH_PLANS),
+                choices=tuple(PASS_LAYOUTS),
             ),
             ModelOption(
                 "row_tokens",
