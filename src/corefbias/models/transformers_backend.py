@@ -82,6 +82,7 @@ from . import pass_layouts
 from .base import ModelError
 from .cloze_template import ClozeRequest
 from .pass_layouts import tree_refusal
+from .pass_layouts.device_copies import on_device
 from .pass_layouts.prefix_tree import PASS_LOGITS, ROW_TOKENS
 from .token_batches import Item, distinct_tokens
 
@@ -337,9 +338,9 @@ class TransformersBackend:
         continued = {self.cache_argument: cache} if cache is not None else {}
         with cudnn_attention(self.cudnn_attention):
             out = self.model(
-                input_ids=ids.to(device),
+                input_ids=on_device(ids, device),
                 attention_mask=None if mask is None else attention_on(mask, device),
-                position_ids=None if positions is None else positions.to(device),
+                position_ids=None if positions is None else on_device(positions, device),
                 use_cache=use_cache,
                 logits_to_keep=keep,
                 **continued,
@@ -352,7 +353,11 @@ class TransformersBackend:
 
 def attention_on(mask, device):
     """An attention mask, or a model's masks by kind of layer, on ``device``."""
-    return {kind: each.to(device) for kind, each in mask.items()} if isinstance(mask, dict) else mask.to(device)
+    return (
+        {kind: on_device(each, device) for kind, each in mask.items()}
+        if isinstance(mask, dict)
+        else on_device(mask, device)
+    )
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import copy
 
 from ..token_batches import Item, footprint, tail_passes
 from . import vocabulary_rows
+from .device_copies import indices_on, on_device
 from .layout import Layout
 
 
@@ -62,12 +63,11 @@ def padded(sequences: list, pad_id: int, *, left: bool):
 def add_tails(backend, totals, longer, cache, context_mask, lengths):
     """``totals`` (per option, its first token's log-probability) plus pass C's for the options of more than one
     token (``longer``: their position among the options, their item and tokens), on ``backend``'s model."""
-    import torch
 
     if not longer:
         return totals
     tails = tail_logprobs(backend, cache, context_mask, lengths, [(item, tokens) for _, item, tokens in longer])
-    return totals.index_add(0, torch.tensor([option for option, _, _ in longer], device=backend.device), tails)
+    return totals.index_add(0, indices_on([option for option, _, _ in longer], backend.device), tails)
 
 
 def tail_logprobs(backend, cache, context_mask, lengths, longer: list[tuple[int, list[int]]]):
@@ -85,7 +85,7 @@ def tail_logprobs(backend, cache, context_mask, lengths, longer: list[tuple[int,
         items = torch.tensor([item for item, _ in chunk])
         # the last pass reorders the batch's cache itself; earlier ones a copy
         selected = cache if number == len(passes) - 1 else copy.deepcopy(cache)
-        selected.reorder_cache(items.to(device))
+        selected.reorder_cache(on_device(items, device))
         tail, tail_mask = padded([tokens[:-1] for _, tokens in chunk], backend.pad_id, left=False)
         targets, _ = padded([tokens[1:] for _, tokens in chunk], backend.pad_id, left=False)
         logits, _ = backend.forward(
@@ -96,9 +96,9 @@ def tail_logprobs(backend, cache, context_mask, lengths, longer: list[tuple[int,
             keep=0,
             use_cache=False,
         )
-        logprobs = torch.log_softmax(logits.float(), dim=-1).gather(2, targets.to(device)[..., None])[..., 0]
-        sums.append(torch.where(tail_mask.to(device).bool(), logprobs, 0.0).sum(dim=1))
+        logprobs = torch.log_softmax(logits.float(), dim=-1).gather(2, on_device(targets, device)[..., None])[..., 0]
+        sums.append(torch.where(on_device(tail_mask, device).bool(), logprobs, 0.0).sum(dim=1))
         del logits, logprobs
     in_order = torch.empty(len(longer), dtype=torch.long)
     in_order[torch.tensor(order)] = torch.arange(len(longer))
-    return torch.cat(sums)[in_order.to(device)]
+    return torch.cat(sums)[on_device(in_order, device)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..token_batches import Item, split_points, token_batches
 from .cached import CachedLayout, add_tails, option_tokens, padded
+from .device_copies import indices_on
 from .vocabulary_rows import chosen_logprobs
 
 # A forward pass reads every weight: on CPU about the cost of computing 32 more tokens (SmolLM2-135M, one thread); on a
@@ -50,7 +51,7 @@ class PrefixSharing(CachedLayout):
                 no_logits = torch.zeros(0, dtype=torch.long, device=device)  # the cache only
                 _, cache = backend.forward(ids, mask, (mask.cumsum(dim=1) - 1).clamp(min=0), None, keep=no_logits)
                 rows = [prefixes[tuple(context[:split])] if split else 0 for context, split in zip(contexts, splits)]
-                cache.reorder_cache(torch.tensor(rows, device=device))
+                cache.reorder_cache(indices_on(rows, device))
                 prefix_mask = mask[rows] * (split_lengths > 0)[:, None]  # a context split at 0 sees none of it
             ids, mask = padded([context[split:] for context, split in zip(contexts, splits)], backend.pad_id, left=True)
             context_mask = torch.cat([prefix_mask, mask], dim=1)

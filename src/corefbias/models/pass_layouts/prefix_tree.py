@@ -14,6 +14,7 @@ from __future__ import annotations
 from .. import token_trees
 from ..base import ModelError
 from ..token_batches import Item
+from .device_copies import indices_on, on_device
 from .layout import Layout
 from .vocabulary_rows import chosen_logprobs
 
@@ -63,9 +64,14 @@ class PrefixTree(Layout):
             ids[row, : len(tokens)] = torch.tensor(tokens)
             positions[row, : len(tokens)] = torch.tensor(depths)
             ends[row, : len(tokens)] = torch.tensor(row_ends)
-        positions, ends, columns = positions.to(device), ends.to(device), torch.arange(width, device=device)
+        deepest = int(positions.max())
+        positions, ends, columns = (
+            on_device(positions, device),
+            on_device(ends, device),
+            torch.arange(width, device=device),
+        )
         ancestors = (columns[None, None, :] <= columns[None, :, None]) & (columns[None, :, None] < ends[:, None, :])
-        scored_rows, scored_columns = (torch.tensor(c, device=device) for c in zip(*rows.positions))
+        scored_rows, scored_columns = (indices_on(c, device) for c in zip(*rows.positions))
 
         def scored_positions(module, inputs):  # the output layer sees the scored positions alone
             return (inputs[0][scored_rows, scored_columns][None], *inputs[1:])
@@ -74,20 +80,21 @@ class PrefixTree(Layout):
         with torch.inference_mode():
             hook = backend.model.get_output_embeddings().register_forward_pre_hook(scored_positions)
             try:
-                mask = tree_mask(backend.model, ancestors, positions)
+                mask = tree_mask(backend.model, ancestors, positions, deepest)
                 logits, _ = backend.forward(ids, mask, positions, None, keep=0, use_cache=False)
             finally:
                 hook.remove()
             logprobs = chosen_logprobs(logits[0], number, targets)
             del logits
             totals = torch.zeros(sum(len(options) for _, options in items), dtype=torch.float32, device=device)
-            return totals.index_add(0, option_numbers.to(device), logprobs)
+            return totals.index_add(0, on_device(option_numbers, device), logprobs)
 
 
-def tree_mask(model, ancestors, positions):
-    """The attention mask ``model`` takes for ``ancestors`` (rows × queries × keys, True where a query may attend;
-    ``positions``: each token's): a 4-D mask in the form of the model's attention implementation, windowed for layers
-    of sliding attention, by kind of layer where the model has both kinds."""
+def tree_mask(model, ancestors, positions, deepest: int):
+    """The attention mask ``model`` takes for ``ancestors`` (rows × queries × keys, True where a query may
+    attend; ``positions``: each token's, ``deepest`` the largest, known on the host): a 4-D mask in the form of
+    the model's attention implementation, windowed for layers of sliding attention, by kind of layer where the
+    model has both kinds."""
     refused = tree_refusal(model)
     if refused:
         raise ModelError(f"the prefix-tree layout {refused}; choose another layout")
@@ -96,7 +103,7 @@ def tree_mask(model, ancestors, positions):
     window = getattr(config, "sliding_window", None)
     kinds = layer_kinds(config)
     mask = ancestors
-    if "sliding_attention" in kinds and positions.max() >= window:  # some query sees beyond the window
+    if "sliding_attention" in kinds and deepest >= window:  # some query sees beyond the window
         windowed = ancestors & (positions[:, :, None] - positions[:, None, :] < window)
         both = {"full_attention": ancestors, "sliding_attention": windowed}
         mask = windowed if kinds == {"sliding_attention"} else both

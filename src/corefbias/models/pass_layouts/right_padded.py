@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..token_batches import Item, length_sorted_batches
 from .cached import CachedLayout, add_tails, option_tokens, padded
+from .device_copies import on_device
 from .vocabulary_rows import chosen_logprobs
 
 
@@ -33,7 +34,7 @@ class RightPadded(CachedLayout):
         first_rows, first_tokens, longer = option_tokens(items)
         lengths = torch.tensor([len(context) for context in contexts])
         ids, context_mask = padded(contexts, backend.pad_id, left=False)
-        rows, last = torch.arange(len(contexts), device=backend.device), (lengths - 1).to(backend.device)
+        rows, last = torch.arange(len(contexts), device=backend.device), on_device(lengths - 1, backend.device)
 
         def last_real_position(module, inputs):  # the output layer sees one position per context
             return (inputs[0][rows, last][:, None, :], *inputs[1:])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .device_copies import on_device
+
 LOGITS_CHUNK = 1 << 27  # logits turned into float32 log-probabilities at once (512 MiB)
 
 
@@ -24,5 +26,5 @@ def chosen_logprobs(logits, rows, tokens):
         chosen = (rows >= start) & (rows < start + step)
         if chosen.any():
             chunk = torch.log_softmax(logits[start : start + step].float(), dim=-1)
-            found.append(chunk[(rows[chosen] - start).to(chunk.device), tokens[chosen].to(chunk.device)])
+            found.append(chunk[on_device(rows[chosen] - start, chunk.device), on_device(tokens[chosen], chunk.device)])
     return torch.cat(found)
