@@ -102,8 +102,13 @@ def load(
     the device). ``threads``: torch's CPU threads for the whole process
     (``torch.set_num_threads``; ``corefbias run --model-arg threads=1``); None keeps torch's default, one per
     core."""
-    whole_numbers = {"max_batch_tokens": max_batch_tokens, "call_size": call_size, "row_tokens": row_tokens}
-    for name, value in {**whole_numbers, "threads": threads}.items():
+    whole_numbers = {
+        "max_batch_tokens": max_batch_tokens,
+        "call_size": call_size,
+        "row_tokens": row_tokens,
+        "threads": threads,
+    }
+    for name, value in whole_numbers.items():
         if value is not None and (not isinstance(value, int) or value < 1):
             raise ValueError(f"{name} must be a positive whole number, got {value!r}")
     if "batch_size" in loader_options:

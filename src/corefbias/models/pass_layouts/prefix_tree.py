@@ -39,8 +39,12 @@ class PrefixTree(Layout):
         return min(self.backend.row_tokens, self.backend.max_batch_tokens)
 
     def plan(self, encoded: list[Item], indices) -> list[list[tuple[int, int]]]:
-        """``indices`` of ``encoded`` in batches of rows of trees, at most ``pass_logits`` logits each."""
+        """``indices`` of ``encoded`` in batches of rows of trees, at most ``pass_logits`` logits each; a model whose
+        attention takes no such mask is refused (``tree_refusal``) before any pass."""
         backend = self.backend
+        refused = tree_refusal(backend.model)
+        if refused:
+            raise ModelError(f"the prefix-tree layout {refused}; choose another layout")
         most_scored = max(1, backend.pass_logits // backend.vocab_size)
         return token_trees.tree_batches(encoded, indices, backend.max_batch_tokens, self.row_width, most_scored)
 
@@ -95,9 +99,6 @@ def tree_mask(model, ancestors, positions, deepest: int):
     attend; ``positions``: each token's, ``deepest`` the largest, known on the host): a 4-D mask in the form of
     the model's attention implementation, windowed for layers of sliding attention, by kind of layer where the
     model has both kinds."""
-    refused = tree_refusal(model)
-    if refused:
-        raise ModelError(f"the prefix-tree layout {refused}; choose another layout")
     implementation = model.config._attn_implementation
     config = model.config.get_text_config()
     window = getattr(config, "sliding_window", None)
