@@ -81,7 +81,8 @@ from dataclasses import dataclass
 from . import pass_layouts
 from .base import ModelError
 from .cloze_template import ClozeRequest
-from .pass_layouts import tree_refusal
+from .pass_layouts import own_mask_refusal
+from .pass_layouts.attention_masks import padding_attention
 from .pass_layouts.device_copies import on_device
 from .pass_layouts.prefix_tree import PASS_LOGITS, ROW_TOKENS
 from .token_batches import Item, distinct_tokens
@@ -92,7 +93,7 @@ MAX_BATCH_TOKENS = {"cpu": 4096, "mps": 16384, "cuda": 65536}
 # On CPU masks cost little and prefix trees compute the fewest tokens (3–13 % faster than sharing prefixes, SmolLM2 and
 # Gemma 3); on CUDA a mask rules out the fused attention kernels, and prefix trees are not timed yet
 # (perf/cloze_throughput.py --ours-layouts times them; docs/performance.md). A model whose attention cannot take a
-# prefix tree's mask (``tree_refusal``) gets prefix-sharing instead of the CPU's default.
+# prefix tree's mask (``own_mask_refusal``) gets prefix-sharing instead of the CPU's default.
 LAYOUTS = {"cpu": "prefix-tree", "mps": "prefix-sharing", "cuda": "right-padded"}
 CALL_SIZE = 4096  # instances per call of `corefbias run`: whole benchmarks but SoWinoBias and ABC
 # On a GPU tokenizing a call of 4 096 instances took 3–5 s of an H200 run's 38–93 before any batch reached the card:
@@ -150,7 +151,7 @@ class TransformersBackend:
         self.vocab_size = model.config.get_text_config().vocab_size
         self.max_batch_tokens = max_batch_tokens or MAX_BATCH_TOKENS.get(self.device.type, MAX_BATCH_TOKENS["cpu"])
         self.layout = layout or LAYOUTS.get(self.device.type, LAYOUTS["cpu"])
-        if layout is None and self.layout == "prefix-tree" and tree_refusal(model):
+        if layout is None and self.layout == "prefix-tree" and own_mask_refusal(model):
             self.layout = "prefix-sharing"  # what the device's default needs, the model lacks
         if self.layout not in pass_layouts.BY_NAME:
             raise ValueError(f"unknown layout {self.layout!r}; choose {' or '.join(pass_layouts.BY_NAME)}")
@@ -339,7 +340,7 @@ class TransformersBackend:
         with cudnn_attention(self.cudnn_attention):
             out = self.model(
                 input_ids=on_device(ids, device),
-                attention_mask=None if mask is None else attention_on(mask, device),
+                attention_mask=None if mask is None else self._attention_on(mask, ids.shape[1]),
                 position_ids=None if positions is None else on_device(positions, device),
                 use_cache=use_cache,
                 logits_to_keep=keep,
@@ -350,14 +351,15 @@ class TransformersBackend:
         self.stats.forward_passes += 1
         return out.logits, getattr(out, self.cache_argument) if use_cache else None
 
-
-def attention_on(mask, device):
-    """An attention mask, or a model's masks by kind of layer, on ``device``."""
-    return (
-        {kind: on_device(each, device) for kind, each in mask.items()}
-        if isinstance(mask, dict)
-        else on_device(mask, device)
-    )
+    def _attention_on(self, mask, query_length: int):
+        """A pass's attention mask on the device: a 2-D padding mask as the model's own 4-D mask where it takes one
+        (``padding_attention``: transformers would read a 2-D one's values on the host, waiting for the device);
+        the prefix trees' masks as they are."""
+        if isinstance(mask, dict):
+            return {kind: on_device(each, self.device) for kind, each in mask.items()}
+        if mask.dim() == 2:
+            return padding_attention(self.model, mask, query_length, self.device)
+        return on_device(mask, self.device)
 
 
 @contextmanager

@@ -11,10 +11,11 @@ The first two continue each context's key/value cache over the tails of its opti
 (``cached``). Plain planning, with no model and no torch, is ``token_batches``'s and ``token_trees``'s.
 """
 
+from .attention_masks import own_mask_refusal
 from .prefix_sharing import PrefixSharing
-from .prefix_tree import PrefixTree, tree_refusal
+from .prefix_tree import PrefixTree
 from .right_padded import RightPadded
 
 BY_NAME = {layout.name: layout for layout in (PrefixSharing, RightPadded, PrefixTree)}
 
-__all__ = ["BY_NAME", "PrefixSharing", "PrefixTree", "RightPadded", "tree_refusal"]
+__all__ = ["BY_NAME", "PrefixSharing", "PrefixTree", "RightPadded", "own_mask_refusal"]

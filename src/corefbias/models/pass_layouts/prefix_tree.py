@@ -6,7 +6,7 @@ requests' tokens, a token attends to its ancestors under a 4-D mask (``sdpa`` or
 worth for layers of sliding attention) at its depth as its position, and the output layer is fed the scored
 positions alone (at most ``PASS_LOGITS`` logits a pass). Over the seven original benchmarks at CUDA's budget it
 computes 1.05 tokens per distinct token in 64 passes (``right-padded``: 1.53 in 379), at the cost of attention over
-whole rows. A model whose attention cannot take such a mask is refused (``tree_refusal``).
+whole rows. A model whose attention cannot take such a mask is refused (``attention_masks.own_mask_refusal``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from .. import token_trees
 from ..base import ModelError
 from ..token_batches import Item
+from .attention_masks import attention_mask, own_mask_refusal
 from .device_copies import indices_on, on_device
 from .layout import Layout
 from .vocabulary_rows import chosen_logprobs
@@ -24,7 +25,6 @@ from .vocabulary_rows import chosen_logprobs
 ROW_TOKENS = {"cpu": 256, "mps": 512, "cuda": 512}
 # At most this many logits (scored positions × vocabulary) in a pass: 512 MiB in float32, 1 GiB in bfloat16.
 PASS_LOGITS = {"cpu": 1 << 27, "mps": 1 << 27, "cuda": 1 << 29}
-TREE_MASKS = {"sdpa", "eager"}  # attention implementations that take a 4-D mask of any shape
 
 
 class PrefixTree(Layout):
@@ -40,9 +40,9 @@ class PrefixTree(Layout):
 
     def plan(self, encoded: list[Item], indices) -> list[list[tuple[int, int]]]:
         """``indices`` of ``encoded`` in batches of rows of trees, at most ``pass_logits`` logits each; a model whose
-        attention takes no such mask is refused (``tree_refusal``) before any pass."""
+        attention takes no such mask is refused (``own_mask_refusal``) before any pass."""
         backend = self.backend
-        refused = tree_refusal(backend.model)
+        refused = own_mask_refusal(backend.model)
         if refused:
             raise ModelError(f"the prefix-tree layout {refused}; choose another layout")
         most_scored = max(1, backend.pass_logits // backend.vocab_size)
@@ -84,7 +84,7 @@ class PrefixTree(Layout):
         with torch.inference_mode():
             hook = backend.model.get_output_embeddings().register_forward_pre_hook(scored_positions)
             try:
-                mask = tree_mask(backend.model, ancestors, positions, deepest)
+                mask = attention_mask(backend.model, ancestors, positions, positions, deepest)
                 logits, _ = backend.forward(ids, mask, positions, None, keep=0, use_cache=False)
             finally:
                 hook.remove()
@@ -92,73 +92,3 @@ class PrefixTree(Layout):
             del logits
             totals = torch.zeros(sum(len(options) for _, options in items), dtype=torch.float32, device=device)
             return totals.index_add(0, on_device(option_numbers, device), logprobs)
-
-
-def tree_mask(model, ancestors, positions, deepest: int):
-    """The attention mask ``model`` takes for ``ancestors`` (rows × queries × keys, True where a query may
-    attend; ``positions``: each token's, ``deepest`` the largest, known on the host): a 4-D mask in the form of
-    the model's attention implementation, windowed for layers of sliding attention, by kind of layer where the
-    model has both kinds."""
-    implementation = model.config._attn_implementation
-    config = model.config.get_text_config()
-    window = getattr(config, "sliding_window", None)
-    kinds = layer_kinds(config)
-    mask = ancestors
-    if "sliding_attention" in kinds and deepest >= window:  # some query sees beyond the window
-        windowed = ancestors & (positions[:, :, None] - positions[:, None, :] < window)
-        both = {"full_attention": ancestors, "sliding_attention": windowed}
-        mask = windowed if kinds == {"sliding_attention"} else both
-    if isinstance(mask, dict):
-        return {kind: mask_form(model, allowed, implementation) for kind, allowed in mask.items()}
-    return mask_form(model, mask, implementation)
-
-
-def mask_form(model, allowed, implementation: str):
-    """``allowed`` (rows × queries × keys) as ``implementation``'s 4-D mask: True where a query may attend for
-    ``sdpa``, added to the scores for ``eager``.
-
-    Examples
-    --------
-    >>> import torch
-    >>> from types import SimpleNamespace
-    >>> model = SimpleNamespace(dtype=torch.float32, device=torch.device("cpu"))
-    >>> allowed = torch.tensor([[[True, False], [True, True]]])
-    >>> mask_form(model, allowed, "sdpa").shape, mask_form(model, allowed, "eager")[0, 0, 0, 1].item() < -1e38
-    (torch.Size([1, 1, 2, 2]), True)
-    """
-    import torch
-
-    allowed = allowed[:, None]
-    if implementation == "sdpa":
-        return allowed
-    zero = torch.zeros((), dtype=model.dtype, device=allowed.device)
-    return zero.masked_fill(~allowed, torch.finfo(model.dtype).min)
-
-
-def layer_kinds(config) -> set[str]:
-    """The kinds of attention layer of a (text) model's config, as transformers names them (``layer_types``).
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> sorted(layer_kinds(SimpleNamespace(sliding_window=512, layer_types=["sliding_attention", "full_attention"])))
-    ['full_attention', 'sliding_attention']
-    >>> layer_kinds(SimpleNamespace(sliding_window=None))
-    {'full_attention'}
-    """
-    window = getattr(config, "sliding_window", None)
-    return set(getattr(config, "layer_types", None) or ["sliding_attention" if window else "full_attention"])
-
-
-def tree_refusal(model) -> str | None:
-    """Why ``model`` cannot take the prefix-tree layout's masks (what it needs), or None if it can."""
-    implementation = getattr(model.config, "_attn_implementation", None)
-    if implementation not in TREE_MASKS:
-        return f"needs attention that takes a 4-D mask ({' or '.join(sorted(TREE_MASKS))}), not {implementation!r}"
-    config = model.config.get_text_config()
-    if getattr(config, "num_attention_heads", None) is None:  # a recurrent layer would read a row as one text
-        return "needs a model made of attention layers"
-    kinds = layer_kinds(config)
-    if not kinds <= {"full_attention", "sliding_attention"}:
-        return f"knows full and sliding attention layers, not {', '.join(sorted(kinds))}"
-    return None
