@@ -63,9 +63,12 @@ within that margin can flip: run ``dtype=float32`` where decisions must match lm
 **Calls.** ``loglikelihoods_in_batches`` yields each batch's answers as they come, so that ``corefbias run`` caches
 them: each once the next batch is laid out and on its way to the device, so that on a GPU the host's work between two
 batches (reading the floats, the runner's caching, laying out the next) overlaps the device's computing (a request too
-large for the device's memory still gets the batch before it answered, then the error). ``call_size`` is the number
-of instances the runner hands it per call (``CALL_SIZE``: whole benchmarks but the largest), instead of the run's
-``--batch-size``.
+large for the device's memory still gets the batch before it answered, then the error). For that, nothing before a
+batch's answers makes the host wait for the device: copies to it go through pinned memory
+(``pass_layouts.device_copies``), and masks are built on the device in a 4-D form that transformers takes without
+reading its values, wherever the model's attention takes one (``pass_layouts.attention_masks``;
+``perf/host_syncs.py`` counts what waits). ``call_size`` is the number of instances the runner hands it per call
+(``CALL_SIZE``: whole benchmarks but the largest), instead of the run's ``--batch-size``.
 """
 
 from __future__ import annotations
