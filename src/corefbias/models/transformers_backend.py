@@ -337,7 +337,8 @@ class TransformersBackend:
 
     def forward(self, ids, mask, positions, cache, *, keep, use_cache: bool = True):
         """One forward pass: its logits (``logits_to_keep=keep``) and, with ``use_cache``, its key/value cache.
-        ``mask`` and ``positions`` None: every row's tokens from position 0, with no attention mask."""
+        ``mask``: a host 2-D padding mask, or a mask in the model's form on its device; ``mask`` and ``positions``
+        None: every row's tokens from position 0, with no attention mask."""
         device = self.device
         continued = {self.cache_argument: cache} if cache is not None else {}
         with cudnn_attention(self.cudnn_attention):
@@ -355,14 +356,12 @@ class TransformersBackend:
         return out.logits, getattr(out, self.cache_argument) if use_cache else None
 
     def _attention_on(self, mask, query_length: int):
-        """A pass's attention mask on the device: a 2-D padding mask as the model's own 4-D mask where it takes one
-        (``padding_attention``: transformers would read a 2-D one's values on the host, waiting for the device);
-        the prefix trees' masks as they are."""
-        if isinstance(mask, dict):
-            return {kind: on_device(each, self.device) for kind, each in mask.items()}
-        if mask.dim() == 2:
-            return padding_attention(self.model, mask, query_length, self.device)
-        return on_device(mask, self.device)
+        """A pass's attention mask on the device: a host 2-D padding mask as the model's own 4-D mask where it takes
+        one (``padding_attention``: transformers would read a 2-D one's values on the host, waiting for the device);
+        a mask already in the model's form (the prefix trees', built on the device) as it is."""
+        if isinstance(mask, dict) or mask.dim() != 2:
+            return mask
+        return padding_attention(self.model, mask, query_length, self.device)
 
 
 @contextmanager
