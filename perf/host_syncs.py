@@ -79,7 +79,12 @@ class DeviceReads(TorchDispatchMode):
             self.on_device[copy] = True
             return copy
 
-        importers = [module for module in list(sys.modules.values()) if getattr(module, "on_device", None) is copying]
+        # A module's own names only: asking a lazy module (transformers') for a name it lacks imports its submodules.
+        importers = [
+            module
+            for module in list(sys.modules.values())
+            if getattr(module, "__dict__", {}).get("on_device") is copying
+        ]
         for module in importers:
             module.on_device = copied
         try:
