@@ -93,3 +93,23 @@ def test_with_sliding_attention_only_transformers_reads_where_its_cache_dropped_
     where, _ = reads_of(host_syncs, backend, requests_of(winogender[:24]))
     readers = {line.split(" at ")[1].split(":")[0] for line in where}
     assert readers <= (set() if layout == "prefix-tree" else {"masking_utils.py"})
+
+
+def test_the_count_asks_no_lazy_module_for_a_name_it_lacks(host_syncs, tiny, winogender, monkeypatch):
+    """A module that imports what it is asked for (transformers' are lazy) and fails to, as transformers 5.17 did
+    without torchvision, is not asked: the count still runs, and still follows the copies to the device."""
+    import types
+
+    class Lazy(types.ModuleType):
+        def __getattr__(self, name):
+            raise ModuleNotFoundError(f"asked for {name}")
+
+    monkeypatch.setitem(sys.modules, "a_lazy_module", Lazy("a_lazy_module"))
+    backend = tiny.backend
+    backend.layout = "prefix-tree"
+    reads, copying = host_syncs.DeviceReads(), transformers_backend.on_device
+    with reads.watching(backend.model):
+        assert transformers_backend.on_device is not copying
+        backend.loglikelihoods(requests_of(winogender[:12]))
+    assert transformers_backend.on_device is copying
+    assert reads.where == {}
