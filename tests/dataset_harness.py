@@ -1,5 +1,7 @@
 """Checks every exported set must pass: its files, its card, and spans that match their text."""
 
+import json
+from collections import defaultdict
 from pathlib import Path
 
 import yaml
@@ -54,3 +56,12 @@ def builder_module(name: str):
     from corefbias.data import hub_export
 
     return sys.modules[hub_export.builder_class(name).__module__]
+
+
+def repeated_rows(dataset, *, ignoring: set[str], key: str = "id") -> list[list[str]]:
+    """The ``key`` of each group of rows that are equal in every column but ``ignoring``, groups of two or more."""
+    groups = defaultdict(list)
+    for row in dataset:
+        same = json.dumps({column: value for column, value in row.items() if column not in ignoring}, sort_keys=True)
+        groups[same].append(row[key])
+    return [ids for ids in groups.values() if len(ids) > 1]

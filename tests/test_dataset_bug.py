@@ -9,7 +9,7 @@ from collections import Counter
 
 import datasets
 import pytest
-from dataset_harness import assert_export_layout, assert_spans_match
+from dataset_harness import assert_export_layout, assert_spans_match, repeated_rows
 
 from corefbias import cli
 from corefbias.benchmarks.bug import builder, files
@@ -37,6 +37,12 @@ def test_gold_and_balanced_counts(loaded_set):
     assert Counter(gold["located_by"]) == {"index": 1689, "nearest": 27}
     assert Counter(balanced["located_by"]) == {"index": 25481, "nearest": 23}
     assert max(balanced["distance"]) == 20  # Analyze.py keeps distances up to 20 in the full set it samples
+
+
+def test_the_nine_gold_rows_the_card_names_as_repeats(loaded_set):
+    repeated = repeated_rows(loaded_set("bug", "gold")["test"], ignoring={"id", "upstream_row"}, key="upstream_row")
+    pairs = [(31, 405), (136, 1344), (202, 1302), (355, 1437), (597, 920), (692, 872), (780, 817), (823, 1226)]
+    assert sorted(tuple(rows) for rows in repeated) == [*pairs, (1535, 1640)]
 
 
 def test_four_gold_rows_whose_text_lacks_its_words_are_left_out(mirror, loaded_set):

@@ -3,7 +3,7 @@
 from collections import Counter, defaultdict
 
 import pytest
-from dataset_harness import assert_export_layout, assert_spans_match, builder_module
+from dataset_harness import assert_export_layout, assert_spans_match, builder_module, repeated_rows
 from metric_harness import load
 
 from corefbias.data import spans
@@ -33,6 +33,20 @@ def test_counter_gap_counts(loaded_set, config):
     assert all(len({source for _, source in by_role.values()}) == 1 for by_role in roles.values())
     assert Counter(test["source"]) == {"Gutenberg": 2292, "BookCorpus": 1716}
     assert all(len(candidates) == 2 for candidates in test["candidates"])
+
+
+def test_the_cards_neither_rows_and_repeated_quadruples(loaded_set):
+    test = loaded_set("counter_gap", "default")["test"]
+    neither = {row["quadruple_id"] for row in test if not any(c["is_referent"] for c in row["candidates"])}
+    assert len(neither) == 32 and {"189", "243", "246"} <= neither
+    assert sum(quadruple in neither for quadruple in test["quadruple_id"]) == 128
+    repeated = repeated_rows(test, ignoring={"id", "quadruple_id", "book"})
+    assert sorted(repeated) == [
+        ["834", "866"],
+        ["834-control", "866-control"],
+        ["834-swap-1", "866-swap-1"],
+        ["834-swap-2", "866-swap-2"],
+    ]
 
 
 def test_counter_gap_configs_differ_only_in_title_dots(loaded_set):

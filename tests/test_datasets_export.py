@@ -176,3 +176,18 @@ def test_config_sources_for_a_config_the_builder_lacks_is_an_error(tmp_path):
     with pytest.raises(hub_export.DatasetBuildError, match=r"sourced: CONFIG_SOURCES names \['genda'\], which"):
         hub_export.export_dataset("sourced", tmp_path / "out", scripts_dir=scripts)
     assert not (tmp_path / "out").exists()  # checked before anything is built
+
+
+def test_a_card_that_explains_its_license_keeps_it_under_the_one_license_section(tmp_path):
+    scripts = sourced_scripts(tmp_path, ["made"], {})
+    (scripts / "sourced" / "card.md").write_text(
+        "## What it measures\n\nNames.\n\n## License\n\nNo license file upstream.\n\n## Known issues\n\n- None.\n"
+    )
+    folder = hub_export.export_dataset("sourced", tmp_path / "out", scripts_dir=scripts)
+    _, sections = card_of(folder)
+    assert (folder / "README.md").read_text(encoding="utf-8").count("\n## License\n") == 1
+    assert sections["License"] == (
+        "Unknown: the license of the original data (https://github.com/hillary-dawkins/SoWinoBias) could not be "
+        "determined, so whether and how this set may be reused is unclear.\n\nNo license file upstream."
+    )
+    assert (sections["What it measures"], sections["Known issues"]) == ("Names.", "- None.")

@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from dataset_harness import assert_export_layout, assert_spans_match
+from dataset_harness import assert_export_layout, assert_spans_match, repeated_rows
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent
 
 from corefbias.benchmarks import BENCHMARKS, rows_of
@@ -38,6 +38,15 @@ def test_export_layout_and_the_readmes_counts(exported_set, loaded_set):
         assert_spans_match(loaded_set("winonb", version))
     card = (exported_set("winonb") / "README.md").read_text(encoding="utf-8")
     assert "no license" in card and "names version" in card
+
+
+@pytest.mark.parametrize(("version", "repeats", "distinct"), [("v0", 451, 3626), ("v1", 450, 3627)])
+def test_the_repeated_sentences_the_card_counts(loaded_set, version, repeats, distinct):
+    test = loaded_set("winonb", version)["test"]
+    where = {"id", "row", "sentid", "source", "winobias_type", "winobias_split"}
+    repeated = repeated_rows(test, ignoring=where)
+    assert (len(repeated), test.num_rows - sum(len(ids) - 1 for ids in repeated)) == (repeats, distinct)
+    assert [f"{version}.0223", f"{version}.0449"] in repeated
 
 
 def test_the_rows_are_upstreams_rows_in_order(v0, mirror):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -132,6 +133,17 @@ def _card_parts(name: str, root: Path) -> tuple[dict, str]:
         header, _, body = text[4:].partition("\n---\n")
         return yaml.safe_load(header) or {}, body.strip()
     return {}, text.strip()
+
+
+def _take_section(body: str, title: str) -> tuple[str, str]:
+    """``body`` without its ``## <title>`` section, and that section's text (empty when it has none).
+
+    A card that explains its license keeps the explanation, under the one License section the export writes.
+    """
+    section = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", body, flags=re.MULTILINE | re.DOTALL)
+    if section is None:
+        return body, ""
+    return (body[: section.start()] + body[section.end() :]).strip(), section.group(1).strip()
 
 
 def _span_rows(dataset: datasets.Dataset):
@@ -253,6 +265,7 @@ def _card(name: str, builder_cls, built: dict, root: Path, configs_of: dict[str,
     ``configs_of`` is ``config_sources(name, builder_cls)``: which registry entry each config comes from.
     """
     extra, body = _card_parts(name, root)
+    body, license_notes = _take_section(body, "License")
     sources = {entry: upstream.dataset_source(entry) for entry in configs_of}
     first = next(iter(built.values()))[1]
     metadata: dict = {"pretty_name": extra.pop("pretty_name", name)}
@@ -319,6 +332,7 @@ def _card(name: str, builder_cls, built: dict, root: Path, configs_of: dict[str,
         "## License",
         "",
         _per_source(sources, configs_of, _license_statement),
+        *(["", license_notes] if license_notes else []),
         "",
         "## Citation",
         "",
