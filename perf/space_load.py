@@ -164,7 +164,7 @@ def visit(url: str, visitor: Visitor, args, predictions: Path, start: threading.
         visitor.call(
             "score",
             client,
-            handle_file(str(predictions)),
+            [handle_file(str(predictions))],
             benchmark,
             "auto",
             n_bootstrap,
@@ -318,7 +318,7 @@ def main() -> None:
             warm.predict("baseline:stereotype", args.benchmarks, args.limit, 0, 0, api_name="/run")
             status = warm.predict("baseline:stereotype", args.benchmarks[:1], FULL_SET, 0, 0, api_name="/run")[0]
             predictions = store.folder(RUN_ID.search(status).group(1)) / "instances" / f"{args.benchmarks[0]}.jsonl"
-            warm.predict(handle_file(str(predictions)), args.benchmarks[0], "auto", 0, 0, api_name="/score")
+            warm.predict([handle_file(str(predictions))], args.benchmarks[0], "auto", 0, 0, api_name="/score")
             warm.close()
             rss_ready = settle(server, args.idle)
             print(f"the Space at {url}: {rss_ready:.0f} MiB after the warm-up", flush=True)

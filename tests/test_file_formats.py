@@ -137,7 +137,9 @@ def test_a_first_line_two_formats_recognise_is_refused_naming_both(tmp_path):
     )
     path = tmp_path / "run.jsonl"
     path.write_text('{"id": "q1", "decision": [true, false]}\n')
-    with pytest.raises(PredictionFileError, match=r"fits the formats instances, decisions-lines; give --format$"):
+    with pytest.raises(
+        PredictionFileError, match=r"fits the formats instances, decisions-lines; name its format \(`--format`"
+    ):
         detect(path)
     assert read([path], "instances")[0].decisions == (True, False)
 

@@ -286,6 +286,11 @@ def test_mismatched_documents_are_refused_naming_the_first(documents, message):
             r"spans.jsonl line 1: clusters must be a list of clusters of \[start, end\) character spans",
         ),
         ("mystery.txt", "hello\n", "auto", "cannot tell its format"),
+        # Before, an empty file was "cannot tell its format from the first line ''", or with its format named,
+        # every instance unmatched.
+        ("empty.jsonl", "\n\n", "auto", r"empty.jsonl: the file is empty \(not one line with text in it\)"),
+        ("empty.jsonl", "", "jsonlines", r"empty.jsonl: not one document in it \(is the file empty\?\)"),
+        ("empty.conll", "", "conll", r"empty.conll: not one document in it"),
     ],
 )
 def test_malformed_files_are_refused(tmp_path, name, text, fmt, message):

@@ -136,7 +136,12 @@ def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_se
     rows = [dict(zip(summary["headers"], row)) for row in summary["data"]]
     assert {row["benchmark"] for row in rows} == set(BENCHMARKS)
     assert all(row["parsed"] == "1.000" for row in rows)  # a baseline's every answer is readable
-    assert sum(not row["value"].startswith("undefined") for row in rows) > len(rows) // 2
+    assert sum(row["value"] != "undefined" for row in rows) > len(rows) // 2
+    # A random baseline chooses among candidates: WinoBias's CoNLL F1 is undefined, its reason in a column of its own.
+    conll = [row for row in rows if row["benchmark"] == "winobias" and "CoNLL F1" in row["score"]]
+    assert conll and all(row["value"] == "undefined" for row in conll)
+    assert all(row["undefined because"].startswith("the model chooses among candidates") for row in conll)
+    assert all(row["undefined because"] == "" for row in rows if row["value"] != "undefined")
     board, _ = served.client.predict(None, True, api_name="/leaderboard")
     (ours,) = [row for row in (dict(zip(board["headers"], row)) for row in board["data"]) if "abc" in row["benchmarks"]]
     assert ours["limit"] == "40" and all(ours[f"{name}: parse rate"] == 1.0 for name in BENCHMARKS)

@@ -97,7 +97,7 @@ def test_quick_reads_answer_while_runs_fill_the_queue(sandbox, monkeypatch):
         # Scoring a file queues with the runs: turned away too.
         predictions = RunStore(settings.data_root).folder(stored) / "instances" / "winogender.jsonl"
         with pytest.raises(Exception, match="(?i)queue is full"):
-            client.predict(gradio_client.handle_file(str(predictions)), "winogender", "auto", 0, 0, api_name="/score")
+            client.predict([gradio_client.handle_file(str(predictions))], "winogender", "auto", 0, 0, api_name="/score")
         # The page's load event and an Explore page answer meanwhile, to a newly arrived visitor.
         newcomer = gradio_client.Client(demo.local_url, verbose=False, download_files=False)
         board, _ = newcomer.predict(None, True, api_name="/leaderboard")

@@ -51,7 +51,7 @@ def test_an_uploaded_file_scores_as_corefbias_score(served, mirror):
     client, data_dir = served
     path = mirror / BERT_BASE
     status, summary, _, inconsistency_plot, _, _, files = client.predict(
-        gradio_client.handle_file(str(path)), "counter_gap", "auto", 200, 1, api_name="/score"
+        [gradio_client.handle_file(str(path))], "counter_gap", "auto", 200, 1, api_name="/score"
     )
     expected = scoring.score("counter_gap", [path], data_dir=data_dir, mirror=mirror, n_bootstrap=200, seed=1)
     downloaded = {Path(file).name: Path(file) for file in files}
@@ -69,12 +69,12 @@ def test_a_bad_file_shows_the_readers_error(served, tmp_path):
     short = tmp_path / "short.tsv"
     short.write_text("ID\tA-coref\tB-coref\n0\tTRUE\tFALSE\n")
     with pytest.raises(gradio_client.exceptions.AppError, match="no document for instance 0-control of counter_gap"):
-        client.predict(gradio_client.handle_file(str(short)), "counter_gap", "gap-tsv", 0, 0, api_name="/score")
+        client.predict([gradio_client.handle_file(str(short))], "counter_gap", "gap-tsv", 0, 0, api_name="/score")
     big = tmp_path / "big.tsv"
     big.write_text("ID\tA-coref\tB-coref\n" + "0\tTRUE\tFALSE\n" * 20_000)
     # Refused at upload: the client knows the cap, and the server refuses a file over it before storing a byte.
     with pytest.raises(ValueError, match="big.tsv exceeds the maximum file size of 200000 bytes"):
-        client.predict(gradio_client.handle_file(str(big)), "counter_gap", "gap-tsv", 0, 0, api_name="/score")
+        client.predict([gradio_client.handle_file(str(big))], "counter_gap", "gap-tsv", 0, 0, api_name="/score")
     with open(big, "rb") as file:
         answer = httpx.post(f"{client.src}gradio_api/upload", files=[("files", (big.name, file))])
     assert (answer.status_code, answer.text) == (

@@ -91,7 +91,7 @@ def test_a_120_mib_upload_is_refused_while_it_is_uploaded(served, tmp_path):
     assert uploads.folder_bytes(folder) < MiB  # nothing of it kept
     # The page and API clients know the cap before sending anything.
     with pytest.raises(ValueError, match=r"exceeds the maximum file size of 67108864 bytes"):
-        client.predict(gradio_client.handle_file(str(big)), "winogender", "auto", 0, 0, api_name="/score")
+        client.predict([gradio_client.handle_file(str(big))], "winogender", "auto", 0, 0, api_name="/score")
 
 
 def _visit_file(predictions: Path, tmp_path: Path, visit: int) -> Path:
@@ -115,7 +115,7 @@ def test_the_upload_folder_stays_under_its_budget_over_a_hundred_scoring_visits(
         path = _visit_file(predictions, tmp_path, visit)
         try:
             status, *_ = client.predict(
-                gradio_client.handle_file(str(path)), "winogender", "instances", 0, 0, api_name="/score"
+                [gradio_client.handle_file(str(path))], "winogender", "instances", 0, 0, api_name="/score"
             )
             scored += 1
             assert path.name.removesuffix(".jsonl") in status
@@ -142,7 +142,7 @@ def test_a_full_upload_folder_refuses_uploads_with_a_message(served, predictions
         )
         with pytest.raises(httpx.HTTPStatusError, match="507"):
             client.predict(
-                gradio_client.handle_file(str(predictions)), "winogender", "instances", 0, 0, api_name="/score"
+                [gradio_client.handle_file(str(predictions))], "winogender", "instances", 0, 0, api_name="/score"
             )
     finally:
         never_scored.unlink()

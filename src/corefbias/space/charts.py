@@ -16,29 +16,33 @@ from ..harness import run_outputs
 from ..harness.number_format import format_number, format_p_value
 from ..harness.scoring import figures_of, occupation_preferences, pro_anti_figure_sections
 
-SUMMARY_HEADERS = [
-    "benchmark",
-    "score",
-    "value",
-    "95% CI",
-    "p",
-    "significant",
-    "unbiased value",
-    "across prompts",
-    "parsed",
-    "position",
-]
+# Each column's share of the table's width: fixed, so that a long reason wraps in its cell instead of widening it.
+SUMMARY_COLUMN_WIDTHS = {
+    "benchmark": "9%",
+    "score": "14%",
+    "value": "8%",
+    "95% CI": "12%",
+    "p": "7%",
+    "significant": "10%",
+    "unbiased value": "7%",
+    "across prompts": "7%",
+    "parsed": "6%",
+    "position": "7%",
+    "undefined because": "13%",
+}
+SUMMARY_HEADERS = list(SUMMARY_COLUMN_WIDTHS)
 
 
 def summary_frame(results: dict) -> pd.DataFrame:
     """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < ``measures.resampling.SIGNIFICANCE_LEVEL``,
     † a low parse rate, ‡ answers following the option order (the position column: the rate at the most frequent
     option position and its letter); across prompts: the min–max of a ``--prompts`` run's values, ± where the bias
-    changes sign, — for a run of one template.
+    changes sign, — for a run of one template. A score the data leave undefined reads "undefined", its reason in
+    the last column, so that a long reason does not push the other columns out of view.
     """
     rows = []
     for row in run_outputs.summary_rows(results):
-        value = format_number(row["value"]) if row["value"] is not None else f"undefined: {row['undefined']}"
+        value = format_number(row["value"]) if row["value"] is not None else "undefined"
         interval = (
             "—" if row["ci_low"] is None else f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]"
         )
@@ -55,6 +59,7 @@ def summary_frame(results: dict) -> pd.DataFrame:
                 format_number(row["parse_rate"]) + (run_outputs.LOW_PARSE_MARK if row["low_parse_rate"] else ""),
                 run_outputs.format_position(row["position_rate"], row["top_position"])
                 + (run_outputs.POSITION_BIAS_MARK if row["position_bias"] else ""),
+                row["undefined"] if row["value"] is None else "",
             ]
         )
     return pd.DataFrame(rows, columns=SUMMARY_HEADERS)

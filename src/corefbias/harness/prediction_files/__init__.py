@@ -71,6 +71,10 @@ def register(file_format: FileFormat, origin: str = "registered") -> None:
     FILE_FORMATS.register(file_format, origin)
 
 
+# Said where ``auto`` cannot tell a file's format: the command line and the Space both name it there.
+NAME_THE_FORMAT = "name its format (`--format` of `corefbias score`, the Format menu of the Space)"
+
+
 def format_choices() -> tuple[str, ...]:
     """What ``--format`` takes: ``auto``, then every format's name.
 
@@ -85,7 +89,9 @@ def format_choices() -> tuple[str, ...]:
 def detect(path: Path) -> str:
     """The format of a file, from its first non-blank line: the one format that recognises it, else the one
     fallback format that does (``FileFormat.fallback``)."""
-    first = next((line for line in lines_of(path) if line.strip()), "")
+    first = next((line for line in lines_of(path) if line.strip()), None)
+    if first is None:
+        raise PredictionFileError(f"{path}: the file is empty (not one line with text in it)")
     recognising = [item for item in FILE_FORMATS.values() if item.recognises is not None and item.recognises(first)]
     for candidates in ([item for item in recognising if not item.fallback], recognising):
         if len(candidates) == 1:
@@ -93,10 +99,11 @@ def detect(path: Path) -> str:
         if len(candidates) > 1:
             raise PredictionFileError(
                 f"{path}: its first line {first[:80]!r} fits the formats {', '.join(item.name for item in candidates)}"
-                "; give --format"
+                f"; {NAME_THE_FORMAT}"
             )
     raise PredictionFileError(
-        f"{path}: cannot tell its format from the first line {first[:80]!r}; give --format ({', '.join(FILE_FORMATS)})"
+        f"{path}: cannot tell its format from the first line {first[:80]!r}; {NAME_THE_FORMAT} "
+        f"({', '.join(FILE_FORMATS)})"
     )
 
 
@@ -108,7 +115,10 @@ def read(paths, format: str = AUTO) -> list[Document]:
     for path in map(Path, paths):
         if not path.is_file():
             raise FileNotFoundError(f"no predictions file {path}")
-        documents += FILE_FORMATS[detect(path) if format == AUTO else format].read(path)
+        read_here = FILE_FORMATS[detect(path) if format == AUTO else format].read(path)
+        if not read_here:
+            raise PredictionFileError(f"{path}: not one document in it (is the file empty?)")
+        documents += read_here
     return documents
 
 

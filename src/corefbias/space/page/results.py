@@ -33,6 +33,7 @@ class ResultViews:
             label="Scores",
             interactive=False,
             wrap=True,
+            column_widths=list(charts.SUMMARY_COLUMN_WIDTHS.values()),
             elem_id=summary_id,
         )
         with gr.Row():

@@ -18,13 +18,16 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
     with gr.Tab("Score a file", id="score"):
         gr.Markdown(
             "Upload the predictions a coreference system already wrote (CoNLL-2012, jsonlines, AllenNLP, "
-            f"GAP TSV or a run's instances file, up to {uploads.readable_size(settings.max_upload_bytes)}): "
-            "one document per instance of the benchmark, matched by id or by text. The scores are those of "
-            "`corefbias score`. **The scores are public**: the file's name and its scores join the leaderboard, "
-            "which every visitor sees; the file itself is deleted once scored."
+            f"GAP TSV or a run's instances file, up to {uploads.readable_size(settings.max_upload_bytes)} in all): "
+            "one document per instance of the benchmark, matched by id or by text, in one file or in several "
+            "(WinoBias's four CoNLL files together). The scores are those of `corefbias score`. **The scores are "
+            "public**: the files' names and their scores join the leaderboard, which every visitor sees; the files "
+            "themselves are deleted once scored."
         )
         with gr.Row():
-            upload = gr.File(label="Predictions file", type="filepath", elem_id="score-upload", scale=2)
+            upload = gr.File(
+                label="Predictions files", file_count="multiple", type="filepath", elem_id="score-upload", scale=2
+            )
             with gr.Column(scale=1):
                 benchmark = gr.Dropdown(choices=list(BENCHMARKS), value=_first_scoring_clusters(), label="Benchmark")
                 file_format = gr.Dropdown(choices=list(format_choices()), value="auto", label="Format")
