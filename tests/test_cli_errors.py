@@ -209,7 +209,11 @@ CASES = {
         "--repo": [(["--repo", "{folder}", "--only", "metrics"], "a-folder is not a corefbias repository checkout")],
     },
     "score": {
-        "--benchmark": [(["--benchmark", "nope"], "nope")],
+        "--benchmark": [
+            (["--benchmark", "nope"], "unknown benchmark 'nope'; score takes one benchmark at a time: abc, abc_sv,"),
+            # Before, an unknown name was told to choose from "all, english", which score then refused.
+            (["--benchmark", "all"], "'all' names several benchmarks; score takes one benchmark at a time: abc,"),
+        ],
         "--predictions": [(["--predictions", "{missing}"], "no predictions file")],
         "--format": [(["--format", "nope"], ARGUMENT + "invalid choice: 'nope'")],
         "--config": [(["--config", "nope"], "nope")],

@@ -228,3 +228,16 @@ def test_contributing_states_the_room_imports_test_layering_allows():
         names = set(re.findall(r"`(\w+)`", allowed))
         stated[room] = set(ROOMS) if allowed == "every room" else names
     assert stated == ALLOWED
+
+
+def test_the_quick_runs_table_names_every_benchmark():
+    # Before, five benchmarks added since the table was written were missing from it.
+    from corefbias.benchmarks import BENCHMARKS
+
+    section = (DOCS / "running" / "index.md").read_text(encoding="utf-8").split("## Quick runs", 1)[1].split("\n## ")[0]
+    listed = {
+        name
+        for row in re.findall(r"^\| (`.+?`) \|", section, flags=re.MULTILINE)
+        for name in re.findall(r"`(\w+)`", row)
+    }
+    assert listed == set(BENCHMARKS)

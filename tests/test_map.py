@@ -98,3 +98,18 @@ def test_the_annotators_agreement_and_accuracy_come_from_the_file(rows):
         len(answers) for answers, ablation in zip(rows["human_answers"], rows["ablation"])
         if ablation == files.ORIGINAL and len(answers) >= 2
     )  # fmt: skip
+
+
+def test_the_oracle_is_right_but_on_the_either_snippets_and_unbiased(exported_set, mirror, tmp_path):
+    result = runner.run(
+        "baseline:oracle",
+        ["map"],
+        settings=runner.RunSettings(n_bootstrap=100),
+        data_dir=exported_set("map").parent,
+        mirror=mirror,
+        cache_path=tmp_path / "cache.sqlite",
+        progress=False,
+    )
+    section = result.runs["map"].sections["map"]
+    assert section[f"accuracy/{files.ORIGINAL}"] == pytest.approx(170 / 172)  # a choice model cannot say "either"
+    assert all(section[f"gap/{ablation}"] == 0.0 for ablation in files.ABLATIONS)

@@ -62,3 +62,24 @@ def test_the_pro_anti_legend_is_outside_the_bars(drawn, tmp_path):
     assert legend.y0 >= axes.get_window_extent(renderer).y1 - 0.5  # above the plotting area, not on a bar
     texts = [axes.title, axes.yaxis.label, *axes.texts]
     assert all(_inside(text.get_window_extent(renderer), figure) for text in texts)
+
+
+def test_delta_i_bars_start_at_zero_and_say_each_value_even_when_all_are_zero(drawn, tmp_path):
+    # Before, shares all 0 drew empty axes from -0.04 to 0.04, and an undefined share as a bar of 0.
+    shares = {"i_within_male": 0.0, "i_within_female": 0.0, "i_across_m2f": 0.0, "delta_i": 0.0}
+    plots.inconsistency_bars(from_flat(shares), tmp_path / "delta_i.png")
+    (figure,) = drawn
+    axes = figure.axes[0]
+    assert axes.get_ylim()[0] == 0.0 and axes.get_ylim()[1] > 0.0
+    assert [text.get_text() for text in axes.texts] == ["0.000", "0.000", "0.000", "undefined"]
+
+
+def test_both_genders_weights_share_their_histogram_bins(drawn, tmp_path):
+    # Before, each gender had 40 bins of its own range: bars of different widths at different places.
+    weights = [0.5, 0.6, 0.7, 3.0, 0.0, 1.0, 1.1, 1.2]
+    genders = ["female"] * 4 + ["male"] * 4
+    plots.gap_weight_histogram(weights, genders, tmp_path / "weights.png")
+    (figure,) = drawn
+    female, male = figure.axes[0].containers
+    assert [bar.get_x() for bar in female] == [bar.get_x() for bar in male]
+    assert {round(bar.get_width(), 9) for bar in [*female, *male]} == {round((3.0 - 0.5) / 40, 9)}

@@ -186,7 +186,7 @@ def test_a_quick_run_of_both_sets_writes_every_headline_with_its_interval_and_p_
 
 
 def test_a_jsonlines_file_of_token_clusters_is_scored_as_the_run_scores_its_clusters(
-    v0, exported_set, mirror, tmp_path
+    v0, exported_set, mirror, tmp_path, capsys
 ):
     # A system's jsonlines output (tokens, inclusive token spans) that puts every they with the plural noun.
     import json
@@ -221,3 +221,7 @@ def test_a_jsonlines_file_of_token_clusters_is_scored_as_the_run_scores_its_clus
     section = json.loads((out_dir / "results.json").read_text())["benchmarks"]["winonb"]["sections"]["winonb"]
     assert (section["accuracy_singular"], section["accuracy_plural"], section["no_reading"]) == (0.0, 1.0, 0.0)
     assert section["num_singular"] + section["num_plural"] == 4077
+    # Before, "and plots/, instances/" though --no-plots wrote no plots/ (nor does WinoNB declare a figure).
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == f"wrote manifest.json, report.md, results.json, summary.csv and instances/ to {out_dir}"
+    assert not (out_dir / "plots").exists()

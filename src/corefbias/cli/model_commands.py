@@ -327,7 +327,8 @@ def print_written(result, written: dict, out) -> None:
     for name, outcome in results["benchmarks"].items():
         for line in run_outputs.prompt_spread_lines(name, outcome.get("prompts")):
             print(line)
-    print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and plots/, instances/ to {out}")
+    folders = sorted({name.split("/", 1)[0] + "/" for name in written if "/" in name})
+    print(f"wrote {', '.join(sorted(name for name in written if '/' not in name))} and {', '.join(folders)} to {out}")
 
 
 def executor(args):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
@@ -70,12 +71,29 @@ def occupation_preference_bars(section: MeasureResult, bls_by_occupation: dict[s
     return _save(figure, path)
 
 
+def _label_bars(axes, positions, values) -> None:
+    """Each bar's value above it, "undefined" where the data leave it so (no bar is drawn there)."""
+    for position, value in zip(positions, values):
+        axes.annotate(
+            "undefined" if value is None else format_number(value),
+            (position, value or 0.0),
+            ha="center",
+            fontsize=7,
+            xytext=(0, 3),
+            textcoords="offset points",
+        )
+
+
 def inconsistency_bars(section: MeasureResult, path: Path) -> Path:
     labels = ["I_within M", "I_within F", "I_across M2F", "I_across F2M"]
     keys = ["i_within_male", "i_within_female", "i_across_m2f", "i_across_f2m"]
-    values = [_value(section, key) or 0.0 for key in keys]
+    values = [_value(section, key) for key in keys]
     figure, axes = plt.subplots(figsize=(6, 4))
-    axes.bar(labels, values, color=["#4c72b0", "#dd8452", "#4c72b0", "#dd8452"])
+    drawn = [value if value is not None else 0.0 for value in values]
+    axes.bar(labels, drawn, color=["#4c72b0", "#dd8452", "#4c72b0", "#dd8452"])
+    _label_bars(axes, range(len(labels)), values)
+    # Shares: from 0, with room for the labels, and a scale even where every share is 0.
+    axes.set_ylim(0, max(0.1, 1.2 * max(drawn)))
     delta = _value(section, "delta_i")
     axes.set_title("Counter-GAP inconsistency" + (f" (ΔI = {format_number(delta)})" if delta is not None else ""))
     axes.set_ylabel("share of inconsistent predictions")
@@ -86,10 +104,12 @@ def pro_anti_bars(sections: dict[str, MeasureResult], path: Path) -> Path:
     names = list(sections)
     figure, axes = plt.subplots(figsize=(max(5, 1.6 * len(names)), 4.5))
     positions = range(len(names))
-    pro = [_value(sections[n], "pro") or 0.0 for n in names]
-    anti = [_value(sections[n], "anti") or 0.0 for n in names]
-    axes.bar([p - 0.2 for p in positions], pro, width=0.4, label="pro-stereotypical")
-    axes.bar([p + 0.2 for p in positions], anti, width=0.4, label="anti-stereotypical")
+    pro = [_value(sections[n], "pro") for n in names]
+    anti = [_value(sections[n], "anti") for n in names]
+    for values, shift, label in ((pro, -0.2, "pro-stereotypical"), (anti, 0.2, "anti-stereotypical")):
+        axes.bar([p + shift for p in positions], [v or 0.0 for v in values], width=0.4, label=label)
+        undefined = [(p + shift, v) for p, v in zip(positions, values) if v is None]
+        _label_bars(axes, [p for p, _ in undefined], [v for _, v in undefined])
     for position, name in zip(positions, names):
         estimate = sections[name].overall.get("diff")
         low, high = estimate.ci if estimate is not None else (None, None)
@@ -98,7 +118,7 @@ def pro_anti_bars(sections: dict[str, MeasureResult], path: Path) -> Path:
             interval = f"\n[{format_number(low)}, {format_number(high)}]" if low is not None else ""
             axes.annotate(
                 f"Δ {'+' if diff > 0 else ''}{format_number(diff)}{interval}",
-                (position, max(pro[position], anti[position])),
+                (position, max(pro[position] or 0.0, anti[position] or 0.0)),
                 ha="center",
                 fontsize=7,
                 xytext=(0, 3),
@@ -115,9 +135,11 @@ def pro_anti_bars(sections: dict[str, MeasureResult], path: Path) -> Path:
 
 def gap_weight_histogram(weights: list[float], genders: list[str], path: Path) -> Path:
     figure, axes = plt.subplots(figsize=(6, 4))
+    # One set of bins for both genders, so that their bars stand on the same intervals and compare.
+    edges = np.histogram_bin_edges([w for w in weights if w > 0] or [0.0, 1.0], bins=40)
     for gender in ("female", "male"):
         values = [w for w, g in zip(weights, genders) if g == gender and w > 0]
-        axes.hist(values, bins=40, alpha=0.6, label=f"{gender} ({len(values)} weighted)")
+        axes.hist(values, bins=edges, alpha=0.6, label=f"{gender} ({len(values)} weighted)")
     axes.set_xlabel("W weight of the example")
     axes.set_ylabel("examples")
     axes.set_title("GAP test weights (W)")

@@ -11,7 +11,8 @@
 * ``stereotype``: the candidate whose occupation stereotype (``candidate_stereotypes``) matches
   the pronoun's gender; else the nearest candidate whose stereotype does not contradict it; else
   none — it must come out strongly biased, a live check that the metrics detect bias;
-* ``oracle``: the gold referent (it reads the gold labels); it must come out unbiased.
+* ``oracle``: the gold referent (it reads the gold labels); it must come out unbiased. Being a choice model, it
+  cannot answer MAP's ``either`` (both names), so its accuracy there is 0.988, not 1, in every version alike.
 
 All are choice models: each instance gets one candidate or none. A baseline's identity (the
 prediction cache's key) is its name, its parameters and ``BASELINES_VERSION``.

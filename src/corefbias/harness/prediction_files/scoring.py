@@ -15,7 +15,8 @@ from pathlib import Path
 
 import datasets
 
-from ...benchmarks import resolve
+from ...benchmarks import BENCHMARKS
+from ...benchmarks.registry import GROUPS
 from ...data import hub_export
 from .. import runner
 from ..benchmark_data import default_data_dir, load_part
@@ -38,10 +39,11 @@ def file_identity(paths, formats) -> tuple[str, dict]:
 
 
 def _benchmark(name: str, config: str | None):
-    chosen = resolve([name])
-    if len(chosen) != 1:
-        raise ValueError(f"score one benchmark at a time, not {name!r}")
-    (benchmark,) = chosen
+    if name not in BENCHMARKS:
+        # A group (``all``, ``english``) names several: a file holds one benchmark's predictions.
+        what = f"{name!r} names several benchmarks" if name in GROUPS else f"unknown benchmark {name!r}"
+        raise ValueError(f"{what}; score takes one benchmark at a time: {', '.join(BENCHMARKS)}")
+    benchmark = BENCHMARKS[name]
     if config is None:
         return benchmark
     if len(benchmark.parts) != 1:
