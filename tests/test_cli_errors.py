@@ -217,6 +217,7 @@ CASES = {
         "--predictions": [(["--predictions", "{missing}"], "no predictions file")],
         "--format": [(["--format", "nope"], ARGUMENT + "invalid choice: 'nope'")],
         "--config": [(["--config", "nope"], "nope")],
+        "--limit": [(["--limit", "0"], ARGUMENT + "expected a whole number of at least 1, got '0'")],
         "--out": [(["--out", "{file}"], "a-file is a file; --out names the folder a run is written to")],
         "--data-dir": [(["--data-dir", "{file}"], "a-file")],
         "--n-bootstrap": [(["--n-bootstrap", "-1"], ARGUMENT + "expected a whole number of at least 0, got '-1'")],

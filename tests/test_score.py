@@ -222,7 +222,11 @@ def test_documents_match_by_text_and_by_id():
 @pytest.mark.parametrize(
     "documents, message",
     [
-        (_documents(FIRST), r"no document for instance q2 of toy \(1 of 2 instances unmatched\)"),
+        (
+            _documents(FIRST),
+            r"no document for instance q2 of toy \(1 of 2 instances unmatched\): expected one document per instance; "
+            r"a `run --limit N`'s instances are scored with the same limit$",
+        ),
         (
             _documents(FIRST, SECOND, {"tokens": ("Someone", "else"), "clusters": ()}),
             r"doc 2 \('Someone else'\) matches no instance",
@@ -341,3 +345,19 @@ def test_the_cli_reports_a_bad_file_in_one_line_and_writes_nothing(data_dir, tmp
     assert not out.exists()
     assert cli.main(["score", "--benchmark", "winobias", "--config", "x", "--predictions", str(path)]) == 2
     assert "--config is for benchmarks of one part" in capsys.readouterr().err
+
+
+def test_a_quick_runs_instances_file_scores_with_its_limit(data_dir, mirror, tmp_path, capsys):
+    # Before, score had no --limit: a `run --limit 3` instances file could not be scored again at all.
+    out = tmp_path / "quick"
+    command = ["--mirror", str(mirror), "run", "--model", "baseline:stereotype", "--benchmark", "winogender"]
+    assert cli.main([*command, "--limit", "3", "--data-dir", str(data_dir), "--out", str(out), "--no-plots"]) == 0
+    instances = out / "instances" / "winogender.jsonl"
+    scored = tmp_path / "scored"
+    score = ["--mirror", str(mirror), "score", "--benchmark", "winogender", "--predictions", str(instances)]
+    assert cli.main([*score, "--data-dir", str(data_dir), "--out", str(scored), "--no-plots"]) == 2
+    assert "(702 of 720 instances unmatched)" in capsys.readouterr().err
+    assert cli.main([*score, "--limit", "3", "--data-dir", str(data_dir), "--out", str(scored), "--no-plots"]) == 0
+    ran, again = (json.loads((folder / "results.json").read_text()) for folder in (out, scored))
+    assert again["settings"]["limit"] == 3 and again["benchmarks"]["winogender"]["num_instances"] == 18
+    assert again["benchmarks"]["winogender"]["sections"] == ran["benchmarks"]["winogender"]["sections"]

@@ -6,6 +6,7 @@ import argparse
 
 from ..benchmarks import BENCHMARKS
 from ..harness.prediction_files import format_choices
+from .arguments import whole_number
 from .model_commands import add_scoring_options
 
 
@@ -32,6 +33,12 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="another config of a one-part benchmark's set (e.g. abc: original, ABC's own sentences)",
     )
+    score.add_argument(
+        "--limit",
+        type=whole_number(1),
+        metavar="N",
+        help="score the instances `corefbias run --limit N` answers only (e.g. a quick run's instances file)",
+    )
     add_scoring_options(score)
 
 
@@ -50,6 +57,7 @@ def _score(args) -> int:
         n_bootstrap=args.n_bootstrap,
         seed=args.seed,
         mode=args.mode,
+        limit=args.limit,
     )
     written = run_outputs.write_outputs(result, args.out, plots=not args.no_plots)
     print_written(result, written, args.out)

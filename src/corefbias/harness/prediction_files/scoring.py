@@ -21,6 +21,7 @@ from ...data import hub_export
 from .. import runner
 from ..benchmark_data import default_data_dir, load_part
 from ..cluster_links import DECISION_MODES
+from ..limits import limit_units
 from ..scoring import score_benchmark
 from . import detect, read
 from .matching import match
@@ -67,9 +68,11 @@ def score(
     n_bootstrap: int = 1000,
     seed: int = 0,
     mode: str = "cluster",
+    limit: int | None = None,
 ) -> runner.RunResult:
     """Score the predictions in ``paths`` (one format) on one benchmark; ``config`` replaces the set's
-    config for one-part benchmarks (e.g. ``abc`` with ``original``, the sentences ABC published)."""
+    config for one-part benchmarks (e.g. ``abc`` with ``original``, the sentences ABC published); ``limit`` scores
+    the instances ``corefbias run --limit`` answers (``harness.limits``), e.g. a quick run's instances file."""
     started = datetime.now(timezone.utc)
     clock = time.perf_counter()
     if mode not in DECISION_MODES:
@@ -80,14 +83,17 @@ def score(
     formats = [detect(path) if format == "auto" else format for path in paths]
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
-    rows = {part: load_part(benchmark, *part, data_dir, mirror).to_dict() for part in benchmark.parts}
+    parts = limit_units(
+        {part: load_part(benchmark, *part, data_dir, mirror) for part in benchmark.parts}, benchmark, limit
+    )
+    rows = {part: data.to_dict() for part, data in parts.items()}
     outputs = match(documents, rows, benchmark.name, document_column=benchmark.document_column)
     spec, identity = file_identity(paths, formats)
     run = score_benchmark(benchmark, rows, outputs, mode=mode, n_bootstrap=n_bootstrap, seed=seed)
     run.wall_seconds = time.perf_counter() - clock
     settings = {
         "benchmarks": [benchmark.name],
-        "limit": None,
+        "limit": limit,
         "n_bootstrap": n_bootstrap,
         "seed": seed,
         "shard": None,
