@@ -135,7 +135,7 @@ def test_a_sign_flip_across_wordings_is_flagged(wording_run):
 
 
 def test_the_eval_framework_idk_prompt_gets_the_dont_know_section(wording_run):
-    result, _ = wording_run
+    result, written = wording_run
     idk = result.prompt_runs["winogender"]["eval-framework-idk"]
     assert idk.benchmark.cloze.preamble.startswith(EVAL_FRAMEWORK_IDK_INSTRUCTION)
     section = idk.sections["winogender/dont_know"]
@@ -149,6 +149,11 @@ def test_the_eval_framework_idk_prompt_gets_the_dont_know_section(wording_run):
     assert section["confidence_weighted_accuracy"] == pytest.approx(sum(expected) / len(expected))
     assert section["dont_know_rate"] == 0.0  # " don't know" is never the most likely per character here
     assert "winogender/dont_know" not in result.runs["winogender"].sections  # the main template has no such option
+    # The report shows it, under the prompt it comes from (before, it was in results.json only).
+    report = written["report.md"].read_text(encoding="utf-8")
+    table = report.split("### winogender/dont_know (prompt `eval-framework-idk` only)\n", 1)[1]
+    value = f"{section['confidence_weighted_accuracy']:.3f}"
+    assert f"| confidence_weighted_accuracy | {value} |" in table.split("\n### ", 1)[0]
 
 
 def _rows(run):

@@ -280,19 +280,39 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
             )
         lines += _prompt_table(outcome.get("prompts"))
         for section_name, section in sections_of(outcome).items():
-            lines += ["", f"### {section_name}", "", "| score | value | 95% CI | p |", "|---|---|---|---|"]
-            for estimate in _breakdown(section):
-                lines.append(
-                    f"| {estimate.key} | {format_number(estimate.value)} | [{format_number(estimate.ci_low)}, "
-                    f"{format_number(estimate.ci_high)}] | {format_p_value(estimate.p_value)} |"
-                )
-            for _, _, estimate in section.estimates():
-                if estimate.value is None and estimate.undefined is not None:
-                    lines.append(f"\n`{estimate.key}` is undefined: {estimate.undefined}.")
+            lines += _section_table(section_name, section)
+        for prompt, section_name, section in _sections_of_other_prompts(outcome):
+            lines += _section_table(f"{section_name} (prompt `{prompt}` only)", section)
     if plots:
         lines += ["", "## Plots"]
         lines += [line for plot_name, path in plots.items() for line in ("", f"![{plot_name}]({path})")]
     return "\n".join(lines) + "\n"
+
+
+def _section_table(title: str, section: MeasureResult) -> list[str]:
+    """A section's scores with CI and p, and why each undefined one is."""
+    lines = ["", f"### {title}", "", "| score | value | 95% CI | p |", "|---|---|---|---|"]
+    for estimate in _breakdown(section):
+        lines.append(
+            f"| {estimate.key} | {format_number(estimate.value)} | [{format_number(estimate.ci_low)}, "
+            f"{format_number(estimate.ci_high)}] | {format_p_value(estimate.p_value)} |"
+        )
+    for _, _, estimate in section.estimates():
+        if estimate.value is None and estimate.undefined is not None:
+            lines.append(f"\n`{estimate.key}` is undefined: {estimate.undefined}.")
+    return lines
+
+
+def _sections_of_other_prompts(outcome: Mapping) -> list[tuple[str, str, MeasureResult]]:
+    """(prompt, section name, section) of the sections only a later prompt of a --prompts run has (a prompt with a
+    "don't know" option scores ``dont_know``), which the benchmark's own sections, the first prompt's, lack."""
+    prompts = outcome.get("prompts") or {}
+    return [
+        (prompt, name, section)
+        for prompt, run in (prompts.get("per_prompt") or {}).items()
+        for name, section in sections_of(run).items()
+        if name not in outcome["sections"]
+    ]
 
 
 def _prompt_table(prompts: Mapping | None) -> list[str]:
