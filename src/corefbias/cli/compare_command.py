@@ -50,11 +50,9 @@ def _compare(args) -> int:
                 f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]  p {format_p_value(row['p_value'])}"
                 f"  p(Holm) {format_p_value(row['p_holm'])}"
             )
-        if item["notes"]:
-            count = len(item["notes"])
-            print(
-                f"  {count} shared headline{'s have' if count > 1 else ' has'} no paired test; comparison.md says why"
-            )
+        untested = comparison_report.untested_sentence(item)
+        if untested:
+            print(f"  {untested}")
     if result["left_out"]:
         names = ", ".join(entry["benchmark"] for entry in result["left_out"])
         print(f"{comparison_report.left_out_sentence(result['left_out'], len(result['runs']))}: {names}")

@@ -101,6 +101,23 @@ def left_out_sentence(left_out: list[dict], n_runs: int) -> str:
     return f"{len(left_out)} {noun} not run by {every} {verb} left out ({tested})"
 
 
+def untested_sentence(comparison: dict) -> str | None:
+    """How many shared headlines of one comparison got no p-value: those no paired test fits (its ``notes``) and those
+    undefined for a run (a difference without p); None when every one was tested.
+
+    Examples
+    --------
+    >>> untested_sentence({"notes": ["winogender r: not a sum"], "differences": [{"p_value": None}, {"p_value": 0.2}]})
+    '2 shared headlines have no paired test; comparison.md says why'
+    >>> untested_sentence({"notes": [], "differences": [{"p_value": 0.2}]}) is None
+    True
+    """
+    count = len(comparison["notes"]) + sum(row["p_value"] is None for row in comparison["differences"])
+    if not count:
+        return None
+    return f"{count} shared headline{'s have' if count > 1 else ' has'} no paired test; comparison.md says why"
+
+
 def _tick_label(label: str, width: int = 48) -> str:
     # A predictions run's label names every file and a digest; the full labels are in comparison.md.
     return label if len(label) <= width else f"{label[: width - 18]}…{label[-17:]}"
