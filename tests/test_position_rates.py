@@ -121,7 +121,7 @@ def test_the_space_shows_the_rate_and_the_flag(data_dir, tmp_path):
 
     flagged = _run(Positioned([0]), data_dir, tmp_path / "flagged", ["winogender"])
     frame = charts.summary_frame(flagged.to_json())
-    assert charts.SUMMARY_HEADERS[-1] == "position" and set(frame["position"]) == {"1.000 A‡"}
+    assert "position" in charts.SUMMARY_HEADERS and set(frame["position"]) == {"1.000 A‡"}
     store = RunStore(tmp_path / "space")
     store.save(flagged, {})
     store.save(_run(StereotypeBaseline(), data_dir, tmp_path / "baseline", ["winogender"]), {})
