@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 
 import evaluate
+import pandas as pd
 import pytest
 from markdown_blocks import RUNNABLE_BLOCK, run_blocks
 
@@ -167,6 +168,25 @@ def check_bad_input(root: Path, name: str) -> None:
     _refused(load(root, name), inputs, "n_bootstrap", n_bootstrap=-1)
 
 
+def check_batches_outlive_a_failed_compute(root: Path, name: str) -> None:
+    """A ``compute`` refused for a bad option keeps the added batches (evaluate had consumed them), a batch whose
+    columns differ in length is refused (datasets' writer dropped one whose first column was empty), and a
+    ``pandas.Series`` is read as its values."""
+    module = load(root, name)
+    inputs = widget_inputs(module)
+    expected = load(root, name).compute(**inputs, n_bootstrap=0, seed=0)
+    module.add_batch(**inputs)
+    _refused(module, {}, "n_bootstrap", n_bootstrap=-1)
+    with pytest.raises(ValueError, match="one entry per example"):
+        module.add_batch(**{**inputs, next(iter(inputs)): []})
+    assert module.compute(n_bootstrap=0, seed=0) == expected
+    # object dtype, as a column with None entries (an optional number left empty) must be given to keep them
+    series = {
+        key: pd.Series(values, dtype=object, index=range(100, 100 + len(values))) for key, values in inputs.items()
+    }
+    assert load(root, name).compute(**series, n_bootstrap=0, seed=0) == expected
+
+
 def check_page(root: Path, name: str) -> str:
     """``measure.md`` says what it is in its front matter, holds a worked example that runs, and the docs hook makes
     it a page with the card's reference part, a nav entry and a row of the measures table."""
@@ -202,5 +222,6 @@ CHECKS = (
     check_arguments,
     check_valid_input,
     check_bad_input,
+    check_batches_outlive_a_failed_compute,
     check_page,
 )

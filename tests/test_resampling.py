@@ -51,11 +51,32 @@ def test_percentile_interval_of_a_proportion_matches_the_normal_approximation():
 
 
 def test_undefined_replicates_are_dropped_and_counted():
-    rows = np.array([[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]])
+    rows = np.array([[1.0, 1.0], [0.0, 1.0], [0.0, 0.0], [0.0, 0.0]])
     inference = resampling.bootstrap_test(
         rows, lambda s: {"r": resampling.safe_div(s[..., 0], s[..., 1])}, {"r": 0.5}, n_bootstrap=500, seed=0
     )["r"]
-    assert 0 < inference.n_valid < 500  # resamples without the first row have a zero denominator
+    assert 0 < inference.n_valid < 500  # resamples without the first two rows have a zero denominator
+
+
+def _ratio(sums):
+    return {"r": resampling.safe_div(sums[..., 0], sums[..., 1])}
+
+
+def test_one_unit_gives_no_p_value_or_interval_and_says_why():
+    # Every resample of one pair is that pair: the p-value was 2 / 1001, "significant", with the CI [1, 1].
+    inference = resampling.bootstrap_test(
+        np.array([[1.0, 1.0]]), _ratio, {"r": 0.5}, n_bootstrap=1000, seed=0, unit="pair"
+    )["r"]
+    assert (inference.p_value, inference.ci_low, inference.ci_high) == (None, None, None)
+    assert inference.reason == "the bootstrap resamples pairs and needs at least two; 1 was given"
+
+
+def test_a_score_resting_on_one_unit_gives_no_p_value():
+    # Only the first unit has a denominator: every defined resample repeats it, which gave p = 2 / (n_valid + 1).
+    rows = np.array([[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]])
+    inference = resampling.bootstrap_test(rows, _ratio, {"r": 0.5}, n_bootstrap=500, seed=0, unit="example")["r"]
+    assert inference.p_value is None and inference.ci_low is None
+    assert inference.reason.startswith("r rests on a single example (without example 0 it is undefined)")
 
 
 def test_randomization_test_identical_systems_and_a_real_difference():

@@ -67,14 +67,44 @@ def _summary_csv(results: dict) -> str:
     return out.getvalue()
 
 
-def _numbers(flat) -> dict:
+# Since the fixtures were written, a score resting on a single unit (a GAP W-Bias of one weighted example per gender
+# at --limit 3) gets no p-value or interval (``resampling.single_unit_reasons``): before, its resamples all repeated
+# that unit, and gave [1, 1] and p = 1. Those fields are left out of the comparison, and must say why.
+SINGLE_UNIT = "needs at least two"
+SIGNIFICANCE_FIELDS = ("ci_low", "ci_high", "p_value", "significant")
+
+
+def _single_unit_scores(results: dict) -> set[tuple[str, str, str]]:
+    """(benchmark, section, score key) of every score whose significance rests on a single unit, in current results."""
+    return {
+        (name, section, key.removesuffix("_p_value"))
+        for name, outcome in results["benchmarks"].items()
+        for section, flat in outcome["sections"].items()
+        for key, reason in from_json(flat).undefined.items()
+        if key.endswith("_p_value") and SINGLE_UNIT in reason
+    }
+
+
+def _numbers(flat, single_unit: set[str] = frozenset()) -> dict:
     """A flat result's scores and significance; why a score is undefined is left out, since later versions say it
-    better (which condition held): that a score is undefined shows as its None."""
-    return {key: value for key, value in dict(flat).items() if key != "undefined"}
+    better (which condition held): that a score is undefined shows as its None. The significance of the scores in
+    ``single_unit`` is left out."""
+    left_out = {f"{key}_{field}" for key in single_unit for field in ("p_value", "ci_low", "ci_high")}
+    return {key: value for key, value in dict(flat).items() if key != "undefined" and key not in left_out}
 
 
-def _headline_numbers(headlines: list[dict]) -> list[dict]:
-    return [{**headline, "undefined": headline["undefined"] is not None} for headline in headlines]
+def _without_significance(row: dict) -> dict:
+    return {field: value for field, value in row.items() if field not in SIGNIFICANCE_FIELDS}
+
+
+def _headline_numbers(headlines: list[dict], single_unit: set[str] = frozenset()) -> list[dict]:
+    return [
+        {
+            **(_without_significance(headline) if headline["key"] in single_unit else headline),
+            "undefined": headline["undefined"] is not None,
+        }
+        for headline in headlines
+    ]
 
 
 _REASON = re.compile(r"— \([^|]*\)")
@@ -117,19 +147,55 @@ def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections
 def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, rerun):
     old, new = _results(FIXTURES / model), _results(rerun[model])
     assert new["schema_version"] == result_schema.SCHEMA_VERSION == 4
+    single_unit = _single_unit_scores(new)
+    # The stereotype run's W-Bias and Wt-Bias; the random run's DaWinoBias ratios within each pronoun gender.
+    assert {(name, key) for name, _, key in single_unit} == (
+        {("gap", "w_bias")}
+        if model == "stereotype"
+        else {("dawinobias", "log2_ratio/female"), ("dawinobias", "log2_ratio/male")}
+    )
     for name, outcome in old["benchmarks"].items():
-        headlines = new["benchmarks"][name]["headlines"]
-        assert _headline_numbers(headlines) == _headline_numbers(outcome["headlines"])
         for section, flat in outcome["sections"].items():
+            here = {key for benchmark, where, key in single_unit if (benchmark, where) == (name, section)}
             current = from_json(new["benchmarks"][name]["sections"][section])
-            assert _numbers(current) == _numbers(flat), section
-            assert set(current.undefined) == set(flat["undefined"]), section
+            assert _numbers(current, here) == _numbers(flat, here), section
+            significance = {f"{key}_{field}" for key in here for field in ("p_value", "ci_low", "ci_high")}
+            assert set(current.undefined) - significance == set(flat["undefined"]) - significance, section
+        in_headlines = {key for benchmark, _, key in single_unit if benchmark == name}
+        headlines = new["benchmarks"][name]["headlines"]
+        assert _headline_numbers(headlines, in_headlines) == _headline_numbers(outcome["headlines"], in_headlines)
     # summary.csv: the same numbers; the report: the same rows in every table.
-    numbers = [{key: row[key] for key in run_outputs.SUMMARY_COLUMNS} for row in run_outputs.summary_rows(old)]
-    assert [{key: row[key] for key in run_outputs.SUMMARY_COLUMNS} for row in run_outputs.summary_rows(new)] == numbers
+    labels = {
+        (name, headline["label"])
+        for name, outcome in new["benchmarks"].items()
+        for headline in outcome["headlines"]
+        if (name, headline["section"], headline["key"]) in single_unit
+    }
+
+    def summary_numbers(results):
+        return [
+            _without_significance(numbers) if (row["benchmark"], row["score"]) in labels else numbers
+            for row in run_outputs.summary_rows(results)
+            for numbers in [{key: row[key] for key in run_outputs.SUMMARY_COLUMNS}]
+        ]
+
+    assert summary_numbers(new) == summary_numbers(old)
     assert _summary_csv(old).splitlines() == (FIXTURES / model / "summary.csv").read_text().splitlines()
-    old_summary, old_sections = _report_tables((FIXTURES / model / "report.md").read_text())
-    new_summary, new_sections = _report_tables((rerun[model] / "report.md").read_text())
+    tables = [_report_tables((folder / "report.md").read_text()) for folder in (FIXTURES / model, rerun[model])]
+    (old_summary, old_sections), (new_summary, new_sections) = (
+        (
+            [line for line in summary if not any(line.startswith(f"| {name} | {label} |") for name, label in labels)],
+            {
+                section: {
+                    line
+                    for line in rows
+                    if not any(line.startswith(f"| {key} |") for _, where, key in single_unit if where == section)
+                }
+                for section, rows in sections.items()
+            },
+        )
+        for summary, sections in tables
+    )
     assert new_summary == old_summary and new_sections == old_sections
     assert sum(len(rows) for rows in new_sections.values()) > 100
 
@@ -137,7 +203,21 @@ def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, re
 def test_compare_reads_version_2_folders_as_it_reads_current_ones(rerun, data_dir):
     old = comparison.compare_runs([FIXTURES / model for model in MODELS], data_dir=data_dir, n_resamples=200)
     new = comparison.compare_runs([rerun[model] for model in MODELS], data_dir=data_dir, n_resamples=200)
-    assert old["comparisons"] == new["comparisons"] and old["scores"] == new["scores"]
+    assert old["comparisons"] == new["comparisons"]
+    # The runs' own headline scores, but the significance of those resting on one unit (see SINGLE_UNIT).
+    labels = {
+        (name, headline["label"])
+        for model in MODELS
+        for results in [_results(rerun[model])]
+        for name, outcome in results["benchmarks"].items()
+        for headline in outcome["headlines"]
+        if (name, headline["section"], headline["key"]) in _single_unit_scores(results)
+    }
+    for label, rows in new["scores"].items():
+        assert [_without_significance(row) if (row["benchmark"], row["score"]) in labels else row for row in rows] == [
+            _without_significance(row) if (row["benchmark"], row["score"]) in labels else row
+            for row in old["scores"][label]
+        ]
     differences = {(row["benchmark"], row["key"]): row for row in old["comparisons"][0]["differences"]}
     assert ("dawinobias", "log2_ratio") in differences and ("gap", "acc_bias") in differences
     stored = _results(FIXTURES / "stereotype")["benchmarks"]["dawinobias"]["sections"]["dawinobias"]

@@ -204,8 +204,11 @@ def test_upstreams_own_metric_tests_pass_and_our_scores_equal_its_scorer_on_thei
             "case": [files.CASES[kind] for kind in frame["pronoun_type"]],
         }
         ours = our_scores(columns, answers)
-        for key, value in upstream_scores(real_scorer, columns, answers).items():
-            if np.isnan(value):  # a filter with no instance: upstream divides 0 by 0
+        upstream = upstream_scores(real_scorer, columns, answers)
+        for key, value in upstream.items():
+            # A filter with no instance: upstream divides 0 by 0, or (precision) calls it fully precise; we leave it
+            # undefined.
+            if np.isnan(value) or np.isnan(upstream[key.replace("precision", "recall")]):
                 assert ours[key] is None and key in ours["undefined"]
             else:
                 assert ours[key] == pytest.approx(value, abs=1e-12), key
@@ -342,3 +345,19 @@ def test_compare_pairs_two_models_gaps_over_the_same_schemas(parts):
     result = comparison.paired_difference(rows_a.rows, rows_b.rows, rows_a.statistic, ["gap/they"], n_resamples=500)
     assert result["gap/they"].difference == pytest.approx(a["pronoun_gap/single"]["gap/they"] - 0.0)
     assert result["gap/they"].p_value < 0.05
+
+
+def test_a_pronoun_set_without_instances_has_no_precision():
+    # Upstream's "precision 1.0 when nothing is predicted" gave 1.0 for a set with no instance at all.
+    result = winopron_accuracy(
+        ["occupation", "participant"],
+        ["occupation", "occupation"],
+        ["nurse", "nurse"],
+        ["patient", "patient"],
+        ["he", "she"],
+        ["nom", "nom"],
+        n_bootstrap=0,
+    )
+    assert result["precision/xe"] is None and result["undefined"]["precision/xe"] == "no instance with xe was given"
+    assert result["precision/acc"] is None
+    assert result["precision/he"] == 1.0

@@ -81,6 +81,7 @@ class AbcFprRatio(support.CorefBiasMetric):
     ]
     OPTIONAL_INPUTS = ("occupation_genders", "triplet_ids")
     ID_INPUTS = ("triplet_ids",)
+    LABELS = {"pronoun_genders": abc.PRONOUN_GENDERS, "occupation_genders": abc.OCCUPATION_GENDERS}
     WIDGET_EXAMPLE = [
         ["true", "true", "neutral", "male", "t1"],
         ["true", "false", "male", "male", "t1"],

@@ -81,6 +81,7 @@ class BugBias(support.CorefBiasMetric):
     HOMEPAGE = "https://github.com/SLAB-NLP/BUG"
     REFERENCE_URLS = ["https://aclanthology.org/2021.findings-emnlp.211", "https://github.com/SLAB-NLP/BUG"]
     OPTIONAL_INPUTS = ("professions", "pct_female")
+    LABELS = {"genders": bug.GENDERS, "stereotypes": bug.STEREOTYPES}
     WIDGET_EXAMPLE = [  # shares of women from BUG's inc_occ_gender.csv
         ["true", "female", "stereotypical", "3", "nurse", "88.33"],
         ["false", "male", "anti-stereotypical", "4", "nurse", "88.33"],

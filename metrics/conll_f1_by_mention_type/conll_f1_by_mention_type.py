@@ -22,14 +22,17 @@ its types' numerators adding up to B³'s own; MUC and CEAFφ4 do not split. Each
 predicted and gold clusters, and the type of every mention of both.
 """
 
+# The measure's parameter names → this module's.
+_RENAMED = {
+    "keys": "references",
+    "responses": "predictions",
+    "key_types": "reference_types",
+    "response_types": "prediction_types",
+}
+
 _KWARGS_DESCRIPTION = support.kwargs_description(
     mention_type_conll.conll_f1_by_mention_type,
-    renamed={
-        "keys": "references",
-        "responses": "predictions",
-        "key_types": "reference_types",
-        "response_types": "prediction_types",
-    },
+    renamed=_RENAMED,
     returns="""
     conll_f1 (with conll_f1_ci_low, conll_f1_ci_high: a bootstrap interval over the units), muc_, bcubed_ and
     ceafe_ recall, precision and f1; per mention type bcubed_recall/<type>, bcubed_precision/<type>,
@@ -83,6 +86,7 @@ class ConllF1ByMentionType(support.CorefBiasMetric):
         "https://github.com/conll/reference-coreference-scorers",
         "https://github.com/LoicGrobol/scorch",
     ]
+    RENAMED = _RENAMED
     WIDGET_EXAMPLE = [
         [
             "[[[0, 3]], [[20, 22], [10, 12], [30, 32]]]",

@@ -80,6 +80,7 @@ class CounterGapDeltaI(support.CorefBiasMetric):
     ID_INPUTS = ("quadruple_ids",)
     HOMEPAGE = "https://github.com/x-zb/Counter-GAP"
     REFERENCE_URLS = ["https://aclanthology.org/2023.eacl-main.272/"]
+    LABELS = {"roles": counter_gap.ROLES, "genders": counter_gap.GENDERS}
     WIDGET_EXAMPLE = [
         ["[true, false]", "[true, false]", "q1", "original", "male"],
         ["[false, true]", "[false, true]", "q1", "gender_controlled", "male"],

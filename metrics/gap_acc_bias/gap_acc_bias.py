@@ -9,6 +9,7 @@ import evaluate
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.gap as gap
+import corefbias.measures.gap_rows as gap_rows
 
 _CITATION = citations.cite("kocijan21aaai", "webster-etal-2018-mind")
 
@@ -69,6 +70,7 @@ class GapAccBias(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/vid-koci/weightingGAP"
     REFERENCE_URLS = ["https://arxiv.org/abs/2011.01837", "https://github.com/google-research-datasets/gap-coreference"]
+    LABELS = {"genders": gap_rows.GENDERS}
     WIDGET_EXAMPLE = [
         ["[true, false]", "[true, false]", "male"],
         ["[true, true]", "[false, true]", "male"],

@@ -10,6 +10,7 @@ import evaluate
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
 import corefbias.measures.gap as gap
+import corefbias.measures.gap_rows as gap_rows
 
 _CITATION = citations.cite("kocijan21aaai")
 
@@ -81,6 +82,7 @@ class GapWBias(support.CorefBiasMetric):
     HOMEPAGE = "https://github.com/vid-koci/weightingGAP"
     REFERENCE_URLS = ["https://arxiv.org/abs/2011.01837"]
     OPTIONAL_INPUTS = ("weights", "num_names", "correct_ranks")
+    LABELS = {"genders": gap_rows.GENDERS}
     WIDGET_EXAMPLE = [
         ["[true, false]", "[true, false]", "male", "", "3", "1"],
         ["[true, false]", "[true, false]", "male", "", "3", "1"],

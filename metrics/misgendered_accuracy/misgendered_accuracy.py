@@ -88,6 +88,11 @@ class MisgenderedAccuracy(support.CorefBiasMetric):
     OPTIONAL_INPUTS = ("pronoun_groups", "declaration_kinds")
     ID_INPUTS = ("sentence_ids",)
     NULLABLE_INPUTS = ("predictions",)
+    LABELS = {
+        "forms": misgendered.FORMS,
+        "pronoun_groups": misgendered.grouped_accuracy.PRONOUN_GROUPS,
+        "declaration_kinds": misgendered.DECLARATION_KINDS,
+    }
     WIDGET_EXAMPLE = [
         ["he", "he", "he", "nom", "s1", "binary", "explicit"],
         ["he", "xe", "xe", "nom", "s1", "neo-pronoun", "explicit"],

@@ -22,9 +22,12 @@ bootstrap resamples those pairs. MUC, B³ and CEAFφ4 come from scorch, a reimpl
 reference scorer's definitions, checked against the reference scorer's own test cases.
 """
 
+# The measure's parameter names → this module's.
+_RENAMED = {"keys": "references", "responses": "predictions"}
+
 _KWARGS_DESCRIPTION = support.kwargs_description(
     conll_f1.pro_anti_conll_f1,
-    renamed={"keys": "references", "responses": "predictions"},
+    renamed=_RENAMED,
     returns="""
     pro, anti (CoNLL F1 of the pro and of the anti documents), average, diff (pro − anti) with
     diff_p_value (two-sided bootstrap against 0), diff_ci_low, diff_ci_high (95% percentile interval);
@@ -76,6 +79,8 @@ class ProAntiConllF1(support.CorefBiasMetric):
         "https://github.com/conll/reference-coreference-scorers",
         "https://github.com/LoicGrobol/scorch",
     ]
+    LABELS = {"conditions": conll_f1.CONDITIONS}
+    RENAMED = _RENAMED
     WIDGET_EXAMPLE = [
         ["[[[0, 3], [10, 12]], [[5, 8]]]", "[[[0, 3], [10, 12]], [[5, 8]]]", "pro", "s1"],
         ["[[[0, 3]], [[5, 8], [10, 12]]]", "[[[0, 3], [10, 12]], [[5, 8]]]", "anti", "s1"],

@@ -95,6 +95,7 @@ class ProAntiDiff(support.CorefBiasMetric):
     ]
     OPTIONAL_INPUTS = ("pair_ids", "groups")
     ID_INPUTS = ("pair_ids",)
+    LABELS = {"conditions": pro_anti.CONDITIONS}
     WIDGET_EXAMPLE = [
         ["true", "true", "pro", "p1", "female"],
         ["true", "true", "pro", "p2", "female"],

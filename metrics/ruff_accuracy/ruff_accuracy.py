@@ -80,6 +80,7 @@ class RuffAccuracy(support.CorefBiasMetric):
     OPTIONAL_INPUTS = ("pronoun_groups", "cases")
     ID_INPUTS = ("context_ids",)
     NULLABLE_INPUTS = ("predictions",)
+    LABELS = {"pronoun_groups": ruff.grouped_accuracy.PRONOUN_GROUPS, "cases": ruff.CASES}
     WIDGET_EXAMPLE = [
         ["he", "he", "he", "0", "c1", "binary", "nom"],
         ["xe", "xe", "xe", "0", "c1", "neo-pronoun", "nom"],

@@ -100,6 +100,7 @@ class WinogenderBias(support.CorefBiasMetric):
     REFERENCE_URLS = ["https://aclanthology.org/N18-2002/"]
     OPTIONAL_INPUTS = ("bls_pct_female", "bergsma_pct_female")
     ID_INPUTS = ("pair_ids",)
+    LABELS = {"predictions": winogender.PREDICTIONS, "references": winogender.ANSWERS, "genders": winogender.GENDERS}
     WIDGET_EXAMPLE = [
         ["occupation", "occupation", "nurse", "female", "nurse.patient.0", "89.58", "88.31"],
         ["participant", "occupation", "nurse", "male", "nurse.patient.0", "89.58", "88.31"],

@@ -67,6 +67,7 @@ class WinonbAccuracy(support.CorefBiasMetric):
     HOMEPAGE = "https://github.com/ctbaumler/winonb"
     REFERENCE_URLS = ["https://aclanthology.org/2022.naacl-main.250"]
     OPTIONAL_INPUTS = ("sources",)
+    LABELS = {"predictions": winonb.PREDICTIONS, "references": winonb.NUMBERS}
     WIDGET_EXAMPLE = [
         ["plural", "singular", "winogender"],
         ["plural", "plural", "winogender"],

@@ -77,6 +77,12 @@ class WinopronAccuracy(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/uds-lsv/winopron"
     REFERENCE_URLS = ["https://github.com/uds-lsv/winopron"]
+    LABELS = {
+        "predictions": winopron.PREDICTIONS,
+        "references": winopron.ANSWERS,
+        "pronoun_sets": winopron.PRONOUN_SETS,
+        "cases": winopron.CASES,
+    }
     WIDGET_EXAMPLE = [
         ["participant", "participant", "technician", "customer", "he", "nom"],
         ["participant", "participant", "technician", "customer", "she", "nom"],

@@ -4,8 +4,14 @@
 inputs (``pair_ids``, ``groups``, ...), so a missing optional column is filled per example before
 evaluate sees it, and ``_compute`` receives ``None`` for a column left all-empty. A ``None`` in an
 optional string column (an occupation without a stereotype) travels as ``OMITTED``, because evaluate
-rejects a string column that opens with ``None``, and is ``None`` again in ``_compute``. Id columns
-(``pair_ids``, ``quadruple_ids``, ...) take strings or integers; integers become their decimal strings.
+rejects a string column that opens with ``None``, and is ``None`` again in ``_compute``. An optional string column
+left out of a batch travels as ``LEFT_OUT``, so that a column given with some batches and left out of others is
+refused rather than read as None entries (for ``occupation_genders`` None means "no stereotype"). Id columns
+(``pair_ids``, ``quadruple_ids``, ...) take strings or integers; integers become their decimal strings. A
+``pandas.Series`` is read as its values.
+
+A ``ValueError`` of the measure inside ``compute`` leaves every added batch in place (evaluate would have consumed
+them), so a call with a mistake in an option can be made again.
 
 Every column is checked, with the measures' own checks (``corefbias.measures.validation`` and
 ``structured_inputs``), before evaluate casts it to the module's features: that cast would read NaN, -1 or
@@ -17,6 +23,7 @@ inside evaluate.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import textwrap
 from collections.abc import Callable, Mapping
@@ -34,6 +41,8 @@ _WIDTH = 116
 
 # Stands for an omitted optional string input; no id, group or label of ours is empty.
 OMITTED = ""
+# Stands for an optional string column left out of a batch; no id, group or label of ours holds a NUL character.
+LEFT_OUT = "\x00"
 
 # Per document, clusters of [start, end] spans (pro_anti_conll_f1's predictions and references).
 CLUSTERS = datasets.List(datasets.List(datasets.List(datasets.Value("int64"))))
@@ -43,6 +52,17 @@ CLUSTER_LABELS = datasets.List(datasets.List(datasets.Value("string")))
 
 def _none_column(values) -> bool:
     return values is None or all(value is None or value == OMITTED for value in values)
+
+
+def _renamed(message: str, renamed: Mapping[str, str]) -> str:
+    """``message`` with each parameter name of ``renamed`` (a whole word) replaced by the module's name for it.
+
+    >>> _renamed("keys, responses are empty; response_types[0] is bad", {"keys": "references",
+    ...          "responses": "predictions", "response_types": "prediction_types"})
+    'references, predictions are empty; prediction_types[0] is bad'
+    """
+    names = "|".join(sorted(map(re.escape, renamed), key=len, reverse=True))
+    return re.sub(rf"\b({names})\b", lambda match: renamed[match[1]], message)
 
 
 def check_values(name: str, feature, values, *, optional: bool, is_id: bool) -> None:
@@ -69,7 +89,8 @@ def check_values(name: str, feature, values, *, optional: bool, is_id: bool) -> 
     elif feature == datasets.Value("float64"):
         validation.check_numbers(name, values, allow_none=optional)
     elif feature == datasets.Value("string"):
-        validation.check_ids(name, values, integers=is_id, allow_none=optional)
+        # An id column is optional as a whole; a None id inside it would leave its instance without a unit.
+        validation.check_ids(name, values, integers=is_id, allow_none=optional and not is_id)
     elif feature == datasets.List(datasets.Value("bool")):
         validation.check_binary_pairs(name, values)
     elif feature == CLUSTERS:
@@ -207,7 +228,11 @@ class CorefBiasMetric(evaluate.Metric):
     Subclasses set the texts and features of their card (``DESCRIPTION``, ``CITATION``,
     ``INPUTS_DESCRIPTION``, ``FEATURES``, ``HOMEPAGE``, ``REFERENCE_URLS``), name their
     ``OPTIONAL_INPUTS`` and implement ``_score``. A required string input whose entries may be None (a word a
-    model did not choose) is named in ``NULLABLE_INPUTS``: its None entries travel as ``OMITTED`` too.
+    model did not choose) is named in ``NULLABLE_INPUTS``: its None entries travel as ``OMITTED`` too. An input
+    whose entries come from a fixed set names it in ``LABELS`` (the measure's own constant), so that a wrong label is
+    refused when its batch is added, not when ``compute`` has already taken every batch. ``RENAMED`` maps a name of
+    the measure function's parameter to the module's name for it (``keys`` → ``references``), so that messages
+    speak of what the user passed.
     """
 
     DESCRIPTION: str
@@ -219,6 +244,8 @@ class CorefBiasMetric(evaluate.Metric):
     OPTIONAL_INPUTS: tuple[str, ...] = ()
     ID_INPUTS: tuple[str, ...] = ()
     NULLABLE_INPUTS: tuple[str, ...] = ()
+    LABELS: Mapping[str, tuple] = {}
+    RENAMED: Mapping[str, str] = {}
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -244,6 +271,10 @@ class CorefBiasMetric(evaluate.Metric):
 
         Names that are no input are left to evaluate, which refuses them with a ``ValueError``.
         """
+        for name in ("predictions", "references"):
+            if name not in self.FEATURES and batch.pop(name) is not None:
+                raise ValueError(f"{self.name} takes no {name}; its inputs are {', '.join(self.FEATURES)}")
+        batch = {name: validation.column_values(values) for name, values in batch.items()}
         required = [name for name in self.FEATURES if name not in self.OPTIONAL_INPUTS]
         missing = [name for name in required if batch.get(name) is None]
         if missing:
@@ -257,12 +288,24 @@ class CorefBiasMetric(evaluate.Metric):
                 validation.check_column(name, values)
                 optional = name in self.OPTIONAL_INPUTS or name in self.NULLABLE_INPUTS
                 check_values(name, self.FEATURES[name], values, optional=optional, is_id=name in self.ID_INPUTS)
-        return self._fill_optional(len(batch["predictions"]), batch)
+                if name in self.LABELS:
+                    allowed = (*self.LABELS[name], None) if optional else self.LABELS[name]
+                    structured_inputs.check_labels(name, values, allowed)
+        # datasets' writer drops a batch whose first column is empty, so unequal lengths must be refused here.
+        lengths = {name: len(values) for name, values in batch.items() if name in self.FEATURES and values is not None}
+        if len(set(lengths.values())) > 1:
+            listing = ", ".join(f"{name} has {length}" for name, length in lengths.items())
+            raise ValueError(
+                f"{self.name}'s inputs must have one entry per example, but {listing}; pass aligned lists of equal "
+                f"length"
+            )
+        return self._fill_optional(next(iter(lengths.values())), batch)
 
     def _fill_optional(self, size: int, kwargs: dict) -> dict:
         for name in self.OPTIONAL_INPUTS:
             if kwargs.get(name) is None:
-                kwargs[name] = [self._omitted(name)] * size
+                left_out = self._omitted(name)
+                kwargs[name] = [LEFT_OUT if left_out == OMITTED else left_out] * size
             else:
                 kwargs[name] = [self._omitted(name) if value is None else value for value in kwargs[name]]
         for name in self.NULLABLE_INPUTS:
@@ -297,21 +340,68 @@ class CorefBiasMetric(evaluate.Metric):
                 f"{self.name} takes no {', '.join(unknown)}; its inputs are {', '.join(self.FEATURES)} and its "
                 f"options {', '.join(options)}"
             )
+        defaults = {
+            name: parameter.default
+            for name, parameter in inspect.signature(self._score).parameters.items()
+            if name in ("n_bootstrap", "seed")
+        }
+        if len(defaults) == 2:
+            options_given = {**defaults, **{name: kwargs[name] for name in defaults if name in kwargs}}
+            structured_inputs.check_significance(options_given["n_bootstrap"], options_given["seed"])
         inputs = {name: kwargs.pop(name) for name in list(kwargs) if name in self.FEATURES}
         inputs.update(predictions=predictions, references=references)
         if any(values is not None for values in inputs.values()):
             self.add_batch(**inputs)
-        return super().compute(**kwargs)
+        try:
+            return super().compute(**kwargs)
+        except ValueError:
+            self._add_back()
+            raise
+
+    def _add_back(self) -> None:
+        """Add again what evaluate read for the ``compute`` that failed, so that the batches are not lost.
+
+        In distributed mode the other processes have already handed their data over and left; nothing is kept.
+        """
+        data = getattr(self, "data", None)
+        if data is None or self.num_process > 1:
+            return
+        columns = {name: data[name][:] for name in self._feature_names()}
+        self.data = None
+        self.buf_writer = None
+        for filelock, file_path in zip(getattr(self, "filelocks", []), getattr(self, "file_paths", [])):
+            os.remove(file_path)
+            filelock.release()
+        self.filelocks, self.file_paths = [], []
+        if len(next(iter(columns.values()))):
+            super().add_batch(**columns)
 
     def _compute(self, **inputs):
+        if not len(inputs["predictions"] if "predictions" in inputs else next(iter(inputs.values()))):
+            raise ValueError(
+                f"no instances given: {self.name} needs {', '.join(self.FEATURES)} with one entry per example each"
+            )
         for name in self.OPTIONAL_INPUTS:
             values = inputs.get(name)
-            inputs[name] = None if _none_column(values) else [None if value == OMITTED else value for value in values]
+            if values is not None and LEFT_OUT in values and any(value != LEFT_OUT for value in values):
+                raise ValueError(
+                    f"{name} was given with some batches and left out of others; give it for every example or for none"
+                )
+            inputs[name] = (
+                None
+                if _none_column(values) or LEFT_OUT in values
+                else [None if value == OMITTED else value for value in values]
+            )
         for name in self.NULLABLE_INPUTS:
             inputs[name] = [None if value == OMITTED else value for value in inputs[name]]
         # The measure's result object, as the flat dict evaluate hands back (a label that would make two keys
         # collide is refused here with a ValueError).
-        return dict(self._score(**inputs))
+        try:
+            return dict(self._score(**inputs))
+        except ValueError as error:
+            if not self.RENAMED:
+                raise
+            raise ValueError(_renamed(str(error), self.RENAMED)) from None
 
     def _score(self, **inputs):
         raise NotImplementedError

@@ -301,7 +301,9 @@ def fpr_ratio(
     nulls = {}
     for bucket in buckets:
         nulls.update({"fpr_ratio" + _suffix(bucket): 1.0, "log2_fpr_ratio" + _suffix(bucket): 0.0})
-    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(
+        rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="item" if table is None else "triplet"
+    )
     cells = {
         name + _suffix(bucket): (Cell(group=bucket), name)
         for bucket in buckets

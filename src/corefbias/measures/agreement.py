@@ -185,7 +185,7 @@ def annotator_agreement(
         )
         reasons[f"observed_agreement/{condition}"] = f"condition {condition!r} has no instance with two annotations"
     tested = [f"{name}/{c}" for c in order for name in ("alpha", "observed_agreement")]
-    inferences = bootstrap_test(rows, statistic, dict.fromkeys(tested), n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, statistic, dict.fromkeys(tested), n_bootstrap=n_bootstrap, seed=seed, unit="unit")
     cells = {
         f"{name}/{c}": (Cell(condition=c), name) for c in order for name in ("alpha", "observed_agreement", "pairable")
     }

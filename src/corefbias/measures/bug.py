@@ -431,7 +431,7 @@ def bug_bias(
         {key: (Cell(group=key.split("/", 1)[1]), "preference") for key in scores if key.startswith("preference/")}
     )
     nulls = {"delta_g": 0.0, "delta_s": 0.0, **{f"delta_s/distance_{label}": 0.0 for label in labels}}
-    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="sentence")
     return measure_result(
         "bug_bias",
         scores,

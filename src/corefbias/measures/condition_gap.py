@@ -232,7 +232,7 @@ def condition_gaps(
     scores = {name: float(value) for name, value in statistic(rows.sum(axis=0)).items()}
     compared = order[len(reference) :]
     nulls = {**dict.fromkeys(scores), **{f"gap/{c}": 0.0 for c in compared}}
-    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit")
     inferences, unadjusted = comparison.holm_adjusted(inferences, [f"gap/{c}" for c in compared])
     return ConditionGaps(
         order,

@@ -351,7 +351,7 @@ def pro_anti_conll_f1(
         diff="the pro or anti CoNLL F1 is undefined",
     )
     nulls = {"diff": 0.0}
-    inferences = bootstrap_test(rows, _pro_anti_statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, _pro_anti_statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="pair")
     cells = {
         f"{condition}/{name}": (Cell(condition=condition), name) for condition in CONDITIONS for name in _METRIC_SCORES
     }

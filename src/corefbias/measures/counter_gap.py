@@ -111,8 +111,9 @@ def _quadruple_table(quadruple_ids, roles, genders) -> tuple[list, np.ndarray, n
     same_side = (gender[:, 0] == gender[:, 1]) & (gender[:, 2] == gender[:, 3]) & (gender[:, 0] != gender[:, 2])
     if not same_side.all():
         first_bad = int(np.flatnonzero(~same_side)[0])
+        genders_of_bad = dict(zip(ROLES, gender[first_bad].tolist()))
         raise ValueError(
-            f"quadruple {order[first_bad]!r} has genders {dict(zip(ROLES, gender[first_bad]))}; the original and "
+            f"quadruple {order[first_bad]!r} has genders {genders_of_bad}; the original and "
             f"gender-controlled instances must share one gender and both gender-swapped instances the other"
         )
     return order, table, gender[:, 0] == "male"
@@ -313,6 +314,12 @@ def delta_i(
     structured_inputs.check_significance(n_bootstrap, seed)
     predicted = validation.check_binary_pairs("predictions", predictions)
     gold = validation.check_binary_pairs("references", references)
+    both = np.flatnonzero(gold.all(axis=1))
+    if both.size:
+        raise ValueError(
+            f"references[{int(both[0])}] marks both candidates as the pronoun's referent; a Counter-GAP instance "
+            f"refers to at most one of them: give [True, False], [False, True] or [False, False]"
+        )
     structured_inputs.check_labels("roles", roles, ROLES)
     structured_inputs.check_labels("genders", genders, GENDERS)
     _, table, original_male = _quadruple_table(quadruple_ids, roles, genders)
@@ -322,7 +329,9 @@ def delta_i(
     scores = statistic(rows.sum(axis=0))
     rho, rho_p = spearman_across_vs_original_gender(rows)
     scores.update(spearman_rho=rho, spearman_p_value=rho_p, num_quadruples=len(rows))
-    inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(
+        rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="quadruple"
+    )
     return measure_result(
         "delta_i",
         scores,

@@ -187,7 +187,9 @@ def confidence_weighted_accuracy(
 
     observed = statistic(rows.sum(axis=0))
     nulls = {key: (0.0 if key == "diff" else None) for key in observed}
-    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(
+        rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="instance" if units is None else "unit"
+    )
     scores = {key: float(value) for key, value in observed.items()}
     scores["num_instances"] = count
     for label in labels:

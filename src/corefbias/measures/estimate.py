@@ -239,7 +239,10 @@ def estimate_of(
         fields = {name: getattr(inference, name) for name in SIGNIFICANCE_SUFFIXES}
         why = {
             name: _significance_reason(
-                key, value is not None, n_bootstrap, p_value_reason if name == "p_value" else inference.reason
+                key,
+                value is not None,
+                n_bootstrap,
+                p_value_reason if name == "p_value" and p_value_reason is not None else inference.reason,
             )
             for name, found in fields.items()
             if found is None

@@ -146,7 +146,7 @@ def acc_bias(
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
     scores.update(num_examples=len(rows), num_scored_for_accuracy=int(gold.any(axis=1).sum()))
-    inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="example")
     return measure_result(
         "acc_bias",
         scores,
@@ -291,7 +291,9 @@ def w_bias(
         num_zero_weights=int(np.count_nonzero(values[positive] == 0)),
         num_weighted_examples=int(np.count_nonzero(values > 0)),
     )
-    inferences = bootstrap_test(rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(
+        rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="example"
+    )
     extras = {"variant": variant if weights is None else "given"}
     if return_weights:
         extras["weights"] = values.tolist()

@@ -210,7 +210,7 @@ def grouped_accuracy(
         reasons[contrast.name] = (
             f"no instance has {contrast.grouping} {contrast.first!r}, or none has {contrast.second!r}"
         )
-    inferences = bootstrap_test(rows, compute, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, compute, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit")
     return measure_result(
         measure,
         scores,

@@ -266,6 +266,11 @@ def conll_f1_by_mention_type(
             f"reference_type= naming one of them"
         )
     types += sorted({label for found in typed_responses for label in found.values()} - set(types))
+    if isinstance(compared_types, str):
+        raise ValueError(
+            f"compared_types must be a list of mention types, got the string {compared_types!r}; pass "
+            f"compared_types=[{compared_types!r}]"
+        )
     compared = [t for t in types if t != reference_type] if compared_types is None else list(compared_types)
     unknown = sorted(set(compared) - set(types) | ({reference_type} & set(compared)))
     if unknown:
@@ -284,7 +289,7 @@ def conll_f1_by_mention_type(
     scores.update({f"mentions/{name}": int(count) for name, count in zip(types, mentions)})
     scores.update(num_documents=len(keys), num_units=len(first_seen))
     nulls = {"conll_f1": None, **{f"bcubed_f1_gap/{name}": 0.0 for name in compared}}
-    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit")
     inferences, unadjusted = comparison.holm_adjusted(inferences, [f"bcubed_f1_gap/{name}" for name in compared])
     reasons = _reasons()
     for name in types:

@@ -423,7 +423,9 @@ def pro_anti_diff(
         scores["num_pairs"] = len(rows)
     nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
     resamples = n_bootstrap if len(rows) else 0
-    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=resamples, seed=seed)
+    inferences = bootstrap_test(
+        rows, measure, nulls, n_bootstrap=resamples, seed=seed, unit="example" if units is None else "pair"
+    )
     cells = {f"{name}{_suffix(group)}": (Cell(group=group), name) for group in group_names for name in _GROUP_SCORES}
     unit_positions = positions if unlinked == "drop" else None
     return measure_result(

@@ -330,11 +330,15 @@ def bootstrap_test(
     n_bootstrap: int,
     seed: int,
     confidence: float = 0.95,
+    unit: str = "unit",
 ) -> dict[str, Inference]:
     """Bootstrap over units: inference for each score named in ``nulls`` (name → null value, or
     ``None`` for a CI without a p-value).
 
-    ``n_bootstrap=0`` switches significance off: every field comes back ``None``. A metric function
+    ``n_bootstrap=0`` switches significance off: every field comes back ``None``. So do the fields of a score that
+    rests on a single unit (:func:`single_unit_reasons`), with the reason: resamples that leave such a unit out
+    leave the score undefined and are dropped, so every defined resample repeats that unit's contribution, and a
+    p-value would call one unit "significant" (one male and one female GAP example gave p = 0.004). A metric function
     hands the same ``rows``, ``statistic`` and tested names to paired comparisons as a :class:`UnitRows`
     (its result's ``unit_rows``).
 
@@ -352,6 +356,8 @@ def bootstrap_test(
         Seeds numpy's generator.
     confidence : float, default 0.95
         The intervals' coverage.
+    unit : str, default "unit"
+        What one row is (a pair, a quadruple), for the reasons.
 
     Returns
     -------
@@ -369,13 +375,70 @@ def bootstrap_test(
     0.002
     >>> bootstrap_test(rows, accuracy, {"accuracy": 0.5}, n_bootstrap=0, seed=0)["accuracy"].p_value is None
     True
+
+    One pair is no sample to resample:
+
+    >>> bootstrap_test(rows[:1], accuracy, {"accuracy": 0.5}, n_bootstrap=1000, seed=0, unit="pair")["accuracy"].reason
+    'the bootstrap resamples pairs and needs at least two; 1 was given'
     """
     if n_bootstrap == 0:
         return {name: Inference(None, None, None, 0) for name in nulls}
     rows = np.asarray(rows, dtype=float)
+    single = single_unit_reasons(rows, statistic, list(nulls), unit)
     observed = statistic(rows.sum(axis=0))
     replicates = bootstrap_replicates(rows, statistic, n_bootstrap, seed)
-    return {name: infer(float(observed[name]), replicates[name], null, confidence) for name, null in nulls.items()}
+    return {
+        name: Inference(None, None, None, 0, single[name])
+        if name in single
+        else infer(float(observed[name]), replicates[name], null, confidence)
+        for name, null in nulls.items()
+    }
+
+
+def single_unit_reasons(rows: np.ndarray, statistic: Statistic, names, unit: str = "unit") -> dict[str, str]:
+    """Why the bootstrap can say nothing about each named score that rests on a single unit: the rows hold fewer
+    than two units, or leaving one unit out leaves the (defined) score undefined.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        One row of counts per unit.
+    statistic : Statistic
+        Column sums → named scores.
+    names : sequence of str
+        The tested scores.
+    unit : str, default "unit"
+        What one row is, for the reasons.
+
+    Returns
+    -------
+    dict of str to str
+        Score name → the reason, for the scores resting on one unit only.
+
+    Examples
+    --------
+    One male and one female example (per row: male correct, male total, female correct, female total):
+
+    >>> rows = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+    >>> gap = lambda sums: {"gap": sums[..., 0] / sums[..., 1] - sums[..., 2] / sums[..., 3]}
+    >>> print(single_unit_reasons(rows, gap, ["gap"], "example")["gap"])
+    gap rests on a single example (without example 0 it is undefined); the bootstrap needs at least two behind each
+    part of it
+    """
+    if len(rows) < 2:
+        return dict.fromkeys(names, f"the bootstrap resamples {unit}s and needs at least two; {len(rows)} was given")
+    observed = statistic(rows.sum(axis=0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        left_out = statistic(rows.sum(axis=0) - rows)
+    reasons = {}
+    for name in names:
+        undefined = ~np.isfinite(np.asarray(left_out[name], dtype=float))
+        if np.isfinite(observed[name]) and undefined.any():
+            reasons[name] = (
+                f"{name} rests on a single {unit} (without {unit} {int(np.argmax(undefined))} it is undefined); the "
+                f"bootstrap needs at least two behind each part of it"
+            )
+    return reasons
 
 
 def swap_masks(n_units: int, n_permutations: int, rng: np.random.Generator) -> np.ndarray:

@@ -53,6 +53,10 @@ def check_labels(name: str, values: Sequence, allowed: Collection) -> list:
     Traceback (most recent call last):
     ...
     ValueError: unknown conditions: 'Pro' at index 1; each must be one of ['anti', 'pro']
+    >>> check_labels("distractors", [0, 7], range(3))
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown distractors: 7 at index 1; each must be one of [0, 1, 2]
     """
     allowed_set = set(allowed)
 
@@ -66,7 +70,9 @@ def check_labels(name: str, values: Sequence, allowed: Collection) -> list:
     if bad:
         shown = ", ".join(f"{_shown(value)} at index {index}" for index, value in bad[:5])
         more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
-        raise ValueError(f"unknown {name}: {shown}{more}; each must be one of {sorted(map(str, allowed_set))}")
+        # As the user must type them: 0 is no '0', and None no 'None'.
+        listing = ", ".join(repr(value) for value in sorted(allowed_set, key=lambda value: (value is None, str(value))))
+        raise ValueError(f"unknown {name}: {shown}{more}; each must be one of [{listing}]")
     return [None if value is None else as_id(value) for value in values]
 
 
@@ -157,7 +163,7 @@ def is_span(value) -> bool:
     (True, True, False, False, False)
     """
     return (
-        isinstance(value, (list, tuple))
+        (isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1))
         and len(value) == 2
         and all(is_integer(item) for item in value)
         and value[0] <= value[1]
@@ -270,7 +276,9 @@ def check_clusters(name: str, documents: Sequence, *, spans: bool = True) -> lis
             for value in cluster:
                 if not (is_span(value) if spans else is_label(value)):
                     raise ValueError(f"{name}[{index}] has the mention {_shown(value)}; each mention must be {mention}")
-        checked.append([[tuple(value) if spans else value for value in cluster] for cluster in clusters])
+        checked.append(
+            [[(int(value[0]), int(value[1])) if spans else value for value in cluster] for cluster in clusters]
+        )
     return checked
 
 

@@ -63,7 +63,34 @@ def is_column(values) -> bool:
     """
     if isinstance(values, np.ndarray):
         return values.ndim >= 1
-    return isinstance(values, Sequence) and not isinstance(values, (str, bytes))
+    return _is_series(values) or (isinstance(values, Sequence) and not isinstance(values, (str, bytes)))
+
+
+def _is_series(values) -> bool:
+    # Recognised by its type's home, so that pandas need not be installed (or imported) to check a list.
+    return type(values).__name__ == "Series" and type(values).__module__.startswith("pandas")
+
+
+def column_values(values):
+    """A column as the checks and ``evaluate`` read it: a ``pandas.Series`` as the list of its values (its index,
+    which ``values[0]`` would look up, is no position), anything else as it is.
+
+    Parameters
+    ----------
+    values : object
+        What was passed as a column.
+
+    Returns
+    -------
+    object
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> column_values(pd.Series([True, False], index=[5, 6])), column_values((1, 2))
+    ([True, False], (1, 2))
+    """
+    return values.tolist() if _is_series(values) else values
 
 
 def check_column(name: str, values) -> None:

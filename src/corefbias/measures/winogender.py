@@ -528,7 +528,7 @@ def winogender_bias(
         scores[f"preference/{name}"] = value
         cells[f"preference/{name}"] = (Cell(group=name), "preference")
 
-    inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="pair")
     return measure_result(
         "winogender_bias",
         scores,

@@ -182,7 +182,9 @@ def winonb_accuracy(
         reasons[f"{DIFFERENCE}{group}"] = f"no sentence{where} has a singular they, or none a plural one"
         reasons[f"singular_read_as_plural{group}"] = f"no sentence{where} has a singular they"
         reasons[f"plural_read_as_singular{group}"] = f"no sentence{where} has a plural they"
-    inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(
+        rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="sentence"
+    )
     cells = {key: (Cell(group=key.split("/", 1)[1]), key.split("/", 1)[0]) for key in scores if "/" in key}
     return measure_result(
         "winonb_accuracy",

@@ -72,7 +72,9 @@ def _statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     scores = {}
     for pairing, kept in _CELLS:
         tp, fp, n = (sums[..., _COLUMN[pairing, kept, count]] for count in _COUNTS)
-        precision = np.where(tp + fp == 0, 1.0, safe_div(tp, tp + fp))
+        # Upstream's scorer calls a cell without predicted links fully precise; a cell without instances has no
+        # precision at all.
+        precision = np.where(n == 0, np.nan, np.where(tp + fp == 0, 1.0, safe_div(tp, tp + fp)))
         recall = safe_div(tp, n)
         product = 2 * precision * recall
         with np.errstate(invalid="ignore"):
@@ -204,7 +206,7 @@ def winopron_accuracy(
     the four pronoun sets of a template (``template``) or the two answers of a pronoun
     (``coref_dir``), formed over all instances before filtering.
 
-    Undefined cases (None, with the reason under ``undefined``): recall, F1 and accuracy of a
+    Undefined cases (None, with the reason under ``undefined``): precision, recall, F1 and accuracy of a
     filter that keeps no instance; the ``_p_value`` keys always; the intervals with
     ``n_bootstrap=0``.
 
@@ -271,7 +273,14 @@ def winopron_accuracy(
             reasons[key] = f"no instance with {kept} was given"
             if pairing is not None or kept is not None:
                 cells[key] = (Cell(None if pairing is None else f"paired_{pairing}", kept), score)
-    inferences = bootstrap_test(rows, _statistic, dict.fromkeys(TESTED), n_bootstrap=n_bootstrap, seed=seed)
+    inferences = bootstrap_test(
+        rows,
+        _statistic,
+        dict.fromkeys(TESTED),
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        unit="(occupation, participant, case) group",
+    )
     return measure_result(
         "winopron_accuracy",
         scores,
