@@ -92,10 +92,14 @@ def test_groups_conditions_and_classes_are_keys_of_their_own():
     wino = winogender.winogender_bias(**CASES["winogender_bias"][1](), n_bootstrap=0)
     assert set(wino.by_group) == {"a", "b", "c"}
     assert wino.by_group["c"]["preference"].value == wino["preference/c"]
-    # Pearson's r carries its own p-value, and no interval.
-    assert wino.overall["pearson_r_bls"].reported == ("p_value",)
-    assert wino.overall["pearson_r_bls"].p_value == wino["pearson_r_bls_p_value"]
-    assert "pearson_r_bls_ci_low" not in wino
+    # Pearson's r carries its own test's p-value and Fisher's interval, with the bootstrap off too.
+    r = wino.overall["pearson_r_bls"]
+    assert r.reported == ("p_value", "ci_low", "ci_high")
+    assert r.p_value == wino["pearson_r_bls_p_value"] and r.ci == (
+        wino["pearson_r_bls_ci_low"],
+        wino["pearson_r_bls_ci_high"],
+    )
+    assert r.ci == (-1.0, 1.0)  # three occupations: Fisher's z has no degree of freedom left for its error
 
     weighted = gap.w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], return_weights=True, n_bootstrap=0)
     assert weighted.extras["variant"] == "given" and len(weighted.extras["weights"]) == 10

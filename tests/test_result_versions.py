@@ -67,29 +67,36 @@ def _summary_csv(results: dict) -> str:
     return out.getvalue()
 
 
-# Since the fixtures were written, a score resting on a single unit (a GAP W-Bias of one weighted example per gender
-# at --limit 3) gets no p-value or interval (``resampling.single_unit_reasons``): before, its resamples all repeated
-# that unit, and gave [1, 1] and p = 1. Those fields are left out of the comparison, and must say why.
+# Since the fixtures were written, the significance of some scores changed, and is left out of the comparison:
+# * a score resting on a single unit (a GAP W-Bias of one weighted example per gender at --limit 3) gets no p-value or
+#   interval (``resampling.single_unit_reasons``), and says why: before, its resamples all repeated that unit, and
+#   gave [1, 1] and p = 1;
+# * scores that had no interval have one: accuracies and rates (with no p-value), and Pearson's r (Fisher's z).
 SINGLE_UNIT = "needs at least two"
 SIGNIFICANCE_FIELDS = ("ci_low", "ci_high", "p_value", "significant")
 
 
-def _single_unit_scores(results: dict) -> set[tuple[str, str, str]]:
-    """(benchmark, section, score key) of every score whose significance rests on a single unit, in current results."""
-    return {
-        (name, section, key.removesuffix("_p_value"))
-        for name, outcome in results["benchmarks"].items()
-        for section, flat in outcome["sections"].items()
-        for key, reason in from_json(flat).undefined.items()
-        if key.endswith("_p_value") and SINGLE_UNIT in reason
-    }
+def _changed_significance(old: dict, new: dict) -> set[tuple[str, str, str]]:
+    """(benchmark, section, score key) of every score whose significance the current run reports differently."""
+    changed = set()
+    for name, outcome in new["benchmarks"].items():
+        for section, flat in outcome["sections"].items():
+            current = from_json(flat)
+            before = old["benchmarks"][name]["sections"][section]
+            for key, reason in current.undefined.items():
+                if key.endswith("_p_value") and SINGLE_UNIT in reason:
+                    changed.add((name, section, key.removesuffix("_p_value")))
+            for key in dict(current):
+                if key.endswith("_ci_low") and key not in before:
+                    changed.add((name, section, key.removesuffix("_ci_low")))
+    return changed
 
 
-def _numbers(flat, single_unit: set[str] = frozenset()) -> dict:
+def _numbers(flat, changed: set[str] = frozenset()) -> dict:
     """A flat result's scores and significance; why a score is undefined is left out, since later versions say it
     better (which condition held): that a score is undefined shows as its None. The significance of the scores in
-    ``single_unit`` is left out."""
-    left_out = {f"{key}_{field}" for key in single_unit for field in ("p_value", "ci_low", "ci_high")}
+    ``changed`` is left out."""
+    left_out = {f"{key}_{field}" for key in changed for field in ("p_value", "ci_low", "ci_high")}
     return {key: value for key, value in dict(flat).items() if key != "undefined" and key not in left_out}
 
 
@@ -97,10 +104,10 @@ def _without_significance(row: dict) -> dict:
     return {field: value for field, value in row.items() if field not in SIGNIFICANCE_FIELDS}
 
 
-def _headline_numbers(headlines: list[dict], single_unit: set[str] = frozenset()) -> list[dict]:
+def _headline_numbers(headlines: list[dict], changed: set[str] = frozenset()) -> list[dict]:
     return [
         {
-            **(_without_significance(headline) if headline["key"] in single_unit else headline),
+            **(_without_significance(headline) if headline["key"] in changed else headline),
             "undefined": headline["undefined"] is not None,
         }
         for headline in headlines
@@ -147,21 +154,25 @@ def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections
 def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, rerun):
     old, new = _results(FIXTURES / model), _results(rerun[model])
     assert new["schema_version"] == result_schema.SCHEMA_VERSION == 4
-    single_unit = _single_unit_scores(new)
-    # The stereotype run's W-Bias and Wt-Bias; the random run's DaWinoBias ratios within each pronoun gender.
-    assert {(name, key) for name, _, key in single_unit} == (
+    changed = _changed_significance(old, new)
+    # The stereotype run's W-Bias and Wt-Bias, the random run's DaWinoBias ratios within each pronoun gender (one
+    # unit); the rates and r that have an interval now.
+    rested_on_one = (
         {("gap", "w_bias")}
         if model == "stereotype"
         else {("dawinobias", "log2_ratio/female"), ("dawinobias", "log2_ratio/male")}
     )
+    intervals_since = {("abc", f"tpr_reflexive{suffix}") for suffix in ("", "/female_occupations", "/male_occupations")}
+    intervals_since |= {("winogender", "pearson_r_bls"), ("winogender", "pearson_r_bergsma")}
+    assert {(name, key) for name, _, key in changed} == rested_on_one | intervals_since
     for name, outcome in old["benchmarks"].items():
         for section, flat in outcome["sections"].items():
-            here = {key for benchmark, where, key in single_unit if (benchmark, where) == (name, section)}
+            here = {key for benchmark, where, key in changed if (benchmark, where) == (name, section)}
             current = from_json(new["benchmarks"][name]["sections"][section])
             assert _numbers(current, here) == _numbers(flat, here), section
             significance = {f"{key}_{field}" for key in here for field in ("p_value", "ci_low", "ci_high")}
             assert set(current.undefined) - significance == set(flat["undefined"]) - significance, section
-        in_headlines = {key for benchmark, _, key in single_unit if benchmark == name}
+        in_headlines = {key for benchmark, _, key in changed if benchmark == name}
         headlines = new["benchmarks"][name]["headlines"]
         assert _headline_numbers(headlines, in_headlines) == _headline_numbers(outcome["headlines"], in_headlines)
     # summary.csv: the same numbers; the report: the same rows in every table.
@@ -169,7 +180,7 @@ def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, re
         (name, headline["label"])
         for name, outcome in new["benchmarks"].items()
         for headline in outcome["headlines"]
-        if (name, headline["section"], headline["key"]) in single_unit
+        if (name, headline["section"], headline["key"]) in changed
     }
 
     def summary_numbers(results):
@@ -189,7 +200,7 @@ def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, re
                 section: {
                     line
                     for line in rows
-                    if not any(line.startswith(f"| {key} |") for _, where, key in single_unit if where == section)
+                    if not any(line.startswith(f"| {key} |") for _, where, key in changed if where == section)
                 }
                 for section, rows in sections.items()
             },
@@ -204,14 +215,14 @@ def test_compare_reads_version_2_folders_as_it_reads_current_ones(rerun, data_di
     old = comparison.compare_runs([FIXTURES / model for model in MODELS], data_dir=data_dir, n_resamples=200)
     new = comparison.compare_runs([rerun[model] for model in MODELS], data_dir=data_dir, n_resamples=200)
     assert old["comparisons"] == new["comparisons"]
-    # The runs' own headline scores, but the significance of those resting on one unit (see SINGLE_UNIT).
+    # The runs' own headline scores, but the significance that changed since (see _changed_significance).
     labels = {
         (name, headline["label"])
         for model in MODELS
         for results in [_results(rerun[model])]
         for name, outcome in results["benchmarks"].items()
         for headline in outcome["headlines"]
-        if (name, headline["section"], headline["key"]) in _single_unit_scores(results)
+        if (name, headline["section"], headline["key"]) in _changed_significance(_results(FIXTURES / model), results)
     }
     for label, rows in new["scores"].items():
         assert [_without_significance(row) if (row["benchmark"], row["score"]) in labels else row for row in rows] == [

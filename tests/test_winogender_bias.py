@@ -76,12 +76,24 @@ def upstream_inputs(sentences, predictions):
 def test_figure_3_bergsma_lin_correlates_with_bls_at_r_067(mirror):
     statistics = winogender_files.occupation_statistics(mirror)
     assert len(statistics) == 60
-    r, p_value = winogender.pearson_correlation(
+    r, p_value, *_ = winogender.pearson_correlation(
         [value["bergsma_pct_female"] for value in statistics.values()],
         [value["bls_pct_female"] for value in statistics.values()],
     )
     assert round(r, 2) == 0.67
     assert p_value < 1e-6
+
+
+
+def test_pearsons_interval_is_fishers_z_by_hand(mirror):
+    statistics = winogender_files.occupation_statistics(mirror)
+    x = [value["bergsma_pct_female"] for value in statistics.values()]
+    y = [value["bls_pct_female"] for value in statistics.values()]
+    r, _, low, high = winogender.pearson_correlation(x, y)
+    # z = atanh(r) ± 1.959964 / sqrt(n − 3), mapped back with tanh.
+    half = 1.959963984540054 / math.sqrt(len(x) - 3)
+    assert (low, high) == pytest.approx((math.tanh(math.atanh(r) - half), math.tanh(math.atanh(r) + half)), rel=1e-9)
+    assert 0.49 < low < r < high < 0.80
 
 
 def test_paper_gotcha_example_and_answer_coding(mirror, sentences):

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import structured_inputs, validation
-from .resampling import UnitRows, bootstrap_test, safe_div, safe_log2
+from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div, safe_log2
 from .result import Cell, MeasureResult
 from .result_building import measure_result
 
@@ -301,8 +301,15 @@ def fpr_ratio(
     nulls = {}
     for bucket in buckets:
         nulls.update({"fpr_ratio" + _suffix(bucket): 1.0, "log2_fpr_ratio" + _suffix(bucket): 0.0})
+    rates = {"tpr_reflexive" + _suffix(bucket): None for bucket in buckets}  # no bias score: an interval only
+    nulls.update(rates)
     inferences = bootstrap_test(
-        rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="item" if table is None else "triplet"
+        rows,
+        statistic,
+        nulls,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        unit="item" if table is None else "triplet",
     )
     cells = {
         name + _suffix(bucket): (Cell(group=bucket), name)
@@ -318,5 +325,6 @@ def fpr_ratio(
         n_bootstrap=n_bootstrap,
         cells=cells,
         primary="log2_fpr_ratio",
+        significance_reasons={rate: no_null_reason("tpr_reflexive") for rate in rates},
         unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls)),
     )

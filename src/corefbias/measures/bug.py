@@ -31,7 +31,8 @@ from functools import partial
 import numpy as np
 
 from . import pro_anti, structured_inputs, validation
-from .resampling import UnitRows, bootstrap_test, safe_div
+from .estimate import Correlation
+from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
 from .winogender import pearson_correlation
@@ -242,8 +243,8 @@ def _profession_shares(pct_female: Sequence | None, professions: list[str], name
 
 def _profession_view(
     rows: np.ndarray, professions: list[str] | None, pct_female: Sequence | None, bins: Sequence[str]
-) -> tuple[dict, dict, float]:
-    """``preference/<profession>`` and the Pearson r with the share of women, their reasons, and r's p-value."""
+) -> tuple[dict, dict, Correlation]:
+    """``preference/<profession>`` and the Pearson r with the share of women, their reasons, and r's test."""
     scores: dict = {}
     reasons = {
         "pearson_r_pct_female": "needs at least 3 professions with sentences of both pronoun genders and a share of "
@@ -253,7 +254,7 @@ def _profession_view(
         if pct_female is not None:
             raise ValueError("pct_female was given without professions; give each sentence its profession too")
         reasons["pearson_r_pct_female"] = "professions were not given"
-        return {"pearson_r_pct_female": None}, reasons, float("nan")
+        return {"pearson_r_pct_female": None}, reasons, Correlation(*[float("nan")] * 4)
     names = sorted(set(professions))
     index = np.searchsorted(names, np.asarray(professions))
     by_profession = np.zeros((len(names), rows.shape[1]))
@@ -267,13 +268,13 @@ def _profession_view(
     shares = _profession_shares(pct_female, professions, names)
     if shares is None:
         reasons["pearson_r_pct_female"] = "pct_female was not given"
-        r, p_value = float("nan"), float("nan")
+        correlation = Correlation(*[float("nan")] * 4)
     else:
         defined = np.isfinite(preference) & np.isfinite(shares)
-        r, p_value = pearson_correlation(preference[defined], shares[defined])
+        correlation = pearson_correlation(preference[defined], shares[defined])
         scores["num_professions_correlated"] = int(defined.sum())
-    scores["pearson_r_pct_female"] = r
-    return scores, reasons, p_value
+    scores["pearson_r_pct_female"] = correlation.r
+    return scores, reasons, correlation
 
 
 def bug_bias(
@@ -421,7 +422,7 @@ def bug_bias(
             1 for b, stereotype in zip(bins, stereotypes) if b == index and stereotype != "neutral"
         )
     reasons = _reasons(labels)
-    profession_scores, profession_reasons, r_p_value = _profession_view(rows, professions, pct_female, labels)
+    profession_scores, profession_reasons, correlation = _profession_view(rows, professions, pct_female, labels)
     scores.update(profession_scores)
     reasons.update(profession_reasons)
     cells = {
@@ -430,7 +431,7 @@ def bug_bias(
     cells.update(
         {key: (Cell(group=key.split("/", 1)[1]), "preference") for key in scores if key.startswith("preference/")}
     )
-    nulls = {"delta_g": 0.0, "delta_s": 0.0, **{f"delta_s/distance_{label}": 0.0 for label in labels}}
+    nulls = {"delta_g": 0.0, "delta_s": 0.0, **{f"delta_s/distance_{label}": 0.0 for label in labels}, "accuracy": None}
     inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="sentence")
     return measure_result(
         "bug_bias",
@@ -440,7 +441,10 @@ def bug_bias(
         n_bootstrap=n_bootstrap,
         cells=cells,
         primary="delta_s",
-        p_values={"pearson_r_pct_female": r_p_value},
-        significance_reasons={"pearson_r_pct_female": reasons["pearson_r_pct_female"]},
+        correlations={"pearson_r_pct_female": correlation},
+        significance_reasons={
+            "pearson_r_pct_female": reasons["pearson_r_pct_female"],
+            "accuracy": no_null_reason("accuracy"),
+        },
         unit_rows=UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls)),
     )

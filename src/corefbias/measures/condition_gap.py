@@ -30,13 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import comparison, structured_inputs, validation
-from .resampling import Inference, Statistic, UnitRows, bootstrap_test, safe_div
+from .resampling import Inference, Statistic, UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
 
 # The reference accuracy's key where several reference conditions are averaged.
 REFERENCE_ACCURACY = "accuracy/reference"
-NO_NULL = "an accuracy has no null value to test; it is reported with its CI only"
 
 
 def ordered_conditions(conditions: Sequence, reference: Sequence) -> tuple:
@@ -341,7 +340,7 @@ def condition_accuracy_gap(
         gaps.inferences,
         n_bootstrap=n_bootstrap,
         cells={f"count/{c}": (Cell(condition=c), "count") for c in gaps.conditions},
-        significance_reasons={f"accuracy/{c}": NO_NULL for c in gaps.conditions},
+        significance_reasons={f"accuracy/{c}": no_null_reason(f"accuracy/{c}") for c in gaps.conditions},
         extras={"reference": reference, "gap_unadjusted_p_value": gaps.unadjusted},
         unit_rows=gaps.unit_rows(),
     )

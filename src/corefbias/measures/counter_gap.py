@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from . import structured_inputs, validation
-from .resampling import UnitRows, bootstrap_test, safe_div
+from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import MeasureResult
 from .result_building import measure_result
 
@@ -43,6 +43,7 @@ SIGNIFICANCE_NULLS = {
     "accuracy_original_minus_counterfactual": 0.0,
     "i_within_diff": 0.0,
     "i_across_diff": 0.0,
+    "accuracy": None,  # no bias score: an interval only
 }
 
 _REASONS = {
@@ -339,5 +340,6 @@ def delta_i(
         inferences,
         n_bootstrap=n_bootstrap,
         primary="delta_i",
+        significance_reasons={"accuracy": no_null_reason("accuracy")},
         unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)),
     )

@@ -37,7 +37,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from . import structured_inputs
-from .resampling import UnitRows, bootstrap_test, safe_div
+from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
 
@@ -204,8 +204,6 @@ def confidence_weighted_accuracy(
         n_bootstrap=n_bootstrap,
         cells={f"{name}/{label}": (Cell(group=label), name) for label in labels for name in (*_RATES, "num_instances")},
         primary="diff" if "diff" in scores else None,
-        significance_reasons={
-            key: "a rate, not a bias score: no null value to test it against" for key in nulls if key != "diff"
-        },
+        significance_reasons={key: no_null_reason(key) for key in nulls if key != "diff"},
         unit_rows=UnitRows(rows, statistic, tuple(nulls)),
     )

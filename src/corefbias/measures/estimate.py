@@ -49,6 +49,21 @@ class Cell(NamedTuple):
         return "in " + ", ".join(parts)
 
 
+class Correlation(NamedTuple):
+    """A correlation coefficient with its own test: two-sided p-value and 95% interval (NaN where undefined).
+
+    Examples
+    --------
+    >>> Correlation(0.5, 0.01, 0.2, 0.7).p_value
+    0.01
+    """
+
+    r: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+
+
 @dataclass(frozen=True)
 class Estimate:
     """One score: its value, its interval and p-value where tested, and why any of them is undefined.
@@ -184,10 +199,6 @@ def _significance_reason(key: str, defined: bool, n_bootstrap: int, given: str |
     return f"{key} is undefined on every bootstrap resample"
 
 
-MISSING = object()
-"""Stands for "no p-value of its own" in :func:`estimate_of` (None is a p-value the data leave undefined)."""
-
-
 def estimate_of(
     key: str,
     raw,
@@ -195,11 +206,11 @@ def estimate_of(
     reason: str | None = None,
     inference: Inference | None = None,
     n_bootstrap: int = 0,
-    p_value=MISSING,
+    correlation: Correlation | None = None,
     p_value_reason: str | None = None,
 ) -> Estimate:
-    """One score's estimate, as every measure builds it: its value, its bootstrap significance or its own p-value,
-    and the reasons any of them is undefined.
+    """One score's estimate, as every measure builds it: its value, its bootstrap significance or, for a
+    correlation, its own test's, and the reasons any of them is undefined.
 
     Parameters
     ----------
@@ -213,10 +224,10 @@ def estimate_of(
         Its bootstrap p-value and interval: the estimate then reports all three (``SIGNIFICANCE_SUFFIXES``).
     n_bootstrap : int, default 0
         The resamples the inference came from (0: significance off).
-    p_value : float or None, optional
-        A p-value of a test of the measure's own (Pearson's r), reported alone; left out: none.
+    correlation : Correlation, optional
+        The score is a correlation: its own test's p-value and interval are reported (Pearson's r).
     p_value_reason : str, optional
-        Why the p-value can be undefined (a score with no null; a correlation).
+        Why the p-value can be undefined (a score with no null); for a correlation, why its test is.
 
     Returns
     -------
@@ -228,8 +239,12 @@ def estimate_of(
     Estimate('diff', 0.25, ci=(0.1, 0.4), p_value=0.01)
     >>> estimate_of("ratio", float("nan"), reason="the male accuracy is 0")
     Estimate('ratio', None, undefined='the male accuracy is 0')
-    >>> estimate_of("r", 0.5, p_value=float("nan"), p_value_reason="fewer than 3 points").significance_undefined
-    {'p_value': 'fewer than 3 points'}
+    >>> nan = float("nan")
+    >>> r = estimate_of("r", nan, correlation=Correlation(nan, nan, nan, nan), p_value_reason="fewer than 3 points")
+    >>> r.significance_undefined["ci_low"]
+    'fewer than 3 points'
+    >>> estimate_of("r", 0.5, correlation=Correlation(0.5, 0.01, 0.2, 0.7))
+    Estimate('r', 0.5, ci=(0.2, 0.7), p_value=0.01)
     """
     value = _number(raw)
     estimate = Estimate(
@@ -248,8 +263,8 @@ def estimate_of(
             if found is None
         }
         return replace(estimate, **fields, reported=SIGNIFICANCE_SUFFIXES, significance_undefined=why)
-    if p_value is not MISSING:
-        number = _number(p_value)
-        why = {} if number is not None else {"p_value": p_value_reason or f"{key} itself is undefined"}
-        return replace(estimate, p_value=number, reported=("p_value",), significance_undefined=why)
+    if correlation is not None:
+        fields = {name: _number(getattr(correlation, name)) for name in SIGNIFICANCE_SUFFIXES}
+        why = {name: p_value_reason or f"{key} itself is undefined" for name, found in fields.items() if found is None}
+        return replace(estimate, **fields, reported=SIGNIFICANCE_SUFFIXES, significance_undefined=why)
     return estimate

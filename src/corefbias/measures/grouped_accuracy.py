@@ -21,14 +21,13 @@ from functools import partial
 import numpy as np
 
 from . import validation
-from .resampling import UnitRows, bootstrap_test, safe_div
+from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
 
 ACCURACY = "accuracy"
 # The paper's kinds of pronoun set (MISGENDERED, Sec. 3; RUFF's he, she, they and xe fall in them alike).
 PRONOUN_GROUPS = ("binary", "gender-neutral", "neo-pronoun")
-NO_NULL = "{name} is an accuracy, not a bias score: it has no null value to test and is reported with its CI only"
 
 
 @dataclass(frozen=True)
@@ -219,6 +218,6 @@ def grouped_accuracy(
         n_bootstrap=n_bootstrap,
         cells={name: (Cell(group=name.removeprefix(ACCURACY + "/")), ACCURACY) for name in cells if name != ACCURACY},
         primary=primary if primary in scores else None,
-        significance_reasons={name: NO_NULL.format(name=name) for name, null in nulls.items() if null is None},
+        significance_reasons={name: no_null_reason(name) for name, null in nulls.items() if null is None},
         unit_rows=UnitRows(rows, compute, tuple(nulls)),
     )

@@ -34,8 +34,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import comparison, structured_inputs, validation
-from .condition_gap import NO_NULL, REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
-from .resampling import Inference
+from .condition_gap import REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
+from .resampling import Inference, no_null_reason
 from .result import Cell, MeasureResult
 from .result_building import measure_result
 from .winogender import pearson_correlation
@@ -113,9 +113,9 @@ def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets)
     return correct, pronoun_sets, template_ids, chosen, sets
 
 
-def _occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, p_values) -> dict:
+def _occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, correlations) -> dict:
     """Per occupation, each set's gap (``occupation_gap/<set>`` in the occupation's group); and its Pearson r over
-    occupations with the percent female (BLS), whose p-values go to ``p_values``."""
+    occupations with the percent female (BLS), whose tests go to ``correlations``."""
     occupations = validation.check_ids("occupations", occupations, integers=False)
     per_template = _one_per_template("occupation", occupations, template_ids, gaps.units)
     names = sorted(set(per_template))
@@ -146,7 +146,8 @@ def _occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, c
     female = [by_job[job] for job in names]
     for name in gaps.compared:
         key = f"pearson_r_bls/{name}"
-        scores[key], p_values[key] = pearson_correlation(per_occupation[f"gap/{name}"], female)
+        correlations[key] = pearson_correlation(per_occupation[f"gap/{name}"], female)
+        scores[key] = correlations[key].r
         reasons[key] = (
             f"needs at least 3 occupations and neither the {name} gap nor bls_pct_female constant across them"
         )
@@ -270,9 +271,9 @@ def pronoun_set_gap(
     scores["num_templates"] = len(gaps.units)
     reasons = {f"gap/{name}_unadjusted_p_value": _NOT_COMPUTED for name in gaps.compared}
     cells: dict = {}
-    p_values: dict = {}
+    correlations: dict = {}
     if occupations is not None:
-        scores.update(_occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, p_values))
+        scores.update(_occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, correlations))
     return measure_result(
         "pronoun_set_gap",
         scores,
@@ -280,11 +281,11 @@ def pronoun_set_gap(
         gaps.inferences,
         n_bootstrap=n_bootstrap,
         cells=cells,
-        p_values=p_values,
+        correlations=correlations,
         significance_reasons={
-            **{f"accuracy/{name}": NO_NULL for name in sets},
-            REFERENCE_ACCURACY: NO_NULL,
-            **{key: reasons[key] for key in p_values},
+            **{f"accuracy/{name}": no_null_reason(f"accuracy/{name}") for name in sets},
+            REFERENCE_ACCURACY: no_null_reason(REFERENCE_ACCURACY),
+            **{key: reasons[key] for key in correlations},
         },
         unit_rows=gaps.unit_rows(),
     )

@@ -441,6 +441,26 @@ def single_unit_reasons(rows: np.ndarray, statistic: Statistic, names, unit: str
     return reasons
 
 
+def no_null_reason(key: str) -> str:
+    """Why a score that is no bias score (an accuracy, a rate) has an interval but no p-value.
+
+    Parameters
+    ----------
+    key : str
+        The score's flat key.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> no_null_reason("accuracy")
+    'accuracy is not a bias score: it has no null value to test, and is reported with its CI only'
+    """
+    return f"{key} is not a bias score: it has no null value to test, and is reported with its CI only"
+
+
 def swap_masks(n_units: int, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
     """Which units each random permutation swaps between two systems: 0/1 floats, shape ``(n_permutations, n_units)``.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .estimate import MISSING, SIGNIFICANCE_SUFFIXES, Cell, Estimate, estimate_of
+from .estimate import SIGNIFICANCE_SUFFIXES, Cell, Correlation, Estimate, estimate_of
 from .resampling import Inference, UnitRows
 from .result import STRUCTURE_KEY, MeasureResult
 
@@ -27,7 +27,7 @@ def measure_result(
     n_bootstrap: int = 0,
     cells: Mapping[str, tuple[Cell, str]] | None = None,
     primary: str | None = None,
-    p_values: Mapping[str, Any] | None = None,
+    correlations: Mapping[str, Correlation] | None = None,
     significance_reasons: Mapping[str, str] | None = None,
     extras: Mapping[str, Any] | None = None,
     unit_rows: UnitRows | None = None,
@@ -52,8 +52,8 @@ def measure_result(
         named here is an overall score of that name).
     primary : str, optional
         The overall score that is the measure's bias score.
-    p_values : mapping of str to float or None, optional
-        Flat key → a p-value from a test of the measure's own (Pearson's r), reported as ``<key>_p_value`` alone.
+    correlations : mapping of str to Correlation, optional
+        Flat key → a correlation's own test (Pearson's r): its p-value and interval are reported as the key's.
     significance_reasons : mapping of str to str, optional
         Flat key → why that score's p-value can be undefined (a score with no null to test; a correlation).
     extras : mapping, optional
@@ -89,7 +89,7 @@ def measure_result(
     """
     reasons = reasons or {}
     inferences = inferences or {}
-    p_values = p_values or {}
+    correlations = correlations or {}
     significance_reasons = significance_reasons or {}
     cells = cells or {}
     entries = []
@@ -100,7 +100,7 @@ def measure_result(
             reason=reasons.get(key),
             inference=inferences.get(key),
             n_bootstrap=n_bootstrap,
-            p_value=p_values[key] if key in p_values else MISSING,
+            correlation=correlations.get(key),
             p_value_reason=significance_reasons.get(key),
         )
         cell, score = cells.get(key, (Cell(), key))

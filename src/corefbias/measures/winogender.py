@@ -24,6 +24,7 @@ import numpy as np
 from scipy import stats
 
 from . import stereotypes, structured_inputs, validation
+from .estimate import Correlation
 from .resampling import UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -127,20 +128,24 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     return scores
 
 
-def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
-    """Pearson's r and its two-sided p-value; NaN for fewer than 3 points or a constant vector.
+def pearson_correlation(x: Sequence[float], y: Sequence[float], confidence: float = 0.95) -> Correlation:
+    """Pearson's r, its two-sided p-value and its interval (Fisher's z, ``scipy.stats.pearsonr``); NaN for fewer
+    than 3 points or a constant vector.
 
-    With two points r is ±1 whatever the data, so at least three are required.
+    With two points r is ±1 whatever the data, so at least three are required; with three the interval is
+    [-1, 1].
 
     Parameters
     ----------
     x, y : sequence of float
         Two vectors of one length.
+    confidence : float, default 0.95
+        The interval's coverage.
 
     Returns
     -------
-    tuple of float
-        r and its p-value.
+    Correlation
+        r, its p-value and the ends of its interval.
 
     Raises
     ------
@@ -149,20 +154,21 @@ def pearson_correlation(x: Sequence[float], y: Sequence[float]) -> tuple[float, 
 
     Examples
     --------
-    >>> r, p_value = pearson_correlation([1.0, 2.0, 3.0], [2.0, 4.0, 6.5])
-    >>> round(r, 3)
-    0.998
+    >>> r, p_value, low, high = pearson_correlation([1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.5, 7.0])
+    >>> round(r, 3), round(p_value, 3), round(low, 3), round(high, 3)
+    (0.973, 0.027, 0.176, 0.999)
     >>> pearson_correlation([1.0, 2.0], [1.0, 2.0])
-    (nan, nan)
+    Correlation(r=nan, p_value=nan, ci_low=nan, ci_high=nan)
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"pearson_correlation needs two vectors of one length, got shapes {x.shape} and {y.shape}")
     if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan"), float("nan")
+        return Correlation(*[float("nan")] * 4)
     result = stats.pearsonr(x, y)
-    return float(result.statistic), float(result.pvalue)
+    interval = result.confidence_interval(confidence)
+    return Correlation(float(result.statistic), float(result.pvalue), float(interval.low), float(interval.high))
 
 
 def majority_gender(bls_pct_female: float) -> str:
@@ -388,7 +394,8 @@ def winogender_bias(
     MeasureResult
         The pooled scores overall and each occupation's ``preference`` in ``by_group[<occupation>]``
         (``corefbias.measures.result``; primary: ``occupation_share_male_minus_female``), with the pair rows its
-        bootstrap resampled (``unit_rows``); the Pearson correlations carry their p-values. As a mapping, its flat
+        bootstrap resampled (``unit_rows``); the Pearson correlations carry their p-values and intervals. As a mapping,
+        its flat
         keys (all scores are fractions, not percentages):
 
         * ``accuracy``, ``accuracy_female``, ``accuracy_male``, ``accuracy_neutral``,
@@ -402,9 +409,9 @@ def winogender_bias(
           ``accuracy_non_gotcha_minus_gotcha`` (Table 2);
         * ``preference/<occupation>`` (Fig. 4: female minus male share resolved to the occupation,
           from -1 to 1);
-        * ``pearson_r_bls``, ``pearson_r_bls_p_value``, ``pearson_r_bergsma``,
-          ``pearson_r_bergsma_p_value`` (Pearson r of the preferences with the percent female over
-          occupations, Table 1);
+        * ``pearson_r_bls``, ``pearson_r_bergsma`` (Pearson r of the preferences with the percent female over
+          occupations, Table 1), each with ``_p_value``, ``_ci_low`` and ``_ci_high`` (Pearson's test and
+          Fisher's z interval, whatever ``n_bootstrap``);
         * for ``occupation_share_male_minus_female``, ``pairs_resolved_differently``,
           ``accuracy_male_minus_female`` and ``accuracy_non_gotcha_minus_gotcha``:
           ``<score>_p_value`` (two-sided bootstrap against 0; always None for
@@ -437,7 +444,7 @@ def winogender_bias(
     Undefined cases (None, with the reason under ``undefined``): ``accuracy_neutral`` and
     ``occupation_share_neutral`` when no neutral sentence was given; the gotcha / non-gotcha
     accuracies when ``bls_pct_female`` was not given or the bucket is empty, and
-    ``accuracy_non_gotcha_minus_gotcha`` then; ``pearson_r_*`` and their p-values when the
+    ``accuracy_non_gotcha_minus_gotcha`` then; ``pearson_r_*`` and their p-values and intervals when the
     statistic was not given, or there are fewer than 3 occupations, or the preference or the percent
     female is constant across them; ``pairs_resolved_differently_p_value`` always (no null value);
     the significance keys with ``n_bootstrap=0``.
@@ -511,18 +518,18 @@ def winogender_bias(
     preference = shares["occupation_share_female"] - shares["occupation_share_male"]
     reasons = {key: reason for key, reason in _REASONS.items() if key in scores}
     significance_reasons = {"pairs_resolved_differently": _REASONS["pairs_resolved_differently_p_value"]}
-    p_values = {}
+    correlations = {}
     for name, per_occupation in percent_female.items():
         key = f"pearson_r_{name.removesuffix('_pct_female')}"
         if per_occupation is None:
-            r, p_values[key] = float("nan"), float("nan")
+            correlations[key] = Correlation(*[float("nan")] * 4)
             reasons[key] = significance_reasons[key] = f"{name} was not given"
         else:
-            r, p_values[key] = pearson_correlation(preference, per_occupation)
+            correlations[key] = pearson_correlation(preference, per_occupation)
             reasons[key] = significance_reasons[key] = (
                 f"needs at least 3 occupations and neither the preference nor {name} constant across them"
             )
-        scores[key] = r
+        scores[key] = correlations[key].r
     cells = {}
     for name, value in zip(occupation_names, preference):
         scores[f"preference/{name}"] = value
@@ -537,7 +544,7 @@ def winogender_bias(
         n_bootstrap=n_bootstrap,
         cells=cells,
         primary="occupation_share_male_minus_female",
-        p_values=p_values,
+        correlations=correlations,
         significance_reasons=significance_reasons,
         unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)),
     )

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import structured_inputs, validation
-from .resampling import UnitRows, bootstrap_test, safe_div
+from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
 
@@ -35,7 +35,6 @@ SIGNIFICANCE_NULLS = {
     "accuracy_singular": None,
     "accuracy_plural": None,
 }
-_NO_NULL = "an accuracy has no null value to test; it is reported with its CI only"
 
 
 def _columns(groups: Sequence[str]) -> dict[tuple, int]:
@@ -194,6 +193,6 @@ def winonb_accuracy(
         n_bootstrap=n_bootstrap,
         cells=cells,
         primary=DIFFERENCE,
-        significance_reasons={name: _NO_NULL for name, null in SIGNIFICANCE_NULLS.items() if null is None},
+        significance_reasons={name: no_null_reason(name) for name, null in SIGNIFICANCE_NULLS.items() if null is None},
         unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, (DIFFERENCE,)),
     )
