@@ -1,7 +1,12 @@
 import os
 from pathlib import Path
 
-import pytest
+# Set before any test module imports huggingface_hub, datasets or evaluate, which read them once, at import: set in
+# a fixture, they came too late, and a Hub id was tried online (a minute of retries) before failing.
+for _offline in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HF_EVALUATE_OFFLINE"):
+    os.environ.setdefault(_offline, "1")
+
+import pytest  # noqa: E402
 
 # The browser fixtures are registered once: a session-scoped Playwright imported into two test
 # modules would be started twice, the second inside the first one's event loop.
@@ -20,13 +25,6 @@ def mirror() -> Path:
     if not root.is_dir():
         pytest.skip(f"no upstream mirror at {root}")
     return root
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _offline_hub():
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-    os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
 
 
 @pytest.fixture

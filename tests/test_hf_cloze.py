@@ -732,6 +732,14 @@ def test_a_missing_gguf_file_says_so(tmp_path):
         load_model(f"hf:{absent}")
 
 
+def test_a_hub_id_not_in_the_cache_says_how_to_run_offline():
+    # The tests run with HF_HUB_OFFLINE=1 (conftest): transformers fails at once; without it, after a minute of retries.
+    with pytest.raises(
+        ModelError, match=r"hf:nobody/no-such-model could not be loaded \(a Hub id is read from the Hub"
+    ):
+        hf_causal_lm.load("nobody/no-such-model")
+
+
 def test_the_identity_follows_the_dtype_not_the_device_or_batch_size(smollm2, monkeypatch):
     """``load`` with transformers' loaders answering with the weights already loaded (cast where asked)."""
     import torch

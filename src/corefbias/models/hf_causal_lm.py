@@ -138,7 +138,13 @@ def load(
         tokenizer = transformers.AutoTokenizer.from_pretrained(location.source, **tokenizer_options)
         model = transformers.AutoModelForCausalLM.from_pretrained(location.source, dtype=dtype, **options)
     except (OSError, ValueError) as error:
-        raise ModelError(f"hf:{argument} could not be loaded: {error}") from error
+        offline = (
+            ""
+            if Path(location.source).is_dir()
+            else " (a Hub id is read from the Hub or the Hugging Face cache; offline, give a local folder or a .gguf "
+            "file, and set HF_HUB_OFFLINE=1 so that the Hub is not tried, for a minute, first)"
+        )
+        raise ModelError(f"hf:{argument} could not be loaded{offline}: {error}") from error
     model.to(device).eval()
     identity = {
         "kind": kind,
