@@ -87,6 +87,11 @@ def test_undefined_scores_say_why():
     result = comparison.paired_difference(defined, empty, accuracy, ["accuracy"], n_resamples=100)["accuracy"]
     assert result.difference is None and result.p_value is None and result.value_a == pytest.approx(2 / 3)
     assert result.undefined == "accuracy is undefined for model B on these units"
+    # Named as the report names it: GAP's Wt-Bias is the key w_bias of its own section, and said "w_bias" before.
+    labelled = comparison.paired_difference(
+        defined, empty, accuracy, ["accuracy"], n_resamples=100, labels={"accuracy": "Wt-Bias"}
+    )["accuracy"]
+    assert labelled.undefined == "Wt-Bias is undefined for model B on these units"
 
 
 def test_rows_must_cover_the_same_units():

@@ -273,6 +273,7 @@ def compare_pair(
                 n_resamples=n_resamples,
                 seed=seed,
                 confidence=CONFIDENCE,
+                labels={headline.key: headline.label},
             )[headline.key]
             raw.append({"headline": headline, "benchmark": name, "units": len(aligned[0]), "result": result})
     adjusted = comparison.holm([item["result"].p_value for item in raw])

@@ -99,6 +99,7 @@ def paired_difference(
     n_resamples: int = 10_000,
     seed: int = 0,
     confidence: float = 0.95,
+    labels: Mapping[str, str] | None = None,
 ) -> dict[str, Difference]:
     """The difference of every score in ``names`` between two models scored on the same units.
 
@@ -120,6 +121,8 @@ def paired_difference(
         Seeds both.
     confidence : float, default 0.95
         The interval's coverage.
+    labels : mapping of str to str, optional
+        A score's name as the reasons should say it (``{"w_bias": "Wt-Bias"}``), where the key is not.
 
     Returns
     -------
@@ -166,14 +169,14 @@ def paired_difference(
                 # Ties count as extreme; the tolerance keeps float noise from breaking them.
                 threshold = abs(observed[name]) * (1 - 1e-9) - 1e-12
                 extreme[name] += int(np.count_nonzero(np.abs(null) >= threshold))
+    said = {name: (labels or {}).get(name, name) for name in names}
     results = {}
     for name in names:
         value_a, value_b = _finite_or_none(observed_a[name]), _finite_or_none(observed_b[name])
         if value_a is None or value_b is None:
             which = " and ".join(label for label, value in (("A", value_a), ("B", value_b)) if value is None)
-            results[name] = Difference(
-                value_a, value_b, None, None, None, None, 0, f"{name} is undefined for model {which} on these units"
-            )
+            reason = f"{said[name]} is undefined for model {which} on these units"
+            results[name] = Difference(value_a, value_b, None, None, None, None, 0, reason)
             continue
         bootstrap = np.concatenate(replicates[name])
         bootstrap = bootstrap[np.isfinite(bootstrap)]
@@ -182,7 +185,7 @@ def paired_difference(
         if valid_swaps[name]:
             p_value = min(1.0, (extreme[name] + 1.0) / (valid_swaps[name] + 1.0))
         if not bootstrap.size or p_value is None:
-            reason = f"{name} is undefined on every resample of these units"
+            reason = f"{said[name]} is undefined on every resample of these units"
         results[name] = Difference(
             value_a, value_b, observed[name], ci_low, ci_high, p_value, int(bootstrap.size), reason
         )
