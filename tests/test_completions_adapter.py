@@ -25,7 +25,7 @@ from corefbias.models.registry import load_model
 
 SECRET = "hf_TEST_secret_token_456"
 SMOLLM2 = CACHE / "models" / f"{MODELS['smollm2']}.gguf"
-NO_PROMPT_LOGPROBS = r"does not return prompt log-probabilities \(echo with logprobs\).*use hf:.*vLLM"
+NO_PROMPT_LOGPROBS = r"does not return prompt log-probabilities \(echo with logprobs\).*as hf:<its \.gguf file.*vLLM"
 
 
 def word_tokens(text):
@@ -253,7 +253,9 @@ def test_an_endpoint_without_prompt_logprobs_stops_the_run_with_what_can(serve, 
     model = load_model("completions:served-model", base_url=server.base_url, backoff=0.01)
     with pytest.raises(ModelError, match=NO_PROMPT_LOGPROBS) as error:
         model.choose([instance("u1")], WINOGENDER)
-    assert "hf:served-model" in str(error.value) and SECRET not in str(error.value)
+    # The served name is no spec to load (before: "use hf:served-model"): the error names the kinds of one that is.
+    assert "run the model 'served-model' locally as hf:<its .gguf file" in str(error.value)
+    assert "hf:served-model" not in str(error.value) and SECRET not in str(error.value)
     assert len(server.requests) <= 3  # the context and two options at most, none asked again
 
 

@@ -210,7 +210,9 @@ def test_another_model_served_under_the_same_name_and_port_is_asked_again(data_d
 def test_completions_stops_with_a_clear_error_since_llama_server_returns_no_prompt_logprobs(data_dir, tmp_path):
     url, process = _serve("smollm2")
     try:
-        with pytest.raises(ModelError, match=r"does not return prompt log-probabilities .*use hf:.*vLLM") as error:
+        with pytest.raises(
+            ModelError, match=r"does not return prompt log-probabilities .*locally as hf:<its .gguf file.*vLLM"
+        ) as error:
             runner.run(
                 f"completions:{MODELS['smollm2']}",
                 ["winogender"],

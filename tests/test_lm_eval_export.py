@@ -7,10 +7,12 @@ are a fixed function of the context and continuation, so that corefbias's cloze 
 make the same decisions on every instance. The slow test runs lm-eval's ``hf`` model on SmolLM2 offline.
 """
 
+import fnmatch
 import glob
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -323,3 +325,15 @@ def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
         assert decisions == [tuple(i["decision"]) for i in run.instances], name
         for key, value in group_accuracies(run, BENCHMARKS[name]).items():
             assert reported[f"corefbias_{name}"][f"{key},none"] == pytest.approx(value, abs=1e-12), (name, key)
+
+
+@pytest.mark.parametrize("limit", [None, 1])
+def test_the_readmes_score_command_scores_what_the_export_holds(limit):
+    # Before: no --limit (a --limit export's samples: 714 of 720 instances unmatched), and a file pattern that read a
+    # prompt task's samples too ("already matched").
+    tasks = {name: Path(name) for name in ("corefbias_winogender", "corefbias_winogender_eval_framework_idk")}
+    (command,) = re.findall(r"corefbias score .*\n.*", lm_eval_export.readme(tasks, limit))
+    assert ("--limit 1" in command) is (limit == 1)
+    pattern = re.search(r"--predictions OUT/\*/(\S+)", command)[1]
+    assert fnmatch.fnmatch("samples_corefbias_winogender_2026-11-29T13-00-00.123.jsonl", pattern)
+    assert not fnmatch.fnmatch("samples_corefbias_winogender_eval_framework_idk_2026-11-29T13-00-00.jsonl", pattern)

@@ -351,6 +351,20 @@ def _within(seconds: float, call):
 
 
 @needs_ray
+def test_a_cluster_address_where_nothing_listens_is_one_line_not_a_hang(data_dir, mirror, tmp_path, capsys):
+    # Before, ray.init waited for ever on it (7 minutes of "Failed to connect to GCS" before the user gave up).
+    command = [
+        "--mirror", str(mirror), "run", "--model", "baseline:stereotype", "--benchmark", "winogender", "--limit", "1",
+        "--executor", "ray", "--ray-address", "127.0.0.1:1", "--data-dir", str(data_dir), "--no-cache",
+        "--out", str(tmp_path / "out"),
+    ]  # fmt: skip
+    status = []
+    assert _within(60, lambda: status.append(cli.main(command))) is None
+    assert status == [2]
+    assert "cannot reach the Ray cluster at 127.0.0.1:1 (Connection refused)" in capsys.readouterr().err
+
+
+@needs_ray
 def test_a_replica_that_cannot_load_its_model_is_a_model_error(cluster, stand_in, data_dir, mirror, tmp_path):
     executor = RayExecutor(replicas=2, include=(str(stand_in),))
     error = _within(120, lambda: _run("slowstereo:broken", data_dir, mirror, tmp_path / "c.sqlite", executor=executor))

@@ -84,7 +84,6 @@ def test_figure_3_bergsma_lin_correlates_with_bls_at_r_067(mirror):
     assert p_value < 1e-6
 
 
-
 def test_pearsons_interval_is_fishers_z_by_hand(mirror):
     statistics = winogender_files.occupation_statistics(mirror)
     x = [value["bergsma_pct_female"] for value in statistics.values()]

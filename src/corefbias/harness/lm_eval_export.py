@@ -222,6 +222,7 @@ def readme(tasks: dict[str, Path], limit: int | None) -> str:
     scope = (
         "every instance" if limit is None else f"`--limit {limit}` (the units `corefbias run --limit {limit}` scores)"
     )
+    limit_option = "" if limit is None else f" --limit {limit}"
     return f"""# corefbias benchmarks as lm-evaluation-harness tasks
 
 Written by `corefbias export-lm-eval` ({scope}). Each folder is one task: a YAML, `utils.py` and
@@ -248,16 +249,19 @@ decision) overall and per group of the benchmark's bias axis and pro/anti column
 - **Their significance**: corefbias's bootstrap over the benchmark's units (pairs, quadruples, triplets) gives
   each score a 95% interval and a p-value against its unbiased value; lm-eval's standard errors treat documents
   as independent.
-- **The "don't know" scores** (confidence-weighted accuracy) of templates with a "someone else" option.
+- **The "don't know" scores** (confidence-weighted accuracy) of templates with a "someone else" option: these
+  come from `corefbias run --prompts` alone; `corefbias score` scores a prompt task's samples (a "don't know"
+  answer as no link) by the benchmark's own sections.
 
 ## How to get them from the run you made
 
 `--log_samples` writes `samples_<task>_<time>.jsonl`; corefbias reads it (the format `lm-eval-samples`) and scores
-its answers exactly as `corefbias run` scores a model's:
+its answers exactly as `corefbias run` scores a model's (`[0-9]*`: the time, so that a prompt task's file,
+`samples_{first}_<prompt>_<time>.jsonl`, is not read with it):
 
 ```bash
-corefbias score --benchmark {benchmark} --format lm-eval-samples --predictions OUT/*/samples_{first}_*.jsonl \\
-  --out scores
+corefbias score --benchmark {benchmark} --format lm-eval-samples{limit_option} \\
+  --predictions OUT/*/samples_{first}_[0-9]*.jsonl --out scores
 ```
 
 `scores/report.md` then holds every bias score with its interval and p-value (`corefbias score` needs the

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -320,6 +321,7 @@ class RayExecutor:
             # "local": a new cluster, never one an earlier `ray start` left running on this machine.
             ray.init(address="local", _node_ip_address="127.0.0.1", include_dashboard=False)
         else:
+            _check_reachable(address)
             ray.init(address=address)
         return ray, True
 
@@ -371,6 +373,34 @@ class RayExecutor:
                 raise ModelError(f"replica {index} could not load {spec}: {description['failure']}")
             described[index] = description
         return [described[index] for index in range(len(actors))]
+
+
+# How long a cluster's address may take to answer before the run says it cannot reach it: ray.init itself waits
+# for ever on an address where nothing listens.
+CONNECT_SECONDS = 10.0
+
+
+def _check_reachable(address: str, timeout: float = CONNECT_SECONDS) -> None:
+    """Refuse a cluster address (``host:port``, ``ray://host:port``) where nothing answers; ``auto`` is Ray's to find.
+
+    Examples
+    --------
+    >>> _check_reachable("auto")  # Ray looks it up itself
+    >>> _check_reachable("127.0.0.1:1", timeout=1.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    corefbias.models.cluster_format.ModelError: cannot reach the Ray cluster at 127.0.0.1:1 (Connection refused); ...
+    """
+    host, _, port = address.rpartition("//")[2].rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ModelError(
+            f"cannot reach the Ray cluster at {address} ({error.strerror or error}); start it (ray start --head) or "
+            "give the address its head node prints"
+        ) from None
 
 
 def _on_loopback(address: str | None) -> bool:

@@ -190,7 +190,8 @@ class CompletionsBackend:
     def _no_prompt_logprobs(self, what: str) -> str:
         return self.endpoint.redact(
             f"{self.url} does not return prompt log-probabilities (echo with logprobs): it {what}; "
-            f"use hf:{self.model_id} to run the model locally, or serve it with vLLM (or llama-cpp-python's "
+            f"run the model {self.model_id!r} locally as hf:<its .gguf file, folder or Hub id>, or serve it with vLLM "
+            "(or llama-cpp-python's "
             "server, for a model whose tokenizer adds a BOS token), which do"
         )
 
