@@ -225,7 +225,7 @@ def test_documents_match_by_text_and_by_id():
         (
             _documents(FIRST),
             r"no document for instance q2 of toy \(1 of 2 instances unmatched\): expected one document per instance; "
-            r"a `run --limit N`'s instances are scored with the same limit$",
+            r"the instances of a `run --limit N` or an `export-lm-eval --limit N` are scored with the same limit$",
         ),
         (
             _documents(FIRST, SECOND, {"tokens": ("Someone", "else"), "clusters": ()}),
@@ -360,4 +360,11 @@ def test_a_quick_runs_instances_file_scores_with_its_limit(data_dir, mirror, tmp
     assert cli.main([*score, "--limit", "3", "--data-dir", str(data_dir), "--out", str(scored), "--no-plots"]) == 0
     ran, again = (json.loads((folder / "results.json").read_text()) for folder in (out, scored))
     assert again["settings"]["limit"] == 3 and again["benchmarks"]["winogender"]["num_instances"] == 18
+    # A file holding instances the limit leaves out names the limit (before: "is not an instance of winogender").
+    whole = out / "whole.jsonl"
+    whole.write_text(
+        instances.read_text() + json.dumps({"id": "technician.customer.1.male.txt", "decision": [True, False]}) + "\n"
+    )
+    assert cli.main([*score[:-1], str(whole), "--limit", "3", "--data-dir", str(data_dir), "--out", str(scored)]) == 2
+    assert "is not an instance of winogender at --limit 3" in capsys.readouterr().err
     assert again["benchmarks"]["winogender"]["sections"] == ran["benchmarks"]["winogender"]["sections"]

@@ -126,6 +126,10 @@ def match(documents: list[Document], parts: dict, benchmark: str, *, document_co
         raise PredictionFileError(
             f"the predictions have no document for instance {missing[0]} of {benchmark} ({len(missing)} of "
             f"{len(located)} instances unmatched): expected one document per instance"
-            + ("; a `run --limit N`'s instances are scored with the same limit" if matched else "")
+            + (
+                "; the instances of a `run --limit N` or an `export-lm-eval --limit N` are scored with the same limit"
+                if matched
+                else ""
+            )
         )
     return outputs

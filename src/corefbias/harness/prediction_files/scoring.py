@@ -87,7 +87,9 @@ def score(
         {part: load_part(benchmark, *part, data_dir, mirror) for part in benchmark.parts}, benchmark, limit
     )
     rows = {part: data.to_dict() for part, data in parts.items()}
-    outputs = match(documents, rows, benchmark.name, document_column=benchmark.document_column)
+    # Named with its limit, so that an id outside the limited instances is not said to be no instance at all.
+    scope = benchmark.name if limit is None else f"{benchmark.name} at --limit {limit}"
+    outputs = match(documents, rows, scope, document_column=benchmark.document_column)
     spec, identity = file_identity(paths, formats)
     run = score_benchmark(benchmark, rows, outputs, mode=mode, n_bootstrap=n_bootstrap, seed=seed)
     run.wall_seconds = time.perf_counter() - clock
