@@ -63,17 +63,7 @@ def test_a_system_that_relies_on_names_loses_accuracy_where_they_are_removed_and
 def test_a_random_system_shows_no_significant_drop_in_most_seeds(rows, exported_set, mirror, tmp_path):
     significant = 0
     for seed in range(8):
-        result = runner.run(
-            "baseline:random",
-            ["map"],
-            settings=runner.RunSettings(n_bootstrap=300),
-            data_dir=exported_set("map").parent,
-            mirror=mirror,
-            cache_path=tmp_path / "cache.sqlite",
-            progress=False,
-            model_options={"seed": seed},
-        )
-        section = result.runs["map"].sections["map"]
+        section = _run_section("baseline:random", exported_set, mirror, tmp_path, 300, seed=seed)
         significant += any(section[f"gap/{ablation}_p_value"] < SIGNIFICANCE_LEVEL for ablation in files.ABLATIONS)
     assert significant <= 1
 
@@ -101,15 +91,21 @@ def test_the_annotators_agreement_and_accuracy_come_from_the_file(rows):
 
 
 def test_the_oracle_is_right_but_on_the_either_snippets_and_unbiased(exported_set, mirror, tmp_path):
+    section = _run_section("baseline:oracle", exported_set, mirror, tmp_path, 100)
+    assert section[f"accuracy/{files.ORIGINAL}"] == pytest.approx(170 / 172)  # a choice model cannot say "either"
+    assert all(section[f"gap/{ablation}"] == 0.0 for ablation in files.ABLATIONS)
+
+
+def _run_section(spec, exported_set, mirror, tmp_path, n_bootstrap, **model_options):
+    """The ``map`` section of a run of ``spec`` on the whole of MAP."""
     result = runner.run(
-        "baseline:oracle",
+        spec,
         ["map"],
-        settings=runner.RunSettings(n_bootstrap=100),
+        settings=runner.RunSettings(n_bootstrap=n_bootstrap),
         data_dir=exported_set("map").parent,
         mirror=mirror,
         cache_path=tmp_path / "cache.sqlite",
         progress=False,
+        model_options=model_options,
     )
-    section = result.runs["map"].sections["map"]
-    assert section[f"accuracy/{files.ORIGINAL}"] == pytest.approx(170 / 172)  # a choice model cannot say "either"
-    assert all(section[f"gap/{ablation}"] == 0.0 for ablation in files.ABLATIONS)
+    return result.runs["map"].sections["map"]

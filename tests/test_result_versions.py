@@ -92,6 +92,18 @@ def _changed_significance(old: dict, new: dict) -> set[tuple[str, str, str]]:
     return changed
 
 
+def _changed_headlines(old: dict, new: dict) -> set[tuple[str, str]]:
+    """(benchmark, label) of the headlines whose significance changed (``_changed_significance``): the rows of the
+    summary and of ``compare``'s scores that name them."""
+    changed = _changed_significance(old, new)
+    return {
+        (name, headline["label"])
+        for name, outcome in new["benchmarks"].items()
+        for headline in outcome["headlines"]
+        if (name, headline["section"], headline["key"]) in changed
+    }
+
+
 def _numbers(flat, changed: set[str] = frozenset()) -> dict:
     """A flat result's scores and significance; why a score is undefined is left out, since later versions say it
     better (which condition held): that a score is undefined shows as its None. The significance of the scores in
@@ -176,12 +188,7 @@ def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, re
         headlines = new["benchmarks"][name]["headlines"]
         assert _headline_numbers(headlines, in_headlines) == _headline_numbers(outcome["headlines"], in_headlines)
     # summary.csv: the same numbers; the report: the same rows in every table.
-    labels = {
-        (name, headline["label"])
-        for name, outcome in new["benchmarks"].items()
-        for headline in outcome["headlines"]
-        if (name, headline["section"], headline["key"]) in changed
-    }
+    labels = _changed_headlines(old, new)
 
     def summary_numbers(results):
         return [
@@ -216,14 +223,7 @@ def test_compare_reads_version_2_folders_as_it_reads_current_ones(rerun, data_di
     new = comparison.compare_runs([rerun[model] for model in MODELS], data_dir=data_dir, n_resamples=200)
     assert old["comparisons"] == new["comparisons"]
     # The runs' own headline scores, but the significance that changed since (see _changed_significance).
-    labels = {
-        (name, headline["label"])
-        for model in MODELS
-        for results in [_results(rerun[model])]
-        for name, outcome in results["benchmarks"].items()
-        for headline in outcome["headlines"]
-        if (name, headline["section"], headline["key"]) in _changed_significance(_results(FIXTURES / model), results)
-    }
+    labels = set().union(*(_changed_headlines(_results(FIXTURES / model), _results(rerun[model])) for model in MODELS))
     for label, rows in new["scores"].items():
         assert [_without_significance(row) if (row["benchmark"], row["score"]) in labels else row for row in rows] == [
             _without_significance(row) if (row["benchmark"], row["score"]) in labels else row

@@ -340,14 +340,6 @@ class CorefBiasMetric(evaluate.Metric):
                 f"{self.name} takes no {', '.join(unknown)}; its inputs are {', '.join(self.FEATURES)} and its "
                 f"options {', '.join(options)}"
             )
-        defaults = {
-            name: parameter.default
-            for name, parameter in inspect.signature(self._score).parameters.items()
-            if name in ("n_bootstrap", "seed")
-        }
-        if len(defaults) == 2:
-            options_given = {**defaults, **{name: kwargs[name] for name in defaults if name in kwargs}}
-            structured_inputs.check_significance(options_given["n_bootstrap"], options_given["seed"])
         inputs = {name: kwargs.pop(name) for name in list(kwargs) if name in self.FEATURES}
         inputs.update(predictions=predictions, references=references)
         if any(values is not None for values in inputs.values()):

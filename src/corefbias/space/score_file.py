@@ -17,10 +17,14 @@ from .settings import SpaceSettings
 from .store import RunStore
 
 
-def check_uploads(paths, max_bytes: int) -> list[Path]:
-    """The uploaded files (one path, or a list of them, as Gradio hands them), refused when there are none, when one
-    is gone, or when together they are over ``max_bytes``."""
-    paths = [Path(path) for path in ([paths] if isinstance(paths, (str, Path)) else paths or [])]
+def _uploaded_files(paths) -> list[Path]:
+    """The uploads as a list, from one path, a list of them (as Gradio hands them) or nothing."""
+    return [Path(path) for path in ([paths] if isinstance(paths, (str, Path)) else paths or [])]
+
+
+def check_uploads(paths: list[Path], max_bytes: int) -> list[Path]:
+    """The uploaded files, refused when there are none, when one is gone, or when together they are over
+    ``max_bytes``."""
     if not paths:
         raise ValueError("upload a predictions file first")
     try:
@@ -59,7 +63,7 @@ def score_job(
     files) as ``corefbias score`` does, and store the run on the leaderboard; the uploads are deleted when the job
     ends, scored or not."""
     started = time.monotonic()
-    uploaded = [] if not paths else [paths] if isinstance(paths, (str, Path)) else list(paths)
+    uploaded = _uploaded_files(paths)
     try:
         files = check_uploads(uploaded, settings.max_upload_bytes)
         (name,) = inputs.check_benchmarks([benchmark] if benchmark else [])
@@ -80,7 +84,7 @@ def score_job(
         )
         run_id = store.save(result, explore.cases(result))
     except Exception as error:  # noqa: BLE001 — a bad file gets a message in the page, not a dead app
-        raise jobs.JobError(_as_uploaded(jobs.readable(error), [Path(path) for path in uploaded])) from error
+        raise jobs.JobError(_as_uploaded(jobs.readable(error), uploaded)) from error
     finally:
         for path in uploaded:
             uploads.discard(path, settings)
