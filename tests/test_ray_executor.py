@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -362,6 +363,28 @@ def test_a_cluster_address_where_nothing_listens_is_one_line_not_a_hang(data_dir
     assert _within(60, lambda: status.append(cli.main(command))) is None
     assert status == [2]
     assert "cannot reach the Ray cluster at 127.0.0.1:1 (Connection refused)" in capsys.readouterr().err
+
+
+@needs_ray
+def test_an_address_other_than_the_cluster_this_process_joined_is_refused(cluster, data_dir, mirror, tmp_path):
+    # Before, the run went to the cluster the process had joined, whatever address it was given.
+    with socket.create_server(("127.0.0.1", 0)) as other:  # something answers there, but not this cluster
+        address = f"127.0.0.1:{other.getsockname()[1]}"
+        error = _within(
+            60,
+            lambda: _run(
+                "baseline:stereotype", data_dir, mirror, tmp_path / "a.sqlite", executor=RayExecutor(address=address)
+            ),
+        )
+    assert isinstance(error, ModelError)
+    assert str(error) == (
+        f"this process is already connected to the Ray cluster at {cluster}, not {address}; call ray.shutdown() "
+        "before the run, or leave the address out to run on that cluster"
+    )
+    same = _run(
+        "baseline:stereotype", data_dir, mirror, tmp_path / "b.sqlite", executor=RayExecutor(address=cluster), limit=1
+    )
+    assert same.runs["winogender"].instances
 
 
 @needs_ray

@@ -46,8 +46,8 @@ unless ``RAY_USAGE_STATS_ENABLED`` says otherwise, and loopback as the node's ad
 (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, which Ray reads when it is imported; without it Ray swaps
 127.0.0.1 for the machine's outward address). With ``address`` (``auto``, ``HOST:PORT``, ``ray://...``)
 the run joins that cluster (as 127.0.0.1 too when the address is 127.0.0.1 or localhost); a program that
-has called ``ray.init`` itself keeps its connection. The model's files and ``--include`` folders must be
-at the same paths on every node.
+has called ``ray.init`` itself keeps its connection, and an address naming another cluster is refused. The
+model's files and ``--include`` folders must be at the same paths on every node.
 """
 
 from __future__ import annotations
@@ -314,14 +314,16 @@ class RayExecutor:
             import ray
         except ImportError as error:
             raise ModelError("--executor ray needs Ray; install it with: pip install 'corefbias[ray]'") from error
+        if address is not None:
+            _check_reachable(address)
         if ray.is_initialized():
+            _check_same_cluster(address, ray.get_runtime_context().gcs_address)
             return ray, False
         if address is None:
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
             # "local": a new cluster, never one an earlier `ray start` left running on this machine.
             ray.init(address="local", _node_ip_address="127.0.0.1", include_dashboard=False)
         else:
-            _check_reachable(address)
             ray.init(address=address)
         return ray, True
 
@@ -401,6 +403,33 @@ def _check_reachable(address: str, timeout: float = CONNECT_SECONDS) -> None:
             f"cannot reach the Ray cluster at {address} ({error.strerror or error}); start it (ray start --head) or "
             "give the address its head node prints"
         ) from None
+
+
+def _check_same_cluster(address: str | None, connected: str) -> None:
+    """Refuse a ``HOST:PORT`` address other than the cluster this process is already connected to (``connected``).
+
+    Ray keeps one connection per process: joining another cluster would silently run on the first one.
+
+    Examples
+    --------
+    >>> _check_same_cluster("localhost:6379", "127.0.0.1:6379")
+    >>> _check_same_cluster(None, "127.0.0.1:6379")  # no address asked for: the program's own connection
+    >>> _check_same_cluster("127.0.0.1:6380", "127.0.0.1:6379")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    corefbias.models.cluster_format.ModelError: this process is already connected to the Ray cluster at ...
+    """
+    if address is None or "//" in address or ":" not in address:
+        return  # ray://, auto: Ray resolves them; nothing to compare
+    host, _, port = address.rpartition(":")
+    connected_host, _, connected_port = connected.rpartition(":")
+    loopback = ("127.0.0.1", "localhost")
+    same_host = host == connected_host or (host in loopback and connected_host in loopback)
+    if not (same_host and port == connected_port):
+        raise ModelError(
+            f"this process is already connected to the Ray cluster at {connected}, not {address}; call "
+            "ray.shutdown() before the run, or leave the address out to run on that cluster"
+        )
 
 
 def _on_loopback(address: str | None) -> bool:
