@@ -222,6 +222,56 @@ def test_lm_eval_answers_as_corefbias_run_and_its_samples_score_as_the_run(data_
                     assert sections[section].to_json() == run.sections[section].to_json(), (name, section)
 
 
+def test_a_prompt_tasks_samples_score_as_that_prompts_run_dont_know_included(data_dir, tmp_path):
+    """Prompts with a "someone else" option, Winogender's eval-framework wording and GAP's: lm-eval's samples of each
+    prompt task give that prompt's run of corefbias every section, the "don't know" one too."""
+    # Before, score read every samples file with the main template: no "don't know" section.
+    prompts = {"winogender": "eval-framework-idk", "gap": "someone-else"}
+    tasks_dir = tmp_path / "tasks"
+    tasks = []
+    for name, prompt in prompts.items():
+        exported = lm_eval_export.export(tasks_dir, [name], prompts=(prompt,), limit=2, data_dir=data_dir)
+        tasks.append(lm_eval_export.task_name(BENCHMARKS[name], _prompt(name, prompt)))
+        assert tasks[-1] in exported
+    evaluate(tasks_dir, tasks, tmp_path / "lm_eval")
+    for (name, prompt), task in zip(prompts.items(), tasks):
+        ours = runner.run(
+            "stand-in",
+            [name],
+            runner.RunSettings(limit=2, n_bootstrap=200, prompts=(prompt,)),
+            data_dir=data_dir,
+            cache_path=tmp_path / "cache.sqlite",
+            progress=False,
+            model=ClozeModel("stand-in", StandInBackend()),
+        )
+        run = ours.prompt_runs[name][prompt]
+        assert f"{name}/dont_know" in run.sections
+        path = samples_file(tmp_path / "lm_eval", task)
+        scored = scoring.score(name, [path], format="lm-eval-samples", limit=2, data_dir=data_dir, n_bootstrap=200)
+        assert scored.settings["prompt"] == prompt
+        sections = scored.runs[name].sections
+        assert list(sections) == list(run.sections)
+        for section in run.sections:
+            assert sections[section].to_json() == run.sections[section].to_json(), (name, section)
+    # One prompt at a time; a prompt the benchmark does not have is another benchmark's.
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(
+        samples_file(tmp_path / "lm_eval", tasks[0]).read_text().replace('"eval-framework-idk"', '"main"', 1)
+    )
+    with pytest.raises(
+        ValueError, match=r"^the files hold answers to 2 prompts \(main, eval-framework-idk\); score one"
+    ):
+        scoring.score("winogender", [mixed], format="lm-eval-samples", limit=2, data_dir=data_dir, n_bootstrap=0)
+    gaps = samples_file(tmp_path / "lm_eval", tasks[1])
+    with pytest.raises(ValueError, match=r"prompt 'someone-else', which winobias does not have \(its prompts: main, "):
+        scoring.score("winobias", [gaps], format="lm-eval-samples", limit=2, data_dir=data_dir, n_bootstrap=0)
+
+
+def _prompt(benchmark: str, name: str):
+    (template,) = [template for template in BENCHMARKS[benchmark].prompt_set if template.name == name]
+    return template
+
+
 @pytest.mark.slow  # lm-eval and corefbias on all 149 956 instances: 2 min 42 s on 2 cores
 def test_lm_eval_builds_corefbias_requests_and_answers_as_its_run_on_every_instance(data_dir, tmp_path):
     """Every instance of every exportable benchmark, no limit: lm-eval builds each document's (context,
@@ -332,8 +382,11 @@ def test_the_readmes_score_command_scores_what_the_export_holds(limit):
     # Before: no --limit (a --limit export's samples: 714 of 720 instances unmatched), and a file pattern that read a
     # prompt task's samples too ("already matched").
     tasks = {name: Path(name) for name in ("corefbias_winogender", "corefbias_winogender_eval_framework_idk")}
-    (command,) = re.findall(r"corefbias score .*\n.*", lm_eval_export.readme(tasks, limit))
-    assert ("--limit 1" in command) is (limit == 1)
-    pattern = re.search(r"--predictions OUT/\*/(\S+)", command)[1]
-    assert fnmatch.fnmatch("samples_corefbias_winogender_2026-11-29T13-00-00.123.jsonl", pattern)
-    assert not fnmatch.fnmatch("samples_corefbias_winogender_eval_framework_idk_2026-11-29T13-00-00.jsonl", pattern)
+    main, prompt = re.findall(r"corefbias score .*\n.*", lm_eval_export.readme(tasks, limit))
+    assert ("--limit 1" in main) is (limit == 1) and ("--limit 1" in prompt) is (limit == 1)
+    main_pattern, prompt_pattern = (re.search(r"--predictions OUT/\*/(\S+)", command)[1] for command in (main, prompt))
+    main_file = "samples_corefbias_winogender_2026-11-29T13-00-00.123.jsonl"
+    prompt_file = "samples_corefbias_winogender_eval_framework_idk_2026-11-29T13-00-00.jsonl"
+    assert fnmatch.fnmatch(main_file, main_pattern) and not fnmatch.fnmatch(prompt_file, main_pattern)
+    prompt_pattern = prompt_pattern.replace("PROMPT", "eval_framework_idk")
+    assert fnmatch.fnmatch(prompt_file, prompt_pattern) and not fnmatch.fnmatch(main_file, prompt_pattern)

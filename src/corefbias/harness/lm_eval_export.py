@@ -249,9 +249,9 @@ decision) overall and per group of the benchmark's bias axis and pro/anti column
 - **Their significance**: corefbias's bootstrap over the benchmark's units (pairs, quadruples, triplets) gives
   each score a 95% interval and a p-value against its unbiased value; lm-eval's standard errors treat documents
   as independent.
-- **The "don't know" scores** (confidence-weighted accuracy) of templates with a "someone else" option: these
-  come from `corefbias run --prompts` alone; `corefbias score` scores a prompt task's samples (a "don't know"
-  answer as no link) by the benchmark's own sections.
+- **The "don't know" scores** (eval-framework's confidence-weighted accuracy) of a prompt with a "someone else"
+  option: lm-eval's `acc` counts a "someone else" pick as any other; `corefbias score` on that prompt task's
+  samples adds them (below).
 
 ## How to get them from the run you made
 
@@ -265,5 +265,12 @@ corefbias score --benchmark {benchmark} --format lm-eval-samples{limit_option} \
 ```
 
 `scores/report.md` then holds every bias score with its interval and p-value (`corefbias score` needs the
-benchmark's data, exported by corefbias from its upstream files).
+benchmark's data, exported by corefbias from its upstream files). A prompt task's samples (`export-lm-eval
+--prompts`) score the same way, one prompt at a time: corefbias reads the prompt from them, and a prompt with a
+"someone else" option adds its "don't know" scores (`<benchmark>/dont_know`). PROMPT is the task's suffix:
+
+```bash
+corefbias score --benchmark {benchmark} --format lm-eval-samples{limit_option} \\
+  --predictions OUT/*/samples_{first}_PROMPT_[0-9]*.jsonl --out scores-PROMPT
+```
 """

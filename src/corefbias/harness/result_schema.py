@@ -262,6 +262,8 @@ class Settings(TypedDict):
     """The config that replaced the set's own (``corefbias score`` only)."""
     predictions: NotRequired[list[PredictionFile]]
     """The files scored (``corefbias score`` only)."""
+    prompt: NotRequired[str]
+    """The prompt whose answers the files hold, where they name it (lm-eval samples; ``corefbias score`` only)."""
 
 
 class ClozeTemplateIdentity(TypedDict):

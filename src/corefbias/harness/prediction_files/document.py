@@ -24,7 +24,8 @@ class Document:
     instance's candidate order) with ``parsed`` for formats holding links; ``position``, where a run's
     instances file kept it, the option position of a choice model's answer (0 = ``A``), from which the
     run's position rate is computed again; ``loglikelihoods``, where the file kept them, a cloze model's log-likelihood
-    of each option of its template (``corefbias.harness.dont_know_scores`` scores them).
+    of each option of its template (``corefbias.harness.dont_know_scores`` scores them); ``template``, where the file
+    names it, the cloze template (the prompt) the answers were made with.
     """
 
     where: str
@@ -36,6 +37,7 @@ class Document:
     parsed: bool = True
     position: int | None = None
     loglikelihoods: tuple[float, ...] | None = None
+    template: str | None = None
 
 
 def text_of(path: Path) -> str:

@@ -3,7 +3,8 @@
 with its ``id`` and ``cloze_candidate_of``, the candidate each option names, -1 for "someone else") and per option
 the log-likelihood lm-eval computed (``filtered_resps``, ``[loglikelihood, is_greedy]`` pairs). The answer is
 lm-eval's ``acc`` choice, the option of the highest log-likelihood (the first of tied ones), as a decision per
-candidate; the log-likelihoods are kept, so a template's "don't know" option is scored too. So ``corefbias score
+candidate; the log-likelihoods are kept, so a template's "don't know" option is scored too, with the prompt the
+doc's ``cloze_template`` names (a task of ``export-lm-eval --prompts`` is another prompt's). So ``corefbias score
 --format lm-eval-samples`` gives an lm-eval run every bias score and significance ``corefbias run`` gives."""
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ def _loglikelihoods(record: dict, where: str) -> list[float]:
     return found
 
 
+def _template(doc: dict, where: str) -> str | None:
+    """The prompt the doc was rendered with (``cloze_template``; absent in exports before it was written)."""
+    name = doc.get("cloze_template")
+    if name is not None and not (isinstance(name, str) and name):
+        raise PredictionFileError(f"{where}: cloze_template must be a prompt's name, got {name!r:.80}")
+    return name
+
+
 def read(path: Path) -> list[Document]:
     documents = []
     for where, record in object_lines(path):
@@ -67,6 +76,7 @@ def read(path: Path) -> list[Document]:
                 id=str(doc["id"]),
                 decisions=tuple(index == candidate_of[chosen] for index in range(len(candidates))),
                 loglikelihoods=tuple(loglikelihoods),
+                template=_template(doc, where),
             )
         )
     return documents

@@ -22,8 +22,10 @@ from .. import runner
 from ..benchmark_data import default_data_dir, load_part
 from ..cluster_links import DECISION_MODES
 from ..limits import limit_units
+from ..prompt_sets import with_template
 from ..scoring import score_benchmark
 from . import detect, read
+from .document import PredictionFileError
 from .matching import match
 
 
@@ -57,6 +59,25 @@ def _benchmark(name: str, config: str | None):
     return dataclasses.replace(benchmark, parts=((config, split),))
 
 
+def _with_files_prompt(benchmark, documents) -> tuple:
+    """The benchmark read with the prompt the files name (lm-eval samples of an ``export-lm-eval --prompts`` task), so
+    that its "don't know" option is scored; and that prompt's name (None where the files name none)."""
+    named = list(dict.fromkeys(document.template for document in documents if document.template is not None))
+    if not named:
+        return benchmark, None
+    if len(named) > 1:
+        raise PredictionFileError(
+            f"the files hold answers to {len(named)} prompts ({', '.join(named)}); score one prompt's samples at a time"
+        )
+    prompts = {template.name: template for template in benchmark.prompt_set}
+    if named[0] not in prompts:
+        raise PredictionFileError(
+            f"the files hold answers to the prompt {named[0]!r}, which {benchmark.name} does not have (its prompts: "
+            f"{', '.join(prompts) or 'none'}); are they another benchmark's?"
+        )
+    return with_template(benchmark, prompts[named[0]]), named[0]
+
+
 def score(
     benchmark_name: str,
     paths,
@@ -80,6 +101,7 @@ def score(
     benchmark = _benchmark(benchmark_name, config)
     paths = [Path(path) for path in paths]
     documents = read(paths, format)
+    benchmark, prompt = _with_files_prompt(benchmark, documents)
     formats = [detect(path) if format == "auto" else format for path in paths]
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
@@ -102,6 +124,7 @@ def score(
         "decision_mode": mode,
         "config": config,
         "predictions": identity["files"],
+        **({"prompt": prompt} if prompt is not None else {}),
     }
     result = runner.RunResult(spec, {benchmark.name: run}, settings)
     result.provenance = runner.provenance(result, spec, identity, data_dir, started)
