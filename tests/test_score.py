@@ -1,7 +1,9 @@
 """``corefbias score``: published outputs give the reproduction commands' numbers, gold files score perfectly,
 a jsonlines file scores like the same clusters served over HTTP, and every malformed file is refused."""
 
+import codecs
 import csv
+import gzip
 import hashlib
 import json
 import threading
@@ -13,7 +15,7 @@ from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks import conll_sections as conll_scoring
 from corefbias.data.spans import token_offsets
-from corefbias.harness import runner
+from corefbias.harness import run_outputs, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.prediction_files import Document, PredictionFileError, read, scoring
 from corefbias.harness.prediction_files.matching import match
@@ -295,6 +297,14 @@ def test_mismatched_documents_are_refused_naming_the_first(documents, message):
         ("empty.jsonl", "\n\n", "auto", r"empty.jsonl: the file is empty \(not one line with text in it\)"),
         ("empty.jsonl", "", "jsonlines", r"empty.jsonl: not one document in it \(is the file empty\?\)"),
         ("empty.conll", "", "conll", r"empty.conll: not one document in it"),
+        # Before, a candidate the doc does not have was read as no link at all.
+        (
+            "samples.jsonl",
+            '{"doc_id": 0, "doc": {"id": "q1", "cloze_candidate_of": [0, 5, -1], "candidates": [{}, {}]}, '
+            '"filtered_resps": [[-3.0, false], [-1.0, false], [-2.0, false]]}\n',
+            "lm-eval-samples",
+            r"samples.jsonl line 1: cloze_candidate_of names 5, not one of the doc's 2 candidates \(0 to 1, or -1",
+        ),
     ],
 )
 def test_malformed_files_are_refused(tmp_path, name, text, fmt, message):
@@ -302,6 +312,37 @@ def test_malformed_files_are_refused(tmp_path, name, text, fmt, message):
     path.write_text(text)
     with pytest.raises(PredictionFileError, match=message):
         read([path], fmt)
+
+
+def test_a_published_output_with_a_byte_order_mark_or_gzipped_scores_as_the_file_itself(data_dir, mirror, tmp_path):
+    # Before: "cannot tell its format from the first line '\\ufeffID...'" and "not UTF-8 text, byte 0x8b".
+    original = mirror / "counter_gap" / f"results/none/{counter_gap_reproduction.SYSTEMS['BERT-base']}_output.tsv"
+    marked = tmp_path / "excel.tsv"
+    marked.write_bytes(codecs.BOM_UTF8 + original.read_bytes().replace(b"\n", b"\r\n"))
+    packed = tmp_path / "output.tsv.gz"
+    packed.write_bytes(gzip.compress(marked.read_bytes()))
+    scored = [
+        scoring.score("counter_gap", [path], data_dir=data_dir, mirror=mirror, n_bootstrap=0)
+        for path in (original, marked, packed)
+    ]
+    assert scored[0].runs["counter_gap"].sections["counter_gap"]["delta_i"] is not None
+    for result in scored[1:]:
+        assert result.settings["predictions"][0]["format"] == "gap-tsv"
+        assert result.runs["counter_gap"].sections == scored[0].runs["counter_gap"].sections
+    # No model was asked and no cache read: the report says where the answers came from.
+    paragraph = run_outputs.provenance_paragraph(scored[2].to_json()["provenance"])
+    assert "Instances: counter_gap 4008 read from the predictions files." in paragraph
+
+
+def test_files_that_cannot_be_scored_as_given_are_refused_saying_why(data_dir, mirror, tmp_path):
+    published = mirror / "counter_gap" / f"results/none/{counter_gap_reproduction.SYSTEMS['BERT-base']}_output.tsv"
+    with pytest.raises(PredictionFileError, match=r"is a folder; give the predictions files in it \(e\.g\. "):
+        read([published.parent])
+    with pytest.raises(PredictionFileError, match=r"_output.tsv is given twice \(as .*_output.tsv too\); give each"):
+        read([published, published.parent / ".." / "none" / published.name])
+    # Before, --mode any_cluster was taken and recorded for links, which it cannot change.
+    with pytest.raises(ValueError, match=r"^--mode any_cluster says how clusters become links, and these files "):
+        scoring.score("counter_gap", [published], mode="any_cluster", data_dir=data_dir, mirror=mirror, n_bootstrap=0)
 
 
 def test_format_detection(tmp_path):

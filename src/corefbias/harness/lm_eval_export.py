@@ -32,10 +32,10 @@ import pyarrow.parquet as pq
 from ..benchmarks import Benchmark, resolve, rows_of
 from ..models.cloze_template import ClozeTemplate
 from .benchmark_data import default_data_dir
+from .prediction_files.lm_eval_samples import NONE_OPTION
 from .prompt_sets import chosen_templates
 from .runner import RunSettings, benchmark_parts
 
-NONE_OPTION = -1  # cloze_candidate_of of the "someone else" option; cloze_target where no option is right
 UTILS = '''"""corefbias's exported task: the docs, rendered by corefbias's cloze template (data/test.parquet)."""
 
 from pathlib import Path

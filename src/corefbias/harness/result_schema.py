@@ -295,7 +295,8 @@ class DataProvenance(TypedDict):
 
 
 class InstanceCounts(TypedDict):
-    """A benchmark's instances the model answered in this run, and those answered from the prediction cache."""
+    """A benchmark's instances the model answered in this run, and those answered from the prediction cache
+    (``corefbias score``: none answered, every instance read from the predictions files, counted as ``from_cache``)."""
 
     predicted: int
     from_cache: int

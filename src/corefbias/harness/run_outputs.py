@@ -206,8 +206,11 @@ def provenance_paragraph(provenance: dict) -> str:
         for name, source in provenance["datasets"].items()
     )
     settings = "; ".join(f"{key} {_plain(value)}" for key, value in provenance["settings"].items())
+    scored_files = model["identity"].get("kind") == "predictions"  # ``corefbias score``: no model, no cache
     counts = "; ".join(
-        f"{name} {count['predicted']} predicted, {count['from_cache']} from the cache"
+        f"{name} {count['from_cache']} read from the predictions files"
+        if scored_files
+        else f"{name} {count['predicted']} predicted, {count['from_cache']} from the cache"
         for name, count in provenance["instances"].items()
     )
     return (

@@ -112,9 +112,15 @@ def read(paths, format: str = AUTO) -> list[Document]:
     if format not in format_choices():
         raise ValueError(f"unknown predictions format {format!r}; choose one of {', '.join(format_choices())}")
     documents: list[Document] = []
+    seen: dict[Path, Path] = {}
     for path in map(Path, paths):
+        if path.is_dir():
+            raise PredictionFileError(f"{path} is a folder; give the predictions files in it (e.g. {path}/*.jsonl)")
         if not path.is_file():
             raise FileNotFoundError(f"no predictions file {path}")
+        if path.resolve() in seen:
+            raise PredictionFileError(f"{path} is given twice (as {seen[path.resolve()]} too); give each file once")
+        seen[path.resolve()] = path
         read_here = FILE_FORMATS[detect(path) if format == AUTO else format].read(path)
         if not read_here:
             raise PredictionFileError(f"{path}: not one document in it (is the file empty?)")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import codecs
+import gzip
 import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...measures import structured_inputs
+
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class PredictionFileError(ValueError):
@@ -41,14 +45,34 @@ class Document:
 
 
 def text_of(path: Path) -> str:
-    """The file's text, decoded as UTF-8.
+    r"""The file's text, decoded as UTF-8: gzip-compressed files are read decompressed, and a leading byte-order mark
+    (what Windows editors and Excel write) is dropped, since it is no part of the first line.
 
     Raises
     ------
     PredictionFileError
-        Where the file is not UTF-8, naming the file and the line of the first undecodable byte.
+        Where the file is not UTF-8, naming the file and the line of the first undecodable byte, or a broken gzip.
+
+    Examples
+    --------
+    >>> import gzip, tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "a.tsv").write_bytes(codecs.BOM_UTF8 + b"ID\tA-coref\n")
+    14
+    >>> (folder / "a.tsv.gz").write_bytes(gzip.compress((folder / "a.tsv").read_bytes()))
+    34
+    >>> text_of(folder / "a.tsv") == text_of(folder / "a.tsv.gz") == "ID\tA-coref\n"
+    True
     """
     data = path.read_bytes()
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as error:
+            raise PredictionFileError(
+                f"{path.name}: a gzip file that cannot be decompressed ({error}); give the file again, or uncompressed"
+            ) from None
+    data = data.removeprefix(codecs.BOM_UTF8)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

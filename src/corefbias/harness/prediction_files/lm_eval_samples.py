@@ -17,6 +17,8 @@ from .document import Document, PredictionFileError
 from .file_format import FileFormat
 from .jsonlines import first_keys, object_lines
 
+NONE_OPTION = -1  # cloze_candidate_of of the "someone else" option; cloze_target where no option is right
+
 
 def _loglikelihoods(record: dict, where: str) -> list[float]:
     responses = record.get("filtered_resps", record.get("resps"))
@@ -69,6 +71,12 @@ def read(path: Path) -> list[Document]:
             )
         if not isinstance(candidates, list):
             raise PredictionFileError(f"{where}: the doc has no candidates")
+        named = [c for c in candidate_of if not (validation.is_integer(c, low=NONE_OPTION) and c < len(candidates))]
+        if named:
+            raise PredictionFileError(
+                f"{where}: cloze_candidate_of names {named[0]!r}, not one of the doc's {len(candidates)} candidates "
+                f'(0 to {len(candidates) - 1}, or {NONE_OPTION} for the "someone else" option)'
+            )
         chosen = max(range(len(loglikelihoods)), key=lambda option: (loglikelihoods[option], -option))
         documents.append(
             Document(

@@ -103,6 +103,11 @@ def score(
     documents = read(paths, format)
     benchmark, prompt = _with_files_prompt(benchmark, documents)
     formats = [detect(path) if format == "auto" else format for path in paths]
+    if mode != DECISION_MODES[0] and not any(document.clusters or document.char_clusters for document in documents):
+        raise ValueError(
+            f"--mode {mode} says how clusters become links, and these files ({', '.join(dict.fromkeys(formats))}) "
+            "hold links, not clusters; leave --mode out"
+        )
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     datasets.disable_progress_bars()
     parts = limit_units(
