@@ -185,6 +185,8 @@ def test_benchmarks_one_run_did_not_run_are_left_out_and_named(runs, tmp_path, c
     assert "1 shared headline has no paired test" in printed  # r with BLS % female
     saved = json.loads((out / "comparison.json").read_text())
     assert saved["left_out"] == [{"benchmark": "counter_gap", "run_by": ["baseline:stereotype"]}]
+    # Nothing checked the left-out Counter-GAP scores against the instances, so they are not reported either.
+    assert {row["benchmark"] for rows in saved["scores"].values() for row in rows} == {"winogender"}
     assert {row["benchmark"] for row in saved["comparisons"][0]["differences"]} == {"winogender"}
     drawn = comparison_report.drawn_headlines(saved)
     assert drawn and {benchmark for benchmark, _ in drawn} == {"winogender"}
@@ -254,3 +256,160 @@ def test_unit_rows_line_up_by_unit_with_zeros_where_a_run_left_a_unit_out():
     unpositioned = unit_rows(np.ones((3, 2)), None, ("x",))
     assert comparison.aligned_rows(a, unpositioned) is None
     assert comparison.aligned_rows(unpositioned, unpositioned)[0].shape == (3, 2)
+
+
+def _edited_copy(folder, destination, edit):
+    """A copy of a run folder whose results.json ``edit`` changed, without the manifest that would refuse it (as a
+    folder of a corefbias before manifests, or one whose manifest was deleted, is)."""
+    shutil.copytree(folder, destination)
+    results = json.loads((destination / "results.json").read_text())
+    edit(results)
+    (destination / "results.json").write_text(json.dumps(results))
+    (destination / run_outputs.MANIFEST).unlink()
+    return destination
+
+
+def _headline(results, benchmark, key):
+    return next(item for item in results["benchmarks"][benchmark]["headlines"] if item["key"] == key)
+
+
+def _set_headline_value(benchmark, key, value):
+    def edit(results):
+        _headline(results, benchmark, key)["value"] = value
+
+    return edit
+
+
+def _set_section_value(benchmark, key, value):
+    def edit(results):
+        results["benchmarks"][benchmark]["sections"][benchmark][key] = value
+
+    return edit
+
+
+def _set_everywhere(benchmark, key, value):
+    """The value in the headline, the flat section and its measure_result alike: consistent, but not the instances'."""
+
+    def edit(results):
+        _set_headline_value(benchmark, key, value)(results)
+        _set_section_value(benchmark, key, value)(results)
+        results["benchmarks"][benchmark]["sections"][benchmark]["measure_result"]["overall"][key]["value"] = value
+
+    return edit
+
+
+def _reverse_interval(benchmark, key):
+    def edit(results):
+        section = results["benchmarks"][benchmark]["sections"][benchmark]
+        estimate = section["measure_result"]["overall"][key]
+        for copy, low, high in (
+            (_headline(results, benchmark, key), "ci_low", "ci_high"),
+            (estimate, "ci_low", "ci_high"),
+            (section, f"{key}_ci_low", f"{key}_ci_high"),
+        ):
+            copy[low], copy[high] = copy[high], copy[low]
+
+    return edit
+
+
+def _set_unbiased(benchmark, key, value):
+    def edit(results):
+        _headline(results, benchmark, key)["unbiased_value"] = value
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        # The headline compare reports and draws; before, only the section's measure_result was checked.
+        (_set_headline_value("counter_gap", "delta_i", 0.5), r"gives ΔI as 0.5 in its headline, but its instances"),
+        (_set_section_value("counter_gap", "delta_i", 0.5), r"gives ΔI as 0.5 in its counter_gap section's delta_i"),
+        # Winogender's r is no sum over units, so no paired test: before, it was never checked at all.
+        (_set_everywhere("winogender", "pearson_r_bls", 0.99), r"gives r with BLS % female as 0.99 in its headline"),
+        (
+            _reverse_interval("counter_gap", "delta_i"),
+            r"gives ΔI's 95% CI as \[[-\d.]+, [-\d.]+\], which is not an interval",
+        ),
+        (_set_unbiased("counter_gap", "delta_i", 0.5), r"gives ΔI's unbiased value as 0.5, but counter_gap declares 0"),
+    ],
+)
+def test_a_results_json_its_instances_do_not_give_is_refused_naming_the_score(runs, tmp_path, edit, expected):
+    folders, data_dir = runs
+    edited = _edited_copy(folders["random"], tmp_path / "edited", edit)
+    with pytest.raises(ValueError, match=expected) as refused:
+        comparison.compare_runs([edited, folders["stereotype"]], data_dir=data_dir, n_resamples=50)
+    message = str(refused.value)
+    # The way out is to run or score the folder again, not to delete the manifest that guards it.
+    assert "corefbias score --benchmark" in message and "--format instances" in message and "manifest" not in message
+    # Either order of the runs is refused alike.
+    with pytest.raises(ValueError, match=expected):
+        comparison.compare_runs([folders["stereotype"], edited], data_dir=data_dir, n_resamples=50)
+
+
+def test_cli_refuses_an_edited_headline_in_one_line_and_writes_nothing(runs, tmp_path, capsys):
+    folders, data_dir = runs
+    edited = _edited_copy(folders["random"], tmp_path / "edited", _set_headline_value("counter_gap", "delta_i", 0.5))
+    out = tmp_path / "out"
+    arguments = [str(edited), str(folders["stereotype"]), "--data-dir", str(data_dir), "--out", str(out)]
+    assert cli.main(["compare", *arguments, "--n-resamples", "50"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("corefbias: counter_gap: baseline:random's results.json") and error.count("\n") == 1
+    assert "xerr" not in error and not out.exists()  # before: comparison.json with the edited 0.5, then matplotlib
+
+
+def test_a_path_to_a_results_json_is_refused_naming_its_run_folder(runs):
+    folders, data_dir = runs
+    with pytest.raises(ValueError, match=r"results.json names a results file: give the run folder \(.*random\)"):
+        comparison.compare_runs([folders["oracle"], folders["random"] / "results.json"], data_dir=data_dir)
+    with pytest.raises(ValueError, match=r"summary.csv is a file, not a run folder"):
+        comparison.compare_runs([folders["oracle"], folders["random"] / "summary.csv"], data_dir=data_dir)
+
+
+def _one_headline_result(ci_low, value, ci_high):
+    row = {"benchmark": "gap", "score": "acc-Bias (F/M)", "value": value, "ci_low": ci_low, "ci_high": ci_high}
+    return {
+        "runs": [{"label": "a", "path": "a"}],
+        "n_resamples": 10,
+        "significance_level": 0.05,
+        "comparisons": [],
+        "left_out": [],
+        "scores": {"a": [{**row, "unbiased_value": 1.0}]},
+    }
+
+
+def test_forest_plot_draws_a_value_outside_its_percentile_interval(tmp_path):
+    """A percentile interval of a skewed score need not hold the value; before, matplotlib refused the negative
+    error bar ("'xerr' must not contain negative values")."""
+    from corefbias.harness import comparison_report
+
+    path = comparison_report.forest_plot(_one_headline_result(1.1, 1.0, 1.4), tmp_path / "forest.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_refuses_a_reversed_interval_before_writing_anything(tmp_path):
+    from corefbias.harness import comparison_report
+
+    with pytest.raises(ValueError, match=r"a's gap acc-Bias \(F/M\) has the 95% CI \[1.4, 1.1\], low above high"):
+        comparison_report.write(_one_headline_result(1.4, 1.2, 1.1), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_scores_of_another_config_are_compared_on_that_config(exported_set, mirror, tmp_path):
+    # Before: "the runs answered 398 instances but the exported set has only 0 of them" (the set's own config read).
+    from corefbias.harness.prediction_files import scoring
+
+    published = mirror / "abc_dadebias_fork" / "outputs/coref/xlm-r_coref_da.json"
+    data_dir = exported_set("abc").parent
+    for mode in ("cluster", "any_cluster"):
+        result = scoring.score(
+            "abc", [published], config="original", mode=mode, data_dir=data_dir, mirror=mirror, n_bootstrap=50
+        )
+        run_outputs.write_outputs(result, tmp_path / mode, plots=False)
+    result = comparison.compare_runs(
+        [tmp_path / "cluster", tmp_path / "any_cluster"], data_dir=data_dir, n_resamples=200
+    )
+    rows = _differences(result)
+    assert set(rows) == {("abc", "log2_fpr_ratio"), ("abc", "tpr_reflexive")}
+    # XLM-R's clusters give the same links counted either way on these sentences: no difference at all.
+    assert all(row["difference"] == 0.0 and row["ci_low"] == row["ci_high"] == 0.0 for row in rows.values())

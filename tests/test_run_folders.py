@@ -243,7 +243,8 @@ def test_compare_names_a_folder_that_is_not_a_whole_run(two_runs, data_dir, tmp_
     assert "data version" not in str(error.value)
     # A folder edited by hand is told how to be compared anyway, as docs/running/index.md says.
     assert str(error.value).endswith(
-        "or was edited by hand: run it again, or delete its manifest.json to use it as it is"
+        "or was edited by hand: run it again, or score its instances again (`corefbias score --format instances`); "
+        "without its manifest.json it is read as it is (compare still checks its scores against its instances)"
     )
 
 

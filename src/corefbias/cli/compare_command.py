@@ -13,7 +13,12 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="are two runs' bias scores different? paired tests on the same instances, Holm-adjusted, forest plot",
     )
-    compare.add_argument("runs", nargs="+", metavar="RUN_DIR", help="folders written by `corefbias run` (two or more)")
+    compare.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN_DIR",
+        help="folders written by `corefbias run` or `corefbias score` (two or more; folders, not their results.json)",
+    )
     compare.add_argument(
         "--reference", metavar="RUN", help="compare each run with this one (folder or model name) instead of every pair"
     )

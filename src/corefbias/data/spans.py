@@ -72,10 +72,49 @@ def validate_row(example: dict, *, row: str) -> None:
             )
 
 
-def token_offsets(tokens: Sequence[str], text: str | None = None) -> list[Span]:
-    """Character span of each token, found left to right in ``text`` (default: tokens joined by spaces)."""
+def token_offsets(tokens: Sequence[str], text: str | None = None, *, exact: bool = False) -> list[Span]:
+    """Character span of each token in ``text`` (default: the tokens joined by spaces).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        The tokens, in text order.
+    text : str, optional
+        The text they were made from.
+    exact : bool, default False
+        Whether the tokens must be ``text`` tokenized: each token starts where the previous one ended or after
+        white space only, and together they cover every character of ``text`` but white space (a predictions
+        file's tokens for an instance). Without it each token is found anywhere after the previous one, skipping
+        what the tokenizer dropped (a model adapter's tokens).
+
+    Returns
+    -------
+    list of (int, int)
+        ``(start, end)`` of each token, end exclusive.
+
+    Raises
+    ------
+    ValueError
+        Where a token is not found, or with ``exact`` where one does not line up with the text or the text
+        goes on after the last token; the message names the token and quotes the text there.
+
+    Examples
+    --------
+    >>> token_offsets(["Ann", "left", "."], "Ann  left.")
+    [(0, 3), (5, 9), (9, 10)]
+    >>> token_offsets(["that", "he"], "that she", exact=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: token 1 ('he') does not line up with the text at character 5, which reads 'she'
+    >>> token_offsets(["she"], "she left", exact=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: the text goes on after the last token: token 0 ('she') ends at character 3, and character 4 reads 'left'
+    """
     if text is None:
         text = " ".join(tokens)
+    if exact:
+        return _exact_token_offsets(tokens, text)
     offsets, cursor = [], 0
     for index, token in enumerate(tokens):
         start = text.find(token, cursor)
@@ -86,16 +125,47 @@ def token_offsets(tokens: Sequence[str], text: str | None = None) -> list[Span]:
     return offsets
 
 
+def _exact_token_offsets(tokens: Sequence[str], text: str) -> list[Span]:
+    offsets, cursor = [], 0
+    for index, token in enumerate(tokens):
+        gap_end = cursor
+        while gap_end < len(text) and text[gap_end].isspace():
+            gap_end += 1
+        # Anywhere in the white space before the next word: a token of white space itself (spaCy's) may sit in it.
+        start = next((start for start in range(cursor, gap_end + 1) if text.startswith(token, start)), None)
+        if start is None:
+            raise ValueError(
+                f"token {index} ({token!r}) does not line up with the text at character {gap_end}, which reads "
+                f"{_excerpt(text, gap_end)!r}"
+            )
+        offsets.append((start, start + len(token)))
+        cursor = start + len(token)
+    rest = len(text) - len(text[cursor:].lstrip())
+    if rest < len(text):
+        last = f"token {len(tokens) - 1} ({tokens[-1]!r}) ends at character {cursor}" if tokens else "there is none"
+        raise ValueError(
+            f"the text goes on after the last token: {last}, and character {rest} reads {_excerpt(text, rest)!r}"
+        )
+    return offsets
+
+
+def _excerpt(text: str, start: int, length: int = 40) -> str:
+    rest = text[start : start + length]
+    return rest + "..." if start + length < len(text) else rest
+
+
 def token_clusters_to_char(
     clusters: Iterable[Sequence[Sequence[int]]],
     tokens: Sequence[str],
     text: str | None = None,
     *,
     inclusive_end: bool = True,
+    exact: bool = False,
 ) -> list[list[Span]]:
     """Clusters of token spans (``[first, last]`` by default, as AllenNLP and c2f-coref write
-    them; ``inclusive_end=False`` for ``[first, last + 1)``) as clusters of character spans."""
-    offsets = token_offsets(tokens, text)
+    them; ``inclusive_end=False`` for ``[first, last + 1)``) as clusters of character spans; the tokens are
+    placed in ``text`` by :func:`token_offsets` (``exact`` as there)."""
+    offsets = token_offsets(tokens, text, exact=exact)
     converted = []
     for cluster in clusters:
         spans = []

@@ -4,20 +4,21 @@ A run folder (``results.json`` + ``instances/<benchmark>.jsonl``, see ``run_outp
 decision, and a cluster model's clusters. For each benchmark two runs share, the runs must have answered
 the same instances of the same data (instance ids, their gold answers and, when both runs record it, the
 data set fingerprint under ``provenance``); otherwise comparing them would compare different items, and
-we refuse. The per-unit count rows of both runs are rebuilt by the benchmark's own scoring functions (of
-decisions, and of clusters where the benchmark scores them) on the exported set (each section hands its
-unit rows over with its scores, ``corefbias.harness.scoring.scored_sections``), checked against the scores in
-each ``results.json``, and every shared
-headline score is compared with ``measures.comparison.paired_difference``. The p-values of one comparison
-(one pair of runs, all its headlines) are Holm-adjusted as one family, and the significance mark follows
-the adjusted value.
+we refuse. Each run's sections are scored again by the benchmark's own scoring functions (of decisions, and
+of clusters where the benchmark scores them and the instance file keeps them) on the exported set, and every
+headline value its ``results.json`` holds (in ``headlines``, and in its section both flat and under
+``measure_result``) must be the rescored value, its interval the same in both places and in order
+(``score_checks.check_scores``): compare reports the runs' own headlines beside the differences and draws them, so an
+edited or stale ``results.json`` is refused, naming the score, rather than reported. Each section hands its unit
+rows over with its scores (``corefbias.harness.scoring.scored_sections``), and every shared headline score is
+compared with ``measures.comparison.paired_difference``. The p-values of one comparison (one pair of runs, all
+its headlines) are Holm-adjusted as one family, and the significance mark follows the adjusted value.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,13 +28,14 @@ import numpy as np
 from ..benchmarks import BENCHMARKS, Benchmark
 from ..measures import comparison, resampling
 from ..measures.resampling import SIGNIFICANCE_LEVEL
+from ..measures.result import MeasureResult
 from .benchmark_data import default_data_dir, load_part
 from .result_schema import sections_of
 from .run_outputs import read_results
+from .score_checks import check_scores, not_its_scores, same_value
 from .scoring import scored_sections
 
 CONFIDENCE = 0.95
-_SCORE_TOLERANCE = 1e-9
 
 
 @dataclass
@@ -48,8 +50,23 @@ class Run:
 
 def load_run(path: str | Path) -> Run:
     """Read a run folder written by ``corefbias run``; a clear ``ValueError`` when it is not one, or not a whole one
-    (``run_outputs.read_results``), naming the file that is wrong."""
+    (``run_outputs.read_results``), naming the file that is wrong.
+
+    Examples
+    --------
+    >>> load_run("runs/random/results.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: runs/random/results.json names a results file: give the run folder (runs/random), not its
+    results.json
+    """
     folder = Path(path)
+    if folder.name == "results.json" and not folder.is_dir():
+        # Whether or not the file is there: the folder it names is what compare reads, and saying so is clearer
+        # than the "has no results.json" a folder check would give.
+        raise ValueError(f"{folder} names a results file: give the run folder ({folder.parent}), not its results.json")
+    if folder.is_file():
+        raise ValueError(f"{folder} is a file, not a run folder: give the folder `corefbias run --out` wrote")
     results = read_results(folder)
     if (results.get("settings") or {}).get("shard"):
         raise ValueError(f"{folder} is a shard run, which has no scores; merge the shards' caches and run again")
@@ -120,10 +137,15 @@ def check_same_items(a: Run, b: Run, benchmark: str) -> None:
 
 
 def _design(benchmark: Benchmark, keys: set, data_dir, mirror) -> dict:
-    """The exported set's rows (as columns) of the instances a run answered, in the set's order."""
+    """The exported set's rows (as columns) of the instances a run answered, in the set's order; its parts are those
+    the run answered (``score --config`` replaces a one-part benchmark's config)."""
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+    answered = {(config, split) for config, split, _ in keys}
     parts = {}
-    for config, split in benchmark.parts:
+    for config, split in [
+        *(part for part in benchmark.parts if part in answered),
+        *sorted(answered - set(benchmark.parts)),
+    ]:
         columns = load_part(benchmark, config, split, data_dir, mirror).to_dict()
         kept = [index for index, instance in enumerate(columns["id"]) if (config, split, str(instance)) in keys]
         parts[config, split] = {name: [values[index] for index in kept] for name, values in columns.items()}
@@ -141,7 +163,10 @@ def section_rows(
 ) -> dict[str, resampling.UnitRows]:
     """Per section of the benchmark, the unit rows its scoring resamples for these decisions, and for these
     clusters (a cluster model's outputs) where the benchmark also scores clusters."""
-    sections = scored_sections(benchmark, parts, decisions, clusters, 0, 0)
+    return _unit_rows(scored_sections(benchmark, parts, decisions, clusters, 0, 0))
+
+
+def _unit_rows(sections: dict[str, MeasureResult]) -> dict[str, resampling.UnitRows]:
     return {name: section.unit_rows for name, section in sections.items() if section.unit_rows is not None}
 
 
@@ -205,31 +230,54 @@ def aligned_rows(a: resampling.UnitRows, b: resampling.UnitRows) -> tuple | None
 
 
 def _check_rebuilt(run: Run, benchmark: str, section: str, key: str, rebuilt: float) -> None:
+    """Refuse unit rows whose sums do not give the run's score (``check_scores`` has checked it is the rescored one)."""
     estimate = _stored(run, benchmark, section, key)
     stored = None if estimate is None else estimate.value
-    same = (stored is None and not math.isfinite(rebuilt)) or (
-        stored is not None
-        and math.isfinite(rebuilt)
-        and abs(stored - rebuilt) <= _SCORE_TOLERANCE * max(1, abs(stored))
-    )
-    if not same:
-        raise ValueError(
-            f"{benchmark}: {run.label}'s {section} {key} is {stored} in its results.json but {rebuilt} when rescored "
-            f"from its instances on this data; it was made on another data version or corefbias version"
+    if not same_value(stored, rebuilt):
+        raise not_its_scores(
+            run, benchmark, f"gives its {section} {key} as {stored}, but the sums of its units give {rebuilt}"
         )
 
 
+def rescore(run: Run, benchmark: str, parts: dict, cache: dict | None = None) -> tuple[dict, dict | None]:
+    """The run's sections of ``benchmark`` scored again from its instance lines on the exported rows ``parts``
+    (``check_scores`` checked against its ``results.json``), and the clusters they were scored from (None: the
+    instance lines keep none). ``cache`` keeps them per run label and benchmark between pairs."""
+    cache = {} if cache is None else cache
+    if (run.label, benchmark) not in cache:
+        clusters = _clusters(run, benchmark, parts)
+        sections = scored_sections(BENCHMARKS[benchmark], parts, _decisions(run, benchmark, parts), clusters, 0, 0)
+        check_scores(run, benchmark, sections)
+        cache[run.label, benchmark] = sections, clusters
+    return cache[run.label, benchmark]
+
+
 def compare_pair(
-    a: Run, b: Run, *, data_dir=None, mirror=None, n_resamples: int = 10_000, seed: int = 0, designs: dict | None = None
+    a: Run,
+    b: Run,
+    *,
+    data_dir=None,
+    mirror=None,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    designs: dict | None = None,
+    rescored: dict | None = None,
 ) -> tuple[list[dict], list[str]]:
     """Every headline score the two runs share: the paired difference A − B, Holm-adjusted over the list.
 
     Returns the differences as ``comparison.json`` rows (the headline, its units, the fields of
     ``measures.comparison.Difference`` but ``n_valid``, the Holm-adjusted p-value and the mark) and a note
     for each shared headline without a paired test, saying why. ``designs`` caches the exported rows per
-    benchmark between pairs.
+    benchmark, and ``rescored`` each run's rescored sections (``rescore``), between pairs.
+
+    Raises
+    ------
+    ValueError
+        When the runs answered different instances or data (``check_same_items``), or a run's ``results.json``
+        holds a headline its instances do not give (``check_scores``).
     """
     designs = {} if designs is None else designs
+    rescored = {} if rescored is None else rescored
     raw: list[dict] = []
     notes: list[str] = []
     for name in a.results["benchmarks"]:
@@ -241,9 +289,9 @@ def compare_pair(
         if (name, keys) not in designs:
             designs[name, keys] = _design(benchmark, set(keys), data_dir, mirror)
         parts = designs[name, keys]
-        clusters_a, clusters_b = _clusters(a, name, parts), _clusters(b, name, parts)
-        rows_a = section_rows(benchmark, parts, _decisions(a, name, parts), clusters_a)
-        rows_b = section_rows(benchmark, parts, _decisions(b, name, parts), clusters_b)
+        sections_a, clusters_a = rescore(a, name, parts, rescored)
+        sections_b, clusters_b = rescore(b, name, parts, rescored)
+        rows_a, rows_b = _unit_rows(sections_a), _unit_rows(sections_b)
         for headline in benchmark.headlines:
             missing = [
                 _no_rows_reason(run, name, headline.section, headline.key, clusters)
@@ -330,10 +378,18 @@ def compare_runs(
     runs = [load_run(path) for path in paths]
     _labels(runs)
     designs: dict = {}
+    rescored: dict = {}
     comparisons = []
     for a, b in pairs(runs, reference):
         differences, notes = compare_pair(
-            a, b, data_dir=data_dir, mirror=mirror, n_resamples=n_resamples, seed=seed, designs=designs
+            a,
+            b,
+            data_dir=data_dir,
+            mirror=mirror,
+            n_resamples=n_resamples,
+            seed=seed,
+            designs=designs,
+            rescored=rescored,
         )
         if not differences:
             raise ValueError(f"{a.label} and {b.label} share no benchmark with a headline score to compare")
@@ -347,7 +403,12 @@ def compare_runs(
         "significance_level": SIGNIFICANCE_LEVEL,
         "adjustment": "holm",
         "family": "the headline differences of one comparison (one pair of runs)",
-        "scores": {run.label: _headline_scores(run) for run in runs},
+        # Only the benchmarks whose scores were checked against the instances (rescore): a benchmark no pair shares
+        # is left out, and its scores, which nothing checked, are not reported.
+        "scores": {
+            run.label: [row for row in _headline_scores(run) if (run.label, row["benchmark"]) in rescored]
+            for run in runs
+        },
         "left_out": left_out(runs),
         "comparisons": comparisons,
     }

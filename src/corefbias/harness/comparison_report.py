@@ -136,13 +136,44 @@ def drawn_headlines(result: dict) -> list[tuple[str, str]]:
     )
 
 
+def _check_intervals(result: dict) -> None:
+    """Refuse a run's interval whose low end is above its high end (``score_checks.check_scores`` refuses such a run, so
+    only a result changed after ``compare_runs`` has one), before anything is written.
+
+    Examples
+    --------
+    >>> _check_intervals({"scores": {"a": [{"benchmark": "gap", "score": "W-Bias", "ci_low": 0.2, "ci_high": 0.1}]}})
+    Traceback (most recent call last):
+    ...
+    ValueError: a's gap W-Bias has the 95% CI [0.2, 0.1], low above high; ...
+    """
+    for label, rows in result["scores"].items():
+        for row in rows:
+            if row["ci_low"] is not None and row["ci_high"] is not None and row["ci_low"] > row["ci_high"]:
+                raise ValueError(
+                    f"{label}'s {row['benchmark']} {row['score']} has the 95% CI [{row['ci_low']}, {row['ci_high']}], "
+                    f"low above high; draw what comparison.compare_runs returns, which checks each run's intervals"
+                )
+
+
 def forest_plot(result: dict, path: Path) -> Path:
     """One panel per headline score: each run's value with its 95% CI (and, for a ``--prompts`` run, the range of its
-    values across the prompts as a grey band), the unbiased value dashed."""
+    values across the prompts as a grey band), the unbiased value dashed.
+
+    The interval is drawn from its ends, not as distances from the value: a percentile bootstrap interval need not
+    contain its value (a skewed score), and such a run is drawn as it is rather than refused by matplotlib.
+
+    Raises
+    ------
+    ValueError
+        For an interval whose low end is above its high end, which ``score_checks.check_scores`` refuses in a run;
+        it names the run and the score.
+    """
     from .plots import _save, plt
 
     labels = [run["label"] for run in result["runs"]]
     headlines = drawn_headlines(result)
+    _check_intervals(result)
     values = {(label, row["benchmark"], row["score"]): row for label, rows in result["scores"].items() for row in rows}
     figure, axes_list = plt.subplots(
         len(headlines), 1, figsize=(7, 0.35 * len(labels) * len(headlines) + 0.9 * len(headlines)), squeeze=False
@@ -156,13 +187,13 @@ def forest_plot(result: dict, path: Path) -> Path:
                 axes.text(0.01, position, "undefined", transform=axes.get_yaxis_transform(), va="center", fontsize=7)
                 continue
             unbiased = row["unbiased_value"]
+            colour = colours[position % len(colours)]
             if row.get("prompt_min") is not None:  # a --prompts run: its values' range across the prompts, shaded
                 axes.hlines(position, row["prompt_min"], row["prompt_max"], colors="grey", alpha=0.35, linewidth=6)
-            low = row["value"] - row["ci_low"] if row["ci_low"] is not None else 0.0
-            high = row["ci_high"] - row["value"] if row["ci_high"] is not None else 0.0
-            axes.errorbar(
-                row["value"], position, xerr=[[low], [high]], fmt="o", capsize=3, color=colours[position % len(colours)]
-            )
+            if row["ci_low"] is not None and row["ci_high"] is not None:
+                ends = [row["ci_low"], row["ci_high"]]
+                axes.plot(ends, [position, position], color=colour, marker="|", markersize=7, linewidth=1.2)
+            axes.plot(row["value"], position, "o", color=colour)
         if unbiased is not None:
             axes.axvline(unbiased, color="grey", linestyle="--", linewidth=1)
         axes.set_yticks(range(len(labels)), [_tick_label(label) for label in labels], fontsize=7)
@@ -176,6 +207,7 @@ def forest_plot(result: dict, path: Path) -> Path:
 
 
 def write(result: dict, out_dir: str | Path) -> dict[str, Path]:
+    _check_intervals(result)  # before writing anything, so a refused result leaves no half of its files
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = {"comparison.json": out / "comparison.json", "comparison.md": out / "comparison.md"}

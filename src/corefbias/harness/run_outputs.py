@@ -402,7 +402,9 @@ def check_whole(folder: str | os.PathLike, files: tuple[str, ...] | None = None)
 def _not_whole(folder: Path, problem: str) -> RunFolderError:
     return RunFolderError(
         f"{folder} is not a whole run: {problem}; it was left by a run interrupted while writing it, holds files of "
-        f"two runs, or was edited by hand: run it again, or delete its {MANIFEST} to use it as it is"
+        f"two runs, or was edited by hand: run it again, or score its instances again (`corefbias score --format "
+        f"instances`); without its {MANIFEST} it is read as it is (compare still checks its scores against its "
+        "instances)"
     )
 
 

@@ -46,7 +46,15 @@ def read(path: Path) -> list[Document]:
 
 
 def _recognises(line: str) -> bool:
-    columns = line.split("\t")
+    """Whether ``line`` (as read, its line break kept) is a GAP TSV header: ``ID`` first, ``A-coref`` anywhere.
+
+    Examples
+    --------
+    >>> _recognises("ID\\tA-coref\\tB-coref\\n"), _recognises("ID\\tB-coref\\tA-coref\\n"), _recognises("ID\\tText\\n")
+    (True, True, False)
+    """
+    # Without the line break, which would otherwise stay on a last column ("A-coref\n").
+    columns = line.rstrip("\r\n").split("\t")
     return columns[0] == "ID" and "A-coref" in columns
 
 

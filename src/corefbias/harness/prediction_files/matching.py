@@ -1,6 +1,8 @@
 """Pairing predicted documents with a benchmark's instances: by id where the document carries one that is an
 instance id, else by text (its tokens, concatenated, against the instance text without whitespace). Every
-instance must be matched exactly once; anything else is an error naming the first offending document.
+instance must be matched exactly once; anything else is an error naming the first offending document. Matched
+either way, a document's tokens must be the instance's text tokenized, every character of it but white space in
+order (``token_offsets(..., exact=True)``): by id, nothing else checks that they are that instance's.
 
 Where a benchmark's instances are questions about longer documents (``Benchmark.document_column``), a predicted
 document may instead stand for a whole document: matched by the document's name (the column's value) or by its
@@ -55,11 +57,13 @@ def _output(document: Document, row: dict, instance: str):
             output["loglikelihoods"] = list(document.loglikelihoods)
         return output
     try:
-        clusters = token_clusters_to_char(document.clusters, document.tokens, row["text"])
+        # Exact: a document matched by id may hold another text's tokens (a "he" would be found inside "she").
+        clusters = token_clusters_to_char(document.clusters, document.tokens, row["text"], exact=True)
     except ValueError as error:
         raise PredictionFileError(
             f"{_describe(document)}: its tokens do not line up with the text of instance {instance} "
-            f"({row['text'][:80]!r}): {error}"
+            f"({row['text'][:80]!r}{'...' if len(row['text']) > 80 else ''}): {error}; the file's tokens must be "
+            f"the instance's text tokenized (every character of it but white space, in order)"
         ) from None
     return [[list(span) for span in cluster] for cluster in clusters]
 
