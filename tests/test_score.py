@@ -57,6 +57,9 @@ def test_xlmr_predictions_score_as_the_reproduction(exported_set, mirror):
         n_bootstrap=200,
     )
     assert result.runs["abc"].sections["abc"] == abc_xlmr.rescore(mirror, "any_cluster", n_bootstrap=200, seed=0)
+    # Without --config the file fits none of the set's own sentences: the message names the configs it may fit.
+    with pytest.raises(PredictionFileError, match=r"; the predictions of another config of its set are scored with "):
+        scoring.score("abc", [path], format="allennlp", mode="any_cluster", data_dir=data_dir, mirror=mirror)
 
 
 def test_winobias_gold_conll_files_score_perfectly_with_zero_bias(data_dir, mirror, tmp_path):
@@ -340,6 +343,9 @@ def test_files_that_cannot_be_scored_as_given_are_refused_saying_why(data_dir, m
         read([published.parent])
     with pytest.raises(PredictionFileError, match=r"_output.tsv is given twice \(as .*_output.tsv too\); give each"):
         read([published, published.parent / ".." / "none" / published.name])
+    # A whole set's file at a --limit: the ids beyond it are no instances of the limited set, which is said.
+    with pytest.raises(PredictionFileError, match=r"; a file of more instances than `--limit 5` keeps is scored wit"):
+        scoring.score("counter_gap", [published], limit=5, data_dir=data_dir, mirror=mirror, n_bootstrap=0)
     # Before, --mode any_cluster was taken and recorded for links, which it cannot change.
     with pytest.raises(ValueError, match=r"^--mode any_cluster says how clusters become links, and these files "):
         scoring.score("counter_gap", [published], mode="any_cluster", data_dir=data_dir, mirror=mirror, n_bootstrap=0)

@@ -83,9 +83,17 @@ def _groups(parts: dict, document_column: str | None) -> tuple[dict, dict]:
     return groups, by_text
 
 
-def match(documents: list[Document], parts: dict, benchmark: str, *, document_column: str | None = None) -> dict:
+def match(
+    documents: list[Document],
+    parts: dict,
+    benchmark: str,
+    *,
+    document_column: str | None = None,
+    elsewhere: str = "",
+) -> dict:
     """``(config, split)`` → outputs in the order of the part's rows; ``parts`` maps (config, split) to
-    rows as columns (``id``, ``text``, ``candidates``, and ``document_column`` where one is given)."""
+    rows as columns (``id``, ``text``, ``candidates``, and ``document_column`` where one is given). ``elsewhere``
+    ends the message of a document that is no instance: where else it may be one (``; ...``)."""
     located = {}
     for part, columns in parts.items():
         for position, instance in enumerate(columns["id"]):
@@ -107,13 +115,13 @@ def match(documents: list[Document], parts: dict, benchmark: str, *, document_co
                 what = f"no further {per}" if _text_key("".join(document.tokens)) in by_text else f"no {per}"
                 raise PredictionFileError(
                     f"{_describe(document)} matches {what} of {benchmark} by id or by text: expected one document "
-                    f"per {per}, with that {per}'s tokens"
+                    f"per {per}, with that {per}'s tokens{elsewhere}"
                 )
             instances = groups[waiting.popleft()]
         else:
             raise PredictionFileError(
                 f"{document.where}: id {document.id!r} is not an {per} of {benchmark} (expected ids such as "
-                f"{next(iter(groups), '?')!r})"
+                f"{next(iter(groups), '?')!r}){elsewhere}"
             )
         for instance in instances:
             if instance in matched:

@@ -59,6 +59,24 @@ def _benchmark(name: str, config: str | None):
     return dataclasses.replace(benchmark, parts=((config, split),))
 
 
+def _elsewhere(benchmark, config: str | None, limit: int | None) -> str:
+    """Where a document that is no instance of the scored ones may be one: beyond ``--limit``, or in another config
+    of a one-part benchmark's set (ABC's own sentences, ``--config original``)."""
+    if limit is not None:
+        return f"; a file of more instances than `--limit {limit}` keeps is scored without --limit"
+    if config is not None or len(benchmark.parts) != 1 or benchmark.export is not None:
+        return ""
+    ((own, _),) = benchmark.parts
+    others = [
+        name for name in hub_export.builder_class(benchmark.dataset, benchmark.builders).builder_configs if name != own
+    ]
+    return (
+        f"; the predictions of another config of its set are scored with --config ({', '.join(others)})"
+        if others
+        else ""
+    )
+
+
 def _with_files_prompt(benchmark, documents) -> tuple:
     """The benchmark read with the prompt the files name (lm-eval samples of an ``export-lm-eval --prompts`` task), so
     that its "don't know" option is scored; and that prompt's name (None where the files name none)."""
@@ -116,7 +134,13 @@ def score(
     rows = {part: data.to_dict() for part, data in parts.items()}
     # Named with its limit, so that an id outside the limited instances is not said to be no instance at all.
     scope = benchmark.name if limit is None else f"{benchmark.name} at --limit {limit}"
-    outputs = match(documents, rows, scope, document_column=benchmark.document_column)
+    outputs = match(
+        documents,
+        rows,
+        scope,
+        document_column=benchmark.document_column,
+        elsewhere=_elsewhere(benchmark, config, limit),
+    )
     spec, identity = file_identity(paths, formats)
     run = score_benchmark(benchmark, rows, outputs, mode=mode, n_bootstrap=n_bootstrap, seed=seed)
     run.wall_seconds = time.perf_counter() - clock
