@@ -29,7 +29,10 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
         "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
     )
     compare.add_argument(
-        "--n-resamples", type=whole_number(1), default=10_000, help="bootstrap resamples and random swaps"
+        "--n-resamples",
+        type=whole_number(1),
+        default=10_000,
+        help="bootstrap resamples and random swaps (default: %(default)s)",
     )
     compare.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from importlib import import_module
 
 from .arguments import whole_number
 
 
 def _summary(module_name: str) -> str:
-    """The first sentence of a reproduction module's docstring: what it recomputes."""
-    return " ".join((import_module(module_name).__doc__ or "").split()).split(". ")[0].rstrip(".")
+    """The first sentence of a reproduction module's docstring: what it recomputes. A full stop followed by a digit
+    or a lower-case letter ends no sentence ("Sec. 3.3", "e.g. the")."""
+    text = " ".join((import_module(module_name).__doc__ or "").split())
+    return re.split(r"\.\s+(?![0-9a-z])", text, maxsplit=1)[0].rstrip(".")
 
 
 def add_commands(commands, common) -> None:
@@ -23,7 +26,10 @@ def add_commands(commands, common) -> None:
         help="; ".join(f"{name}: {_summary(module)}" for name, module in tables.items()),
     )
     reproduce.add_argument(
-        "--n-bootstrap", type=whole_number(0), default=10_000, help="bootstrap resamples for significance"
+        "--n-bootstrap",
+        type=whole_number(0),
+        default=10_000,
+        help="bootstrap resamples for significance (default: %(default)s)",
     )
     reproduce.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
     export = commands.add_parser(

@@ -167,7 +167,10 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         "--data-dir", metavar="DIR", help="folder of exported sets (built there from the mirror when missing)"
     )
     parser.add_argument(
-        "--n-bootstrap", type=whole_number(0), default=1000, help="bootstrap resamples (0: no significance)"
+        "--n-bootstrap",
+        type=whole_number(0),
+        default=1000,
+        help="bootstrap resamples (0: no significance; default: %(default)s)",
     )
     parser.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
     parser.add_argument(
@@ -280,10 +283,17 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 
     serve = commands.add_parser("serve", parents=[common], help="serve a cluster model over corefbias's HTTP protocol")
     serve.add_argument("--model", required=True, metavar="SPEC", help=spec_help)
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=whole_number(0, 65535), default=8808)
-    serve.add_argument("--max-texts", type=whole_number(1), default=64, help="most texts per request")
-    serve.add_argument("--max-chars", type=whole_number(1), default=20000, help="longest text accepted")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    serve.add_argument("--port", type=whole_number(0, 65535), default=8808, help="port (default: %(default)s)")
+    serve.add_argument(
+        "--max-texts", type=whole_number(1), default=64, help="most texts per request (default: %(default)s)"
+    )
+    serve.add_argument(
+        "--max-chars",
+        type=whole_number(1),
+        default=20000,
+        help="longest text accepted, in characters (default: %(default)s)",
+    )
     add_model_options(serve, flags=("--device",))
 
     merge = commands.add_parser("merge-predictions", parents=[common], help="merge prediction caches of shard runs")
