@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -14,8 +15,14 @@ from ..benchmarks import BENCHMARKS
 from ..measures.result import MeasureResult
 from .result_schema import sections_of
 
-if TYPE_CHECKING:
-    from .comparison import Run
+
+class RunFolder(Protocol):
+    """What the checks read of a run folder (``comparison.Run``)."""
+
+    path: Path
+    label: str
+    results: dict
+
 
 # Scores read back from results.json went through JSON's float formatting: equal up to this relative difference.
 SCORE_TOLERANCE = 1e-9
@@ -48,7 +55,7 @@ def _shown(stored) -> str:
     return json.dumps(stored, ensure_ascii=False)
 
 
-def not_its_scores(run: Run, benchmark: str, problem: str) -> ValueError:
+def not_its_scores(run: RunFolder, benchmark: str, problem: str) -> ValueError:
     limit = (run.results.get("settings") or {}).get("limit")
     rescore = (
         f"corefbias score --benchmark {benchmark}{f' --limit {limit}' if limit else ''} --format instances "
@@ -61,7 +68,7 @@ def not_its_scores(run: Run, benchmark: str, problem: str) -> ValueError:
     )
 
 
-def check_scores(run: Run, benchmark: str, rescored: dict[str, MeasureResult]) -> None:
+def check_scores(run: RunFolder, benchmark: str, rescored: dict[str, MeasureResult]) -> None:
     """Refuse a run whose ``results.json`` holds a headline of ``benchmark`` that its instances do not give.
 
     Every headline of the benchmark in ``results.json`` whose section was scored again (``rescored``: a section
