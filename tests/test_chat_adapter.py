@@ -22,7 +22,7 @@ from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import runner
 from corefbias.harness.position_rates import NO_POSITIONS, POSITION_RATE_THRESHOLD
-from corefbias.models import chat
+from corefbias.models import chat, http_retry
 from corefbias.models.base import Choice, ModelError
 from corefbias.models.registry import load_model
 
@@ -247,6 +247,15 @@ def test_timeouts_end_in_a_model_error_after_the_retries(server):
     assert time.perf_counter() - started < 3 * SLOW_SECONDS
     assert len(server.requests) == 3
     assert SECRET not in str(error.value)
+
+
+def test_a_socket_timeout_before_the_watch_is_the_same_deadline(server, monkeypatch):
+    # Under load the socket's own 0.2 s timeout can fire before the deadline's watch does; before, that attempt said
+    # "did not answer: TimeoutError('timed out')" instead of the deadline (seen on a busy 2-core machine).
+    monkeypatch.setattr(http_retry._Watch, "start", lambda watch: None)  # the watch never fires: the socket's wins
+    model = load_model("chat:test/model", base_url=base_url(server), timeout=0.2, retries=0, backoff=0.01)
+    with pytest.raises(ModelError, match=r"no whole answer within the deadline of 0.2 s per attempt \(1 attempt\)$"):
+        model.choose([instance("u5", marker=" SLOW")], BENCHMARKS["winogender"].task)
 
 
 def test_client_errors_are_not_retried_and_never_show_the_token(server):

@@ -226,8 +226,10 @@ def read_within(open_request: Callable, request: urllib.request.Request, seconds
         except urllib.error.HTTPError as error:
             refusal = error.read()
             raise urllib.error.HTTPError(error.url, error.code, error.msg, error.hdrs, io.BytesIO(refusal)) from None
-    except (OSError, http.client.HTTPException, ValueError):
-        if watch.fired:
+    except (OSError, http.client.HTTPException, ValueError) as error:
+        # The socket's own timeout is the deadline too: one wait of ``seconds`` passes it, and under load it can
+        # fire before the watch does.
+        if watch.fired or isinstance(error, TimeoutError) or isinstance(getattr(error, "reason", None), TimeoutError):
             raise DeadlineExceeded(_missed(seconds)) from None
         raise
     finally:

@@ -139,7 +139,8 @@ class OpenAIEndpoint:
 
 def _attempts(error: BaseException) -> str:
     # Said in the error: a failure after the retries is an outage, not one lost packet.
-    return f" ({getattr(error, 'attempts', 1)} attempts)"
+    attempts = getattr(error, "attempts", 1)
+    return f" ({attempts} attempt{'' if attempts == 1 else 's'})"
 
 
 def _retryable(error: BaseException) -> bool:
