@@ -26,7 +26,14 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .cluster_format import ModelError, check_clusters
-from .http_retry import DeadlineExceeded, read_within, transient, watched_opener, with_retries
+from .http_retry import (
+    DeadlineExceeded,
+    attempts_said,
+    read_within,
+    transient,
+    watched_opener,
+    with_retries,
+)
 
 PROTOCOL = "corefbias-coref/1"
 INFO_PATH = "/v1/info"
@@ -218,21 +225,16 @@ class HttpClusterModel:
         try:
             return with_retries(attempt, self.retries, self.backoff, _retryable, self.timeout)
         except urllib.error.HTTPError as error:
-            tried = _attempts(error) if _retryable(error) else ""
+            tried = attempts_said(error) if _retryable(error) else ""
             raise ModelError(f"{self.url}{path} answered {error.code}: {_error_message(error)}{tried}") from None
         except DeadlineExceeded as error:
             raise ModelError(
                 f"{self.url}{path} sent no whole answer within the deadline of {self.timeout:g} s per attempt"
-                f"{_attempts(error)}"
+                f"{attempts_said(error)}"
             ) from None
         except (OSError, http.client.HTTPException, ValueError) as error:
             reason = getattr(error, "reason", error)
-            raise ModelError(f"cannot reach {self.url}{path}: {reason}{_attempts(error)}") from None
-
-
-def _attempts(error):
-    # Said in the error: a failure after the retries is an outage, not one lost packet.
-    return " ({} attempts)".format(getattr(error, "attempts", 1))
+            raise ModelError(f"cannot reach {self.url}{path}: {reason}{attempts_said(error)}") from None
 
 
 def _retryable(error):

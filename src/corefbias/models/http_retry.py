@@ -242,3 +242,20 @@ def read_within(open_request: Callable, request: urllib.request.Request, seconds
 
 def _missed(seconds: float) -> str:
     return f"no whole answer within the deadline of {seconds:g} s"
+
+
+def attempts_said(error: BaseException) -> str:
+    """How many attempts a failure came after, as its message ends (``with_retries`` counts them): a failure after
+    the retries is an outage, not one lost packet.
+
+    Examples
+    --------
+    >>> error = TimeoutError("timed out")
+    >>> attempts_said(error)
+    ' (1 attempt)'
+    >>> error.attempts = 3
+    >>> attempts_said(error)
+    ' (3 attempts)'
+    """
+    attempts = getattr(error, "attempts", 1)
+    return f" ({attempts} attempt{'' if attempts == 1 else 's'})"

@@ -18,7 +18,14 @@ import urllib.request
 from collections.abc import Callable
 
 from .base import ModelError
-from .http_retry import DeadlineExceeded, read_within, transient, watched_opener, with_retries
+from .http_retry import (
+    DeadlineExceeded,
+    attempts_said,
+    read_within,
+    transient,
+    watched_opener,
+    with_retries,
+)
 
 # The fields of a GET /models entry that describe the model itself. The others change while the model does
 # not: llama.cpp's "created" is the time of the request, the Hugging Face router's "providers" carry live
@@ -70,18 +77,18 @@ class OpenAIEndpoint:
             return with_retries(attempt, self.retries, self.backoff, retryable, self.timeout)
         except urllib.error.HTTPError as error:
             body = self.redact(_error_text(error))
-            tried = _attempts(error) if retryable(error) else ""
+            tried = attempts_said(error) if retryable(error) else ""
             raise EndpointError(self.redact(f"{url} answered {error.code}: {body}{tried}"), error.code, body) from error
         except DeadlineExceeded as error:
             raise EndpointError(
                 self.redact(
                     f"{url} sent no whole answer within the deadline of {self.timeout:g} s per attempt"
-                    f"{_attempts(error)}"
+                    f"{attempts_said(error)}"
                 )
             ) from error
         except (OSError, http.client.HTTPException) as error:  # refused or dropped connections
             reason = getattr(error, "reason", None) or error
-            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{_attempts(error)}")) from error
+            raise EndpointError(self.redact(f"{url} did not answer: {reason!r}{attempts_said(error)}")) from error
 
     def post(self, path: str, payload: dict):
         """POST ``payload`` as JSON to ``path`` and return the decoded JSON answer.
@@ -135,12 +142,6 @@ class OpenAIEndpoint:
         named = [e for e in entries if model_id == e.get("id") or model_id in (e.get("aliases") or ())]
         chosen = named[0] if named else entries[0] if len(entries) == 1 else None
         return None if chosen is None else {key: chosen[key] for key in SERVED_MODEL_FIELDS if key in chosen}
-
-
-def _attempts(error: BaseException) -> str:
-    # Said in the error: a failure after the retries is an outage, not one lost packet.
-    attempts = getattr(error, "attempts", 1)
-    return f" ({attempts} attempt{'' if attempts == 1 else 's'})"
 
 
 def _retryable(error: BaseException) -> bool:
