@@ -382,7 +382,7 @@ def test_the_readmes_score_command_scores_what_the_export_holds(limit):
     # Before: no --limit (a --limit export's samples: 714 of 720 instances unmatched), and a file pattern that read a
     # prompt task's samples too ("already matched").
     tasks = {name: Path(name) for name in ("corefbias_winogender", "corefbias_winogender_eval_framework_idk")}
-    main, prompt = re.findall(r"corefbias score .*\n.*", lm_eval_export.readme(tasks, limit))
+    main, prompt = re.findall(r"corefbias score .*\n.*", lm_eval_export.readme(tasks, limit, "winogender"))
     assert ("--limit 1" in main) is (limit == 1) and ("--limit 1" in prompt) is (limit == 1)
     main_pattern, prompt_pattern = (re.search(r"--predictions OUT/\*/(\S+)", command)[1] for command in (main, prompt))
     main_file = "samples_corefbias_winogender_2026-11-29T13-00-00.123.jsonl"
@@ -390,3 +390,9 @@ def test_the_readmes_score_command_scores_what_the_export_holds(limit):
     assert fnmatch.fnmatch(main_file, main_pattern) and not fnmatch.fnmatch(prompt_file, main_pattern)
     prompt_pattern = prompt_pattern.replace("PROMPT", "eval_framework_idk")
     assert fnmatch.fnmatch(prompt_file, prompt_pattern) and not fnmatch.fnmatch(main_file, prompt_pattern)
+    # Before, an export of a prompt alone took its task's name for the benchmark's: `--benchmark
+    # winogender_eval_framework_idk`, and a samples pattern no file has.
+    alone = lm_eval_export.readme({"corefbias_winogender_eval_framework_idk": Path("x")}, limit, "winogender")
+    assert "--tasks corefbias_winogender_eval_framework_idk " in alone
+    assert re.findall(r"corefbias score --benchmark (\S+)", alone) == ["winogender", "winogender"]
+    assert "samples_corefbias_winogender_PROMPT_[0-9]*.jsonl" in alone

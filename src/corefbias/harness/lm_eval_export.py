@@ -210,15 +210,16 @@ def export(
         templates = (benchmark.cloze,) if prompts is None else chosen_templates(benchmark, prompts)
         for template in templates:
             written[task_name(benchmark, template)] = export_task(benchmark, template, parts, out)
-    (out / "README.md").write_text(readme(written, limit), encoding="utf-8")
+    (out / "README.md").write_text(readme(written, limit, chosen[0].name), encoding="utf-8")
     return written
 
 
-def readme(tasks: dict[str, Path], limit: int | None) -> str:
-    """The exported folder's README: how to run the tasks, what lm-eval cannot report, and how to get it."""
+def readme(tasks: dict[str, Path], limit: int | None, benchmark: str) -> str:
+    """The exported folder's README: how to run the tasks, what lm-eval cannot report, and how to get it; its
+    commands are those of ``benchmark`` (the first exported: a prompt task's name is no benchmark's)."""
     listed = "\n".join(f"- `{task}`" for task in tasks)
-    first = next(iter(tasks))
-    benchmark = first.removeprefix("corefbias_")
+    first = f"corefbias_{benchmark}"
+    runnable = next(iter(tasks))
     scope = (
         "every instance" if limit is None else f"`--limit {limit}` (the units `corefbias run --limit {limit}` scores)"
     )
@@ -231,7 +232,7 @@ context, the options, the right option). No download and no corefbias are needed
 
 ```bash
 HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 lm_eval --model hf --model_args pretrained=MODEL \\
-  --include_path THIS_FOLDER --tasks {first} --log_samples --output_path OUT
+  --include_path THIS_FOLDER --tasks {runnable} --log_samples --output_path OUT
 ```
 
 Tasks:
