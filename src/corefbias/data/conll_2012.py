@@ -3,7 +3,9 @@
 token a line (the word in column 4), the coreference column last: ``(3``, ``3)``, ``(3)``, joined by ``|``
 or written together (``(3)(4``), ``-`` for none; other ``#`` lines are comments. The two-column layout GICoref
 ships is read too: ``#begin document NAME`` and lines of the word and the coreference column, as the reference
-scorer reads them (it takes the last column)."""
+scorer reads them (it takes the last column): a mark may carry GICoref's ``*`` (``(1*)``, a deadname or a
+misgendering word, still a mention of entity 1; the flag is no part of a coreference score), and a line of a
+document of two tab-separated fields is a token even where its word is ``#``."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 _BEGIN = re.compile(r"^#begin document (?:\((.*)\);?(?: part (\d+))?|(\S+)\s*$)")
-_MARKS = re.compile(r"(\(?\d+\)?)+")
-_MARK = re.compile(r"^(\()?(\d+)(\))?$")
+_MARKS = re.compile(r"(\(?\d+\*?\)?)+")
+_MARK = re.compile(r"^(\()?(\d+)\*?(\))?$")
 _MAX_ID_DIGITS = 18  # far beyond any file's cluster count, and short of the 4,300 digits Python will convert
 
 
@@ -30,7 +32,12 @@ class ConllDocument:
 
 
 def _marks(part: str) -> list[str]:
-    return re.findall(r"\(?\d+\)?", part) if _MARKS.fullmatch(part) else [part]
+    return re.findall(r"\(?\d+\*?\)?", part) if _MARKS.fullmatch(part) else [part]
+
+
+def _two_fields(line: str) -> bool:
+    """A line of GICoref's two-column layout (word, coreference), whose word may be ``#``."""
+    return len(line.rstrip("\r\n").split("\t")) == 2
 
 
 def read_documents(lines: Iterable[str], *, source: str) -> list[ConllDocument]:
@@ -60,7 +67,7 @@ def read_documents(lines: Iterable[str], *, source: str) -> list[ConllDocument]:
             ordered = tuple(tuple(sorted(spans)) for _, spans in sorted(clusters.items()))
             documents.append(ConllDocument(name, begun, tuple(tokens), ordered))
             name = None
-        elif line.strip() and not line.startswith("#"):
+        elif line.strip() and (not line.startswith("#") or name is not None and _two_fields(line)):
             columns = line.split()
             if name is None or len(columns) < 5 and len(columns) != 2:
                 raise ValueError(

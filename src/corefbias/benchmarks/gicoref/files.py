@@ -21,9 +21,7 @@ CONLL_FILE = "GICoref/coref.combo.conll"
 
 _BEGIN = re.compile(r"^#begin document (\S+)$")
 _END = re.compile(r"^#end document (\S+)$")
-# A mention mark of GICoref's coreference column: (1), (1 or 1), each with an optional "*" (a deadname or a
-# misgendering word, still a mention of the entity); the predictions reader of CoNLL files reads them too.
-MENTION_MARK = re.compile(r"\((\d+)(\*?)\)|\((\d+)(\*?)|(\d+)(\*?)\)")
+_MARK = re.compile(r"\((\d+)(\*?)\)|\((\d+)(\*?)|(\d+)(\*?)\)")
 # Where a document's name says where it comes from (the datasheet's three kinds of source); the rest are English
 # Wikipedia articles.
 PERIODICALS = ("Advocate", "DailyXtra", "DigitalTrans", "GLReview", "LambdaLiterary", "Lavender",
@@ -131,9 +129,9 @@ def read_documents(lines: Iterable[str], *, source: str) -> list[Document]:
             sentences.append(sentence)
             if marks == "-":
                 continue
-            if MENTION_MARK.sub("", marks):
+            if _MARK.sub("", marks):
                 raise ValueError(f"{where}: {marks!r} is not a sequence of marks such as (2, 2), (2) or (2*)")
-            found = list(MENTION_MARK.finditer(marks))
+            found = list(_MARK.finditer(marks))
             # The reference scorer's order on a token: one-token mentions, then openings, then closings.
             for mark in (m for m in found if m.group(1)):
                 mentions.append(Mention(position, position, int(mark.group(1)), bool(mark.group(2))))
