@@ -32,7 +32,7 @@ from ..measures.result import MeasureResult
 from .benchmark_data import default_data_dir, load_part
 from .result_schema import sections_of
 from .run_outputs import read_results
-from .score_checks import check_scores, not_its_scores, same_value
+from .score_checks import check_scores
 from .scoring import scored_sections
 
 CONFIDENCE = 0.95
@@ -229,16 +229,6 @@ def aligned_rows(a: resampling.UnitRows, b: resampling.UnitRows) -> tuple | None
     return tuple(spread)
 
 
-def _check_rebuilt(run: Run, benchmark: str, section: str, key: str, rebuilt: float) -> None:
-    """Refuse unit rows whose sums do not give the run's score (``check_scores`` has checked it is the rescored one)."""
-    estimate = _stored(run, benchmark, section, key)
-    stored = None if estimate is None else estimate.value
-    if not same_value(stored, rebuilt):
-        raise not_its_scores(
-            run, benchmark, f"gives its {section} {key} as {stored}, but the sums of its units give {rebuilt}"
-        )
-
-
 def rescore(run: Run, benchmark: str, parts: dict, cache: dict | None = None) -> tuple[dict, dict | None]:
     """The run's sections of ``benchmark`` scored again from its instance lines on the exported rows ``parts``
     (``check_scores`` checked against its ``results.json``), and the clusters they were scored from (None: the
@@ -306,10 +296,6 @@ def compare_pair(
             if headline.key not in totals:
                 notes.append(f"{name} {headline.label}: not a sum over {benchmark.unit} units, so no paired test")
                 continue
-            _check_rebuilt(a, name, headline.section, headline.key, float(totals[headline.key]))
-            _check_rebuilt(
-                b, name, headline.section, headline.key, float(unit_b.statistic(unit_b.rows.sum(0))[headline.key])
-            )
             aligned = aligned_rows(unit_a, unit_b)
             if aligned is None:
                 notes.append(f"{name} {headline.label}: the runs scored different units, so no paired test")

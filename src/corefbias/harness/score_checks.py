@@ -32,13 +32,13 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
 
 
-def same_value(stored, rescored) -> bool:
+def _same_value(stored, rescored) -> bool:
     """Whether a score in results.json is the rescored one: both undefined (null, or not finite) or equal but for
     rounding; a score that is not a number (edited into a string, say) is never the same.
 
     Examples
     --------
-    >>> same_value(0.1 + 0.2, 0.3), same_value(None, float("nan")), same_value(0.5, 0.0), same_value("0.0", 0.0)
+    >>> _same_value(0.1 + 0.2, 0.3), _same_value(None, float("nan")), _same_value(0.5, 0.0), _same_value("0.0", 0.0)
     (True, True, False, False)
     """
     if stored is not None and not _is_number(stored):
@@ -55,7 +55,7 @@ def _shown(stored) -> str:
     return json.dumps(stored, ensure_ascii=False)
 
 
-def not_its_scores(run: RunFolder, benchmark: str, problem: str) -> ValueError:
+def _not_its_scores(run: RunFolder, benchmark: str, problem: str) -> ValueError:
     limit = (run.results.get("settings") or {}).get("limit")
     rescore = (
         f"corefbias score --benchmark {benchmark}{f' --limit {limit}' if limit else ''} --format instances "
@@ -104,9 +104,9 @@ def check_scores(run: RunFolder, benchmark: str, rescored: dict[str, MeasureResu
     headlines, stored_sections = outcome.get("headlines"), outcome.get("sections")
     headlines = [] if headlines is None else headlines
     if not (isinstance(headlines, list) and all(isinstance(item, dict) for item in headlines)):
-        raise not_its_scores(run, benchmark, "holds headlines that are not the list of scores a run writes")
+        raise _not_its_scores(run, benchmark, "holds headlines that are not the list of scores a run writes")
     if not isinstance(stored_sections, dict):
-        raise not_its_scores(run, benchmark, "holds sections that are not the scores a run writes")
+        raise _not_its_scores(run, benchmark, "holds sections that are not the scores a run writes")
     for headline in headlines:
         section_name, key = headline.get("section"), headline.get("key")
         label = headline.get("label", key)
@@ -120,7 +120,7 @@ def check_scores(run: RunFolder, benchmark: str, rescored: dict[str, MeasureResu
                 raise TypeError("not a dict of scores")
             estimate = sections_of({"sections": {section_name: flat}})[section_name].overall.get(key)
         except (ValueError, TypeError, AttributeError, KeyError) as error:
-            raise not_its_scores(
+            raise _not_its_scores(
                 run, benchmark, f"has a {section_name} section that cannot be read ({error})"
             ) from None
         copies = {"its headline": headline}
@@ -136,8 +136,8 @@ def check_scores(run: RunFolder, benchmark: str, rescored: dict[str, MeasureResu
                 **{end: flat[f"{key}_{end}"] for end in ("ci_low", "ci_high") if f"{key}_{end}" in flat},
             }
         for where, copy in copies.items():
-            if not same_value(copy.get("value"), value):
-                raise not_its_scores(
+            if not _same_value(copy.get("value"), value):
+                raise _not_its_scores(
                     run,
                     benchmark,
                     f"gives {label} as {_shown(copy.get('value'))} in {where}, but its instances give {value}",
@@ -146,7 +146,7 @@ def check_scores(run: RunFolder, benchmark: str, rescored: dict[str, MeasureResu
         for where, copy in copies.items():
             other = copy.get("ci_low", interval[0]), copy.get("ci_high", interval[1])
             if other != interval:
-                raise not_its_scores(
+                raise _not_its_scores(
                     run,
                     benchmark,
                     f"gives {label}'s 95% CI as {_shown(list(interval))} in its headline but {_shown(list(other))} "
@@ -155,13 +155,13 @@ def check_scores(run: RunFolder, benchmark: str, rescored: dict[str, MeasureResu
         if any(end is not None and not _is_number(end) for end in interval) or (
             None not in interval and interval[0] > interval[1]
         ):
-            raise not_its_scores(
+            raise _not_its_scores(
                 run,
                 benchmark,
                 f"gives {label}'s 95% CI as {_shown(list(interval))}, which is not an interval (low ≤ high)",
             )
         if (section_name, key) in declared and headline.get("unbiased_value") != declared[section_name, key].unbiased:
-            raise not_its_scores(
+            raise _not_its_scores(
                 run,
                 benchmark,
                 f"gives {label}'s unbiased value as {_shown(headline.get('unbiased_value'))}, but {benchmark} declares "
