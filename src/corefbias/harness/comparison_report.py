@@ -162,18 +162,11 @@ def forest_plot(result: dict, path: Path) -> Path:
 
     The interval is drawn from its ends, not as distances from the value: a percentile bootstrap interval need not
     contain its value (a skewed score), and such a run is drawn as it is rather than refused by matplotlib.
-
-    Raises
-    ------
-    ValueError
-        For an interval whose low end is above its high end, which ``score_checks.check_scores`` refuses in a run;
-        it names the run and the score.
     """
     from .plots import _save, plt
 
     labels = [run["label"] for run in result["runs"]]
     headlines = drawn_headlines(result)
-    _check_intervals(result)
     values = {(label, row["benchmark"], row["score"]): row for label, rows in result["scores"].items() for row in rows}
     figure, axes_list = plt.subplots(
         len(headlines), 1, figsize=(7, 0.35 * len(labels) * len(headlines) + 0.9 * len(headlines)), squeeze=False
