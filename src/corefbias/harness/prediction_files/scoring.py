@@ -53,10 +53,15 @@ def _benchmark(name: str, config: str | None):
         raise ValueError(f"--config is for benchmarks of one part; {benchmark.name} has {len(benchmark.parts)}")
     ((_, split),) = benchmark.parts
     if benchmark.export is None:
-        configs = hub_export.builder_class(benchmark.dataset, benchmark.builders).builder_configs
+        configs = _set_configs(benchmark)
         if config not in configs:
             raise ValueError(f"{benchmark.dataset} has no config {config!r}; --config takes {', '.join(configs)}")
     return dataclasses.replace(benchmark, parts=((config, split),))
+
+
+def _set_configs(benchmark) -> list[str]:
+    """The configs of the set a benchmark built by our builders reads."""
+    return list(hub_export.builder_class(benchmark.dataset, benchmark.builders).builder_configs)
 
 
 def _elsewhere(benchmark, config: str | None, limit: int | None) -> str:
@@ -67,9 +72,7 @@ def _elsewhere(benchmark, config: str | None, limit: int | None) -> str:
     if config is not None or len(benchmark.parts) != 1 or benchmark.export is not None:
         return ""
     ((own, _),) = benchmark.parts
-    others = [
-        name for name in hub_export.builder_class(benchmark.dataset, benchmark.builders).builder_configs if name != own
-    ]
+    others = [name for name in _set_configs(benchmark) if name != own]
     return (
         f"; the predictions of another config of its set are scored with --config ({', '.join(others)})"
         if others
