@@ -193,6 +193,10 @@ def _plain(value) -> str:
     return str(value)
 
 
+# The identity kind of ``corefbias score``'s files (``prediction_files.scoring.file_identity``).
+PREDICTIONS_KIND = "predictions"
+
+
 def provenance_paragraph(provenance: dict) -> str:
     """``results.json``'s provenance block as one paragraph of the report ("" for a result without one)."""
     if not provenance:
@@ -206,7 +210,7 @@ def provenance_paragraph(provenance: dict) -> str:
         for name, source in provenance["datasets"].items()
     )
     settings = "; ".join(f"{key} {_plain(value)}" for key, value in provenance["settings"].items())
-    scored_files = model["identity"].get("kind") == "predictions"  # ``corefbias score``: no model, no cache
+    scored_files = model["identity"].get("kind") == PREDICTIONS_KIND  # no model, no cache
     counts = "; ".join(
         f"{name} {count['from_cache']} read from the predictions files"
         if scored_files

@@ -23,6 +23,7 @@ from ..benchmark_data import default_data_dir, load_part
 from ..cluster_links import DECISION_MODES
 from ..limits import limit_units
 from ..prompt_sets import with_template
+from ..run_outputs import PREDICTIONS_KIND
 from ..scoring import score_benchmark
 from . import detect, read
 from .document import PredictionFileError
@@ -38,7 +39,7 @@ def file_identity(paths, formats) -> tuple[str, dict]:
         combined.update(digest.encode())
         files.append({"file": path.name, "sha256": digest, "format": file_format})
     names = ",".join(file["file"] for file in files)
-    return f"predictions:{names}@sha256:{combined.hexdigest()[:16]}", {"kind": "predictions", "files": files}
+    return f"predictions:{names}@sha256:{combined.hexdigest()[:16]}", {"kind": PREDICTIONS_KIND, "files": files}
 
 
 def _benchmark(name: str, config: str | None):
