@@ -377,6 +377,7 @@ class RayExecutor:
         return [described[index] for index in range(len(actors))]
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 # How long a cluster's address may take to answer before the run says it cannot reach it: ray.init itself waits
 # for ever on an address where nothing listens.
 CONNECT_SECONDS = 10.0
@@ -393,7 +394,7 @@ def _check_reachable(address: str, timeout: float = CONNECT_SECONDS) -> None:
     ...
     corefbias.models.cluster_format.ModelError: cannot reach the Ray cluster at 127.0.0.1:1 (Connection refused); ...
     """
-    host, _, port = address.rpartition("//")[2].rpartition(":")
+    host, port = _host_and_port(address)
     if not host or not port.isdigit():
         return
     try:
@@ -421,10 +422,8 @@ def _check_same_cluster(address: str | None, connected: str) -> None:
     """
     if address is None or "//" in address or ":" not in address:
         return  # ray://, auto: Ray resolves them; nothing to compare
-    host, _, port = address.rpartition(":")
-    connected_host, _, connected_port = connected.rpartition(":")
-    loopback = ("127.0.0.1", "localhost")
-    same_host = host == connected_host or (host in loopback and connected_host in loopback)
+    (host, port), (connected_host, connected_port) = _host_and_port(address), _host_and_port(connected)
+    same_host = host == connected_host or (host in LOOPBACK_HOSTS and connected_host in LOOPBACK_HOSTS)
     if not (same_host and port == connected_port):
         raise ModelError(
             f"this process is already connected to the Ray cluster at {connected}, not {address}; call "
@@ -441,6 +440,16 @@ def _on_loopback(address: str | None) -> bool:
     >>> [_on_loopback(address) for address in addresses]
     [True, True, True, False, False]
     """
-    if address is None:
-        return True
-    return address.rpartition("//")[2].rpartition(":")[0] in ("127.0.0.1", "localhost")
+    return address is None or _host_and_port(address)[0] in LOOPBACK_HOSTS
+
+
+def _host_and_port(address: str) -> tuple[str, str]:
+    """The host and port of ``HOST:PORT`` or ``ray://HOST:PORT`` (``("", "auto")`` for ``auto``).
+
+    Examples
+    --------
+    >>> _host_and_port("ray://localhost:10001"), _host_and_port("10.0.0.2:6379")
+    (('localhost', '10001'), ('10.0.0.2', '6379'))
+    """
+    host, _, port = address.rpartition("//")[2].rpartition(":")
+    return host, port
