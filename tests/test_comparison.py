@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from corefbias.measures import comparison, counter_gap, resampling
+from corefbias.measures.blocks import Blocks
 
 
 def accuracy(sums):
@@ -35,23 +36,37 @@ def test_swapping_the_models_flips_the_difference_and_its_interval():
     assert ba.p_value == ab.p_value
 
 
-def test_p_value_matches_the_exact_randomization_distribution():
-    # 10 units: A right on units 0–6, B on units 0–2 and 7; the only informative units are 3–7.
-    a = rows_of([1, 1, 1, 1, 1, 1, 1, 0, 0, 0])
-    b = rows_of([1, 1, 1, 0, 0, 0, 0, 1, 0, 0])
-    observed = 0.7 - 0.4
-    exact = np.mean(
-        [
-            abs(((a[:, 0] * (1 - m) + b[:, 0] * m).sum() - (b[:, 0] * (1 - m) + a[:, 0] * m).sum()) / 10)
-            >= observed - 1e-12
-            for m in map(np.array, itertools.product([0, 1], repeat=10))
-        ]
-    )
-    # By hand: |Σ of ±1 over the 5 informative units| ≥ 3 means at most one sign differs: 2·(1 + 5)/32.
-    assert exact == pytest.approx(12 / 32)
+def test_p_value_is_the_paired_bootstrap_s_enumerated_by_hand():
+    # 6 units: A right on units 0–3, B on units 3 and 4: per unit A − B is +1, +1, +1, 0, −1, 0, and the observed
+    # difference is 1/3. A paired resample draws 6 units with replacement; its difference is ≤ 0 when it draws the
+    # −1 unit at least as often as the three +1 units together. Enumerating all 6^6 ordered draws gives that share
+    # exactly; the p-value is twice it, read through a t with 5 degrees of freedom (resampling.expanded_p_value).
+    a = rows_of([1, 1, 1, 1, 0, 0])
+    b = rows_of([0, 0, 0, 1, 1, 0])
+    per_unit = np.array([1, 1, 1, 0, -1, 0])
+    draws = np.array(list(itertools.product(range(6), repeat=6)))
+    share = np.mean(per_unit[draws].sum(axis=1) <= 0)
     result = comparison.paired_difference(a, b, accuracy, ["accuracy"], n_resamples=40_000, seed=2)["accuracy"]
-    assert result.difference == pytest.approx(0.3)
-    assert result.p_value == pytest.approx(12 / 32, abs=0.01)
+    assert result.difference == pytest.approx(1 / 3)
+    assert result.n_blocks == 6
+    assert result.p_value == pytest.approx(resampling.expanded_p_value(share, 6), abs=0.01)
+    assert result.p_value > 2 * share  # the expansion for 6 units: 0.23 against the plain bootstrap's 0.16
+
+
+def test_blocks_of_units_answered_alike_are_drawn_whole():
+    # 20 templates of 5 units; within a template both models answer every unit alike, and A wins on 12 templates,
+    # B on 8. Unit by unit the 100 units make A's 0.2 lead look certain; template by template it rests on 20.
+    template_wins = [True] * 12 + [False] * 8
+    a = rows_of(np.repeat(template_wins, 5))
+    b = rows_of(np.repeat(np.logical_not(template_wins), 5))
+    blocks = Blocks(np.repeat(np.arange(20), 5)[:, None])
+    by_unit = comparison.paired_difference(a, b, accuracy, ["accuracy"], n_resamples=4000)["accuracy"]
+    by_template = comparison.paired_difference(a, b, accuracy, ["accuracy"], n_resamples=4000, blocks=blocks)[
+        "accuracy"
+    ]
+    assert by_unit.difference == by_template.difference == pytest.approx(0.2)
+    assert by_unit.p_value < 0.05 < by_template.p_value
+    assert (by_unit.n_blocks, by_template.n_blocks) == (100, 20)
 
 
 def test_interval_of_a_linear_score_matches_the_paired_normal_approximation():

@@ -3,7 +3,7 @@ import math
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
-from corefbias.measures import pro_anti
+from corefbias.measures import pro_anti, resampling
 
 
 def resolved(correct_pro: int, n_pro: int, correct_anti: int, n_anti: int) -> dict:
@@ -86,7 +86,10 @@ def test_a_consistent_gap_is_significant_and_its_interval_excludes_zero():
     pairs = [f"p{i}" for i in range(100)] * 2
     results = pro_anti.pro_anti_diff(**resolved(90, 100, 50, 100), pair_ids=pairs, n_bootstrap=2000)
     assert results["diff"] == pytest.approx(0.4)
-    assert results["diff_p_value"] < 0.001
+    # No resample reaches 0: the smallest p-value 2000 resamples give, 2 / 2001, read through a t with 99 degrees
+    # of freedom for the 100 pairs (resampling.expanded_p_value).
+    assert results["diff_p_value"] == pytest.approx(resampling.expanded_p_value(1 / 2001, 100), rel=1e-12)
+    assert results["diff_p_value"] < 0.002
     assert 0 < results["diff_ci_low"] < 0.4 < results["diff_ci_high"]
     assert results["log2_ratio_ci_low"] < math.log2(0.9 / 0.5) < results["log2_ratio_ci_high"]
 
@@ -130,18 +133,19 @@ def test_unlinked_pronouns_are_dropped_or_counted_wrong(in_repo):
 
 
 def test_dropping_unlinked_pronouns_keeps_the_bootstrap_paired():
-    # Pair 3 loses its anti sentence: it stays one resampling unit, with its pro sentence alone.
+    # Every third pair loses its anti sentence: it stays one resampling unit, with its pro sentence alone.
     inputs = {
-        "predictions": [True, True, False, True, False, None],
-        "references": [True] * 6,
-        "conditions": ["pro"] * 3 + ["anti"] * 3,
-        "pair_ids": ["a", "b", "c"] * 2,
+        "predictions": [True, True, False] * 10 + [True, False, None] * 10,
+        "references": [True] * 60,
+        "conditions": ["pro"] * 30 + ["anti"] * 30,
+        "pair_ids": [f"p{index}" for index in range(30)] * 2,
     }
     results = pro_anti.pro_anti_diff(**inputs, unlinked="drop", n_bootstrap=400, seed=2)
-    assert (results["pro"], results["anti"], results["num_pairs"]) == (2 / 3, 0.5, 3)
+    assert (results["pro"], results["anti"], results["num_pairs"]) == (2 / 3, 0.5, 30)
+    assert results.overall["diff"].n_blocks == 30
     assert results["diff_ci_low"] <= results["diff"] <= results["diff_ci_high"]
     everything_dropped = pro_anti.pro_anti_diff(
-        **{**inputs, "predictions": [True, True, False, None, None, None]}, unlinked="drop", n_bootstrap=100
+        **{**inputs, "predictions": [True, True, False] * 10 + [None] * 30}, unlinked="drop", n_bootstrap=100
     )
     assert everything_dropped["anti"] is None and everything_dropped["num_anti"] == 0
     assert "left after dropping the unlinked ones" in everything_dropped["undefined"]["anti"]
@@ -198,6 +202,11 @@ def test_referent_class_f1_is_genda_lens_per_class_f1():
         (dict(unlinked="skip"), "unknown unlinked='skip'; choose 'wrong'"),
         (dict(predictions=[True, "none", True, False]), r"predictions\[1\] is 'none'; .* or None where"),
         (dict(pair_ids=[1, 1, 2, None]), r"pair_ids\[3\] is empty"),
+        (dict(block_ids=["a", "a", "b"]), "one entry per instance"),
+        (dict(block_ids=["a", None, "b", "b"]), r"block_ids\[1\] is None; give every instance its block"),
+        (dict(block_ids=["a", 2.5, "b", "b"]), r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id"),
+        (dict(block_ids=["a", ("a", "x"), "b", "b"]), "gives 1 id.* for some instances and 2 for others"),
+        (dict(pair_ids=["p1", "p1", "p2", "p2"], block_ids=["a", "b", "c", "c"]), "pair 'p1' lies in block 'a' and"),
     ],
 )
 def test_malformed_input_is_a_clear_value_error(change, message):
@@ -210,3 +219,33 @@ def test_malformed_input_is_a_clear_value_error(change, message):
     inputs.update(change)
     with pytest.raises(ValueError, match=message):
         pro_anti.pro_anti_diff(**inputs)
+
+
+def test_blocks_draw_pairs_that_share_a_frame_together():
+    # Twelve frames of five pairs; within a frame every pair is answered alike (the frame decides), and frames
+    # split evenly between pro-better and anti-better. Drawn pair by pair, the 60 pairs look like a tight interval
+    # around 0; drawn by frame, it rests on 12 blocks and is wider, as the frames' spread says it must be.
+    frames = [(True, False), (False, True)] * 6
+    predictions, conditions, pairs, blocks = [], [], [], []
+    for frame, (pro, anti) in enumerate(frames):
+        for pair in range(5):
+            predictions += [pro, anti]
+            conditions += ["pro", "anti"]
+            pairs += [f"{frame}.{pair}"] * 2
+            blocks += [f"frame {frame}"] * 2
+    common = dict(predictions=predictions, references=[True] * 120, conditions=conditions, pair_ids=pairs, seed=3)
+    by_pair = pro_anti.pro_anti_diff(**common)
+    by_frame = pro_anti.pro_anti_diff(**common, block_ids=blocks)
+    assert by_pair["diff"] == by_frame["diff"] == 0.0
+    assert by_pair.overall["diff"].n_blocks == 60 and by_frame.overall["diff"].n_blocks == 12
+    pair_width = by_pair["diff_ci_high"] - by_pair["diff_ci_low"]
+    frame_width = by_frame["diff_ci_high"] - by_frame["diff_ci_low"]
+    assert frame_width > 1.8 * pair_width
+    # A frame of its own per pair is no block at all: the same draws as without block_ids.
+    alone = pro_anti.pro_anti_diff(**common, block_ids=pairs)
+    assert (alone["diff_ci_low"], alone["diff_ci_high"], alone["diff_p_value"]) == (
+        by_pair["diff_ci_low"],
+        by_pair["diff_ci_high"],
+        by_pair["diff_p_value"],
+    )
+    assert alone.unit_rows.blocks.sizes == (60,)

@@ -32,7 +32,9 @@ def test_clear_effect_is_significant_and_null_effect_is_not():
     rng = np.random.default_rng(0)
     strong = rows_from(rng.random(400) < 0.8, rng.random(400) < 0.5)
     result = resampling.bootstrap_test(strong, mean_difference, {"difference": 0.0}, n_bootstrap=2000, seed=0)
-    assert result["difference"].p_value < 0.001
+    # No resample reaches 0: the smallest p-value of 2000 resamples over 400 units (resampling.expanded_p_value).
+    assert result["difference"].p_value == pytest.approx(resampling.expanded_p_value(1 / 2001, 400), rel=1e-12)
+    assert result["difference"].p_value < 0.0012
     assert 0.1 < result["difference"].ci_low < result["difference"].ci_high < 0.4
     same = rows_from(np.arange(400) % 2, (np.arange(400) + 1) % 2)
     result = resampling.bootstrap_test(same, mean_difference, {"difference": 0.0}, n_bootstrap=2000, seed=0)
@@ -106,12 +108,15 @@ def test_too_few_resamples_leave_the_interval_undefined_with_the_reason():
     result = pro_anti_diff([True, False, False, True], [True] * 4, ["pro", "pro", "anti", "anti"], n_bootstrap=1)
     assert result["diff"] == 0.0
     assert result["diff_ci_low"] is None and result["diff_ci_high"] is None
-    reason = "a 95% interval needs at least 40 resamples with a defined score; 1 had one"
+    # The four examples are four blocks: the interval's tails widen (resampling.expanded_tail) to 1/8402 each.
+    reason = "a 95% interval resting on 4 blocks needs at least 8402 resamples with a defined score; 1 had one"
     assert result["undefined"]["diff_ci_low"] == result["undefined"]["diff_ci_high"] == reason
     assert result["diff_p_value"] is not None  # a p-value of one resample is coarse (1.0), not undefined
-    # 40 resamples, each tail of the 95% interval holding one of them: the interval is defined.
+    # 40 resamples, each tail of the 95% interval holding one of them: the interval is defined (with many blocks).
+    plain = "a 95% interval needs at least 40 resamples with a defined score; 39 had one"
     assert resampling.percentile_interval(np.arange(40.0))[2] is None
-    assert resampling.percentile_interval(np.arange(39.0)) == (None, None, reason.replace("; 1", "; 39"))
+    assert resampling.percentile_interval(np.arange(39.0)) == (None, None, plain)
+    assert resampling.min_resamples(n_blocks=4) == 8402
 
 
 def test_a_paired_comparison_of_too_few_resamples_has_no_interval():
@@ -120,4 +125,4 @@ def test_a_paired_comparison_of_too_few_resamples_has_no_interval():
     rows_a, rows_b = rows_from(np.ones(30), np.zeros(30)), rows_from(np.zeros(30), np.zeros(30))
     (difference,) = paired_difference(rows_a, rows_b, mean_difference, ["difference"], n_resamples=1).values()
     assert difference.difference == 1.0 and difference.ci_low is None and difference.ci_high is None
-    assert "needs at least 40 resamples" in difference.undefined
+    assert "resting on 30 blocks needs at least 54 resamples" in difference.undefined

@@ -24,7 +24,8 @@ pronoun linked to no candidate counts as no link (unlinked="wrong") or is left o
 GenDa Lens's DaWinoBias scoring).
 Also returned: pro, anti and their average per group (e.g. occupation gender, adjective polarity,
 WinoBias type) and two-sided bootstrap p-values with 95% percentile confidence intervals,
-resampling aligned pro/anti pairs when pair_ids are given (a paired test).
+resampling aligned pro/anti pairs when pair_ids are given (a paired test), and whole blocks of them when
+block_ids are given: the pairs sharing a sentence frame or occupations, which a model answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -66,6 +67,19 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     ...                                 conditions=["pro"] * 4 + ["anti"] * 4, unlinked="drop", n_bootstrap=0)
     >>> round(dropped["anti"], 4), round(dropped["log2_ratio"], 4), dropped["num_anti"], dropped["num_unlinked_anti"]
     (0.3333, 1.1699, 3, 1)
+
+    Pairs that share a sentence frame are not independent: with block_ids the bootstrap draws whole frames, and
+    the interval rests on 2 of them, not on 4 pairs: too few for a 95% interval, as it says:
+
+    >>> blocked = pro_anti_diff.compute(
+    ...     predictions=[True, True, True, False, True, False, False, True],
+    ...     references=[True] * 8,
+    ...     conditions=["pro"] * 4 + ["anti"] * 4,
+    ...     pair_ids=["p1", "p2", "p3", "p4"] * 2,
+    ...     block_ids=["janitor + accountant", "janitor + accountant", "chief + assistant", "chief + assistant"] * 2,
+    ... )
+    >>> blocked["diff"], blocked["diff_ci_low"], blocked["undefined"]["diff_ci_low"]
+    (0.25, None, 'a 95% interval resting on 2 blocks needs more blocks: its tails are too far out')
 """,
 )
 
@@ -76,6 +90,7 @@ _FEATURES = datasets.Features(
         "conditions": datasets.Value("string"),
         "pair_ids": datasets.Value("string"),
         "groups": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -93,18 +108,20 @@ class ProAntiDiff(support.CorefBiasMetric):
         "https://github.com/NLP-exam/DaWinoBias",
         "https://dadebias.github.io/genda-lens/user_guide/coref/",
     ]
-    OPTIONAL_INPUTS = ("pair_ids", "groups")
-    ID_INPUTS = ("pair_ids",)
+    OPTIONAL_INPUTS = ("pair_ids", "groups", "block_ids")
+    ID_INPUTS = ("pair_ids", "block_ids")
     LABELS = {"conditions": pro_anti.CONDITIONS}
     WIDGET_EXAMPLE = [
-        ["true", "true", "pro", "p1", "female"],
-        ["true", "true", "pro", "p2", "female"],
-        ["true", "true", "pro", "p3", "male"],
-        ["false", "true", "pro", "p4", "male"],
-        ["true", "true", "anti", "p1", "female"],
-        ["false", "true", "anti", "p2", "female"],
-        ["false", "true", "anti", "p3", "male"],
-        ["true", "true", "anti", "p4", "male"],
+        ["true", "true", "pro", "p1", "female", "janitor + accountant"],
+        ["true", "true", "pro", "p2", "female", "janitor + accountant"],
+        ["true", "true", "pro", "p3", "male", "chief + assistant"],
+        ["false", "true", "pro", "p4", "male", "chief + assistant"],
+        ["true", "true", "pro", "p5", "female", "carpenter + teacher"],
+        ["true", "true", "anti", "p1", "female", "janitor + accountant"],
+        ["false", "true", "anti", "p2", "female", "janitor + accountant"],
+        ["false", "true", "anti", "p3", "male", "chief + assistant"],
+        ["true", "true", "anti", "p4", "male", "chief + assistant"],
+        ["false", "true", "anti", "p5", "female", "carpenter + teacher"],
     ]
 
     def _score(
@@ -114,6 +131,7 @@ class ProAntiDiff(support.CorefBiasMetric):
         conditions,
         pair_ids=None,
         groups=None,
+        block_ids=None,
         score="accuracy",
         unlinked="wrong",
         n_bootstrap=1000,
@@ -125,6 +143,7 @@ class ProAntiDiff(support.CorefBiasMetric):
             conditions,
             pair_ids,
             groups,
+            block_ids=block_ids,
             score=score,
             unlinked=unlinked,
             n_bootstrap=n_bootstrap,

@@ -11,7 +11,7 @@ English and Danish cloze wordings and the Explore views' common pieces.
 May import ``corefbias.measures``, ``corefbias.data``, ``corefbias.models`` and ``corefbias.plugins``.
 """
 
-from .declaration import FIGURE_KINDS, Benchmark, BiasAxis, Figure, Headline, Part, rows_of
+from .declaration import FIGURE_KINDS, Benchmark, BiasAxis, BlockDesign, Figure, Headline, Part, rows_of
 from .explore import PRO_ANTI_PAIRS, ExploreView
 from .registry import BENCHMARKS, register, resolve
 
@@ -21,6 +21,7 @@ __all__ = [
     "Benchmark",
     "ExploreView",
     "BiasAxis",
+    "BlockDesign",
     "Figure",
     "Headline",
     "PRO_ANTI_PAIRS",

@@ -141,6 +141,72 @@ class Figure:
 FIGURE_KINDS = ("occupation_preference", "inconsistency", "pro_anti", "weights")
 
 
+@dataclass(frozen=True)
+class BlockDesign:
+    """The blocks inside which a benchmark's instances are not independent (``corefbias.measures.blocks``): the
+    columns naming them, which its scorer hands to the measures as ``block_ids``, so that every interval and
+    p-value draws whole blocks. Why these blocks, from how the data were made, is said in the set's card (its
+    ``## Significance`` section).
+
+    Parameters
+    ----------
+    columns : tuple of str
+        One column: nested blocks (every unit lies in one block: an occupation, a document); several: crossed
+        factors, each unit in one level of each. A column of lists names a block by its sorted entries (WinoBias's
+        two occupations, whichever is the referent).
+    names : tuple of str, optional
+        What one block of each column is, in words (``occupation``); default: the column names.
+
+    Raises
+    ------
+    ValueError
+        With no columns, or names not one per column.
+
+    Examples
+    --------
+    >>> design = BlockDesign(("occupations",), ("occupation pair",))
+    >>> design.ids({"occupations": [["nurse", "chef"], ["chef", "nurse"]]})
+    ['chef + nurse', 'chef + nurse']
+    >>> BlockDesign(("template_id", "declaration")).ids({"template_id": [3, 4], "declaration": ["a", "b"]})
+    [(3, 'a'), (4, 'b')]
+    """
+
+    columns: tuple[str, ...]
+    names: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not self.columns:
+            raise ValueError("a BlockDesign names at least one column")
+        if not self.names:
+            object.__setattr__(self, "names", tuple(self.columns))
+        if len(self.names) != len(self.columns):
+            raise ValueError(f"BlockDesign: give one name per column, got {self.names} for {self.columns}")
+
+    @staticmethod
+    def _id(value):
+        return " + ".join(sorted(map(str, value))) if isinstance(value, (list, tuple)) else value
+
+    def ids(self, columns: Mapping[str, list]) -> list:
+        """The block id of every row of a part, given as columns: one id per row (one column), or a tuple of one
+        per factor.
+
+        Parameters
+        ----------
+        columns : mapping of str to list
+            The part's rows as columns, holding this design's columns.
+
+        Returns
+        -------
+        list
+        """
+        values = [[self._id(value) for value in columns[column]] for column in self.columns]
+        return values[0] if len(values) == 1 else list(zip(*values))
+
+    def describe(self) -> str:
+        """The blocks in words (``occupation``; ``template × declaration``)."""
+        return " × ".join(self.names)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Benchmark:
     """One benchmark, declared once.
@@ -210,6 +276,10 @@ class Benchmark:
         Why a coreference system's clusters cannot answer the set (its candidates are no mentions of the text,
         e.g. the words a model may write in a blank); ``run`` and ``score`` then refuse clusters with this reason.
         None: clusters become decisions (``corefbias.harness.cluster_links``).
+    blocks : BlockDesign or None, default None
+        The blocks inside which its instances are not independent (templates, occupations, documents), whose ids its
+        scorer hands to the measures; the calibration simulates models that vary by them. None: every unit is a
+        block of its own (its units are independent).
 
     Raises
     ------
@@ -267,6 +337,7 @@ class Benchmark:
     export: Path | None = None
     document_column: str | None = None
     clusters_cannot_express: str | None = None
+    blocks: BlockDesign | None = None
 
     def __post_init__(self):
         if not self.parts:

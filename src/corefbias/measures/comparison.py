@@ -5,13 +5,14 @@ row of counts as in :mod:`corefbias.measures.resampling`, so the comparison reus
 machinery and item difficulty cancels out:
 
   * the **difference** is ``score(A) − score(B)`` on the column totals;
-  * its **confidence interval** is the percentile interval of a paired bootstrap: each replicate
-    draws one multiset of units and applies it to *both* models' rows (``counts @ rows_a`` and
-    ``counts @ rows_b`` with the same ``counts``);
-  * its **p-value** is two-sided, from the approximate randomization test (Yeh, 2000) that
-    Counter-GAP's and GAP's papers use: under the null the two models are exchangeable on every
-    unit, so each permutation swaps their rows on a random subset of units
-    (``total_a + masks @ (rows_b − rows_a)``).
+  * its **confidence interval** and two-sided **p-value** (against a difference of 0) come from a paired
+    bootstrap by the same blocks as a run's own significance (``resampling.bootstrap_replicates``): each
+    replicate draws one multiset of blocks and applies it to *both* models' rows (``weights @ rows_a`` and
+    ``weights @ rows_b`` with the same ``weights``), expanded for the number of blocks (``resampling.infer``).
+    Drawing whole blocks matters: two models that each answer a template alike differ alike on its units, and
+    a test swapping or drawing units one by one would call that difference significant far too often. (The
+    approximate randomization test of GAP's paper, which swaps units, stays where it reproduces that paper:
+    ``gap.compare_models``.)
 
 A family of comparisons (one comparison's headline scores) is corrected with Holm's step-down
 method, which controls the family-wise error rate without assuming independence.
@@ -24,19 +25,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .resampling import (
-    Inference,
-    Statistic,
-    _replicate_chunks,
-    bootstrap_counts,
-    percentile_interval,
-    randomization_differences,
-)
+from .blocks import Blocks
+from .resampling import Inference, Statistic, blocks_behind, bootstrap_replicates, infer
 
 
 @dataclass(frozen=True)
 class Difference:
-    """``score(A) − score(B)`` with its paired-bootstrap CI and two-sided randomization p-value.
+    """``score(A) − score(B)`` with its paired-bootstrap CI and two-sided p-value.
 
     ``None`` fields are undefined for these data; ``undefined`` then says why.
 
@@ -49,11 +44,13 @@ class Difference:
     ci_low, ci_high : float or None
         The paired bootstrap's percentile interval of the difference.
     p_value : float or None
-        The two-sided approximate randomization p-value.
+        The two-sided paired bootstrap p-value against a difference of 0.
     n_valid : int
         The bootstrap resamples in which the difference is defined.
     undefined : str or None, default None
         Why a field is None.
+    n_blocks : int or None, default None
+        The blocks the interval and p-value rest on.
 
     Examples
     --------
@@ -70,6 +67,7 @@ class Difference:
     p_value: float | None
     n_valid: int
     undefined: str | None = None
+    n_blocks: int | None = None
 
 
 def _finite_or_none(value) -> float | None:
@@ -100,12 +98,13 @@ def paired_difference(
     seed: int = 0,
     confidence: float = 0.95,
     labels: Mapping[str, str] | None = None,
+    blocks: Blocks | None = None,
 ) -> dict[str, Difference]:
     """The difference of every score in ``names`` between two models scored on the same units.
 
-    ``rows_a[i]`` and ``rows_b[i]`` are the two models' count rows of unit ``i``. ``n_resamples``
-    bootstrap replicates give the CI and as many random swaps the p-value. Comparing a model with
-    itself gives difference 0 and p = 1; swapping A and B flips the difference and its CI.
+    ``rows_a[i]`` and ``rows_b[i]`` are the two models' count rows of unit ``i``; ``n_resamples`` paired bootstrap
+    replicates, drawn by ``blocks``, give the CI and the p-value. Comparing a model with itself gives difference 0 and
+    p = 1; swapping A and B flips the difference and its CI.
 
     Parameters
     ----------
@@ -116,13 +115,15 @@ def paired_difference(
     names : sequence of str
         The scores to compare.
     n_resamples : int, default 10000
-        Bootstrap replicates, and random swaps.
+        Bootstrap replicates.
     seed : int, default 0
-        Seeds both.
+        Seeds them.
     confidence : float, default 0.95
         The interval's coverage.
     labels : mapping of str to str, optional
         A score's name as the reasons should say it (``{"w_bias": "Wt-Bias"}``), where the key is not.
+    blocks : Blocks or None, default None
+        The units' blocks (``corefbias.measures.blocks``), drawn whole; None: each unit one.
 
     Returns
     -------
@@ -152,23 +153,10 @@ def paired_difference(
         raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
     observed_a, observed_b = statistic(rows_a.sum(axis=0)), statistic(rows_b.sum(axis=0))
     observed = {name: float(observed_a[name] - observed_b[name]) for name in names}
-    bootstrap_rng, swap_rng = np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1])
-    replicates: dict[str, list[np.ndarray]] = {name: [] for name in names}
-    for chunk in _replicate_chunks(len(rows_a), n_resamples):
-        counts = bootstrap_counts(len(rows_a), chunk, bootstrap_rng)  # the same units for both models
-        resampled_a, resampled_b = statistic(counts @ rows_a), statistic(counts @ rows_b)
-        for name in names:
-            replicates[name].append(np.asarray(resampled_a[name] - resampled_b[name], dtype=float))
-    extreme = dict.fromkeys(names, 0)
-    valid_swaps = dict.fromkeys(names, 0)
-    for differences in randomization_differences(rows_a, rows_b, statistic, names, n_resamples, swap_rng):
-        for name in names:
-            null = differences[name][np.isfinite(differences[name])]
-            valid_swaps[name] += null.size
-            if np.isfinite(observed[name]):
-                # Ties count as extreme; the tolerance keeps float noise from breaking them.
-                threshold = abs(observed[name]) * (1 - 1e-9) - 1e-12
-                extreme[name] += int(np.count_nonzero(np.abs(null) >= threshold))
+    # Both models' rows side by side, drawn by the same weights: the replicates are paired.
+    side_by_side, difference = np.hstack([rows_a, rows_b]), paired_statistic(statistic, rows_a.shape[1])
+    behind = blocks_behind(side_by_side, difference, names, blocks)
+    replicates = bootstrap_replicates(side_by_side, difference, n_resamples, seed, blocks)
     said = {name: (labels or {}).get(name, name) for name in names}
     results = {}
     for name in names:
@@ -178,18 +166,51 @@ def paired_difference(
             reason = f"{said[name]} is undefined for model {which} on these units"
             results[name] = Difference(value_a, value_b, None, None, None, None, 0, reason)
             continue
-        bootstrap = np.concatenate(replicates[name])
-        bootstrap = bootstrap[np.isfinite(bootstrap)]
-        ci_low, ci_high, reason = percentile_interval(bootstrap, confidence)
-        p_value = None
-        if valid_swaps[name]:
-            p_value = min(1.0, (extreme[name] + 1.0) / (valid_swaps[name] + 1.0))
-        if not bootstrap.size or p_value is None:
+        tested = infer(observed[name], replicates[name], 0.0, confidence, behind[name])
+        reason = tested.reason
+        if tested.n_valid == 0:
             reason = f"{said[name]} is undefined on every resample of these units"
         results[name] = Difference(
-            value_a, value_b, observed[name], ci_low, ci_high, p_value, int(bootstrap.size), reason
+            value_a,
+            value_b,
+            observed[name],
+            tested.ci_low,
+            tested.ci_high,
+            tested.p_value,
+            tested.n_valid,
+            reason,
+            behind[name],
         )
     return results
+
+
+def paired_statistic(statistic: Statistic, columns: int) -> Statistic:
+    """The statistic of two models' rows side by side (A's ``columns`` columns, then B's): each score of A minus
+    that of B.
+
+    Parameters
+    ----------
+    statistic : Statistic
+        One model's column sums → named scores.
+    columns : int
+        One model's columns.
+
+    Returns
+    -------
+    Statistic
+
+    Examples
+    --------
+    >>> accuracy = lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}
+    >>> float(paired_statistic(accuracy, 2)(np.array([3.0, 4.0, 1.0, 4.0]))["accuracy"])
+    0.5
+    """
+
+    def difference(sums: np.ndarray) -> dict[str, np.ndarray]:
+        first, second = statistic(sums[..., :columns]), statistic(sums[..., columns:])
+        return {name: np.asarray(first[name], dtype=float) - np.asarray(second[name], dtype=float) for name in first}
+
+    return difference
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:

@@ -85,6 +85,9 @@ class Estimate:
         tests, ``("p_value",)`` for a correlation); the others are neither computed nor listed.
     significance_undefined : mapping of str to str, default {}
         Each reported field left None → why.
+    n_blocks : int or None, default None
+        How many blocks (templates, occupations, documents: ``corefbias.measures.blocks``) its bootstrap interval
+        and p-value rest on; None where no bootstrap tested it.
 
     Examples
     --------
@@ -103,6 +106,7 @@ class Estimate:
     undefined: str | None = None
     reported: tuple[str, ...] = ()
     significance_undefined: Mapping[str, str] = field(default_factory=dict)
+    n_blocks: int | None = None
 
     @property
     def ci(self) -> tuple[float | None, float | None]:
@@ -148,12 +152,15 @@ class Estimate:
         Returns
         -------
         dict
-            ``key``, ``value``, ``undefined``, and the reported significance fields with their reasons.
+            ``key``, ``value``, ``undefined``, the reported significance fields with their reasons, and ``n_blocks``
+            where a bootstrap tested it.
         """
         data: dict[str, Any] = {"key": self.key, "value": self.value, "undefined": self.undefined}
         if self.reported:
             data.update({name: getattr(self, name) for name in self.reported})
             data["significance_undefined"] = dict(self.significance_undefined)
+        if self.n_blocks is not None:
+            data["n_blocks"] = self.n_blocks
         return data
 
     @classmethod
@@ -177,6 +184,7 @@ class Estimate:
             undefined=data.get("undefined"),
             reported=reported,
             significance_undefined=dict(data.get("significance_undefined") or {}),
+            n_blocks=data.get("n_blocks"),
         )
 
 
@@ -262,7 +270,13 @@ def estimate_of(
             for name, found in fields.items()
             if found is None
         }
-        return replace(estimate, **fields, reported=SIGNIFICANCE_SUFFIXES, significance_undefined=why)
+        return replace(
+            estimate,
+            **fields,
+            reported=SIGNIFICANCE_SUFFIXES,
+            significance_undefined=why,
+            n_blocks=inference.n_blocks if n_bootstrap else None,
+        )
     if correlation is not None:
         fields = {name: _number(getattr(correlation, name)) for name in SIGNIFICANCE_SUFFIXES}
         why = {name: p_value_reason or f"{key} itself is undefined" for name, found in fields.items() if found is None}

@@ -23,7 +23,9 @@ sentence whose model links the pronoun to no occupation.
     diff = pro − anti,  average = (pro + anti) / 2   (Dawkins, Table 1)
     log2_ratio = log2(pro / anti)                    (GenDa Lens's Gender Effect Size, unrounded)
 
-With ``pair_ids`` the bootstrap resamples aligned pro/anti pairs (a paired test); otherwise examples.
+With ``pair_ids`` the bootstrap resamples aligned pro/anti pairs (a paired test); otherwise examples. With
+``block_ids`` it draws whole blocks of them (the pairs sharing a sentence frame or occupations:
+``corefbias.measures.blocks``).
 
 ``referent_class_f1`` is GenDa Lens's detailed DaWinoBias output: per condition, the F1 of each class
 of the referent's stereotype.
@@ -37,6 +39,7 @@ from functools import partial
 import numpy as np
 
 from . import structured_inputs, validation
+from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, safe_div, safe_log2
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -265,6 +268,7 @@ def pro_anti_diff(
     pair_ids: Sequence | None = None,
     groups: Sequence[str] | None = None,
     *,
+    block_ids: Sequence | None = None,
     score: str = "accuracy",
     unlinked: str = "wrong",
     n_bootstrap: int = 1000,
@@ -294,6 +298,11 @@ def pro_anti_diff(
     groups : list of str, optional
         a group per example (occupation gender, adjective
         polarity, WinoBias type, ...); each group needs pro and anti examples.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each example: the sentence frame, occupations or template inside which a model's answers
+        are not independent (both versions of a pair share it); the bootstrap draws whole blocks, its interval and
+        p-value expanded for how few they are. A tuple per example gives one id per crossed factor (SoWinoBias's
+        two occupations and adjective), each drawn apart. Left out: every pair (or example) is a block of its own.
     score : str, default "accuracy"
         `accuracy` = (TP + TN) / examples, or `f1` = 2TP / (2TP + FP + FN)
         with a positive = a predicted pronoun–candidate link.
@@ -332,8 +341,8 @@ def pro_anti_diff(
         If the inputs differ in length; a prediction is not a bool or None, or a reference not a
         bool; a condition is not `pro` or `anti`; ``score`` or ``unlinked`` is not one of its
         choices; a pair does not hold as many pro as anti examples; a group lacks pro or anti
-        examples; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000).
+        examples; a block id is no id, or a pair's examples lie in two blocks; or ``n_bootstrap`` or
+        ``seed`` is not a non-negative integer (or ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -385,7 +394,7 @@ def pro_anti_diff(
         predictions=predictions,
         references=references,
         conditions=conditions,
-        optional={"pair_ids": pair_ids, "groups": groups},
+        optional={"pair_ids": pair_ids, "groups": groups, "block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     structured_inputs.check_choice("score", score, SCORES)
@@ -400,17 +409,27 @@ def pro_anti_diff(
     pair_ids = _optional_labels("pair_ids", pair_ids, "a pair id")
     group_names = [] if groups is None else _check_groups(groups, conditions)
     units = None if pair_ids is None else _pair_index(pair_ids, conditions)
+    unit_names = list(range(len(conditions))) if units is None else list(dict.fromkeys(pair_ids))
+    blocks = unit_blocks(
+        block_ids,
+        np.arange(len(conditions)) if units is None else units,
+        unit_names,
+        unit="example" if units is None else "pair",
+    )
 
     kept = ~is_unlinked if unlinked == "drop" else np.ones(len(conditions), dtype=bool)
     kept_conditions = [condition for condition, keep in zip(conditions, kept) if keep]
     kept_groups = None if groups is None else [group for group, keep in zip(groups, kept) if keep]
     rows = example_rows(predicted[kept], gold[kept], kept_conditions, kept_groups, group_names)
     positions = np.flatnonzero(kept)
+    if units is None and blocks is not None:
+        blocks = blocks.kept(positions)
     if units is not None:
         paired = np.zeros((units.max() + 1, rows.shape[1]))
         np.add.at(paired, units[kept], rows)
         positions = np.flatnonzero(paired.any(axis=1))  # a pair whose every example was dropped is no unit
         rows = paired[positions]
+        blocks = None if blocks is None else blocks.kept(positions)
 
     measure = partial(statistic, groups=group_names, score=score)
     scores = dict(measure(rows.sum(axis=0)))
@@ -424,7 +443,13 @@ def pro_anti_diff(
     nulls = {f"{name}{_suffix(group)}": 0.0 for group in [None, *group_names] for name in ("diff", "log2_ratio")}
     resamples = n_bootstrap if len(rows) else 0
     inferences = bootstrap_test(
-        rows, measure, nulls, n_bootstrap=resamples, seed=seed, unit="example" if units is None else "pair"
+        rows,
+        measure,
+        nulls,
+        n_bootstrap=resamples,
+        seed=seed,
+        unit="example" if units is None else "pair",
+        blocks=blocks,
     )
     cells = {f"{name}{_suffix(group)}": (Cell(group=group), name) for group in group_names for name in _GROUP_SCORES}
     unit_positions = positions if unlinked == "drop" else None
@@ -436,7 +461,7 @@ def pro_anti_diff(
         n_bootstrap=n_bootstrap,
         cells=cells,
         primary="diff",
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls), unit_positions),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls), unit_positions, blocks),
     )
 
 

@@ -7,10 +7,12 @@ the same question (a benchmark's prompt set), the score has one value per prompt
 * each prompt's value, their ``min``, ``max`` and ``range`` (max − min);
 * their ``mean`` (the score of a prompt drawn at random from the set, on these instances), with a 95% percentile
   interval and a two-sided p-value against the unbiased value from a **two-level bootstrap**
-  (:func:`two_level_replicates`): each replicate draws the prompts with replacement *and* the resampling units with
-  replacement, the same units for every drawn prompt (the prompts reword the same instances), scores every drawn
+  (:func:`two_level_replicates`): each replicate draws the prompts with replacement *and* the blocks of resampling
+  units with replacement (``corefbias.measures.blocks``: the templates or documents inside which instances are not
+  independent), the same blocks for every drawn prompt (the prompts reword the same instances), scores every drawn
   prompt on the drawn units and averages. Its interval thus covers the sampling of instances and the choice of
-  wording, where a single prompt's interval covers the first only;
+  wording, where a single prompt's interval covers the first only; it is expanded for the number of blocks as a
+  single prompt's is (``resampling.infer``), not for the few prompts, which are the wordings the set holds;
 * ``sign_flip``: whether the prompts disagree on the direction of the bias, some above the unbiased value and some
   below it.
 
@@ -27,14 +29,16 @@ from dataclasses import replace
 import numpy as np
 
 from . import structured_inputs
+from .blocks import Blocks
 from .estimate import SIGNIFICANCE_SUFFIXES
-from .resampling import Inference, _replicate_chunks, bootstrap_counts, infer
+from .resampling import Inference, _replicate_chunks, blocks_behind, bootstrap_counts, design, draw_weights, infer
 from .result import Cell, MeasureResult
 from .result_building import measure_result
 
 
-def aligned_unit_rows(units: Sequence) -> list[np.ndarray] | None:
-    """The unit rows of several scorings of the same data (``UnitRows``), over the same units, row for row.
+def aligned_unit_rows(units: Sequence) -> tuple[list[np.ndarray], Blocks | None] | None:
+    """The unit rows of several scorings of the same data (``UnitRows``), over the same units, row for row, and the
+    units' blocks.
 
     Where the measure leaves out units by the answers (``unit_positions``), the rows cover every unit any scoring
     kept, and a unit one left out is a row of zeros for it (it adds nothing to its sums, so its score is unchanged).
@@ -46,21 +50,25 @@ def aligned_unit_rows(units: Sequence) -> list[np.ndarray] | None:
 
     Returns
     -------
-    list of numpy.ndarray or None
-        The rows of each, lined up; None where they cannot be (different shapes, or positions for some only).
+    tuple of (list of numpy.ndarray, Blocks or None), or None
+        The rows of each, lined up, and their blocks (None: each unit one); None where they cannot be lined up
+        (different shapes, or positions for some only).
 
     Examples
     --------
     >>> from corefbias.measures.resampling import UnitRows
     >>> kept_both = UnitRows(np.array([[1.0], [2.0]]), None, (), np.array([0, 1]))
     >>> kept_second = UnitRows(np.array([[5.0]]), None, (), np.array([1]))
-    >>> [rows.tolist() for rows in aligned_unit_rows([kept_both, kept_second])]
-    [[[1.0], [2.0]], [[0.0], [5.0]]]
+    >>> rows, blocks = aligned_unit_rows([kept_both, kept_second])
+    >>> [prompt.tolist() for prompt in rows], blocks
+    ([[[1.0], [2.0]], [[0.0], [5.0]]], None)
     """
     positions = [unit.unit_positions for unit in units]
     if all(position is None for position in positions):
         shapes = {np.asarray(unit.rows).shape for unit in units}
-        return [np.asarray(unit.rows, dtype=float) for unit in units] if len(shapes) == 1 else None
+        if len(shapes) != 1:
+            return None
+        return [np.asarray(unit.rows, dtype=float) for unit in units], units[0].blocks
     if any(position is None for position in positions):
         return None
     union = np.unique(np.concatenate(positions))
@@ -69,18 +77,23 @@ def aligned_unit_rows(units: Sequence) -> list[np.ndarray] | None:
         rows = np.zeros((len(union), np.asarray(unit.rows).shape[1]))
         rows[np.searchsorted(union, unit.unit_positions)] = unit.rows
         aligned.append(rows)
-    return aligned
+    return aligned, Blocks.joined([unit.blocks for unit in units], positions)
 
 
 def two_level_replicates(
-    rows_per_prompt: Sequence[np.ndarray], statistic, key: str, n_replicates: int, seed: int
+    rows_per_prompt: Sequence[np.ndarray],
+    statistic,
+    key: str,
+    n_replicates: int,
+    seed: int,
+    blocks: Blocks | None = None,
 ) -> np.ndarray:
-    """Bootstrap replicates of a score's mean over prompts, resampling the prompts and the units.
+    """Bootstrap replicates of a score's mean over prompts, resampling the prompts and the blocks of units.
 
-    Each replicate draws as many prompts as there are, with replacement, and as many units, with replacement and the
-    same for every prompt; it scores each drawn prompt on the drawn units (``statistic`` of the drawn units' summed
-    rows) and averages over the drawn prompts, a prompt drawn twice counting twice. A replicate in which a drawn
-    prompt's score is undefined is NaN.
+    Each replicate draws as many prompts as there are, with replacement, and the units' blocks as a single prompt's
+    bootstrap draws them (``resampling.draw_weights``), the same for every prompt; it scores each drawn prompt on
+    the drawn units (``statistic`` of the drawn units' summed rows) and averages over the drawn prompts, a prompt
+    drawn twice counting twice. A replicate in which a drawn prompt's score is undefined is NaN.
 
     Parameters
     ----------
@@ -94,6 +107,8 @@ def two_level_replicates(
         The replicates.
     seed : int
         Seeds numpy's generator.
+    blocks : Blocks or None, default None
+        The units' blocks; None: each unit one.
 
     Returns
     -------
@@ -111,18 +126,20 @@ def two_level_replicates(
     >>> round(float(replicates.mean()), 2), sorted(set(replicates.tolist()))
     (0.75, [0.0, 0.5, 0.75, 1.0])
     """
-    rows = np.stack([np.asarray(prompt, dtype=float) for prompt in rows_per_prompt])  # (prompts, units, k)
-    prompts, units = rows.shape[:2]
+    drawn = [design(np.asarray(prompt, dtype=float), blocks) for prompt in rows_per_prompt]
+    rows = np.stack([cells.rows for cells in drawn])  # (prompts, cells, k)
+    prompts = len(drawn)
     rng = np.random.default_rng(seed)
     pieces = []
-    for chunk in _replicate_chunks(units * prompts, n_replicates):
-        unit_counts = bootstrap_counts(units, chunk, rng)
+    for chunk in _replicate_chunks(drawn[0].draws_per_replicate * prompts, n_replicates):
+        weights = draw_weights(drawn[0], chunk, rng)
         prompt_counts = bootstrap_counts(prompts, chunk, rng)
-        sums = np.einsum("bu,puk->bpk", unit_counts, rows)
-        scores = np.asarray(statistic(sums)[key], dtype=float)  # (chunk, prompts)
-        drawn = prompt_counts > 0
-        undefined = np.any(drawn & ~np.isfinite(scores), axis=1)
-        mean = np.where(drawn, np.where(np.isfinite(scores), scores, 0.0), 0.0) * prompt_counts
+        sums = np.einsum("bc,pck->bpk", weights, rows)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores = np.asarray(statistic(sums)[key], dtype=float)  # (chunk, prompts)
+        chosen = prompt_counts > 0
+        undefined = np.any(chosen & ~np.isfinite(scores), axis=1)
+        mean = np.where(chosen, np.where(np.isfinite(scores), scores, 0.0), 0.0) * prompt_counts
         replicate = mean.sum(axis=1) / prompts
         replicate[undefined] = np.nan
         pieces.append(replicate)
@@ -229,7 +246,13 @@ def prompt_spread(
         if cell == Cell() and score == "mean":
             fields = {"p_value": inference.p_value, "ci_low": inference.ci_low, "ci_high": inference.ci_high}
             missing = {name: why.get(name) or why["all"] for name, value in fields.items() if value is None}
-            estimate = replace(estimate, **fields, reported=SIGNIFICANCE_SUFFIXES, significance_undefined=missing)
+            estimate = replace(
+                estimate,
+                **fields,
+                reported=SIGNIFICANCE_SUFFIXES,
+                significance_undefined=missing,
+                n_blocks=inference.n_blocks,
+            )
         entries.append((cell, score, estimate))
     return MeasureResult("prompt_spread", entries, primary="mean", extras=result.extras)
 
@@ -249,6 +272,9 @@ def _mean_inference(mean, unit_rows, key, unbiased, n_bootstrap, seed, no_rows_r
     aligned = aligned_unit_rows(list(unit_rows.values()))
     if aligned is None:
         return none, {**why, "all": "the prompts' scores resample different units, so no two-level interval"}
+    rows, blocks = aligned
     statistic = next(iter(unit_rows.values())).statistic
-    replicates = two_level_replicates(aligned, statistic, key, n_bootstrap, seed)
-    return infer(mean, replicates, unbiased), {**why, "all": "the mean is undefined on every two-level resample"}
+    replicates = two_level_replicates(rows, statistic, key, n_bootstrap, seed, blocks)
+    behind = min(blocks_behind(prompt, statistic, [key], blocks)[key] for prompt in rows)
+    inference = infer(mean, replicates, unbiased, n_blocks=behind)
+    return inference, {**why, "all": inference.reason or "the mean is undefined on every two-level resample"}

@@ -381,7 +381,9 @@ def compare_pronoun_set_gaps(
         scores[name] = difference.difference
         scores[f"{name}_a"], scores[f"{name}_b"] = difference.value_a, difference.value_b
         scores[f"{name}_unadjusted_p_value"] = difference.p_value
-        inferences[name] = Inference(p_holm, difference.ci_low, difference.ci_high, difference.n_valid)
+        inferences[name] = Inference(
+            p_holm, difference.ci_low, difference.ci_high, difference.n_valid, n_blocks=difference.n_blocks
+        )
         if difference.undefined:
             reasons.update({key: difference.undefined for key in (name, f"{name}_unadjusted_p_value")})
     return measure_result(

@@ -7,6 +7,16 @@ statistic of the column totals; a bootstrap replicate is the statistic of ``coun
 where ``counts`` says how often each unit was drawn. Thousands of replicates therefore cost a
 few matrix products, with no Python loop over units.
 
+Units are drawn by their *blocks* (``corefbias.measures.blocks``): the template, task sentence, occupation or
+document inside which a real model answers alike. Each block is drawn whole (the units' rows summed per block first),
+or, for crossed factors, each factor's levels are drawn and a unit weighs the product of its levels' draws; without
+blocks every unit is one. Where blocks are few, the percentile bootstrap is too narrow (it estimates the variance
+with divisor ``G``, and reads normal quantiles where a t with ``G − 1`` degrees of freedom belongs): intervals and
+p-values are therefore *expanded* (Hesterberg 2015, "What Teachers Should Know About the Bootstrap", The American
+Statistician 69(4), Sec. 3.6): the interval's tails are taken at ``Φ(√(G / (G − 1)) · t_{G−1}(α/2))`` instead of
+``α/2``, and the p-value is the level at which the expanded interval would just reach the null
+(:func:`expanded_tail`, :func:`expanded_p_value`). With many blocks both are the plain percentile ones.
+
 Every metric function's result (``corefbias.measures.result.MeasureResult``) carries the :class:`UnitRows` it
 resampled, which paired comparisons of two models resample again.
 """
@@ -18,6 +28,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
+
+from .blocks import Blocks
+from .validation import MAX_BOOTSTRAP
 
 Statistic = Callable[[np.ndarray], Mapping[str, np.ndarray]]
 """Maps column sums of shape ``(..., k)`` to named scores of shape ``(...)``."""
@@ -47,6 +61,8 @@ class UnitRows:
     unit_positions : numpy.ndarray or None, default None
         Where a metric leaves out units that depend on the model's answers (a pronoun linked to no candidate), each
         row's position among all the data's units; two models' rows line up by it.
+    blocks : Blocks or None, default None
+        The block of each row (``corefbias.measures.blocks``), which the bootstrap draws whole; None: each row is one.
 
     Examples
     --------
@@ -62,6 +78,7 @@ class UnitRows:
     statistic: Statistic
     tested: tuple[str, ...]
     unit_positions: np.ndarray | None = None
+    blocks: Blocks | None = None
 
 
 def safe_div(numerator, denominator):
@@ -119,11 +136,11 @@ class Inference:
 
     ``p_value`` is two-sided: twice the share of replicates at or beyond the null on the side away
     from the observed value (for an observed value above the null, the replicates at or below it),
-    with the usual +1 correction so it is never exactly zero, capped at 1. Doubling matters: the
-    one-sided share in the observed direction called about 10% of unbiased simulated models
-    significant at 0.05 (``perf/calibration.py``). ``None`` fields mean the data leave them
+    with the usual +1 correction so it is never exactly zero, capped at 1, and expanded for the number of blocks
+    (:func:`expanded_p_value`). Doubling matters: the one-sided share in the observed direction called about 10% of
+    unbiased simulated models significant at 0.05 (``perf/calibration.py``). ``None`` fields mean the data leave them
     undefined, or (``p_value`` alone) that the score has no null to test against; ``reason`` says why the interval
-    is undefined where the resamples were too few to give one (``min_resamples``).
+    is undefined where the resamples were too few to give one (``min_resamples``) or the score rests on one block.
 
     Attributes
     ----------
@@ -135,6 +152,8 @@ class Inference:
         The replicates in which the score is defined.
     reason : str or None
         Why the interval is undefined, where too few replicates define the score.
+    n_blocks : int or None
+        The blocks the interval rests on (those holding a count the score is computed from); None where unknown.
 
     Examples
     --------
@@ -147,28 +166,94 @@ class Inference:
     ci_high: float | None
     n_valid: int
     reason: str | None = None
+    n_blocks: int | None = None
 
 
-def min_resamples(confidence: float = 0.95) -> int:
-    """The fewest resamples with a defined score that give a percentile interval at ``confidence``: enough that
-    each tail outside the interval holds at least one of them (40 at 95%). With fewer, the bounds would be the
-    extreme resamples themselves, or a single resample as both (``n_bootstrap=1``).
+def expanded_tail(n_blocks: int | None, confidence: float = 0.95) -> float:
+    """The share of resamples left out on each side of an interval resting on ``n_blocks`` blocks: Hesterberg's
+    expanded percentile interval, ``Φ(√(G / (G − 1)) · t_{G−1}((1 − confidence) / 2))``, which reads a t with
+    ``G − 1`` degrees of freedom and undoes the bootstrap's variance divisor ``G``; 0 for a single block.
 
     Parameters
     ----------
+    n_blocks : int or None
+        The blocks ``G``; None: as many as make the correction vanish (the plain percentile interval).
     confidence : float, default 0.95
         The interval's coverage.
 
     Returns
     -------
-    int
+    float
 
     Examples
     --------
-    >>> min_resamples(), min_resamples(0.9)
-    (40, 20)
+    >>> round(expanded_tail(None), 4), round(expanded_tail(60), 4), round(expanded_tail(10), 4), expanded_tail(1)
+    (0.025, 0.0218, 0.0086, 0.0)
     """
-    return math.ceil(round(2.0 / (1.0 - confidence), 9))
+    alpha = (1.0 - confidence) / 2.0
+    if n_blocks is None:
+        return alpha
+    if n_blocks < 2:
+        return 0.0
+    return float(stats.norm.cdf(math.sqrt(n_blocks / (n_blocks - 1)) * stats.t.ppf(alpha, n_blocks - 1)))
+
+
+def expanded_p_value(tail_share: float, n_blocks: int | None) -> float:
+    """The two-sided p-value of a bootstrap whose resamples lie beyond the null with share ``tail_share``: the level
+    at which the interval :func:`expanded_tail` expands would just reach the null, ``2 · T_{G−1}(Φ⁻¹(share) ·
+    √((G − 1) / G))``, capped at 1; with no correction (``n_blocks=None``) twice the share.
+
+    Parameters
+    ----------
+    tail_share : float
+        The (+1-corrected) share of resamples on the far side of the null.
+    n_blocks : int or None
+        The blocks ``G`` (at least 2), or None.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> expanded_p_value(0.02, None), round(expanded_p_value(0.02, 10_000), 4), round(expanded_p_value(0.02, 10), 4)
+    (0.04, 0.04, 0.0832)
+    >>> expanded_p_value(0.6, 10)
+    1.0
+    """
+    if n_blocks is None:
+        return float(min(1.0, 2.0 * tail_share))
+    if tail_share >= 0.5:
+        return 1.0
+    quantile = stats.norm.ppf(tail_share) * math.sqrt((n_blocks - 1) / n_blocks)
+    return min(1.0, float(2.0 * stats.t.cdf(quantile, n_blocks - 1)))
+
+
+def min_resamples(confidence: float = 0.95, n_blocks: int | None = None) -> float:
+    """The fewest resamples with a defined score that give a percentile interval at ``confidence`` on ``n_blocks``
+    blocks: enough that each tail outside the interval (:func:`expanded_tail`) holds at least one of them (40 at 95%
+    with many blocks). With fewer, the bounds would be the extreme resamples themselves, or a single resample as
+    both (``n_bootstrap=1``).
+
+    Parameters
+    ----------
+    confidence : float, default 0.95
+        The interval's coverage.
+    n_blocks : int or None, default None
+        The blocks the interval rests on (None: many).
+
+    Returns
+    -------
+    int or float
+        ``math.inf`` for a single block, which no number of resamples makes an interval of.
+
+    Examples
+    --------
+    >>> min_resamples(), min_resamples(0.9), min_resamples(n_blocks=10), min_resamples(n_blocks=5)
+    (40, 20, 117, 1049)
+    """
+    tail = expanded_tail(n_blocks, confidence)
+    return math.ceil(round(1.0 / tail, 9)) if tail > 0 else math.inf
 
 
 def bootstrap_counts(n_units: int, n_replicates: int, rng: np.random.Generator) -> np.ndarray:
@@ -204,11 +289,96 @@ def _replicate_chunks(n_units: int, n_replicates: int) -> list[int]:
     return [min(size, n_replicates - start) for start in range(0, n_replicates, size)]
 
 
-def bootstrap_replicates(rows: np.ndarray, statistic: Statistic, n_replicates: int, seed: int) -> dict[str, np.ndarray]:
-    """Scores of ``n_replicates`` bootstrap resamples of the unit rows (shape ``(n_units, k)``).
+@dataclass(frozen=True)
+class Design:
+    """What one bootstrap draw weighs: the units' rows summed per cell of their blocks, and each cell's level of
+    each factor. Built once per set of rows (:func:`design`), drawn by :func:`draw_weights`.
 
-    Each replicate is the statistic of ``counts @ rows``, ``counts`` saying how often each unit was drawn; the draws are
-    made in chunks of at most about 20 million, so memory stays bounded.
+    Attributes
+    ----------
+    rows : numpy.ndarray
+        Per cell, its units' rows summed.
+    levels : tuple of numpy.ndarray
+        Per factor, each cell's level.
+    sizes : tuple of int
+        Per factor, its levels.
+    """
+
+    rows: np.ndarray
+    levels: tuple[np.ndarray, ...]
+    sizes: tuple[int, ...]
+
+    @property
+    def draws_per_replicate(self) -> int:
+        return max(len(self.rows), sum(self.sizes))
+
+
+def design(rows: np.ndarray, blocks: Blocks | None) -> Design:
+    """The cells a bootstrap of ``rows`` by ``blocks`` draws (without blocks: every unit a cell and a block).
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        One row of counts per unit.
+    blocks : Blocks or None
+        The units' blocks.
+
+    Returns
+    -------
+    Design
+
+    Examples
+    --------
+    >>> from corefbias.measures.blocks import Blocks
+    >>> drawn = design(np.array([[1.0], [2.0], [4.0]]), Blocks(np.array([[0], [0], [1]])))
+    >>> drawn.rows.tolist(), drawn.sizes
+    ([[3.0], [4.0]], (2,))
+    """
+    rows = np.asarray(rows, dtype=float)
+    if blocks is None:
+        return Design(rows, (np.arange(len(rows)),), (len(rows),))
+    levels, summed = blocks.cells(rows)
+    return Design(summed, tuple(levels[:, factor] for factor in range(levels.shape[1])), blocks.sizes)
+
+
+def draw_weights(drawn: Design, n_replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """How much each cell weighs in each replicate, shape ``(n_replicates, cells)``: per factor, its levels drawn
+    with replacement, a cell weighing the product of its levels' draws (one factor: how often its block was drawn).
+
+    Parameters
+    ----------
+    drawn : Design
+        The cells.
+    n_replicates : int
+        The replicates.
+    rng : numpy.random.Generator
+        The draws' generator.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> weights = draw_weights(design(np.ones((4, 1)), None), 2, np.random.default_rng(0))
+    >>> weights.shape, weights.sum(axis=1).tolist()
+    ((2, 4), [4.0, 4.0])
+    """
+    weights = None
+    for level, size in zip(drawn.levels, drawn.sizes):
+        counts = bootstrap_counts(size, n_replicates, rng)[:, level].astype(float)
+        weights = counts if weights is None else weights * counts
+    return weights
+
+
+def bootstrap_replicates(
+    rows: np.ndarray, statistic: Statistic, n_replicates: int, seed: int, blocks: Blocks | None = None
+) -> dict[str, np.ndarray]:
+    """Scores of ``n_replicates`` bootstrap resamples of the unit rows (shape ``(n_units, k)``), drawn by blocks.
+
+    Each replicate is the statistic of ``weights @ rows``, ``weights`` saying how often each unit (or block of units)
+    was drawn; the draws are made in chunks of at most about 20 million, so memory stays bounded. Without blocks the
+    draws are those of every earlier version (units drawn one by one).
 
     Parameters
     ----------
@@ -220,6 +390,8 @@ def bootstrap_replicates(rows: np.ndarray, statistic: Statistic, n_replicates: i
         The resamples.
     seed : int
         Seeds numpy's generator.
+    blocks : Blocks or None, default None
+        The units' blocks (``corefbias.measures.blocks``); None: each unit one.
 
     Returns
     -------
@@ -233,19 +405,22 @@ def bootstrap_replicates(rows: np.ndarray, statistic: Statistic, n_replicates: i
     >>> replicates["accuracy"].shape, bool(0.6 < replicates["accuracy"].mean() < 1.0)
     ((500,), True)
     """
-    rows = np.asarray(rows, dtype=float)
+    drawn = design(rows, blocks)
     rng = np.random.default_rng(seed)
     pieces: dict[str, list[np.ndarray]] = {}
-    for chunk in _replicate_chunks(len(rows), n_replicates):
-        sums = bootstrap_counts(len(rows), chunk, rng) @ rows
-        for name, values in statistic(sums).items():
+    for chunk in _replicate_chunks(drawn.draws_per_replicate, n_replicates):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores = statistic(draw_weights(drawn, chunk, rng) @ drawn.rows)
+        for name, values in scores.items():
             pieces.setdefault(name, []).append(np.asarray(values, dtype=float))
     return {name: np.concatenate(parts) for name, parts in pieces.items()}
 
 
-def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float | None, float | None, str | None]:
-    """The percentile interval of resampled scores (finite ones), or ``(None, None, reason)`` where they are fewer
-    than ``min_resamples(confidence)``.
+def percentile_interval(
+    values: np.ndarray, confidence: float = 0.95, n_blocks: int | None = None
+) -> tuple[float | None, float | None, str | None]:
+    """The percentile interval of resampled scores (finite ones), expanded for ``n_blocks`` blocks
+    (:func:`expanded_tail`), or ``(None, None, reason)`` where they are fewer than ``min_resamples``.
 
     Parameters
     ----------
@@ -253,6 +428,8 @@ def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[f
         The finite resampled scores.
     confidence : float, default 0.95
         The interval's coverage.
+    n_blocks : int or None, default None
+        The blocks the resamples drew (None: many).
 
     Returns
     -------
@@ -266,21 +443,34 @@ def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[f
     (10.0, 390.0, None)
     >>> percentile_interval(np.array([-1.0]))
     (None, None, 'a 95% interval needs at least 40 resamples with a defined score; 1 had one')
+    >>> percentile_interval(np.arange(401.0), n_blocks=5)[2]
+    'a 95% interval resting on 5 blocks needs at least 1049 resamples with a defined score; 401 had one'
+    >>> percentile_interval(np.arange(401.0), n_blocks=3)[2]
+    'a 95% interval resting on 3 blocks needs more blocks: its tails are too far out'
     """
-    if values.size < min_resamples(confidence):
-        needed, given = min_resamples(confidence), values.size
+    if n_blocks is not None and n_blocks < 2:
+        return None, None, f"an interval needs resamples of at least two blocks; the score rests on {n_blocks}"
+    needed = min_resamples(confidence, n_blocks)
+    if values.size < needed:
+        resting = "" if n_blocks is None else f" resting on {n_blocks} blocks"
+        if needed > MAX_BOOTSTRAP:  # more resamples than any call may ask for
+            return None, None, f"a {confidence:.0%} interval{resting} needs more blocks: its tails are too far out"
         return (
             None,
             None,
-            f"a {confidence:.0%} interval needs at least {needed} resamples with a defined score; {given} had one",
+            f"a {confidence:.0%} interval{resting} needs at least {needed} resamples with a defined score; "
+            f"{values.size} had one",
         )
-    tail = (1.0 - confidence) / 2.0
+    tail = expanded_tail(n_blocks, confidence)
     low, high = np.quantile(values, [tail, 1.0 - tail])
     return float(low), float(high), None
 
 
-def infer(observed: float, replicates: np.ndarray, null: float | None, confidence: float = 0.95) -> Inference:
-    """Two-sided p-value (``None`` for ``null=None``) and percentile CI from replicate scores.
+def infer(
+    observed: float, replicates: np.ndarray, null: float | None, confidence: float = 0.95, n_blocks: int | None = None
+) -> Inference:
+    """Two-sided p-value (``None`` for ``null=None``) and percentile CI from replicate scores, both expanded for the
+    blocks drawn.
 
     Parameters
     ----------
@@ -292,6 +482,8 @@ def infer(observed: float, replicates: np.ndarray, null: float | None, confidenc
         The value of a model without the bias (0 for a difference, 1 for a ratio); None for a CI without a p-value.
     confidence : float, default 0.95
         The interval's coverage.
+    n_blocks : int or None, default None
+        The blocks the replicates drew (:func:`expanded_tail`); None: the plain percentile interval and p-value.
 
     Returns
     -------
@@ -308,18 +500,18 @@ def infer(observed: float, replicates: np.ndarray, null: float | None, confidenc
     """
     valid = replicates[np.isfinite(replicates)]
     if not np.isfinite(observed) or valid.size == 0:
-        return Inference(None, None, None, int(valid.size))
-    low, high, reason = percentile_interval(valid, confidence)
+        return Inference(None, None, None, int(valid.size), n_blocks=n_blocks)
+    low, high, reason = percentile_interval(valid, confidence, n_blocks)
     if null is None:
-        return Inference(None, low, high, int(valid.size), reason)
+        return Inference(None, low, high, int(valid.size), reason, n_blocks)
     if observed > null:
         extreme = np.count_nonzero(valid <= null)
     elif observed < null:
         extreme = np.count_nonzero(valid >= null)
     else:
         extreme = valid.size
-    p_value = min(1.0, 2.0 * (extreme + 1.0) / (valid.size + 1.0))
-    return Inference(float(p_value), low, high, int(valid.size), reason)
+    p_value = expanded_p_value((extreme + 1.0) / (valid.size + 1.0), n_blocks)
+    return Inference(p_value, low, high, int(valid.size), reason, n_blocks)
 
 
 def bootstrap_test(
@@ -331,15 +523,17 @@ def bootstrap_test(
     seed: int,
     confidence: float = 0.95,
     unit: str = "unit",
+    blocks: Blocks | None = None,
 ) -> dict[str, Inference]:
-    """Bootstrap over units: inference for each score named in ``nulls`` (name → null value, or
+    """Bootstrap over blocks of units: inference for each score named in ``nulls`` (name → null value, or
     ``None`` for a CI without a p-value).
 
     ``n_bootstrap=0`` switches significance off: every field comes back ``None``. So do the fields of a score that
-    rests on a single unit (:func:`single_unit_reasons`), with the reason: resamples that leave such a unit out
-    leave the score undefined and are dropped, so every defined resample repeats that unit's contribution, and a
-    p-value would call one unit "significant" (one male and one female GAP example gave p = 0.004). A metric function
-    hands the same ``rows``, ``statistic`` and tested names to paired comparisons as a :class:`UnitRows`
+    rests on a single block (:func:`single_block_reasons`), with the reason: resamples that leave such a block out
+    leave the score undefined and are dropped, so every defined resample repeats that block's contribution, and a
+    p-value would call one block "significant" (one male and one female GAP example gave p = 0.004). Each score's
+    interval and p-value are expanded for the blocks that hold its counts (:func:`blocks_behind`). A metric function
+    hands the same ``rows``, ``statistic``, tested names and blocks to paired comparisons as a :class:`UnitRows`
     (its result's ``unit_rows``).
 
     Parameters
@@ -358,6 +552,8 @@ def bootstrap_test(
         The intervals' coverage.
     unit : str, default "unit"
         What one row is (a pair, a quadruple), for the reasons.
+    blocks : Blocks or None, default None
+        The units' blocks; None: each unit one.
 
     Returns
     -------
@@ -366,13 +562,14 @@ def bootstrap_test(
 
     Examples
     --------
-    18 of 20 units right is far from a coin's 0.5: no resample reaches it, so p = 2 / 1001:
+    18 of 20 units right is far from a coin's 0.5: no resample reaches it, so p ≈ 2 / 1001 = 0.002, expanded for
+    the 20 blocks (each unit one) to 0.007:
 
     >>> rows = np.array([[1.0, 1.0]] * 18 + [[0.0, 1.0]] * 2)
     >>> accuracy = lambda sums: {"accuracy": sums[..., 0] / sums[..., 1]}
     >>> tested = bootstrap_test(rows, accuracy, {"accuracy": 0.5}, n_bootstrap=1000, seed=0)
-    >>> round(tested["accuracy"].p_value, 4)
-    0.002
+    >>> round(tested["accuracy"].p_value, 4), tested["accuracy"].n_blocks
+    (0.0072, 20)
     >>> bootstrap_test(rows, accuracy, {"accuracy": 0.5}, n_bootstrap=0, seed=0)["accuracy"].p_value is None
     True
 
@@ -384,20 +581,70 @@ def bootstrap_test(
     if n_bootstrap == 0:
         return {name: Inference(None, None, None, 0) for name in nulls}
     rows = np.asarray(rows, dtype=float)
-    single = single_unit_reasons(rows, statistic, list(nulls), unit)
+    single = single_block_reasons(rows, statistic, list(nulls), unit, blocks)
+    behind = blocks_behind(rows, statistic, list(nulls), blocks)
     observed = statistic(rows.sum(axis=0))
-    replicates = bootstrap_replicates(rows, statistic, n_bootstrap, seed)
+    replicates = bootstrap_replicates(rows, statistic, n_bootstrap, seed, blocks)
     return {
-        name: Inference(None, None, None, 0, single[name])
+        name: Inference(None, None, None, 0, single[name], behind[name])
         if name in single
-        else infer(float(observed[name]), replicates[name], null, confidence)
+        else infer(float(observed[name]), replicates[name], null, confidence, behind[name])
         for name, null in nulls.items()
     }
 
 
-def single_unit_reasons(rows: np.ndarray, statistic: Statistic, names, unit: str = "unit") -> dict[str, str]:
-    """Why the bootstrap can say nothing about each named score that rests on a single unit: the rows hold fewer
-    than two units, or leaving one unit out leaves the (defined) score undefined.
+def blocks_behind(rows: np.ndarray, statistic: Statistic, names, blocks: Blocks | None = None) -> dict[str, int]:
+    """How many blocks each named score rests on: per factor, the levels holding a nonzero count in a column the
+    score is computed from, the fewest over the factors (a score of every column: all blocks).
+
+    A column counts for a score where moving its total moves the score.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        One row of counts per unit.
+    statistic : Statistic
+        Column sums → named scores.
+    names : sequence of str
+        The scores.
+    blocks : Blocks or None, default None
+        The units' blocks; None: each unit one.
+
+    Returns
+    -------
+    dict of str to int
+
+    Examples
+    --------
+    A score of the female columns, held by two of three units:
+
+    >>> rows = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0]])
+    >>> shares = lambda sums: {"male": sums[..., 0] / sums[..., 1], "female": sums[..., 2] / sums[..., 3]}
+    >>> blocks_behind(rows, shares, ["male", "female"])
+    {'male': 2, 'female': 2}
+    """
+    rows = np.asarray(rows, dtype=float)
+    drawn = design(rows, blocks)
+    totals = rows.sum(axis=0)
+    moved = totals + np.diag(np.maximum(np.abs(totals), 1.0) * 0.6180339887)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        base, probed = statistic(totals), statistic(moved)
+    nonzero = drawn.rows != 0
+    found = {}
+    for name in names:
+        before = np.asarray(base[name], dtype=float)
+        after = np.asarray(probed[name], dtype=float)
+        uses = ~np.isclose(after, before, rtol=1e-12, atol=1e-15, equal_nan=True)
+        held = nonzero[:, uses].any(axis=1) if uses.any() else np.ones(len(drawn.rows), dtype=bool)
+        found[name] = min(int(np.unique(level[held]).size) for level in drawn.levels)
+    return found
+
+
+def single_block_reasons(
+    rows: np.ndarray, statistic: Statistic, names, unit: str = "unit", blocks: Blocks | None = None
+) -> dict[str, str]:
+    """Why the bootstrap can say nothing about each named score that rests on a single block: the rows hold fewer
+    than two blocks, or leaving one block out leaves the (defined) score undefined.
 
     Parameters
     ----------
@@ -408,12 +655,14 @@ def single_unit_reasons(rows: np.ndarray, statistic: Statistic, names, unit: str
     names : sequence of str
         The tested scores.
     unit : str, default "unit"
-        What one row is, for the reasons.
+        What a row is, for the reasons (the blocks are called so where there are none but the units).
+    blocks : Blocks or None, default None
+        The units' blocks; None: each unit one.
 
     Returns
     -------
     dict of str to str
-        Score name → the reason, for the scores resting on one unit only.
+        Score name → the reason, for the scores resting on one block only.
 
     Examples
     --------
@@ -421,23 +670,29 @@ def single_unit_reasons(rows: np.ndarray, statistic: Statistic, names, unit: str
 
     >>> rows = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
     >>> gap = lambda sums: {"gap": sums[..., 0] / sums[..., 1] - sums[..., 2] / sums[..., 3]}
-    >>> print(single_unit_reasons(rows, gap, ["gap"], "example")["gap"])
+    >>> print(single_block_reasons(rows, gap, ["gap"], "example")["gap"])
     gap rests on a single example (without example 0 it is undefined); the bootstrap needs at least two behind each
     part of it
     """
-    if len(rows) < 2:
-        return dict.fromkeys(names, f"the bootstrap resamples {unit}s and needs at least two; {len(rows)} was given")
-    observed = statistic(rows.sum(axis=0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        left_out = statistic(rows.sum(axis=0) - rows)
+    drawn = design(rows, blocks)
+    what = unit if blocks is None else "block"
+    if min(drawn.sizes) < 2:
+        few = min(drawn.sizes)
+        return dict.fromkeys(names, f"the bootstrap resamples {what}s and needs at least two; {few} was given")
+    observed = statistic(drawn.rows.sum(axis=0))
     reasons = {}
-    for name in names:
-        undefined = ~np.isfinite(np.asarray(left_out[name], dtype=float))
-        if np.isfinite(observed[name]) and undefined.any():
-            reasons[name] = (
-                f"{name} rests on a single {unit} (without {unit} {int(np.argmax(undefined))} it is undefined); the "
-                f"bootstrap needs at least two behind each part of it"
-            )
+    for level, size in zip(drawn.levels, drawn.sizes):
+        per_level = np.zeros((size, drawn.rows.shape[1]))
+        np.add.at(per_level, level, drawn.rows)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            left_out = statistic(drawn.rows.sum(axis=0) - per_level)
+        for name in names:
+            undefined = ~np.isfinite(np.asarray(left_out[name], dtype=float))
+            if name not in reasons and np.isfinite(observed[name]) and undefined.any():
+                reasons[name] = (
+                    f"{name} rests on a single {what} (without {what} {int(np.argmax(undefined))} it is undefined); "
+                    f"the bootstrap needs at least two behind each part of it"
+                )
     return reasons
 
 
