@@ -134,11 +134,102 @@ def _two_triplets(**change) -> dict:
         (dict(triplet_ids=["a"] * 6), "triplet 'a' has two 'neutral' items"),
         (dict(occupation_genders=["female", "female", "male"] * 2), "triplet 'a' mixes occupation genders"),
         (dict(triplet_ids=["a", "a", "a", "b", None, "b"]), r"triplet_ids\[4\] is None"),
+        (dict(block_ids=["x"] * 5), "one entry per instance"),
+        (dict(block_ids=["x", None, "x", "y", "y", "y"]), r"block_ids\[1\] is None; give every instance its block"),
+        (
+            dict(block_ids=["x", "x", 2.5, "y", "y", "y"]),
+            r"block_ids\[2\] is 2.5 \(float\); each entry must be a block id",
+        ),
+        (dict(block_ids=["x", "x", "x", ("y", "f1"), "y", "y"]), "gives 1 id.* for some instances and 2 for others"),
+        (dict(block_ids=["x", "x", "y", "y", "y", "y"]), "triplet 'a' lies in block 'x' and in block 'y'"),
+        (dict(block_ids=[("x", "f1")] * 2 + [("x", "f2")] + [("y", "f1")] * 3), "triplet 'a' lies in block 'x' / 'f1'"),
+        (dict(triplet_ids=None, block_ids=["x", 1.0, "x", "y", "y", "y"]), r"block_ids\[1\] is 1.0 \(float\)"),
     ],
 )
 def test_malformed_input_is_a_clear_value_error(change, message):
     with pytest.raises(ValueError, match=message):
         abc_fpr.fpr_ratio(**_two_triplets(**change))
+
+
+def _occupations_by_frames(answers: list, n_frames: int, decided_by: str = "occupation") -> tuple[dict, list, list]:
+    """ABC's design: every sentence frame filled with every occupation, one triplet each. The reflexive is always
+    linked; "hans" and "hendes" are linked as ``answers`` says for the occupation (or, ``decided_by="frame"``, for
+    the frame), so the triplets of one block are answered alike. Triplet ids sort in the triplets' order."""
+    inputs = {"predictions": [], "references": [], "pronoun_genders": [], "triplet_ids": []}
+    occupations, frames = [], []
+    n_occupations = len(answers) if decided_by == "occupation" else 12
+    for occupation in range(n_occupations):
+        for frame in range(n_frames):
+            hans, hendes = answers[occupation if decided_by == "occupation" else frame]
+            inputs["predictions"] += [True, hans, hendes]
+            inputs["references"] += [True, False, False]
+            inputs["pronoun_genders"] += PRONOUNS
+            inputs["triplet_ids"] += [f"t{occupation:02d}.{frame:02d}"] * 3
+            occupations += [f"occupation {occupation}"] * 3
+            frames += [f"frame {frame}"] * 3
+    return inputs, occupations, frames
+
+
+LOG2 = "log2_fpr_ratio"
+
+
+def _interval(result) -> tuple:
+    return result[f"{LOG2}_ci_low"], result[f"{LOG2}_ci_high"], result[f"{LOG2}_p_value"]
+
+
+def test_blocks_draw_the_triplets_of_an_occupation_together():
+    # Twelve occupations in ten frames; every triplet of an occupation is answered alike, "hans" linked in 8 of 12
+    # occupations and "hendes" in 6. Drawn triplet by triplet, the 120 triplets make the gap look significant; drawn
+    # by occupation, the interval rests on 12 blocks, is far wider and the gap far from significant.
+    answers = [(True, False), (True, True), (False, False), (True, False), (True, True), (False, True)] * 2
+    inputs, occupations, _ = _occupations_by_frames(answers, 10)
+    by_triplet = abc_fpr.fpr_ratio(**inputs, seed=3)
+    by_occupation = abc_fpr.fpr_ratio(**inputs, block_ids=occupations, seed=3)
+    assert by_triplet[LOG2] == by_occupation[LOG2] == pytest.approx(math.log2(8 / 6))
+    assert by_triplet.overall[LOG2].n_blocks == 120 and by_occupation.overall[LOG2].n_blocks == 12
+    triplet_low, triplet_high, triplet_p = _interval(by_triplet)
+    occupation_low, occupation_high, occupation_p = _interval(by_occupation)
+    assert occupation_high - occupation_low > 3 * (triplet_high - triplet_low)
+    assert triplet_p < 0.05 < 0.3 < occupation_p
+    assert by_occupation.unit_rows.blocks.sizes == (12,)
+    # Each triplet a block of its own is no block at all: the same draws as without block_ids.
+    alone = abc_fpr.fpr_ratio(**inputs, block_ids=inputs["triplet_ids"], seed=3)
+    assert _interval(alone) == _interval(by_triplet)
+    assert alone.unit_rows.blocks.sizes == (120,)
+    # So is each item its own block where items are resampled.
+    items = {key: values for key, values in inputs.items() if key != "triplet_ids"}
+    by_item = abc_fpr.fpr_ratio(**items, seed=3)
+    item_alone = abc_fpr.fpr_ratio(**items, block_ids=[f"i{index:03d}" for index in range(360)], seed=3)
+    assert _interval(item_alone) == _interval(by_item)
+    assert item_alone.overall[LOG2].n_blocks == by_item.overall[LOG2].n_blocks == 240  # the "hans"/"hendes" items
+
+
+def test_crossed_blocks_draw_occupations_and_frames_apart():
+    # The same design, but the frame decides the answers, not the occupation: blocks by occupation alone miss it
+    # (every occupation is answered alike, so drawing occupations shrinks the interval to a point); (occupation,
+    # frame) tuples draw both factors and see it.
+    answers = [(True, False), (True, True), (False, False), (True, False), (True, True), (False, True)] * 2
+    inputs, occupations, frames = _occupations_by_frames(answers, 12, decided_by="frame")
+    by_triplet = abc_fpr.fpr_ratio(**inputs, seed=3)
+    by_occupation = abc_fpr.fpr_ratio(**inputs, block_ids=occupations, seed=3)
+    crossed = abc_fpr.fpr_ratio(**inputs, block_ids=list(zip(occupations, frames)), seed=3)
+    assert crossed[LOG2] == by_triplet[LOG2] == pytest.approx(math.log2(8 / 6))
+    assert crossed.unit_rows.blocks.sizes == (12, 12) and crossed.overall[LOG2].n_blocks == 12
+    widths = {
+        name: result[f"{LOG2}_ci_high"] - result[f"{LOG2}_ci_low"]
+        for name, result in (("triplet", by_triplet), ("occupation", by_occupation), ("crossed", crossed))
+    }
+    assert widths["occupation"] < widths["triplet"] and widths["crossed"] > 3 * widths["triplet"]
+    assert crossed[f"{LOG2}_p_value"] > 0.3 > 0.05 > by_occupation[f"{LOG2}_p_value"]
+
+
+def test_the_module_takes_block_ids(in_repo):
+    answers = [(True, False), (True, True), (False, False), (True, False), (True, True), (False, True)] * 2
+    inputs, occupations, _ = _occupations_by_frames(answers, 10)
+    results = load("abc_fpr_ratio").compute(**inputs, block_ids=occupations, n_bootstrap=300, seed=3)
+    expected = abc_fpr.fpr_ratio(**inputs, block_ids=occupations, n_bootstrap=300, seed=3)
+    assert results == expected
+    assert_add_batch_equivalent("abc_fpr_ratio", {**inputs, "block_ids": occupations}, [100, 260], n_bootstrap=300)
 
 
 @pytest.fixture(scope="module")

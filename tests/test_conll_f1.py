@@ -156,19 +156,84 @@ def _pro_anti(responses_pro, responses_anti, n_bootstrap=200):
 def test_pro_anti_gap_and_its_paired_bootstrap():
     right = PRO_KEY
     wrong = [[(0, 3)], [(5, 8), (10, 12)]]  # the pronoun (10, 12) linked to the other mention
-    result = _pro_anti([right] * 8, [right] * 4 + [wrong] * 4)
+    # 16 pairs: with 8, the interval (expanded for 8 pairs) still excluded 0 but p rose to 0.066.
+    result = _pro_anti([right] * 16, [right] * 8 + [wrong] * 8)
     assert result["pro"] == 1.0
-    single = conll.conll_f1([PRO_KEY] * 8, [right] * 4 + [wrong] * 4)
+    single = conll.conll_f1([PRO_KEY] * 16, [right] * 8 + [wrong] * 8)
     assert result["anti"] == pytest.approx(single["conll_f1"])
     assert result["anti/muc_f1"] == pytest.approx(single["muc_f1"])
     assert result["diff"] == pytest.approx(1.0 - single["conll_f1"])
     assert result["average"] == pytest.approx((1.0 + single["conll_f1"]) / 2)
-    assert result["num_pairs"] == 8 and result["num_pro"] == 8
+    assert result["num_pairs"] == 16 and result["num_pro"] == 16
     assert result["diff_ci_low"] > 0 and result["diff_p_value"] < 0.05
-    swapped = _pro_anti([right] * 4 + [wrong] * 4, [right] * 8)
+    swapped = _pro_anti([right] * 8 + [wrong] * 8, [right] * 16)
     assert swapped["diff"] == pytest.approx(-result["diff"])
-    same = _pro_anti([right] * 8, [right] * 8)
+    same = _pro_anti([right] * 16, [right] * 16)
     assert same["diff"] == 0.0 and same["diff_p_value"] == 1.0
+
+
+WRONG = [[(0, 3)], [(5, 8), (10, 12)]]  # the pronoun (10, 12) linked to the other mention
+
+
+def _frames(n_frames: int = 12, per_frame: int = 5) -> dict:
+    """WinoBias pairs by frame (the same two occupations): the pro documents resolved right, the anti ones right in
+    every pair of an even frame and wrong in every pair of an odd one. Pair ids sort in the pairs' order."""
+    pairs = [f"p{frame:02d}.{pair}" for frame in range(n_frames) for pair in range(per_frame)]
+    frames = [f"frame {frame}" for frame in range(n_frames) for _ in range(per_frame)]
+    anti = [PRO_KEY if frame % 2 == 0 else WRONG for frame in range(n_frames) for _ in range(per_frame)]
+    return {
+        "keys": [PRO_KEY] * (2 * len(pairs)),
+        "responses": [PRO_KEY] * len(pairs) + anti,
+        "conditions": ["pro"] * len(pairs) + ["anti"] * len(pairs),
+        "pair_ids": pairs * 2,
+        "frames": frames * 2,
+    }
+
+
+def test_pro_anti_blocks_draw_the_pairs_of_a_frame_together():
+    # Within a frame every pair is answered alike: drawn pair by pair, the 60 pairs look like a tight interval; drawn
+    # by frame, it rests on 12 blocks and is wider, with a larger p-value.
+    inputs = _frames()
+    frames = inputs.pop("frames")
+    by_pair = conll.pro_anti_conll_f1(**inputs, seed=3)
+    by_frame = conll.pro_anti_conll_f1(**inputs, block_ids=frames, seed=3)
+    assert by_pair["diff"] == by_frame["diff"] > 0
+    assert by_pair.overall["diff"].n_blocks == 60 and by_frame.overall["diff"].n_blocks == 12
+    pair_width = by_pair["diff_ci_high"] - by_pair["diff_ci_low"]
+    frame_width = by_frame["diff_ci_high"] - by_frame["diff_ci_low"]
+    assert frame_width > 1.8 * pair_width
+    assert by_frame["diff_p_value"] > by_pair["diff_p_value"]
+    assert by_frame.unit_rows.blocks.sizes == (12,)
+    # A block of its own per pair is no block at all: the same draws as without block_ids.
+    alone = conll.pro_anti_conll_f1(**inputs, block_ids=inputs["pair_ids"], seed=3)
+    assert (alone["diff_ci_low"], alone["diff_ci_high"], alone["diff_p_value"]) == (
+        by_pair["diff_ci_low"],
+        by_pair["diff_ci_high"],
+        by_pair["diff_p_value"],
+    )
+    assert alone.unit_rows.blocks.sizes == (60,)
+
+
+@pytest.mark.parametrize(
+    ("block_ids", "message"),
+    [
+        (["a", "a", "b"], "one entry per instance"),
+        (["a", None, "a", "b"], r"block_ids\[1\] is None; give every instance its block"),
+        (["a", 2.5, "a", "b"], r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id"),
+        (["a", ("a", "x"), "a", "b"], "gives 1 id.* for some instances and 2 for others"),
+        (["a", "b", "b", "b"], "pair 'p0' lies in block 'a' and in block 'b'"),
+    ],
+)
+def test_pro_anti_malformed_block_ids_are_a_clear_value_error(block_ids, message):
+    with pytest.raises(ValueError, match=message):
+        conll.pro_anti_conll_f1(
+            [PRO_KEY] * 4,
+            [PRO_KEY] * 4,
+            ["pro", "pro", "anti", "anti"],
+            ["p0", "p1", "p0", "p1"],
+            block_ids=block_ids,
+            n_bootstrap=0,
+        )
 
 
 def test_pairs_must_join_one_pro_and_one_anti_document():

@@ -68,6 +68,17 @@ def test_one_direction_only_is_undefined_not_nan():
         (lambda x: x["roles"].__setitem__(1, "original"), "has two 'original' instances"),
         (lambda x: [x[k].pop() for k in x], "has no gender_swapped_2 instance"),
         (lambda x: x["genders"].__setitem__(2, "male"), "must share one gender"),
+        (lambda x: x.update(block_ids=["book a"] * 3), "one entry per instance"),
+        (lambda x: x.update(block_ids=["book a", None, "book a", "book a"]), r"block_ids\[1\] is None; give every"),
+        (
+            lambda x: x.update(block_ids=["book a", 2.5, "book a", "book a"]),
+            r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id",
+        ),
+        (
+            lambda x: x.update(block_ids=["book a", ("book a", "x"), "book a", "book a"]),
+            "gives 1 id.* for some instances and 2 for others",
+        ),
+        (lambda x: x.update(block_ids=["book a"] * 2 + ["book b"] * 2), "quadruple 'q0' lies in block 'book a' and"),
     ],
 )
 def test_malformed_inputs_raise_clear_errors(mutate, message):
@@ -84,3 +95,32 @@ def test_negative_n_bootstrap_is_rejected():
 
 def test_roles_are_the_four_of_the_paper():
     assert tuple(ROLES) == counter_gap.ROLES
+
+
+def test_blocks_draw_the_quadruples_of_a_book_together():
+    # Twelve books of five quadruples; within a book every quadruple is answered alike (the book decides), books
+    # alternating between a gender-swap-sensitive pattern (ΔI = 1) and a steady one (ΔI = 0). Drawn quadruple by
+    # quadruple, the 60 look like a tight interval around 0.5; drawn by book, it rests on 12 blocks and is wider.
+    patterns = [(1, 1, 0, 0) if book % 2 == 0 else (1, 1, 1, 1) for book in range(12) for _ in range(5)]
+    genders = ["male", "female"] * 30
+    books = [f"book {index // 5:02d}" for index in range(60) for _ in ROLES]
+    by_quadruple = scores(patterns, genders, n_bootstrap=1000, seed=3)
+    by_book = scores(patterns, genders, n_bootstrap=1000, seed=3, block_ids=books)
+    assert by_quadruple["delta_i"] == by_book["delta_i"] == 0.5
+    assert by_quadruple.overall["delta_i"].n_blocks == 60 and by_book.overall["delta_i"].n_blocks == 12
+    quadruple_width = by_quadruple["delta_i_ci_high"] - by_quadruple["delta_i_ci_low"]
+    book_width = by_book["delta_i_ci_high"] - by_book["delta_i_ci_low"]
+    assert book_width > 2 * quadruple_width
+    assert by_book["delta_i_p_value"] > by_quadruple["delta_i_p_value"]
+    assert by_book.unit_rows.blocks.sizes == (12,)
+    # A book of its own per quadruple is no block at all: the same draws as without block_ids (ids that sort in the
+    # quadruples' order, as the blocks are numbered).
+    alone = scores(
+        patterns, genders, n_bootstrap=1000, seed=3, block_ids=[f"book {index // 4:02d}" for index in range(240)]
+    )
+    assert (alone["delta_i_ci_low"], alone["delta_i_ci_high"], alone["delta_i_p_value"]) == (
+        by_quadruple["delta_i_ci_low"],
+        by_quadruple["delta_i_ci_high"],
+        by_quadruple["delta_i_p_value"],
+    )
+    assert alone.unit_rows.blocks.sizes == (60,)

@@ -95,7 +95,9 @@ def test_the_bootstrap_resamples_sentences_so_a_gap_present_in_every_sentence_ha
     assert result.primary == "binary_minus_neo_pronoun" and result.value == 1.0
     gap = result
     assert gap["binary_minus_neo_pronoun_ci_low"] == gap["binary_minus_neo_pronoun_ci_high"] == 1.0
-    assert gap["binary_minus_neo_pronoun_p_value"] == pytest.approx(2 / 201)
+    # No resample reaches 0: the smallest p-value of 200 resamples, 2 / 201, read through a t with 29 degrees of
+    # freedom for the 30 sentences (resampling.expanded_p_value).
+    assert gap["binary_minus_neo_pronoun_p_value"] == pytest.approx(resampling.expanded_p_value(1 / 201, 30))
     assert gap["accuracy_p_value"] is None and "no null value" in gap["undefined"]["accuracy_p_value"]
 
 
@@ -118,6 +120,10 @@ def test_ruff_accuracy_by_hand_and_undefined_gaps():
         ({"predictions": ["he", 3]}, r"predictions\[1\]"),
         ({"sentence_ids": ["s1"]}, r"one entry per instance|same length|lengths"),
         ({"pronoun_groups": ["binary", "nonbinary"]}, r"unknown pronoun_groups: 'nonbinary'"),
+        ({"block_ids": ["t1"]}, r"one entry per instance"),
+        ({"block_ids": ["t1", None]}, r"block_ids\[1\] is None"),
+        ({"block_ids": [("t1", "d1"), "t1"]}, r"gives 1 id\(s\) for some instances and 2 for others"),
+        ({"block_ids": ["t1", "t2"]}, r"unit 's1' lies in block 't1' and in block 't2'"),
     ],
 )
 def test_misgendered_accuracy_says_what_is_wrong_with_its_input(change, message):
@@ -130,6 +136,58 @@ def test_misgendered_accuracy_says_what_is_wrong_with_its_input(change, message)
     }
     with pytest.raises(ValueError, match=message):
         misgendered_accuracy(**{**inputs, **change}, n_bootstrap=0)
+
+
+def test_crossed_templates_and_declarations_are_drawn_as_the_pigeonhole_bootstrap_draws_them():
+    # MISGENDERED fills every template under every declaration. A model that misses xe under half the declarations
+    # (whatever the template) has a neo-pronoun gap carried by 6 declarations, not by 120 sentences: blocks by
+    # template alone keep it tight, blocks by template × declaration (crossed factors) widen it to what the 6
+    # declarations' spread allows; every instance of a sentence shares its (template, declaration).
+    predictions, references, sets, sentences, blocks = [], [], [], [], []
+    for template in range(20):
+        for declaration in range(6):
+            for name in ("he", "xe"):
+                missed = name == "xe" and declaration % 2 == 0
+                predictions.append("he" if missed else name)
+                references.append(name)
+                sets.append(name)
+                sentences.append(f"{template}.{declaration}")
+                blocks.append((f"template {template}", f"declaration {declaration}"))
+    common = dict(pronoun_groups=["binary", "neo-pronoun"] * 120, n_bootstrap=2000, seed=4)
+    inputs = (predictions, references, sets, ["nom"] * 240, sentences)
+    by_sentence = misgendered_accuracy(*inputs, **common)
+    by_template = misgendered_accuracy(*inputs, block_ids=[template for template, _ in blocks], **common)
+    crossed = misgendered_accuracy(*inputs, block_ids=blocks, **common)
+    key = "binary_minus_neo_pronoun"
+    assert by_sentence[key] == by_template[key] == crossed[key] == 0.5
+    assert crossed.unit_rows.blocks.sizes == (20, 6) and crossed.overall[key].n_blocks == 6
+    assert by_template[key + "_ci_low"] == by_template[key + "_ci_high"] == 0.5  # every template holds the same gap
+    assert crossed[key + "_ci_high"] - crossed[key + "_ci_low"] > 0.4
+    assert crossed[key + "_p_value"] > by_sentence[key + "_p_value"]
+
+
+def test_ruff_contexts_of_one_occupation_are_drawn_together():
+    # Ten occupations, each with 8 contexts (0 to 5 distractors among them); the model keeps to xe only for the
+    # first five occupations, whatever the context: drawn by occupation the binary − neo-pronoun gap rests on 10.
+    predictions, references, sets, distractors, contexts, jobs = [], [], [], [], [], []
+    for job in range(10):
+        for context in range(8):
+            for name in ("he", "xe"):
+                predictions.append(name if name == "he" or job < 5 else "he")
+                references.append(name)
+                sets.append(name)
+                distractors.append(context % 6)
+                contexts.append(f"{job}/{context}")
+                jobs.append(f"occupation {job}")
+    inputs = (predictions, references, sets, distractors, contexts)
+    common = dict(pronoun_groups=["binary", "neo-pronoun"] * 80, n_bootstrap=2000, seed=0)
+    by_context = ruff_accuracy(*inputs, **common)
+    by_job = ruff_accuracy(*inputs, block_ids=jobs, **common)
+    assert by_context.value == by_job.value == 0.5
+    assert (by_context.overall[by_job.primary].n_blocks, by_job.overall[by_job.primary].n_blocks) == (80, 10)
+    width = {name: result["binary_minus_neo_pronoun_ci_high"] - result["binary_minus_neo_pronoun_ci_low"]
+             for name, result in (("context", by_context), ("job", by_job))}  # fmt: skip
+    assert width["job"] > 2 * width["context"]
 
 
 def test_ruff_accuracy_refuses_distractor_counts_outside_zero_to_five():

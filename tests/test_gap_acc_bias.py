@@ -108,6 +108,10 @@ def test_compare_models():
         ({"predictions": [A, A, [True], A]}, r"predictions\[2\] is \[True\]"),
         ({"references": [A, [True, True], A, B]}, r"references\[1\] marks both candidates"),
         ({"references": [A, B, "yes", A]}, r"references\[2\] is 'yes'"),
+        ({"block_ids": ["page a"] * 3}, "one entry per instance"),
+        ({"block_ids": ["page a", None, "page b", "page b"]}, r"block_ids\[1\] is None; give every instance its block"),
+        ({"block_ids": ["page a", 2.5, "page b", "page b"]}, r"block_ids\[1\] is 2.5 \(float\); each entry must be a"),
+        ({"block_ids": ["page a", ("page a", "x"), "page b", "page b"]}, "gives 1 id.* for some instances and 2 for"),
     ],
 )
 def test_malformed_inputs(change, message):
@@ -126,3 +130,52 @@ def test_undefined_scores_are_none_with_reasons():
     assert results["accuracy_male"] is None and results["acc_bias"] is None
     assert "no male example has a positive candidate" in results["undefined"]["accuracy_male"]
     assert results["f1_male"] == 0.0 and results["f1_female"] is None
+
+
+def paged_inputs():
+    """Twelve Wikipedia pages of five examples, each page about one person (one gender) and answered alike: the
+    system gets a page all right or all wrong (3 of 6 feminine pages, 4 of 6 masculine ones)."""
+    right = {"female": [True, False] * 3, "male": [True, True, False] * 2}
+    inputs = {"predictions": [], "references": [], "genders": [], "block_ids": []}
+    for page in range(12):
+        gender = "female" if page % 2 else "male"
+        for example in range(5):
+            reference = A if example % 2 else B
+            inputs["references"].append(reference)
+            inputs["predictions"].append(reference if right[gender][page // 2] else NONE)
+            inputs["genders"].append(gender)
+            inputs["block_ids"].append(f"http://en.wikipedia.org/wiki/Person_{page:02d}")
+    return inputs
+
+
+def test_blocks_draw_the_examples_of_a_page_together():
+    # Drawn example by example, the 60 examples look like a tight interval; drawn by page, it rests on 12 blocks and
+    # is wider, as the pages' spread says it must be.
+    inputs = paged_inputs()
+    pages = inputs.pop("block_ids")
+    by_example = gap.acc_bias(**inputs, seed=1)
+    by_page = gap.acc_bias(**inputs, block_ids=pages, seed=1)
+    assert by_example["acc_bias"] == by_page["acc_bias"] == pytest.approx(0.75)
+    assert by_example.overall["acc_bias"].n_blocks == 60 and by_page.overall["acc_bias"].n_blocks == 12
+    example_width = by_example["acc_bias_ci_high"] - by_example["acc_bias_ci_low"]
+    page_width = by_page["acc_bias_ci_high"] - by_page["acc_bias_ci_low"]
+    assert page_width > 2 * example_width
+    assert by_page["acc_bias_p_value"] > by_example["acc_bias_p_value"]
+    assert by_page.unit_rows.blocks.sizes == (12,)
+    # A page of its own per example is no block at all: the same draws as without block_ids (ids that sort in the
+    # examples' order, as the blocks are numbered).
+    alone = gap.acc_bias(**inputs, block_ids=[f"page {index:02d}" for index in range(60)], seed=1)
+    for key in ("acc_bias", "f1_bias"):
+        assert (alone[f"{key}_ci_low"], alone[f"{key}_ci_high"], alone[f"{key}_p_value"]) == (
+            by_example[f"{key}_ci_low"],
+            by_example[f"{key}_ci_high"],
+            by_example[f"{key}_p_value"],
+        )
+
+
+def test_the_module_takes_block_ids(in_repo):
+    inputs = paged_inputs()
+    expected = dict(gap.acc_bias(**inputs, n_bootstrap=200, seed=2))
+    assert load("gap_acc_bias").compute(**inputs, n_bootstrap=200, seed=2) == expected
+    assert expected != dict(gap.acc_bias(**{**inputs, "block_ids": None}, n_bootstrap=200, seed=2))
+    assert_add_batch_equivalent("gap_acc_bias", inputs, [25, 35], n_bootstrap=200, seed=2)

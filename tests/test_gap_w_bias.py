@@ -127,6 +127,10 @@ def test_examples_without_referent_weigh_nothing_and_their_ranks_are_ignored():
         ({"genders": ["male", "male", "nb", "female"]}, "unknown genders: 'nb'"),
         ({"genders": ["male"] * 4}, r"no instances in group\(s\) female"),
         ({"predictions": [A, A, A, [1, 2]]}, r"predictions\[3\] is \[1, 2\]"),
+        ({"block_ids": ["page a"] * 3}, "one entry per instance"),
+        ({"block_ids": ["page a", None, "page b", "page b"]}, r"block_ids\[1\] is None; give every instance its block"),
+        ({"block_ids": ["page a", 2.5, "page b", "page b"]}, r"block_ids\[1\] is 2.5 \(float\); each entry must be a"),
+        ({"block_ids": ["page a", ("page a", "x"), "page b", "page b"]}, "gives 1 id.* for some instances and 2 for"),
     ],
 )
 def test_malformed_property_inputs(change, message):
@@ -180,3 +184,43 @@ def test_an_undefined_w_bias_says_which_condition_held():
     assert male_wrong["undefined"]["w_bias"].startswith("the male weighted accuracy is 0")
     plain = gap.acc_bias([B, B], [A, B], ["male", "female"], n_bootstrap=0)
     assert plain["undefined"]["acc_bias"].startswith("the male accuracy is 0")
+
+
+def test_blocks_draw_the_examples_of_a_page_together():
+    # Twelve pages of five examples, each page about one person (one gender) and answered alike, with given weights
+    # that differ within a page. Drawn by page, the interval rests on 12 blocks and is wider than drawn by example.
+    right = {"female": [True, False] * 3, "male": [True, True, False] * 2}
+    inputs = {"predictions": [], "references": [], "genders": [], "weights": []}
+    pages = []
+    for page in range(12):
+        gender = "female" if page % 2 else "male"
+        for example in range(5):
+            inputs["references"].append(A)
+            inputs["predictions"].append(A if right[gender][page // 2] else NONE)
+            inputs["genders"].append(gender)
+            inputs["weights"].append(1.0 + example / 2)
+            pages.append(f"http://en.wikipedia.org/wiki/Person_{page:02d}")
+    by_example = gap.w_bias(**inputs, seed=4)
+    by_page = gap.w_bias(**inputs, block_ids=pages, seed=4)
+    assert by_example["w_bias"] == by_page["w_bias"] == pytest.approx(0.75)
+    assert by_example.overall["w_bias"].n_blocks == 60 and by_page.overall["w_bias"].n_blocks == 12
+    example_width = by_example["w_bias_ci_high"] - by_example["w_bias_ci_low"]
+    page_width = by_page["w_bias_ci_high"] - by_page["w_bias_ci_low"]
+    assert page_width > 2 * example_width
+    assert by_page["w_bias_p_value"] > by_example["w_bias_p_value"]
+    # A page of its own per example is no block at all: the same draws as without block_ids.
+    alone = gap.w_bias(**inputs, block_ids=[f"page {index:02d}" for index in range(60)], seed=4)
+    assert (alone["w_bias_ci_low"], alone["w_bias_ci_high"], alone["w_bias_p_value"]) == (
+        by_example["w_bias_ci_low"],
+        by_example["w_bias_ci_high"],
+        by_example["w_bias_p_value"],
+    )
+    assert alone.unit_rows.blocks.sizes == (60,)
+
+
+def test_the_module_takes_block_ids(in_repo):
+    inputs = closest_name_system(40, seed=5)
+    inputs["block_ids"] = [f"http://en.wikipedia.org/wiki/Person_{index // 4}" for index in range(40)]
+    expected = dict(gap.w_bias(**inputs, variant="w", n_bootstrap=200, seed=2))
+    assert load("gap_w_bias").compute(**inputs, variant="w", n_bootstrap=200, seed=2) == expected
+    assert_add_batch_equivalent("gap_w_bias", inputs, [15, 25], variant="w", n_bootstrap=200, seed=2)

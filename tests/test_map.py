@@ -109,3 +109,27 @@ def _run_section(spec, exported_set, mirror, tmp_path, n_bootstrap, **model_opti
         model_options=model_options,
     )
     return result.runs["map"].sections["map"]
+
+
+def test_condition_accuracy_gap_draws_units_of_one_block_together(in_repo):
+    # 30 snippets from 6 pages; the names ablation costs the system every snippet of three pages and none of the
+    # others: the gap rests on 6 pages, not 30 snippets, and the module gives what the function gives.
+    from metric_harness import load
+
+    from corefbias.measures.condition_gap import condition_accuracy_gap
+
+    snippets = [(page, snippet) for page in range(6) for snippet in range(5)]
+    inputs = dict(
+        predictions=["A"] * 30 + ["B" if page < 3 else "A" for page, _ in snippets],
+        references=["A"] * 60,
+        conditions=["original"] * 30 + ["ent"] * 30,
+        units=[f"{page}.{snippet}" for page, snippet in snippets] * 2,
+    )
+    pages = [f"page {page}" for page, _ in snippets] * 2
+    by_snippet = condition_accuracy_gap(**inputs, reference="original", seed=1)
+    by_page = condition_accuracy_gap(**inputs, reference="original", block_ids=pages, seed=1)
+    assert by_snippet["gap/ent"] == by_page["gap/ent"] == -0.5
+    assert (by_snippet.overall["gap/ent"].n_blocks, by_page.overall["gap/ent"].n_blocks) == (30, 6)
+    assert by_page["gap/ent_p_value"] > by_snippet["gap/ent_p_value"]
+    module = load("condition_accuracy_gap").compute(**inputs, block_ids=pages, seed=1)
+    assert module == dict(by_page)

@@ -51,3 +51,23 @@ def test_bad_input_is_a_clear_error():
     inputs = {**_inputs(), "conditions": ["pro"] * 4 + ["neutral"] * 4}
     with pytest.raises(ValueError, match="conditions"):
         load("pro_anti_conll_f1").compute(**inputs, n_bootstrap=0)
+
+
+def test_the_module_takes_block_ids(in_repo):
+    inputs = {
+        **_inputs(),
+        "block_ids": ["developer + designer", "developer + designer", "cook + cashier", "cook + cashier"] * 2,
+    }
+    results = load("pro_anti_conll_f1").compute(**inputs, n_bootstrap=200, seed=4)
+    unblocked = load("pro_anti_conll_f1").compute(**_inputs(), n_bootstrap=200, seed=4)
+    assert results["diff"] == unblocked["diff"]
+    # Two frames are too few blocks for a 95% interval at any number of resamples; four pairs need 8402.
+    assert (
+        results["diff_ci_low"] is None
+        and "resting on 2 blocks needs more blocks" in results["undefined"]["diff_ci_low"]
+    )
+    assert "resting on 4 blocks needs at least 8402 resamples" in unblocked["undefined"]["diff_ci_low"]
+    assert_add_batch_equivalent("pro_anti_conll_f1", inputs, [3, 5], n_bootstrap=100, seed=1)
+    split = {**inputs, "block_ids": ["a", "b", "a", "b", "a", "a", "a", "b"]}
+    with pytest.raises(ValueError, match="pair 'p2' lies in block 'b' and in block 'a'"):
+        load("pro_anti_conll_f1").compute(**split, n_bootstrap=0)

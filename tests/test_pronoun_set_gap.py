@@ -132,6 +132,10 @@ def test_a_correlation_over_too_few_occupations_is_undefined_with_its_reason():
         (lambda i: {**i, "occupations": ["a", "b"] * (len(i["predictions"]) // 2)}, "has the occupation"),
         (lambda i: {**i, "predictions": [None] + i["predictions"][1:]}, r"predictions\[0\]"),
         (lambda i: {**i, "template_ids": i["template_ids"][:-1]}, "one entry per instance"),
+        (lambda i: {**i, "block_ids": ["j0"] * (len(i["predictions"]) - 1)}, "one entry per instance"),
+        (lambda i: {**i, "block_ids": ["j0"] * 4 + [None] * 4}, r"block_ids\[4\] is None"),
+        (lambda i: {**i, "block_ids": ["j0"] * 4 + [1.5] * 4}, r"block_ids\[4\] is 1.5 \(float\)"),
+        (lambda i: {**i, "block_ids": ["j0"] * 3 + ["j1"] * 5}, "template 't0' lies in block 'j0' and in block 'j1'"),
     ],
 )
 def test_bad_input_is_refused_saying_what_to_fix(change, message):
@@ -195,3 +199,41 @@ def test_evaluate_module_batches_and_processes_agree(in_repo):
     module = load("pronoun_set_gap")
     with pytest.raises(ValueError, match="takes no genders"):
         module.compute(**inputs, genders=["x"] * len(inputs["predictions"]))
+
+
+def test_blocks_of_templates_answered_alike_widen_the_interval_and_its_p_value():
+    # 40 templates of 10 occupations; a model's answers depend on the occupation alone: for half of them it misses
+    # "they" in every template. Template by template the gap looks certain; occupation by occupation it rests on
+    # 10 blocks, and the interval is the bootstrap of the 10 occupations' own gaps (0 or −1).
+    misses_they = [job < 5 for job in range(10)]
+    correct = [{**dict.fromkeys(SETS, True), "they": not misses_they[index // 4]} for index in range(40)]
+    inputs = filled(correct, occupation_of=lambda index: f"job{index // 4}")
+    by_template = pronoun_set_gap(**inputs, n_bootstrap=2000, seed=1)
+    by_job = pronoun_set_gap(**inputs, block_ids=inputs["occupations"], n_bootstrap=2000, seed=1)
+    assert by_template["gap/they"] == by_job["gap/they"] == -0.5
+    assert (by_template.overall["gap/they"].n_blocks, by_job.overall["gap/they"].n_blocks) == (40, 10)
+    assert by_job["gap/they_ci_high"] - by_job["gap/they_ci_low"] > 1.5 * (
+        by_template["gap/they_ci_high"] - by_template["gap/they_ci_low"]
+    )
+    assert by_job["gap/they_unadjusted_p_value"] > by_template["gap/they_unadjusted_p_value"]
+    # A block per template is no block at all.
+    alone = pronoun_set_gap(**inputs, block_ids=inputs["template_ids"], n_bootstrap=2000, seed=1)
+    assert alone == by_template
+    # The compare form draws the same blocks: a model against itself shifted on half the occupations.
+    other = [{**dict.fromkeys(SETS, True)} for _ in range(40)]
+    common = {key: inputs[key] for key in ("references", "pronoun_sets", "template_ids")}
+    other_predictions = filled(other)["predictions"]
+    paired = compare_pronoun_set_gaps(inputs["predictions"], other_predictions, **common, n_resamples=2000)
+    blocked = compare_pronoun_set_gaps(
+        inputs["predictions"], other_predictions, **common, block_ids=inputs["occupations"], n_resamples=2000
+    )
+    assert paired["gap/they"] == blocked["gap/they"] == -0.5
+    assert blocked.overall["gap/they"].n_blocks == 10
+    assert blocked["gap/they_unadjusted_p_value"] > paired["gap/they_unadjusted_p_value"]
+
+
+def test_the_module_takes_block_ids(in_repo):
+    correct = [{**dict.fromkeys(SETS, True), "xe": index % 2 == 0} for index in range(12)]
+    inputs = filled(correct, occupation_of=lambda index: f"job{index // 3}")
+    module = load("pronoun_set_gap").compute(**inputs, block_ids=inputs["occupations"], seed=2)
+    assert module == pronoun_set_gap(**inputs, block_ids=inputs["occupations"], seed=2)

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from corefbias.measures import resampling
+from corefbias.measures.blocks import Blocks
 
 
 def mean_difference(sums):
@@ -126,3 +127,73 @@ def test_a_paired_comparison_of_too_few_resamples_has_no_interval():
     (difference,) = paired_difference(rows_a, rows_b, mean_difference, ["difference"], n_resamples=1).values()
     assert difference.difference == 1.0 and difference.ci_low is None and difference.ci_high is None
     assert "resting on 30 blocks needs at least 54 resamples" in difference.undefined
+
+
+def test_blocks_drawn_whole_are_the_bootstrap_of_the_blocks_summed_rows():
+    # Drawing 5 blocks of 4 units is drawing the 5 blocks' summed rows: the same draws, the same replicates.
+    rng = np.random.default_rng(3)
+    rows = rows_from(rng.random(20) < 0.6, rng.random(20) < 0.4)
+    blocks = Blocks(np.repeat(np.arange(5), 4)[:, None])
+    summed = rows.reshape(5, 4, 4).sum(axis=1)
+    drawn = resampling.bootstrap_replicates(rows, mean_difference, 300, seed=2, blocks=blocks)["difference"]
+    assert np.array_equal(drawn, resampling.bootstrap_replicates(summed, mean_difference, 300, seed=2)["difference"])
+
+
+def test_crossed_factors_weigh_each_unit_by_the_product_of_its_levels_draws():
+    # Two crossed factors (3 × 2 cells, one unit each): a replicate weighs cell (r, c) by how often row level r was
+    # drawn times how often column level c was. So each replicate's 3 × 2 weights are an outer product (rank one),
+    # and they sum to 3 · 2 = 6, every level drawn as often as there are levels.
+    blocks = Blocks(np.array([[row, column] for row in range(3) for column in range(2)]))
+    weights = resampling.draw_weights(resampling.design(np.eye(6), blocks), 500, np.random.default_rng(0))
+    grids = weights.reshape(500, 3, 2)
+    assert weights.sum(axis=1).tolist() == [6.0] * 500
+    assert np.allclose(grids[:, :, :1] * grids[:, :1, 1:], grids[:, :, 1:] * grids[:, :1, :1])
+    assert np.unique(grids).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 6.0]  # products of counts 0–3 and 0–2
+
+
+def test_a_score_varying_by_one_crossed_factor_gets_that_factor_s_interval():
+    # 8 occupations × 30 frames, accuracy set by the occupation alone: the crossed bootstrap's interval is about the
+    # one-way bootstrap of the 8 occupations, far wider than drawing the 240 sentences one by one.
+    rng = np.random.default_rng(7)
+    per_occupation = rng.random(8)
+    cells = [(job, frame) for job in range(8) for frame in range(30)]
+    rows = np.array([[per_occupation[job], 1.0] for job, _ in cells])
+
+    def accuracy(sums):
+        return {"accuracy": resampling.safe_div(sums[..., 0], sums[..., 1])}
+
+    def width(blocks):
+        test = resampling.bootstrap_test(rows, accuracy, {"accuracy": None}, n_bootstrap=4000, seed=1, blocks=blocks)
+        return test["accuracy"].ci_high - test["accuracy"].ci_low
+
+    crossed = width(Blocks(np.array(cells)))
+    by_occupation = width(Blocks(np.array([[job] for job, _ in cells])))
+    by_sentence = width(None)
+    assert crossed == pytest.approx(by_occupation, rel=0.2)
+    assert crossed > 5 * by_sentence
+
+
+def test_the_expansion_reads_a_t_with_one_degree_of_freedom_fewer_than_the_blocks():
+    # Hesterberg's expanded percentile interval by hand for 10 blocks: the t quantile with 9 degrees of freedom
+    # (−2.262157) scaled by √(10/9), read back through the normal: Φ(−2.384474) = 0.008551.
+    assert resampling.expanded_tail(10) == pytest.approx(0.0085514, abs=1e-6)
+    assert resampling.expanded_tail(10**6) == pytest.approx(0.025, abs=1e-5)  # many blocks: the plain interval
+    # The p-value inverts it: a share of 0.008551 beyond the null is p = 0.05 on 10 blocks.
+    assert resampling.expanded_p_value(resampling.expanded_tail(10), 10) == pytest.approx(0.05, abs=1e-9)
+    assert resampling.expanded_p_value(0.2, None) == pytest.approx(0.4)
+
+
+def test_a_score_rests_on_the_blocks_holding_its_counts():
+    # The female columns are held by units 0 and 1 only (blocks 0 and 0), the male ones by all: female rests on 1
+    # block, and its interval and p-value are undefined, with the reason; male rests on 3.
+    rows = np.array([[1.0, 1.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+    shares = lambda sums: {  # noqa: E731
+        "male": resampling.safe_div(sums[..., 0], sums[..., 1]),
+        "female": resampling.safe_div(sums[..., 2], sums[..., 3]),
+    }
+    blocks = Blocks(np.array([[0], [0], [1], [2]]))
+    assert resampling.blocks_behind(rows, shares, ["male", "female"], blocks) == {"male": 3, "female": 1}
+    tested = resampling.bootstrap_test(
+        rows, shares, {"male": None, "female": None}, n_bootstrap=200, seed=0, blocks=blocks
+    )
+    assert tested["female"].ci_low is None and "rests on a single block" in tested["female"].reason

@@ -7,7 +7,7 @@ from metric_harness import assert_add_batch_equivalent, assert_num_process_equiv
 from corefbias.benchmarks.winogender import files as winogender_files
 from corefbias.data import upstream
 from corefbias.hub import metric_widget
-from corefbias.measures import winogender
+from corefbias.measures import resampling, winogender
 
 
 def hand_example():
@@ -41,6 +41,15 @@ def hand_example():
         "pair_ids": [row[0] for row in rows],
         "bls_pct_female": [bls[row[1]] for row in rows],
         "bergsma_pct_female": [bergsma[row[1]] for row in rows],
+    }
+
+
+def repeated(inputs, times):
+    """``inputs`` ``times`` over, each copy's pairs renamed (``a.1#0``, ``a.1#1``, ...): the same scores on more
+    pairs, enough for a 95% interval, which the expanded bootstrap gives on no fewer than about 6 blocks."""
+    return {
+        name: [f"{value}#{copy}" if name == "pair_ids" else value for copy in range(times) for value in values]
+        for name, values in inputs.items()
     }
 
 
@@ -142,8 +151,11 @@ def test_gendered_model_on_all_sentences(sentences):
     assert results["occupation_share_male"] == 1.0
     assert results["occupation_share_female"] == 0.0
     assert results["occupation_share_male_minus_female"] == 1.0
-    # No resample reaches 0: two-sided p = 2 · (0 + 1) / (200 + 1).
-    assert results["occupation_share_male_minus_female_p_value"] == pytest.approx(2 / 201)
+    # No resample reaches 0: two-sided p = 2 · (0 + 1) / (200 + 1), read through a t with 239 degrees of freedom for
+    # the 240 pairs (resampling.expanded_p_value).
+    assert results["occupation_share_male_minus_female_p_value"] == pytest.approx(
+        resampling.expanded_p_value(1 / 201, 240), rel=1e-12
+    )
     assert results["pairs_resolved_differently"] == 1.0
     assert results["pairs_resolved_differently_p_value"] is None
     assert results["pairs_resolved_differently_ci_low"] == results["pairs_resolved_differently_ci_high"] == 1.0
@@ -191,7 +203,10 @@ def test_hand_example_pooled_scores():
     # a.1, c.1 and c.2 resolve she and he differently; b.1 does not.
     assert results["pairs_resolved_differently"] == 0.75
     assert results["num_pairs"] == 4
-    assert list(score(hand_example(), n_bootstrap=100)["undefined"]) == ["pairs_resolved_differently_p_value"]
+    # Four pairs are too few for a 95% interval; ten copies of them (40 pairs, the same scores) have every one.
+    assert list(score(repeated(hand_example(), 10), n_bootstrap=100)["undefined"]) == [
+        "pairs_resolved_differently_p_value"
+    ]
 
 
 def test_hand_example_gotchas():
@@ -232,8 +247,9 @@ def test_swapping_female_and_male_negates_the_gender_differences():
 
 
 def test_bootstrap_over_pairs_is_reproducible_and_brackets_the_score():
-    first = score(hand_example(), n_bootstrap=500, seed=7)
-    second = score(hand_example(), n_bootstrap=500, seed=7)
+    # Ten copies of the hand example: its four pairs alone are too few for a 95% interval.
+    first = score(repeated(hand_example(), 10), n_bootstrap=500, seed=7)
+    second = score(repeated(hand_example(), 10), n_bootstrap=500, seed=7)
     assert first == second
     for name, null in winogender.SIGNIFICANCE_NULLS.items():
         assert first[f"{name}_ci_low"] <= first[name] <= first[f"{name}_ci_high"]
@@ -287,6 +303,14 @@ def edited(**changes):
     return inputs
 
 
+def with_blocks(index, value):
+    """The hand example with its occupations as blocks, block ``index`` changed to ``value``."""
+    inputs = hand_example()
+    inputs["block_ids"] = list(inputs["occupations"])
+    inputs["block_ids"][index] = value
+    return inputs
+
+
 @pytest.mark.parametrize(
     "inputs, message",
     [
@@ -302,6 +326,11 @@ def edited(**changes):
         (edited(bls_pct_female=(0, 150.0)), "between 0 and 100"),
         (edited(bergsma_pct_female=(0, "70")), "must be a number"),
         (edited(bls_pct_female=(0, 80.0)), "occupation 'a' has bls_pct_female 80.0 and 90.0"),
+        ({**hand_example(), "block_ids": ["a"] * 8}, "one entry per instance"),
+        (with_blocks(1, None), r"block_ids\[1\] is None; give every instance its block"),
+        (with_blocks(1, 2.5), r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id"),
+        (with_blocks(1, ("a", "x")), "gives 1 id.* for some instances and 2 for others"),
+        (with_blocks(1, "b"), "pair 'a.1' lies in block 'a' and in block 'b'"),
     ],
 )
 def test_malformed_inputs_are_rejected(inputs, message):
@@ -343,3 +372,57 @@ def test_widget_example_scores_a_nurse_and_a_surgeon_preference(in_repo):
     results = module.compute(**inputs, n_bootstrap=0)
     assert [results[f"preference/{name}"] for name in ("nurse", "surgeon", "librarian")] == [1.0, -1.0, 0.0]
     assert results["pearson_r_bls"] > 0.9
+
+
+# --- Blocks -----------------------------------------------------------------------------------
+
+
+def occupation_blocks(n_occupations=12):
+    """Occupations of two templates (answer OCCUPATION, then PARTICIPANT) × two participants, answered alike within an
+    occupation: every other one sends he to the occupation and she away from it, the rest answer right."""
+    inputs = {"predictions": [], "references": [], "occupations": [], "genders": [], "pair_ids": []}
+    for index in range(n_occupations):
+        occupation = f"occupation{index:02d}"
+        for template, answer in enumerate(("occupation", "participant")):
+            for participant in ("patient", "someone"):
+                for gender in ("female", "male"):
+                    biased = {"female": "participant", "male": "occupation"}[gender]
+                    inputs["predictions"].append(biased if index % 2 == 0 else answer)
+                    inputs["references"].append(answer)
+                    inputs["occupations"].append(occupation)
+                    inputs["genders"].append(gender)
+                    inputs["pair_ids"].append(f"{occupation}.{participant}.{template}")
+    return inputs
+
+
+def test_blocks_draw_the_pairs_of_an_occupation_together():
+    # Drawn pair by pair, the 48 pairs of 12 occupations look like a tight interval around 0.5; drawn by occupation,
+    # it rests on 12 blocks and is wider, as the occupations' spread says it must be.
+    inputs = occupation_blocks()
+    by_pair = score(inputs, n_bootstrap=1000, seed=5)
+    by_occupation = score(inputs, n_bootstrap=1000, seed=5, block_ids=inputs["occupations"])
+    key = "occupation_share_male_minus_female"
+    assert by_pair[key] == by_occupation[key] == 0.5
+    assert by_pair.overall[key].n_blocks == 48 and by_occupation.overall[key].n_blocks == 12
+    pair_width = by_pair[f"{key}_ci_high"] - by_pair[f"{key}_ci_low"]
+    occupation_width = by_occupation[f"{key}_ci_high"] - by_occupation[f"{key}_ci_low"]
+    assert occupation_width > 1.8 * pair_width
+    assert by_occupation[f"{key}_p_value"] > by_pair[f"{key}_p_value"]
+    assert by_occupation.unit_rows.blocks.sizes == (12,)
+    # A block of its own per pair is no block at all: the same draws as without block_ids (ids that sort in the
+    # pairs' order, as the blocks are numbered).
+    alone = score(inputs, n_bootstrap=1000, seed=5, block_ids=[f"pair {index // 2:02d}" for index in range(96)])
+    assert (alone[f"{key}_ci_low"], alone[f"{key}_ci_high"], alone[f"{key}_p_value"]) == (
+        by_pair[f"{key}_ci_low"],
+        by_pair[f"{key}_ci_high"],
+        by_pair[f"{key}_p_value"],
+    )
+    assert alone.unit_rows.blocks.sizes == (48,)
+
+
+def test_the_module_takes_block_ids(in_repo):
+    inputs = {**occupation_blocks(4), "block_ids": occupation_blocks(4)["occupations"]}
+    expected = dict(score(inputs, n_bootstrap=200, seed=1))
+    assert load("winogender_bias").compute(**inputs, n_bootstrap=200, seed=1) == expected
+    assert expected != dict(score({**inputs, "block_ids": None}, n_bootstrap=200, seed=1))
+    assert_add_batch_equivalent("winogender_bias", inputs, [10, 22], n_bootstrap=200, seed=1)

@@ -22,7 +22,7 @@ from corefbias.benchmarks.winopron.decisions import winopron_answer
 from corefbias.harness import executors, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.measures import comparison
-from corefbias.measures.winopron import FILTERS, PAIRINGS, winopron_accuracy
+from corefbias.measures.winopron import CASES, FILTERS, PAIRINGS, winopron_accuracy
 from corefbias.models.baselines import NearestBaseline, RandomBaseline, StereotypeBaseline
 
 CONFIGS = ("double", "single", "old")
@@ -267,6 +267,33 @@ def test_bad_input_is_refused_saying_what_to_fix():
         winopron_accuracy(**{**base, "cases": ["dative"]})
     with pytest.raises(ValueError, match="one entry per instance"):
         winopron_accuracy(**{**base, "predictions": ["occupation", "occupation"]})
+    with pytest.raises(ValueError, match=r"block_ids\[0\] is None; give every instance its block"):
+        winopron_accuracy(**{**base, "block_ids": [None]})
+    two = {name: value * 2 if isinstance(value, list) else value for name, value in base.items()}
+    with pytest.raises(ValueError, match=r"group '\(nurse, patient, nom\)' lies in block 'a' and in block 'b'"):
+        winopron_accuracy(**{**two, "pronoun_sets": ["he", "xe"], "block_ids": ["a", "b"]})
+
+
+def test_an_occupation_s_schemas_are_drawn_together():
+    # 12 occupations, three cases each; the system gets every case of the first six right and none of the rest:
+    # drawn by (occupation, participant, case) group the accuracy's interval rests on 36 groups, by occupation on 12.
+    rows = [(job, case, name) for job in range(12) for case in CASES for name in ("he", "she", "they", "xe")]
+    inputs = dict(
+        predictions=["occupation" if job < 6 else "participant" for job, _, _ in rows],
+        references=["occupation"] * len(rows),
+        occupations=[f"job{job}" for job, _, _ in rows],
+        participants=["customer"] * len(rows),
+        pronoun_sets=[name for _, _, name in rows],
+        cases=[case for _, case, _ in rows],
+        n_bootstrap=2000,
+    )
+    by_group = winopron_accuracy(**inputs)
+    by_job = winopron_accuracy(**inputs, block_ids=inputs["occupations"])
+    assert by_group["accuracy"] == by_job["accuracy"] == 0.5
+    assert (by_group.overall["accuracy"].n_blocks, by_job.overall["accuracy"].n_blocks) == (36, 12)
+    assert by_job["accuracy_ci_high"] - by_job["accuracy_ci_low"] > 1.3 * (
+        by_group["accuracy_ci_high"] - by_group["accuracy_ci_low"]
+    )
 
 
 # The benchmark.

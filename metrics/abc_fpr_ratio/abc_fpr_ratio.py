@@ -22,7 +22,8 @@ often it does so for the male and the female pronoun: Gender Effect Size = log2(
 positive when the model accepts the error more readily for "hans". Also returned: the reflexive
 true-positive rate, FPR_M / FPR_F, the same split by the occupation's gender stereotype, and
 two-sided bootstrap p-values and 95% percentile confidence intervals (resampling triplets when
-triplet_ids are given, otherwise items).
+triplet_ids are given, otherwise items), and whole blocks of them when block_ids are given: the triplets sharing an
+occupation or a sentence frame, which a model answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -53,6 +54,28 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     (0.75, 0.75, 0.75, 0.0)
     >>> results["log2_fpr_ratio/male_occupations"], results["log2_fpr_ratio/female_occupations"]
     (1.0, -1.0)
+
+    Triplets made from one occupation are not independent: a model that links "hans" but not "hendes" for a
+    technician does so in every sentence frame. With block_ids the bootstrap draws whole occupations, and the
+    interval rests on 8 of them, not on 24 triplets: it is wider, and the p-value larger:
+
+    >>> occupations = ["tekniker", "revisor", "sygeplejerske", "pædagog", "mekaniker", "frisør", "læge", "maler"]
+    >>> hans = [True, True, False, True, True, False, True, True]
+    >>> hendes = [False, True, False, False, True, True, False, True]
+    >>> inputs = dict(
+    ...     predictions=[link for male, female in zip(hans, hendes) for link in [True, male, female] * 3],
+    ...     references=[True, False, False] * 24,
+    ...     pronoun_genders=["neutral", "male", "female"] * 24,
+    ...     triplet_ids=[f"{occupation} {frame}" for occupation in occupations for frame in range(3) for _ in range(3)],
+    ... )
+    >>> by_triplet = abc_fpr_ratio.compute(**inputs)
+    >>> by_occupation = abc_fpr_ratio.compute(**inputs, block_ids=[o for o in occupations for _ in range(9)])
+    >>> round(by_triplet["log2_fpr_ratio"], 4), round(by_occupation["log2_fpr_ratio"], 4)
+    (0.585, 0.585)
+    >>> [round(by_triplet[f"log2_fpr_ratio_{end}"], 2) for end in ("ci_low", "ci_high", "p_value")]
+    [-0.09, 1.44, 0.11]
+    >>> [round(by_occupation[f"log2_fpr_ratio_{end}"], 2) for end in ("ci_low", "ci_high", "p_value")]
+    [-0.81, 2.65, 0.49]
 """,
 )
 
@@ -63,6 +86,7 @@ _FEATURES = datasets.Features(
         "pronoun_genders": datasets.Value("string"),
         "occupation_genders": datasets.Value("string"),
         "triplet_ids": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -79,22 +103,22 @@ class AbcFprRatio(support.CorefBiasMetric):
         "https://github.com/anavaleriagonzalez/ABC-dataset",
         "https://dadebias.github.io/genda-lens/user_guide/coref/",
     ]
-    OPTIONAL_INPUTS = ("occupation_genders", "triplet_ids")
-    ID_INPUTS = ("triplet_ids",)
+    OPTIONAL_INPUTS = ("occupation_genders", "triplet_ids", "block_ids")
+    ID_INPUTS = ("triplet_ids", "block_ids")
     LABELS = {"pronoun_genders": abc.PRONOUN_GENDERS, "occupation_genders": abc.OCCUPATION_GENDERS}
     WIDGET_EXAMPLE = [
-        ["true", "true", "neutral", "male", "t1"],
-        ["true", "false", "male", "male", "t1"],
-        ["false", "false", "female", "male", "t1"],
-        ["true", "true", "neutral", "male", "t2"],
-        ["true", "false", "male", "male", "t2"],
-        ["true", "false", "female", "male", "t2"],
-        ["true", "true", "neutral", "female", "t3"],
-        ["false", "false", "male", "female", "t3"],
-        ["true", "false", "female", "female", "t3"],
-        ["false", "true", "neutral", "female", "t4"],
-        ["true", "false", "male", "female", "t4"],
-        ["true", "false", "female", "female", "t4"],
+        ["true", "true", "neutral", "male", "t1", "tekniker"],
+        ["true", "false", "male", "male", "t1", "tekniker"],
+        ["false", "false", "female", "male", "t1", "tekniker"],
+        ["true", "true", "neutral", "male", "t2", "tekniker"],
+        ["true", "false", "male", "male", "t2", "tekniker"],
+        ["true", "false", "female", "male", "t2", "tekniker"],
+        ["true", "true", "neutral", "female", "t3", "sygeplejerske"],
+        ["false", "false", "male", "female", "t3", "sygeplejerske"],
+        ["true", "false", "female", "female", "t3", "sygeplejerske"],
+        ["false", "true", "neutral", "female", "t4", "sygeplejerske"],
+        ["true", "false", "male", "female", "t4", "sygeplejerske"],
+        ["true", "false", "female", "female", "t4", "sygeplejerske"],
     ]
 
     def _score(
@@ -104,6 +128,7 @@ class AbcFprRatio(support.CorefBiasMetric):
         pronoun_genders,
         occupation_genders=None,
         triplet_ids=None,
+        block_ids=None,
         n_bootstrap=1000,
         seed=0,
     ):
@@ -113,6 +138,7 @@ class AbcFprRatio(support.CorefBiasMetric):
             pronoun_genders,
             occupation_genders,
             triplet_ids,
+            block_ids=block_ids,
             n_bootstrap=n_bootstrap,
             seed=seed,
         )

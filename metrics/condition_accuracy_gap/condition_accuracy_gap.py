@@ -20,7 +20,9 @@ unablated; GICoref (same paper) asks how much worse neopronouns and they are res
 documents. Both are this score: the accuracy of each condition, and each condition's gap to the reference
 (accuracy(condition) − accuracy(reference), below 0 where the condition is harder), with a bootstrap over the units
 (a snippet with all its versions, a document with all its pronouns: paired where every unit holds every condition)
-and the gaps' two-sided p-values Holm-adjusted as one family.
+and the gaps' two-sided p-values Holm-adjusted as one family. With block_ids (the page or text several units come
+from, which a system answers alike) the bootstrap draws whole blocks, its intervals and p-values expanded for how
+few they are.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -57,6 +59,7 @@ _FEATURES = datasets.Features(
         "references": datasets.Value("string"),
         "conditions": datasets.Value("string"),
         "units": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -67,19 +70,29 @@ class ConditionAccuracyGap(support.CorefBiasMetric):
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
     FEATURES = _FEATURES
-    ID_INPUTS = ("units",)
+    OPTIONAL_INPUTS = ("block_ids",)
+    ID_INPUTS = ("units", "block_ids")
     HOMEPAGE = "https://github.com/TristaCao/into_inclusivecoref"
     REFERENCE_URLS = ["https://aclanthology.org/2020.acl-main.418"]
     WIDGET_EXAMPLE = [
-        ["A", "A", "original", "s1"],
-        ["B", "B", "original", "s2"],
-        ["A", "B", "original", "s3"],
-        ["A", "A", "ent", "s1"],
-        ["A", "B", "ent", "s2"],
-        ["A", "B", "ent", "s3"],
+        ["A", "A", "original", "s1", "wikipedia/Ada_Lovelace"],
+        ["B", "B", "original", "s2", "wikipedia/Ada_Lovelace"],
+        ["A", "B", "original", "s3", "wikipedia/Alan_Turing"],
+        ["A", "A", "ent", "s1", "wikipedia/Ada_Lovelace"],
+        ["A", "B", "ent", "s2", "wikipedia/Ada_Lovelace"],
+        ["A", "B", "ent", "s3", "wikipedia/Alan_Turing"],
     ]
 
-    def _score(self, predictions, references, conditions, units, reference="original", n_bootstrap=1000, seed=0):
+    def _score(
+        self, predictions, references, conditions, units, block_ids=None, reference="original", n_bootstrap=1000, seed=0
+    ):
         return condition_gap.condition_accuracy_gap(
-            predictions, references, conditions, units, reference=reference, n_bootstrap=n_bootstrap, seed=seed
+            predictions,
+            references,
+            conditions,
+            units,
+            reference=reference,
+            block_ids=block_ids,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
         )

@@ -20,7 +20,8 @@ across genders). An instance is correct iff both candidate names get their gold 
 gender changes (Eq. 2) than when only the names change (Eq. 3). Also returned: Acc_Diff
 (Eq. 1) with male/female accuracies, the M/F and M2F/F2M breakdowns of Table 3, the
 original- vs counterfactual-gender check and Spearman's ρ of Table 4, and two-sided bootstrap
-p-values and 95% percentile confidence intervals (resampling quadruples).
+p-values and 95% percentile confidence intervals (resampling quadruples), drawing whole blocks of quadruples when
+block_ids are given: the quadruples made from one book's passages, which a model answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -57,8 +58,24 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     (1.0, 0.5, 0.5)
     >>> results["i_within"], results["i_across"], results["delta_i"]
     (0.0, 0.5, 0.5)
+
+    Quadruples made from one book's passages are not independent: with block_ids the bootstrap draws whole books,
+    and the interval rests on 2 of them, not on 4 quadruples: too few for a 95% interval, as it says:
+
+    >>> blocked = delta_i.compute(
+    ...     predictions=(gold[:2] + wrong + gold) * 2,
+    ...     references=gold * 4,
+    ...     quadruple_ids=["q1"] * 4 + ["q2"] * 4 + ["q3"] * 4 + ["q4"] * 4,
+    ...     roles=["original", "gender_controlled", "gender_swapped_1", "gender_swapped_2"] * 4,
+    ...     genders=["male", "male", "female", "female"] * 4,
+    ...     block_ids=["vendetta.epub"] * 8 + ["pg17314 Five Children and It (by E. Nesbit)"] * 8,
+    ... )
+    >>> blocked["delta_i"], blocked["delta_i_ci_low"], blocked["undefined"]["delta_i_ci_low"]
+    (0.5, None, 'a 95% interval resting on 2 blocks needs more blocks: its tails are too far out')
 """,
 )
+
+_NESBIT = "pg17314 Five Children and It (by E. Nesbit)"
 
 _ROLE_FEATURES = datasets.Features(
     {
@@ -67,6 +84,7 @@ _ROLE_FEATURES = datasets.Features(
         "quadruple_ids": datasets.Value("string"),
         "roles": datasets.Value("string"),
         "genders": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -77,22 +95,38 @@ class CounterGapDeltaI(support.CorefBiasMetric):
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
     FEATURES = _ROLE_FEATURES
-    ID_INPUTS = ("quadruple_ids",)
+    OPTIONAL_INPUTS = ("block_ids",)
+    ID_INPUTS = ("quadruple_ids", "block_ids")
     HOMEPAGE = "https://github.com/x-zb/Counter-GAP"
     REFERENCE_URLS = ["https://aclanthology.org/2023.eacl-main.272/"]
     LABELS = {"roles": counter_gap.ROLES, "genders": counter_gap.GENDERS}
-    WIDGET_EXAMPLE = [
-        ["[true, false]", "[true, false]", "q1", "original", "male"],
-        ["[false, true]", "[false, true]", "q1", "gender_controlled", "male"],
-        ["[false, true]", "[true, false]", "q1", "gender_swapped_1", "female"],
-        ["[true, false]", "[false, true]", "q1", "gender_swapped_2", "female"],
-        ["[true, false]", "[true, false]", "q2", "original", "female"],
-        ["[false, true]", "[false, true]", "q2", "gender_controlled", "female"],
-        ["[true, false]", "[true, false]", "q2", "gender_swapped_1", "male"],
-        ["[false, true]", "[false, true]", "q2", "gender_swapped_2", "male"],
+    WIDGET_EXAMPLE = [  # block_ids: the book of the passage, as Counter-GAP's Book column names it
+        ["[true, false]", "[true, false]", "q1", "original", "male", "vendetta.epub"],
+        ["[false, true]", "[false, true]", "q1", "gender_controlled", "male", "vendetta.epub"],
+        ["[false, true]", "[true, false]", "q1", "gender_swapped_1", "female", "vendetta.epub"],
+        ["[true, false]", "[false, true]", "q1", "gender_swapped_2", "female", "vendetta.epub"],
+        ["[true, false]", "[true, false]", "q2", "original", "female", "vendetta.epub"],
+        ["[false, true]", "[false, true]", "q2", "gender_controlled", "female", "vendetta.epub"],
+        ["[true, false]", "[true, false]", "q2", "gender_swapped_1", "male", "vendetta.epub"],
+        ["[false, true]", "[false, true]", "q2", "gender_swapped_2", "male", "vendetta.epub"],
+        ["[true, false]", "[true, false]", "q3", "original", "male", _NESBIT],
+        ["[true, false]", "[true, false]", "q3", "gender_controlled", "male", _NESBIT],
+        ["[false, true]", "[true, false]", "q3", "gender_swapped_1", "female", _NESBIT],
+        ["[false, true]", "[true, false]", "q3", "gender_swapped_2", "female", _NESBIT],
+        ["[false, true]", "[false, true]", "q4", "original", "female", _NESBIT],
+        ["[true, false]", "[true, false]", "q4", "gender_controlled", "female", _NESBIT],
+        ["[false, true]", "[false, true]", "q4", "gender_swapped_1", "male", _NESBIT],
+        ["[true, false]", "[true, false]", "q4", "gender_swapped_2", "male", _NESBIT],
     ]
 
-    def _score(self, predictions, references, quadruple_ids, roles, genders, n_bootstrap=1000, seed=0):
+    def _score(self, predictions, references, quadruple_ids, roles, genders, block_ids=None, n_bootstrap=1000, seed=0):
         return counter_gap.delta_i(
-            predictions, references, quadruple_ids, roles, genders, n_bootstrap=n_bootstrap, seed=seed
+            predictions,
+            references,
+            quadruple_ids,
+            roles,
+            genders,
+            block_ids=block_ids,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
         )

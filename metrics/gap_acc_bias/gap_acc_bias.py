@@ -20,7 +20,8 @@ candidate only: the share of examples with a referent among A and B whose refere
 coreferent (examples without a positive candidate are left out). F1-Bias = F1_F / F1_M is GAP's own
 bias score (Webster et al., 2018), with TP/FP/FN counted over both candidates as GAP's scorer does.
 1 means no measured bias; below 1, the system does worse on feminine examples. Both come with a
-two-sided bootstrap p-value against 1 and a 95% percentile interval (resampling examples).
+two-sided bootstrap p-value against 1 and a 95% percentile interval (resampling examples), drawing whole blocks of
+examples when block_ids are given: the examples taken from one Wikipedia page, which a model answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -50,6 +51,24 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     (1.0, 0.5, 0.5)
     >>> results["f1_male"], results["f1_female"], results["f1_bias"]
     (0.8, 0.4, 0.5)
+
+    Examples taken from one Wikipedia page are not independent, and a page's examples mostly share its subject's
+    gender. With block_ids (the page of each example) the bootstrap draws whole pages; here every masculine
+    example comes from one page, so leaving it out leaves acc-Bias undefined, and the bootstrap says so rather than
+    give an interval:
+
+    >>> blocked = acc_bias.compute(
+    ...     predictions=[[True, False], [True, True], [False, True], [False, True], [True, False]],
+    ...     references=[[True, False], [False, True], [True, False], [False, True], [False, False]],
+    ...     genders=["male", "male", "female", "female", "female"],
+    ...     block_ids=["http://en.wikipedia.org/wiki/Alan_Turing"] * 2
+    ...     + ["http://en.wikipedia.org/wiki/Ada_Lovelace"] * 3,
+    ... )
+    >>> blocked["acc_bias"], blocked["acc_bias_ci_low"]
+    (0.5, None)
+    >>> blocked["undefined"]["acc_bias_ci_low"]
+    'acc_bias rests on a single block (without block 0 it is undefined); the bootstrap needs at least two behind each
+    part of it'
 """,
 )
 
@@ -58,6 +77,7 @@ _FEATURES = datasets.Features(
         "predictions": datasets.Sequence(datasets.Value("bool")),
         "references": datasets.Sequence(datasets.Value("bool")),
         "genders": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -70,14 +90,16 @@ class GapAccBias(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/vid-koci/weightingGAP"
     REFERENCE_URLS = ["https://arxiv.org/abs/2011.01837", "https://github.com/google-research-datasets/gap-coreference"]
+    OPTIONAL_INPUTS = ("block_ids",)
+    ID_INPUTS = ("block_ids",)
     LABELS = {"genders": gap_rows.GENDERS}
-    WIDGET_EXAMPLE = [
-        ["[true, false]", "[true, false]", "male"],
-        ["[true, true]", "[false, true]", "male"],
-        ["[false, true]", "[true, false]", "female"],
-        ["[false, true]", "[false, true]", "female"],
-        ["[true, false]", "[false, false]", "female"],
+    WIDGET_EXAMPLE = [  # block_ids: the Wikipedia page of the example, as GAP's URL column gives it
+        ["[true, false]", "[true, false]", "male", "http://en.wikipedia.org/wiki/Alan_Turing"],
+        ["[true, true]", "[false, true]", "male", "http://en.wikipedia.org/wiki/Alan_Turing"],
+        ["[false, true]", "[true, false]", "female", "http://en.wikipedia.org/wiki/Ada_Lovelace"],
+        ["[false, true]", "[false, true]", "female", "http://en.wikipedia.org/wiki/Ada_Lovelace"],
+        ["[true, false]", "[false, false]", "female", "http://en.wikipedia.org/wiki/Ada_Lovelace"],
     ]
 
-    def _score(self, predictions, references, genders, n_bootstrap=1000, seed=0):
-        return gap.acc_bias(predictions, references, genders, n_bootstrap=n_bootstrap, seed=seed)
+    def _score(self, predictions, references, genders, block_ids=None, n_bootstrap=1000, seed=0):
+        return gap.acc_bias(predictions, references, genders, block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed)

@@ -24,7 +24,8 @@ W-Bias = weighted Acc_F / weighted Acc_M, each the weight of the positive candid
 coreferent over the weight of all positive candidates of that gender. Pass the weights (e.g. the
 published ones) or the properties with a variant: `w` (both properties), `wnum` (names only),
 `wdist` (position only) or `wt` (the paper's recommendation: drop examples with more than 15 names or
-the referent 5th or further, then balance both). Significance as for acc-Bias, weights held fixed.
+the referent 5th or further, then balance both). Significance as for acc-Bias, weights held fixed, drawing whole
+blocks of examples when block_ids are given (the examples taken from one Wikipedia page, which a model answers alike).
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -58,6 +59,37 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     (1.0, 0.25)
     >>> [round(weight, 4) for weight in results["weights"]]
     [0.4375, 0.4375, 2.625, 0.875, 0.875, 0.875, 0.875]
+
+    Resampled example by example, W-Bias has an interval; but examples taken from one Wikipedia page are not
+    independent. With block_ids (each example's page) the bootstrap draws whole pages, and as all the masculine
+    examples come from one page, it has nothing to draw them from, as it says:
+
+    >>> by_example = w_bias.compute(
+    ...     predictions=closest_is_right,
+    ...     references=[[True, False]] * 7,
+    ...     genders=["male"] * 3 + ["female"] * 4,
+    ...     num_names=[3] * 7,
+    ...     correct_ranks=[1, 1, 2, 1, 2, 2, 2],
+    ...     variant="w",
+    ... )
+    >>> by_example["w_bias_ci_low"], by_example["w_bias_ci_high"] > 1
+    (0.0, True)
+    >>> by_page = w_bias.compute(
+    ...     predictions=closest_is_right,
+    ...     references=[[True, False]] * 7,
+    ...     genders=["male"] * 3 + ["female"] * 4,
+    ...     num_names=[3] * 7,
+    ...     correct_ranks=[1, 1, 2, 1, 2, 2, 2],
+    ...     block_ids=["http://en.wikipedia.org/wiki/Alan_Turing"] * 3
+    ...     + ["http://en.wikipedia.org/wiki/Ada_Lovelace"] * 2
+    ...     + ["http://en.wikipedia.org/wiki/Grace_Hopper"] * 2,
+    ...     variant="w",
+    ... )
+    >>> by_page["w_bias"], by_page["w_bias_ci_low"]
+    (1.0, None)
+    >>> by_page["undefined"]["w_bias_ci_low"]
+    'w_bias rests on a single block (without block 1 it is undefined); the bootstrap needs at least two behind each
+    part of it'
 """,
 )
 
@@ -69,6 +101,7 @@ _FEATURES = datasets.Features(
         "weights": datasets.Value("float64"),
         "num_names": datasets.Value("int64"),
         "correct_ranks": datasets.Value("int64"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -81,16 +114,17 @@ class GapWBias(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/vid-koci/weightingGAP"
     REFERENCE_URLS = ["https://arxiv.org/abs/2011.01837"]
-    OPTIONAL_INPUTS = ("weights", "num_names", "correct_ranks")
+    OPTIONAL_INPUTS = ("weights", "num_names", "correct_ranks", "block_ids")
+    ID_INPUTS = ("block_ids",)
     LABELS = {"genders": gap_rows.GENDERS}
-    WIDGET_EXAMPLE = [
-        ["[true, false]", "[true, false]", "male", "", "3", "1"],
-        ["[true, false]", "[true, false]", "male", "", "3", "1"],
-        ["[false, false]", "[true, false]", "male", "", "3", "2"],
-        ["[true, false]", "[true, false]", "female", "", "3", "1"],
-        ["[false, false]", "[true, false]", "female", "", "3", "2"],
-        ["[false, false]", "[true, false]", "female", "", "3", "2"],
-        ["[false, false]", "[true, false]", "female", "", "3", "2"],
+    WIDGET_EXAMPLE = [  # block_ids: the Wikipedia page of the example, as GAP's URL column gives it
+        ["[true, false]", "[true, false]", "male", "", "3", "1", "http://en.wikipedia.org/wiki/Alan_Turing"],
+        ["[true, false]", "[true, false]", "male", "", "3", "1", "http://en.wikipedia.org/wiki/Alan_Turing"],
+        ["[false, false]", "[true, false]", "male", "", "3", "2", "http://en.wikipedia.org/wiki/Alan_Turing"],
+        ["[true, false]", "[true, false]", "female", "", "3", "1", "http://en.wikipedia.org/wiki/Ada_Lovelace"],
+        ["[false, false]", "[true, false]", "female", "", "3", "2", "http://en.wikipedia.org/wiki/Ada_Lovelace"],
+        ["[false, false]", "[true, false]", "female", "", "3", "2", "http://en.wikipedia.org/wiki/Grace_Hopper"],
+        ["[false, false]", "[true, false]", "female", "", "3", "2", "http://en.wikipedia.org/wiki/Grace_Hopper"],
     ]
 
     def _score(
@@ -101,6 +135,7 @@ class GapWBias(support.CorefBiasMetric):
         weights=None,
         num_names=None,
         correct_ranks=None,
+        block_ids=None,
         variant="wt",
         return_weights=False,
         n_bootstrap=1000,
@@ -113,6 +148,7 @@ class GapWBias(support.CorefBiasMetric):
             weights=weights,
             num_names=num_names,
             correct_ranks=correct_ranks,
+            block_ids=block_ids,
             variant=variant,
             return_weights=return_weights,
             n_bootstrap=n_bootstrap,

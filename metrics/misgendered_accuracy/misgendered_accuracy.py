@@ -21,7 +21,8 @@ chosen word is the label (top_1 == label). Returned: accuracy overall, per decla
 set × form, per kind of set (binary, gender-neutral, neo-pronoun) and per declaration kind (explicit,
 parenthetical), with 95% bootstrap intervals over sentences (one name in one template, with every set declared
 in turn), and binary − gender-neutral, binary − neo-pronoun and explicit − parenthetical accuracy with two-sided
-bootstrap p-values against 0.
+bootstrap p-values against 0. With block_ids (the template, which a model answers alike whatever the name) the
+bootstrap draws whole templates, its intervals and p-values expanded for how few they are.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -70,6 +71,7 @@ _FEATURES = datasets.Features(
         "sentence_ids": datasets.Value("string"),
         "pronoun_groups": datasets.Value("string"),
         "declaration_kinds": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -85,8 +87,8 @@ class MisgenderedAccuracy(support.CorefBiasMetric):
         "https://aclanthology.org/2023.acl-long.293",
         "https://tamannahossainkay.github.io/misgendered/",
     ]
-    OPTIONAL_INPUTS = ("pronoun_groups", "declaration_kinds")
-    ID_INPUTS = ("sentence_ids",)
+    OPTIONAL_INPUTS = ("pronoun_groups", "declaration_kinds", "block_ids")
+    ID_INPUTS = ("sentence_ids", "block_ids")
     NULLABLE_INPUTS = ("predictions",)
     LABELS = {
         "forms": misgendered.FORMS,
@@ -94,12 +96,15 @@ class MisgenderedAccuracy(support.CorefBiasMetric):
         "declaration_kinds": misgendered.DECLARATION_KINDS,
     }
     WIDGET_EXAMPLE = [
-        ["he", "he", "he", "nom", "s1", "binary", "explicit"],
-        ["he", "xe", "xe", "nom", "s1", "neo-pronoun", "explicit"],
-        ["they", "they", "they", "nom", "s1", "gender-neutral", "explicit"],
-        ["him", "him", "he", "acc", "s2", "binary", "parenthetical"],
-        ["xem", "xem", "xe", "acc", "s2", "neo-pronoun", "parenthetical"],
-        ["him", "them", "they", "acc", "s2", "gender-neutral", "parenthetical"],
+        ["he", "he", "he", "nom", "s1", "binary", "explicit", "template 0"],
+        ["he", "xe", "xe", "nom", "s1", "neo-pronoun", "explicit", "template 0"],
+        ["they", "they", "they", "nom", "s1", "gender-neutral", "explicit", "template 0"],
+        ["he", "he", "he", "nom", "s3", "binary", "explicit", "template 0"],
+        ["he", "xe", "xe", "nom", "s3", "neo-pronoun", "explicit", "template 0"],
+        ["they", "they", "they", "nom", "s3", "gender-neutral", "explicit", "template 0"],
+        ["him", "him", "he", "acc", "s2", "binary", "parenthetical", "template 12"],
+        ["xem", "xem", "xe", "acc", "s2", "neo-pronoun", "parenthetical", "template 12"],
+        ["him", "them", "they", "acc", "s2", "gender-neutral", "parenthetical", "template 12"],
     ]
 
     def _score(
@@ -111,6 +116,7 @@ class MisgenderedAccuracy(support.CorefBiasMetric):
         sentence_ids,
         pronoun_groups=None,
         declaration_kinds=None,
+        block_ids=None,
         n_bootstrap=1000,
         seed=0,
     ):
@@ -122,6 +128,7 @@ class MisgenderedAccuracy(support.CorefBiasMetric):
             sentence_ids,
             pronoun_groups,
             declaration_kinds,
+            block_ids=block_ids,
             n_bootstrap=n_bootstrap,
             seed=seed,
         )

@@ -22,7 +22,8 @@ same sentence with another pronoun): the bootstrap resamples templates, each wit
 template's difficulty cancels out. Each gap has a two-sided bootstrap p-value against 0, Holm-adjusted across the
 sets (the unadjusted one too), and a 95% percentile interval. Given occupations, the gaps per occupation, and with
 the occupations' percent female (U.S. Bureau of Labor Statistics, as Winogender gives it) the Pearson r of each
-set's per-occupation gap with it.
+set's per-occupation gap with it. With block_ids (what several templates share: WinoPron's and RUFF's occupation)
+the bootstrap draws whole blocks of templates, its intervals and p-values expanded for how few they are.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -63,6 +64,26 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     ... )
     >>> results["gap/xe"]
     -0.5
+
+    Twelve templates of six occupations, two each: the model misses "xe" in both templates of three occupations.
+    Drawn template by template the gap looks sure; an occupation's templates are answered alike, and drawn by
+    occupation (block_ids) the interval rests on 6 blocks and reaches 0:
+
+    >>> occupations = ["nurse", "surgeon", "baker", "cashier", "chef", "clerk"]
+    >>> rows = [(job, template, name) for job in occupations for template in (0, 1) for name in ("he", "she", "xe")]
+    >>> inputs = dict(
+    ...     predictions=["participant" if name == "xe" and job in occupations[:3] else "occupation"
+    ...                  for job, _, name in rows],
+    ...     references=["occupation"] * len(rows),
+    ...     pronoun_sets=[name for _, _, name in rows],
+    ...     template_ids=[f"{job}.{template}" for job, template, _ in rows],
+    ... )
+    >>> by_template = pronoun_set_gap.compute(**inputs)
+    >>> by_occupation = pronoun_set_gap.compute(**inputs, block_ids=[job for job, _, _ in rows])
+    >>> [round(by_template[key], 3) for key in ("gap/xe", "gap/xe_ci_low", "gap/xe_ci_high", "gap/xe_p_value")]
+    [-0.5, -0.833, -0.167, 0.013]
+    >>> [round(by_occupation[key], 3) for key in ("gap/xe", "gap/xe_ci_low", "gap/xe_ci_high", "gap/xe_p_value")]
+    [-0.5, -1.0, 0.0, 0.125]
 """,
 )
 
@@ -74,6 +95,7 @@ _FEATURES = datasets.Features(
         "template_ids": datasets.Value("string"),
         "occupations": datasets.Value("string"),
         "bls_pct_female": datasets.Value("float64"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -86,17 +108,21 @@ class PronounSetGap(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/uds-lsv/winopron"
     REFERENCE_URLS = ["https://github.com/uds-lsv/winopron", "https://www.jstor.org/stable/4615733"]
-    OPTIONAL_INPUTS = ("occupations", "bls_pct_female")
-    ID_INPUTS = ("template_ids",)
+    OPTIONAL_INPUTS = ("occupations", "bls_pct_female", "block_ids")
+    ID_INPUTS = ("template_ids", "block_ids")
     WIDGET_EXAMPLE = [
-        ["occupation", "occupation", "he", "nurse.patient.nom", "nurse", "89.58"],
-        ["occupation", "occupation", "she", "nurse.patient.nom", "nurse", "89.58"],
-        ["participant", "occupation", "they", "nurse.patient.nom", "nurse", "89.58"],
-        ["participant", "occupation", "xe", "nurse.patient.nom", "nurse", "89.58"],
-        ["participant", "participant", "he", "surgeon.patient.acc", "surgeon", "37.9"],
-        ["participant", "participant", "she", "surgeon.patient.acc", "surgeon", "37.9"],
-        ["participant", "participant", "they", "surgeon.patient.acc", "surgeon", "37.9"],
-        ["occupation", "participant", "xe", "surgeon.patient.acc", "surgeon", "37.9"],
+        ["occupation", "occupation", "he", "nurse.patient.nom", "nurse", "89.58", "nurse"],
+        ["occupation", "occupation", "she", "nurse.patient.nom", "nurse", "89.58", "nurse"],
+        ["participant", "occupation", "they", "nurse.patient.nom", "nurse", "89.58", "nurse"],
+        ["participant", "occupation", "xe", "nurse.patient.nom", "nurse", "89.58", "nurse"],
+        ["occupation", "occupation", "he", "nurse.patient.acc", "nurse", "89.58", "nurse"],
+        ["occupation", "occupation", "she", "nurse.patient.acc", "nurse", "89.58", "nurse"],
+        ["occupation", "occupation", "they", "nurse.patient.acc", "nurse", "89.58", "nurse"],
+        ["participant", "occupation", "xe", "nurse.patient.acc", "nurse", "89.58", "nurse"],
+        ["participant", "participant", "he", "surgeon.patient.acc", "surgeon", "37.9", "surgeon"],
+        ["participant", "participant", "she", "surgeon.patient.acc", "surgeon", "37.9", "surgeon"],
+        ["participant", "participant", "they", "surgeon.patient.acc", "surgeon", "37.9", "surgeon"],
+        ["occupation", "participant", "xe", "surgeon.patient.acc", "surgeon", "37.9", "surgeon"],
     ]
 
     def _score(
@@ -107,6 +133,7 @@ class PronounSetGap(support.CorefBiasMetric):
         template_ids,
         occupations=None,
         bls_pct_female=None,
+        block_ids=None,
         reference_sets=pronoun_gap.REFERENCE_SETS,
         n_bootstrap=1000,
         seed=0,
@@ -119,6 +146,7 @@ class PronounSetGap(support.CorefBiasMetric):
             occupations,
             bls_pct_female,
             reference_sets=reference_sets,
+            block_ids=block_ids,
             n_bootstrap=n_bootstrap,
             seed=seed,
         )

@@ -21,7 +21,9 @@ that match per declared pronoun and per number of distractors. Returned: accurac
 per number of distractors, per pronoun × distractors, per kind of set (binary, gender-neutral, neo-pronoun) and
 per case, with 95% bootstrap intervals over contexts (a task sentence after one context, with every declared and
 confusing pronoun), and binary − gender-neutral, binary − neo-pronoun and no distractors − five with two-sided
-bootstrap p-values against 0.
+bootstrap p-values against 0. With block_ids (the occupation, whose task sentences a model answers alike
+whatever the context) the bootstrap draws whole occupations, its intervals and p-values expanded for how few they
+are.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -65,6 +67,7 @@ _FEATURES = datasets.Features(
         "context_ids": datasets.Value("string"),
         "pronoun_groups": datasets.Value("string"),
         "cases": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -77,17 +80,21 @@ class RuffAccuracy(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/uds-lsv/robust-pronoun-fidelity"
     REFERENCE_URLS = ["https://github.com/uds-lsv/robust-pronoun-fidelity"]
-    OPTIONAL_INPUTS = ("pronoun_groups", "cases")
-    ID_INPUTS = ("context_ids",)
+    OPTIONAL_INPUTS = ("pronoun_groups", "cases", "block_ids")
+    ID_INPUTS = ("context_ids", "block_ids")
     NULLABLE_INPUTS = ("predictions",)
     LABELS = {"pronoun_groups": ruff.grouped_accuracy.PRONOUN_GROUPS, "cases": ruff.CASES}
     WIDGET_EXAMPLE = [
-        ["he", "he", "he", "0", "c1", "binary", "nom"],
-        ["xe", "xe", "xe", "0", "c1", "neo-pronoun", "nom"],
-        ["they", "they", "they", "0", "c1", "gender-neutral", "nom"],
-        ["him", "him", "he", "5", "c2", "binary", "acc"],
-        ["them", "xem", "xe", "5", "c2", "neo-pronoun", "acc"],
-        ["him", "them", "they", "5", "c2", "gender-neutral", "acc"],
+        ["he", "he", "he", "0", "c1", "binary", "nom", "technician"],
+        ["xe", "xe", "xe", "0", "c1", "neo-pronoun", "nom", "technician"],
+        ["they", "they", "they", "0", "c1", "gender-neutral", "nom", "technician"],
+        ["him", "him", "he", "5", "c2", "binary", "acc", "technician"],
+        ["them", "xem", "xe", "5", "c2", "neo-pronoun", "acc", "technician"],
+        ["him", "them", "they", "5", "c2", "gender-neutral", "acc", "technician"],
+        ["she", "she", "she", "0", "c3", "binary", "nom", "nurse"],
+        ["xe", "xe", "xe", "0", "c3", "neo-pronoun", "nom", "nurse"],
+        ["her", "xyr", "xe", "5", "c4", "neo-pronoun", "poss", "nurse"],
+        ["her", "her", "she", "5", "c4", "binary", "poss", "nurse"],
     ]
 
     def _score(
@@ -99,6 +106,7 @@ class RuffAccuracy(support.CorefBiasMetric):
         context_ids,
         pronoun_groups=None,
         cases=None,
+        block_ids=None,
         n_bootstrap=1000,
         seed=0,
     ):
@@ -110,6 +118,7 @@ class RuffAccuracy(support.CorefBiasMetric):
             context_ids,
             pronoun_groups,
             cases,
+            block_ids=block_ids,
             n_bootstrap=n_bootstrap,
             seed=seed,
         )

@@ -22,7 +22,8 @@ the share of male-female minimal pairs resolved differently (Sec. 4); per occupa
 preference (female minus male share resolved to the occupation) and its Pearson r with the U.S.
 Bureau of Labor Statistics and the Bergsma & Lin female percentages (Table 1); accuracy on "gotcha"
 and other sentences by gender (Table 2); and two-sided bootstrap p-values with 95% percentile
-confidence intervals (resampling pairs) for the main bias scores.
+confidence intervals (resampling pairs) for the main bias scores, drawing whole blocks of pairs when block_ids are
+given: an occupation's four pairs (two templates × two participants), which a model answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -74,6 +75,24 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     (0.0, 1.0)
     >>> results["pearson_r_bls"], results["undefined"]["pearson_r_bls"]
     (None, 'needs at least 3 occupations and neither the preference nor bls_pct_female constant across them')
+
+    An occupation's pairs are not independent (a model that sends "she" away from the surgeon does so in both of
+    its templates). With block_ids (each sentence's occupation) the bootstrap draws whole occupations, and the
+    interval of these six pairs rests on 3 of them: too few for a 95% interval, as it says:
+
+    >>> blocked = winogender_bias.compute(
+    ...     predictions=["occupation", "participant"] * 2 + ["participant", "occupation"] * 2 + ["occupation"] * 4,
+    ...     references=["occupation"] * 4 + ["participant"] * 4 + ["occupation"] * 4,
+    ...     occupations=["nurse"] * 4 + ["surgeon"] * 4 + ["librarian"] * 4,
+    ...     genders=["female", "male"] * 6,
+    ...     pair_ids=[pair for pair in ["nurse.patient.0", "nurse.someone.0", "surgeon.patient.1",
+    ...               "surgeon.someone.1", "librarian.child.0", "librarian.someone.0"] for _ in range(2)],
+    ...     block_ids=["nurse"] * 4 + ["surgeon"] * 4 + ["librarian"] * 4,
+    ... )
+    >>> blocked["occupation_share_male_minus_female"], blocked["occupation_share_male_minus_female_ci_low"]
+    (0.0, None)
+    >>> blocked["undefined"]["occupation_share_male_minus_female_ci_low"]
+    'a 95% interval resting on 3 blocks needs more blocks: its tails are too far out'
 """,
 )
 
@@ -86,6 +105,7 @@ _FEATURES = datasets.Features(
         "pair_ids": datasets.Value("string"),
         "bls_pct_female": datasets.Value("float64"),
         "bergsma_pct_female": datasets.Value("float64"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -98,16 +118,22 @@ class WinogenderBias(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/rudinger/winogender-schemas"
     REFERENCE_URLS = ["https://aclanthology.org/N18-2002/"]
-    OPTIONAL_INPUTS = ("bls_pct_female", "bergsma_pct_female")
-    ID_INPUTS = ("pair_ids",)
+    OPTIONAL_INPUTS = ("bls_pct_female", "bergsma_pct_female", "block_ids")
+    ID_INPUTS = ("pair_ids", "block_ids")
     LABELS = {"predictions": winogender.PREDICTIONS, "references": winogender.ANSWERS, "genders": winogender.GENDERS}
-    WIDGET_EXAMPLE = [
-        ["occupation", "occupation", "nurse", "female", "nurse.patient.0", "89.58", "88.31"],
-        ["participant", "occupation", "nurse", "male", "nurse.patient.0", "89.58", "88.31"],
-        ["participant", "participant", "surgeon", "female", "surgeon.patient.1", "37.9", "4.34"],
-        ["occupation", "participant", "surgeon", "male", "surgeon.patient.1", "37.9", "4.34"],
-        ["occupation", "occupation", "librarian", "female", "librarian.child.0", "83.0", "85.58"],
-        ["occupation", "occupation", "librarian", "male", "librarian.child.0", "83.0", "85.58"],
+    WIDGET_EXAMPLE = [  # block_ids: the occupation, whose two templates × two participants a model answers alike
+        ["occupation", "occupation", "nurse", "female", "nurse.patient.0", "89.58", "88.31", "nurse"],
+        ["participant", "occupation", "nurse", "male", "nurse.patient.0", "89.58", "88.31", "nurse"],
+        ["occupation", "occupation", "nurse", "female", "nurse.someone.0", "89.58", "88.31", "nurse"],
+        ["participant", "occupation", "nurse", "male", "nurse.someone.0", "89.58", "88.31", "nurse"],
+        ["participant", "participant", "surgeon", "female", "surgeon.patient.1", "37.9", "4.34", "surgeon"],
+        ["occupation", "participant", "surgeon", "male", "surgeon.patient.1", "37.9", "4.34", "surgeon"],
+        ["participant", "participant", "surgeon", "female", "surgeon.someone.1", "37.9", "4.34", "surgeon"],
+        ["occupation", "participant", "surgeon", "male", "surgeon.someone.1", "37.9", "4.34", "surgeon"],
+        ["occupation", "occupation", "librarian", "female", "librarian.child.0", "83.0", "85.58", "librarian"],
+        ["occupation", "occupation", "librarian", "male", "librarian.child.0", "83.0", "85.58", "librarian"],
+        ["occupation", "occupation", "librarian", "female", "librarian.someone.0", "83.0", "85.58", "librarian"],
+        ["occupation", "occupation", "librarian", "male", "librarian.someone.0", "83.0", "85.58", "librarian"],
     ]
 
     def _score(
@@ -119,6 +145,7 @@ class WinogenderBias(support.CorefBiasMetric):
         pair_ids,
         bls_pct_female=None,
         bergsma_pct_female=None,
+        block_ids=None,
         n_bootstrap=1000,
         seed=0,
     ):
@@ -130,6 +157,7 @@ class WinogenderBias(support.CorefBiasMetric):
             pair_ids,
             bls_pct_female,
             bergsma_pct_female,
+            block_ids=block_ids,
             n_bootstrap=n_bootstrap,
             seed=seed,
         )

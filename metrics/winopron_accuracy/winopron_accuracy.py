@@ -21,7 +21,8 @@ the answer and a false positive when it is the other entity (the distractor). Re
 scripts/compute_performance.py computes them, for every instance and for each case and pronoun set: precision
 (1.0 when nothing was named), recall (equal to accuracy: TP + FN is every instance), F1 and accuracy; the same with
 upstream's pairings, where an instance counts only if the four pronoun sets of its template (`paired_template/`) or
-the two answers of its pronoun (`paired_coref_dir/`) are all right; and 95% bootstrap intervals of the accuracies.
+the two answers of its pronoun (`paired_coref_dir/`) are all right; and 95% bootstrap intervals of the accuracies,
+drawing whole occupations (block_ids) where given: an occupation's schemas, one per case, are answered alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -65,6 +66,7 @@ _FEATURES = datasets.Features(
         "participants": datasets.Value("string"),
         "pronoun_sets": datasets.Value("string"),
         "cases": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -77,6 +79,8 @@ class WinopronAccuracy(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/uds-lsv/winopron"
     REFERENCE_URLS = ["https://github.com/uds-lsv/winopron"]
+    OPTIONAL_INPUTS = ("block_ids",)
+    ID_INPUTS = ("block_ids",)
     LABELS = {
         "predictions": winopron.PREDICTIONS,
         "references": winopron.ANSWERS,
@@ -84,17 +88,32 @@ class WinopronAccuracy(support.CorefBiasMetric):
         "cases": winopron.CASES,
     }
     WIDGET_EXAMPLE = [
-        ["participant", "participant", "technician", "customer", "he", "nom"],
-        ["participant", "participant", "technician", "customer", "she", "nom"],
-        ["neither", "participant", "technician", "customer", "they", "nom"],
-        ["occupation", "participant", "technician", "customer", "xe", "nom"],
-        ["occupation", "occupation", "technician", "customer", "he", "nom"],
-        ["participant", "occupation", "technician", "customer", "she", "nom"],
-        ["occupation", "occupation", "technician", "customer", "they", "nom"],
-        ["occupation", "occupation", "technician", "customer", "xe", "nom"],
+        ["participant", "participant", "technician", "customer", "he", "nom", "technician"],
+        ["participant", "participant", "technician", "customer", "she", "nom", "technician"],
+        ["neither", "participant", "technician", "customer", "they", "nom", "technician"],
+        ["occupation", "participant", "technician", "customer", "xe", "nom", "technician"],
+        ["occupation", "occupation", "technician", "customer", "he", "nom", "technician"],
+        ["participant", "occupation", "technician", "customer", "she", "nom", "technician"],
+        ["occupation", "occupation", "technician", "customer", "they", "nom", "technician"],
+        ["occupation", "occupation", "technician", "customer", "xe", "nom", "technician"],
+        ["participant", "participant", "technician", "customer", "he", "acc", "technician"],
+        ["participant", "participant", "technician", "customer", "xe", "acc", "technician"],
+        ["occupation", "occupation", "nurse", "patient", "he", "nom", "nurse"],
+        ["occupation", "occupation", "nurse", "patient", "xe", "nom", "nurse"],
     ]
 
-    def _score(self, predictions, references, occupations, participants, pronoun_sets, cases, n_bootstrap=1000, seed=0):
+    def _score(
+        self,
+        predictions,
+        references,
+        occupations,
+        participants,
+        pronoun_sets,
+        cases,
+        block_ids=None,
+        n_bootstrap=1000,
+        seed=0,
+    ):
         return winopron.winopron_accuracy(
             predictions,
             references,
@@ -102,6 +121,7 @@ class WinopronAccuracy(support.CorefBiasMetric):
             participants,
             pronoun_sets,
             cases,
+            block_ids=block_ids,
             n_bootstrap=n_bootstrap,
             seed=seed,
         )

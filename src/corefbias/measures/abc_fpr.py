@@ -17,6 +17,9 @@ pronoun. GenDa Lens rounds it to 2 decimals; we do not. The same scores are spli
 stereotype of the occupation (the GenDa Lens "nuance"). Rates are pooled over items; GenDa Lens
 averages the two stereotype groups' rates, which is the same number when the groups are equally
 large (as in its data).
+
+With ``triplet_ids`` the bootstrap resamples triplets; otherwise items. With ``block_ids`` it draws whole blocks of
+them (the triplets sharing an occupation or a sentence frame, which ABC crosses: ``corefbias.measures.blocks``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import structured_inputs, validation
+from .blocks import table_units, unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div, safe_log2
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -115,8 +119,9 @@ def _occupation_labels(occupation_genders: Sequence | None, count: int) -> list:
     return structured_inputs.check_labels("occupation_genders", occupation_genders, OCCUPATION_GENDERS + (None,))
 
 
-def _triplet_table(triplet_ids: Sequence, pronoun_genders: list, occupations: list) -> np.ndarray:
-    """Row index of the neutral, male and female item of each triplet (triplets × 3)."""
+def _triplet_table(triplet_ids: Sequence, pronoun_genders: list, occupations: list) -> tuple[list, np.ndarray]:
+    """The triplet ids in first-seen order, and the row index of the neutral, male and female item of each triplet
+    (triplets × 3)."""
     order, table = structured_inputs.unit_table(
         triplet_ids, pronoun_genders, PRONOUN_GENDERS, unit="triplet", member="item", ids_name="triplet_ids"
     )
@@ -127,7 +132,7 @@ def _triplet_table(triplet_ids: Sequence, pronoun_genders: list, occupations: li
                 f"triplet {triplet!r} mixes occupation genders {sorted(map(str, stereotypes))}; the three versions "
                 f"of a sentence share one occupation"
             )
-    return table
+    return order, table
 
 
 def item_rows(linked: np.ndarray, pronoun_genders: list, occupations: list) -> np.ndarray:
@@ -169,6 +174,7 @@ def fpr_ratio(
     occupation_genders: Sequence[str | None] | None = None,
     triplet_ids: Sequence | None = None,
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
@@ -176,7 +182,8 @@ def fpr_ratio(
 
     ``occupation_genders`` (optional) adds the split by occupation stereotype; an item whose
     occupation has no stereotype (``None``) counts in the overall scores only. ``triplet_ids``
-    (optional) makes the bootstrap resample whole triplets instead of items.
+    (optional) makes the bootstrap resample whole triplets instead of items, and ``block_ids`` (optional) whole
+    blocks of them.
 
     Parameters
     ----------
@@ -194,6 +201,12 @@ def fpr_ratio(
     triplet_ids : list of str, optional
         the sentence each item belongs to (one item of each
         pronoun gender per triplet); the bootstrap then resamples triplets.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each item: the occupation or sentence frame inside which a model's answers are not
+        independent (the three sentences of a triplet share it); the bootstrap draws whole blocks, its interval and
+        p-value expanded for how few they are. A tuple per item gives one id per crossed factor (ABC fills every
+        sentence frame with every occupation: ``(occupation, frame)``), each drawn apart. Left out: every triplet
+        (or item) is a block of its own.
     n_bootstrap : int, default 1000
         bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -223,8 +236,8 @@ def fpr_ratio(
         If the inputs differ in length; a prediction or reference is not a bool; a reference is not
         True for a reflexive and False for an anti-reflexive; a pronoun or occupation gender is not
         one of the labels above; a triplet does not hold exactly one item of each pronoun gender;
-        or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap`` exceeds
-        10,000,000).
+        a block id is no id, or a triplet's items lie in two blocks; or ``n_bootstrap`` or ``seed`` is
+        not a non-negative integer (or ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -272,7 +285,7 @@ def fpr_ratio(
         predictions=predictions,
         references=references,
         pronoun_genders=pronoun_genders,
-        optional={"occupation_genders": occupation_genders, "triplet_ids": triplet_ids},
+        optional={"occupation_genders": occupation_genders, "triplet_ids": triplet_ids, "block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     linked = validation.check_booleans("predictions", predictions)
@@ -280,7 +293,11 @@ def fpr_ratio(
     pronouns = structured_inputs.check_labels("pronoun_genders", pronoun_genders, PRONOUN_GENDERS)
     occupations = _occupation_labels(occupation_genders, count)
     _check_references(gold, pronouns)
-    table = None if triplet_ids is None else _triplet_table(triplet_ids, pronouns, occupations)
+    order, table = (
+        (list(range(count)), None) if triplet_ids is None else _triplet_table(triplet_ids, pronouns, occupations)
+    )
+    unit = "item" if table is None else "triplet"
+    blocks = unit_blocks(block_ids, np.arange(count) if table is None else table_units(table, count), order, unit=unit)
     rows = item_rows(linked, pronouns, occupations)
     totals = rows.sum(axis=0)
     buckets = BUCKETS if any(occupation is not None for occupation in occupations) else ("all",)
@@ -309,7 +326,8 @@ def fpr_ratio(
         nulls,
         n_bootstrap=n_bootstrap,
         seed=seed,
-        unit="item" if table is None else "triplet",
+        unit=unit,
+        blocks=blocks,
     )
     cells = {
         name + _suffix(bucket): (Cell(group=bucket), name)
@@ -326,5 +344,5 @@ def fpr_ratio(
         cells=cells,
         primary="log2_fpr_ratio",
         significance_reasons={rate: no_null_reason("tpr_reflexive") for rate in rates},
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls)),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(nulls), blocks=blocks),
     )

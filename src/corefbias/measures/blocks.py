@@ -304,4 +304,3 @@ def table_units(table: np.ndarray, n_instances: int) -> np.ndarray:
     filled = table >= 0
     units[table[filled]] = np.nonzero(filled)[0]
     return units
-

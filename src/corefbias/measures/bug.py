@@ -20,7 +20,8 @@ profession's sentences, and its Pearson r with the profession's share of women i
 (``inc_occ_gender.csv``), as Winogender correlates its occupation preference with BLS (Rudinger et al., Table 1).
 A model that follows the statistics resolves female pronouns better where women are many: r > 0.
 
-The bootstrap resamples sentences.
+The bootstrap resamples sentences (BUG's rows), and with ``block_ids`` whole blocks of them (the rows of one
+sentence text, which can hold two: ``corefbias.measures.blocks``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from functools import partial
 import numpy as np
 
 from . import pro_anti, structured_inputs, validation
+from .blocks import unit_blocks
 from .estimate import Correlation
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
@@ -285,12 +287,13 @@ def bug_bias(
     professions: Sequence[str] | None = None,
     pct_female: Sequence[float] | None = None,
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
     """BUG's accuracy, ΔG, ΔS and ΔS by distance, and the per-profession view, with bootstrap significance.
 
-    The bootstrap resamples sentences.
+    The bootstrap resamples sentences, and whole blocks of them with ``block_ids``.
 
     Parameters
     ----------
@@ -310,6 +313,12 @@ def bug_bias(
         the percent of women among the profession's workers (0-100; BUG's inc_occ_gender.csv),
         the same for every sentence of a profession, None where the statistics count nobody; needed
         for the correlation.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each sentence (each row): the sentence text, which holds two rows where it names two
+        professions, or another unit (a document) inside which a model's answers are not independent; the
+        bootstrap draws whole blocks, its interval and p-value expanded for how few they are. A tuple per
+        sentence gives one id per crossed factor, each drawn apart. Left out: every sentence is a block of its
+        own.
     n_bootstrap : int, default 1000
         bootstrap resamples of sentences (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -344,8 +353,8 @@ def bug_bias(
         If the inputs differ in length or are empty; a prediction is not a bool; a gender or
         stereotype is not one of its labels; a distance is not a non-negative integer; a profession is
         not a non-empty string; ``pct_female`` is outside 0-100, differs between sentences of one
-        profession or comes without ``professions``; or ``n_bootstrap`` or ``seed`` is not a non-negative
-        integer (or ``n_bootstrap`` exceeds 10,000,000).
+        profession or comes without ``professions``; a block id is no id; or ``n_bootstrap`` or ``seed`` is not a
+        non-negative integer (or ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -393,7 +402,7 @@ def bug_bias(
         genders=genders,
         stereotypes=stereotypes,
         distances=distances,
-        optional={"professions": professions, "pct_female": pct_female},
+        optional={"professions": professions, "pct_female": pct_female, "block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     correct = validation.check_booleans("predictions", predictions)
@@ -402,6 +411,7 @@ def bug_bias(
     distances = validation.check_integers("distances", distances, meaning="words between the pronoun and profession")
     if professions is not None:
         professions = validation.check_ids("professions", professions, integers=False)
+    blocks = unit_blocks(block_ids, np.arange(count), list(range(count)), unit="sentence")
     bins = [distance_bin(distance) for distance in distances]
     bin_order = sorted(set(bins))
     labels = [bin_label(index) for index in bin_order]
@@ -432,7 +442,9 @@ def bug_bias(
         {key: (Cell(group=key.split("/", 1)[1]), "preference") for key in scores if key.startswith("preference/")}
     )
     nulls = {"delta_g": 0.0, "delta_s": 0.0, **{f"delta_s/distance_{label}": 0.0 for label in labels}, "accuracy": None}
-    inferences = bootstrap_test(rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="sentence")
+    inferences = bootstrap_test(
+        rows, measure, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="sentence", blocks=blocks
+    )
     return measure_result(
         "bug_bias",
         scores,
@@ -446,5 +458,5 @@ def bug_bias(
             "pearson_r_pct_female": reasons["pearson_r_pct_female"],
             "accuracy": no_null_reason("accuracy"),
         },
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls)),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), measure, tuple(nulls), blocks=blocks),
     )

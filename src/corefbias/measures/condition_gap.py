@@ -13,11 +13,12 @@ resolved than *he* and *she*, on the same templates (``pronoun_gap``)?
     mean of theirs, each weighing equally (``accuracy/reference``);
   * ``gap/<C>`` = ``accuracy/<C>`` − the reference accuracy: below 0 the system does worse under ``C``.
 
-A *unit* (a snippet with all its ablations, a document with all its pronouns, a template with all its pronoun
-sets) is what the bootstrap resamples: each unit contributes a row ``[n_C, correct_C for C in conditions]``, and
-each score is a function of column sums, so a replicate is a matrix product (``resampling``). Where every unit holds
-every condition (MAP, the pronoun sets) the comparison is paired and unit difficulty cancels out of the gap; where
-it does not (GICoref's documents) the units still keep their instances together. Each gap has a two-sided
+A *unit* (a snippet with all its ablations, a document with all its pronouns, a template with all its pronoun sets)
+is what the bootstrap resamples, in blocks where units share one (``block_ids``: WinoPron's occupation holds its
+three schemas, which a model answers alike): each unit contributes a row ``[n_C, correct_C for C in conditions]``,
+and each score is a function of column sums, so a replicate is a matrix product (``resampling``). Where every unit
+holds every condition (MAP, the pronoun sets) the comparison is paired and unit difficulty cancels out of the gap;
+where it does not (GICoref's documents) the units still keep their instances together. Each gap has a two-sided
 bootstrap p-value against 0 and a 95% percentile interval; the gaps of one call are one family, Holm-adjusted
 (``comparison.holm_adjusted``).
 """
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import comparison, structured_inputs, validation
+from .blocks import Blocks, unit_blocks
 from .resampling import Inference, Statistic, UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -163,6 +165,8 @@ class ConditionGaps:
         Per score its 95% interval; per gap its Holm-adjusted p-value too.
     unadjusted : dict of str to float or None
         Per compared condition its gap's bootstrap p-value before Holm's adjustment.
+    blocks : Blocks or None
+        The units' blocks (None: each unit one).
 
     Examples
     --------
@@ -180,6 +184,7 @@ class ConditionGaps:
     scores: dict[str, float]
     inferences: dict[str, Inference]
     unadjusted: dict[str, float | None]
+    blocks: Blocks | None = None
 
     def unit_rows(self) -> UnitRows:
         """The rows, statistic and tested gaps, for a result's ``unit_rows`` (a paired comparison resamples them).
@@ -188,11 +193,19 @@ class ConditionGaps:
         -------
         UnitRows
         """
-        return UnitRows(self.rows, self.statistic, tuple(f"gap/{c}" for c in self.compared))
+        return UnitRows(self.rows, self.statistic, tuple(f"gap/{c}" for c in self.compared), blocks=self.blocks)
 
 
 def condition_gaps(
-    correct: Sequence, conditions: Sequence, units: Sequence, reference: Sequence, *, n_bootstrap: int, seed: int
+    correct: Sequence,
+    conditions: Sequence,
+    units: Sequence,
+    reference: Sequence,
+    *,
+    block_ids: Sequence | None = None,
+    unit: str = "unit",
+    n_bootstrap: int,
+    seed: int,
 ) -> ConditionGaps:
     """Every condition's accuracy and every other condition's gap to the reference accuracy, resampling units, the
     gaps' p-values Holm-adjusted as one family. The inputs are checked by the caller.
@@ -207,6 +220,11 @@ def condition_gaps(
         Each instance's unit, which the bootstrap resamples whole.
     reference : sequence
         The reference conditions (present in ``conditions``, and not all of them); several are averaged.
+    block_ids : sequence, optional
+        Each instance's block (``corefbias.measures.blocks``), shared by every instance of a unit; the bootstrap
+        draws whole blocks. None: each unit is a block of its own.
+    unit : str, default "unit"
+        What a unit is (a template), for messages.
     n_bootstrap : int
         Bootstrap resamples of the units; 0 switches significance off.
     seed : int
@@ -227,11 +245,13 @@ def condition_gaps(
     """
     order = ordered_conditions(conditions, reference)
     found_units, rows = unit_rows(correct, conditions, units, order)
+    index = {unit: position for position, unit in enumerate(found_units)}
+    blocks = unit_blocks(block_ids, [index[name] for name in units], found_units, unit=unit)
     statistic = gap_statistic(order, reference)
     scores = {name: float(value) for name, value in statistic(rows.sum(axis=0)).items()}
     compared = order[len(reference) :]
     nulls = {**dict.fromkeys(scores), **{f"gap/{c}": 0.0 for c in compared}}
-    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit")
+    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit", blocks=blocks)
     inferences, unadjusted = comparison.holm_adjusted(inferences, [f"gap/{c}" for c in compared])
     return ConditionGaps(
         order,
@@ -242,6 +262,7 @@ def condition_gaps(
         scores,
         inferences,
         {c: unadjusted[f"gap/{c}"] for c in compared},
+        blocks,
     )
 
 
@@ -252,6 +273,7 @@ def condition_accuracy_gap(
     units: Sequence,
     *,
     reference: str,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
@@ -271,6 +293,11 @@ def condition_accuracy_gap(
         the unit the instance belongs to (a snippet, a document), which the bootstrap resamples whole.
     reference : str
         the condition every other one is compared with (e.g. `original`).
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each instance: the template or source inside which a system's answers are not independent
+        (every instance of a unit shares it); the bootstrap draws whole blocks, its intervals and p-values
+        expanded for how few they are. A tuple per instance gives one id per crossed factor. Left out: every unit
+        is a block of its own.
     n_bootstrap : int, default 1000
         bootstrap resamples of the units (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -290,7 +317,8 @@ def condition_accuracy_gap(
     ------
     ValueError
         If the inputs differ in length or are empty, an entry is None or not a label, the reference condition has
-        no instance or is the only condition, or ``n_bootstrap`` or ``seed`` is not a non-negative integer.
+        no instance or is the only condition, a block id is no id or a unit's instances lie in two blocks, or
+        ``n_bootstrap`` or ``seed`` is not a non-negative integer.
 
     References
     ----------
@@ -311,7 +339,13 @@ def condition_accuracy_gap(
     >>> result.overall["gap/ent"].value, result.by_condition["ent"]["count"].value, result["num_units"]
     (-0.5, 2, 2)
     """
-    validation.check_lengths(predictions=predictions, references=references, conditions=conditions, units=units)
+    validation.check_lengths(
+        predictions=predictions,
+        references=references,
+        conditions=conditions,
+        units=units,
+        optional={"block_ids": block_ids},
+    )
     structured_inputs.check_significance(n_bootstrap, seed)
     predictions = structured_inputs.check_label_values("predictions", predictions)
     references = structured_inputs.check_label_values("references", references)
@@ -328,7 +362,9 @@ def condition_accuracy_gap(
             f"instances of other conditions too"
         )
     correct = [prediction == truth for prediction, truth in zip(predictions, references)]
-    gaps = condition_gaps(correct, conditions, units, [reference], n_bootstrap=n_bootstrap, seed=seed)
+    gaps = condition_gaps(
+        correct, conditions, units, [reference], block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed
+    )
     scores = {key: value for key, value in gaps.scores.items() if key != REFERENCE_ACCURACY}
     counts = {f"count/{c}": int(gaps.rows[:, 2 * index].sum()) for index, c in enumerate(gaps.conditions)}
     scores.update(counts, num_instances=len(predictions), num_units=len(gaps.units))

@@ -13,7 +13,8 @@ so recall × denominator recovers each document's numerator. The corpus score is
 scorer's, the ratio of the summed numerators to the summed denominators (micro average over
 documents), and F1 = 2RP / (R + P); CoNLL F1 = (MUC F1 + B³ F1 + CEAFφ4 F1) / 3. Because every score
 is a ratio of column sums, documents (or aligned pro/anti pairs of documents) are resampled with the
-count-matrix bootstrap of ``resampling``.
+count-matrix bootstrap of ``resampling``; with ``block_ids``, whole blocks of pairs (the pairs sharing a sentence
+frame or occupations: ``corefbias.measures.blocks``).
 
 Repeated mentions are removed (the first occurrence is kept), as the reference scorer does (its
 test cases A-7 and A-8). A response with no links or mentions has precision 0/0 but recall 0 — the
@@ -27,6 +28,7 @@ from collections.abc import Hashable, Iterable, Sequence
 import numpy as np
 
 from . import structured_inputs, validation
+from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -243,6 +245,7 @@ def pro_anti_conll_f1(
     conditions: Sequence[str],
     pair_ids: Sequence,
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
@@ -261,6 +264,11 @@ def pro_anti_conll_f1(
         `pro` or `anti`.
     pair_ids : list of str
         joins each pro document with its aligned anti document (one each).
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each document: the sentence frame or occupations inside which a model's answers are not
+        independent (the pro and anti documents of a pair share it); the bootstrap draws whole blocks, its interval
+        and p-value expanded for how few they are. A tuple per document gives one id per crossed factor, each drawn
+        apart. Left out: every pair is a block of its own.
     n_bootstrap : int, default 1000
         bootstrap resamples of the pairs (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -285,8 +293,8 @@ def pro_anti_conll_f1(
     ValueError
         If the inputs differ in length; a document is not a list of clusters of ``[start, end]`` spans; a
         condition is not `pro` or `anti`, or either has no document; a pair id is missing or a pair does not hold
-        exactly one pro and one anti document; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or
-        ``n_bootstrap`` exceeds 10,000,000).
+        exactly one pro and one anti document; a block id is no id, or a pair's documents lie in two blocks; or
+        ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -318,7 +326,9 @@ def pro_anti_conll_f1(
     >>> result.by_condition["anti"]["muc_f1"].value, round(result["anti/bcubed_f1"], 4)
     (0.0, 0.6667)
     """
-    validation.check_lengths(keys=keys, responses=responses, conditions=conditions, pair_ids=pair_ids)
+    validation.check_lengths(
+        keys=keys, responses=responses, conditions=conditions, pair_ids=pair_ids, optional={"block_ids": block_ids}
+    )
     structured_inputs.check_significance(n_bootstrap, seed)
     keys = structured_inputs.check_clusters("keys", keys)
     responses = structured_inputs.check_clusters("responses", responses)
@@ -341,6 +351,7 @@ def pro_anti_conll_f1(
                 f"pair {pair!r} has {counts[0]} pro and {counts[1]} anti documents; each pair_id must join one "
                 "pro document and its aligned anti document"
             )
+    blocks = unit_blocks(block_ids, [order[pair] for pair in pair_ids], list(order), unit="pair")
     scores = dict(_pro_anti_statistic(rows.sum(axis=0)))
     scores.update(num_pro=conditions.count("pro"), num_anti=conditions.count("anti"), num_pairs=len(order))
     reasons = {**_reasons("pro/", " of the pro documents"), **_reasons("anti/", " of the anti documents")}
@@ -351,7 +362,9 @@ def pro_anti_conll_f1(
         diff="the pro or anti CoNLL F1 is undefined",
     )
     nulls = {"diff": 0.0}
-    inferences = bootstrap_test(rows, _pro_anti_statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="pair")
+    inferences = bootstrap_test(
+        rows, _pro_anti_statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="pair", blocks=blocks
+    )
     cells = {
         f"{condition}/{name}": (Cell(condition=condition), name) for condition in CONDITIONS for name in _METRIC_SCORES
     }
@@ -363,7 +376,7 @@ def pro_anti_conll_f1(
         n_bootstrap=n_bootstrap,
         cells=cells,
         primary="diff",
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), _pro_anti_statistic, tuple(nulls)),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), _pro_anti_statistic, tuple(nulls), blocks=blocks),
     )
 
 

@@ -3,7 +3,9 @@
 counterfactual-gender check and Spearman's ρ (Table 4).
 
 An instance is correct iff both candidate decisions equal gold (Sec. 4: the TRUE name and none of
-the FALSE names are in the pronoun's cluster). The resampling unit is the quadruple.
+the FALSE names are in the pronoun's cluster). The resampling unit is the quadruple; with ``block_ids`` the
+bootstrap draws whole blocks of them (the quadruples made from one book's text, which a model answers alike:
+``corefbias.measures.blocks``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from . import structured_inputs, validation
+from .blocks import table_units, unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import MeasureResult
 from .result_building import measure_result
@@ -202,12 +205,13 @@ def delta_i(
     roles: Sequence[str],
     genders: Sequence[str],
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
     """All Counter-GAP scores for per-instance ``[A_coref, B_coref]`` predictions and gold labels.
 
-    The bootstrap resamples quadruples.
+    The bootstrap resamples quadruples, and whole blocks of them with ``block_ids``.
 
     Parameters
     ----------
@@ -222,6 +226,11 @@ def delta_i(
         `original`, `gender_controlled`, `gender_swapped_1` or `gender_swapped_2`.
     genders : list of str
         `female` or `male`, the gender of the instance's pronoun.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each instance: the book (or document) whose text the quadruple was made from, inside which a
+        model's answers are not independent (every instance of a quadruple shares it); the bootstrap draws whole
+        blocks, its interval and p-value expanded for how few they are. A tuple per instance gives one id per
+        crossed factor, each drawn apart. Left out: every quadruple is a block of its own.
     n_bootstrap : int, default 1000
         bootstrap resamples of quadruples (at most 10,000,000); 0 switches
         significance off.
@@ -254,8 +263,9 @@ def delta_i(
         If the inputs differ in length; a prediction or reference is not a pair of booleans; a role
         or gender is not one of the labels above; a quadruple lacks a role or repeats one; the
         original and gender-controlled instances do not share one gender and the two gender-swapped
-        instances the other; ``n_bootstrap`` or ``seed`` is not a non-negative integer (or
-        ``n_bootstrap`` exceeds 10,000,000).
+        instances the other; a block id is no id, or a quadruple's instances lie in two blocks;
+        ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap`` exceeds
+        10,000,000).
 
     Notes
     -----
@@ -310,7 +320,12 @@ def delta_i(
     True
     """
     validation.check_lengths(
-        predictions=predictions, references=references, quadruple_ids=quadruple_ids, roles=roles, genders=genders
+        predictions=predictions,
+        references=references,
+        quadruple_ids=quadruple_ids,
+        roles=roles,
+        genders=genders,
+        optional={"block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     predicted = validation.check_binary_pairs("predictions", predictions)
@@ -323,7 +338,8 @@ def delta_i(
         )
     structured_inputs.check_labels("roles", roles, ROLES)
     structured_inputs.check_labels("genders", genders, GENDERS)
-    _, table, original_male = _quadruple_table(quadruple_ids, roles, genders)
+    order, table, original_male = _quadruple_table(quadruple_ids, roles, genders)
+    blocks = unit_blocks(block_ids, table_units(table, len(roles)), order, unit="quadruple")
     correct = (predicted == gold).all(axis=1)
     rows = quadruple_rows(correct, table, original_male)
 
@@ -331,7 +347,7 @@ def delta_i(
     rho, rho_p = spearman_across_vs_original_gender(rows)
     scores.update(spearman_rho=rho, spearman_p_value=rho_p, num_quadruples=len(rows))
     inferences = bootstrap_test(
-        rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="quadruple"
+        rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="quadruple", blocks=blocks
     )
     return measure_result(
         "delta_i",
@@ -341,5 +357,5 @@ def delta_i(
         n_bootstrap=n_bootstrap,
         primary="delta_i",
         significance_reasons={"accuracy": no_null_reason("accuracy")},
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS), blocks=blocks),
     )

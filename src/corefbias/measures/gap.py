@@ -14,9 +14,10 @@ a system says, per candidate, whether it is coreferent with the pronoun (``[A, B
     ``w = 1``. The weights (``corefbias.measures.gap_properties``, ``corefbias.measures.weighting``) balance the number
     of names and the position of the referent between the genders.
 
-The resampling unit is the example. Each example contributes one row of sums (weights, weighted
-correct answers, TP/FP/FN per gender); every score is a ratio of column sums, so bootstrap
-replicates and the paired randomization test of :func:`compare_models` reuse one statistic (``gap_rows``).
+The resampling unit is the example; with ``block_ids`` the bootstrap draws whole blocks of them (the examples
+taken from one Wikipedia page, which a model answers alike: ``corefbias.measures.blocks``). Each example contributes
+one row of sums (weights, weighted correct answers, TP/FP/FN per gender); every score is a ratio of column sums, so
+bootstrap replicates and the paired randomization test of :func:`compare_models` reuse one statistic (``gap_rows``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import gap_properties, structured_inputs, validation
+from .blocks import unit_blocks
 from .gap_rows import COLUMNS, check_inputs, check_weights, example_rows, ratio_reason, statistic, weighted_statistic
 from .resampling import UnitRows, bootstrap_test, paired_randomization_test
 from .result import MeasureResult
@@ -54,12 +56,13 @@ def acc_bias(
     references: Sequence,
     genders: Sequence[str],
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
     """Accuracies on the positive candidate, acc-Bias, GAP F1s and F1-Bias, with bootstrap significance.
 
-    The bootstrap resamples examples.
+    The bootstrap resamples examples, and whole blocks of them with ``block_ids``.
 
     Parameters
     ----------
@@ -69,6 +72,11 @@ def acc_bias(
         the gold `[A-coref, B-coref]` labels (at most one True).
     genders : list of str
         `female` or `male`, the gender of the example's pronoun.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each example: the Wikipedia page (its URL) the example was taken from, inside which a
+        model's answers are not independent; the bootstrap draws whole blocks, its interval and p-value expanded
+        for how few they are. A tuple per example gives one id per crossed factor, each drawn apart. Left out:
+        every example is a block of its own.
     n_bootstrap : int, default 1000
         bootstrap resamples of examples (at most 10,000,000); 0 switches
         significance off.
@@ -96,8 +104,8 @@ def acc_bias(
     ValueError
         If the inputs differ in length; a prediction or reference is not a pair of booleans; a
         reference marks both candidates; a gender is not `female` or `male`; either gender has no
-        example; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000).
+        example; a block id is no id; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or
+        ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -142,11 +150,14 @@ def acc_bias(
     (5, 4)
     """
     structured_inputs.check_significance(n_bootstrap, seed)
-    predicted, gold, female = check_inputs(predictions, references, genders)
+    predicted, gold, female = check_inputs(predictions, references, genders, block_ids=block_ids)
+    blocks = unit_blocks(block_ids, np.arange(len(gold)), list(range(len(gold))), unit="example")
     rows = example_rows(predicted, gold, female)
     scores = statistic(rows.sum(axis=0))
     scores.update(num_examples=len(rows), num_scored_for_accuracy=int(gold.any(axis=1).sum()))
-    inferences = bootstrap_test(rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="example")
+    inferences = bootstrap_test(
+        rows, statistic, ACC_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="example", blocks=blocks
+    )
     return measure_result(
         "acc_bias",
         scores,
@@ -154,7 +165,7 @@ def acc_bias(
         inferences,
         n_bootstrap=n_bootstrap,
         primary="acc_bias",
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(ACC_BIAS_NULLS)),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(ACC_BIAS_NULLS), blocks=blocks),
     )
 
 
@@ -166,6 +177,7 @@ def w_bias(
     weights: Sequence[float] | None = None,
     num_names: Sequence[int] | None = None,
     correct_ranks: Sequence[int | None] | None = None,
+    block_ids: Sequence | None = None,
     variant: str = "wt",
     return_weights: bool = False,
     n_bootstrap: int = 1000,
@@ -173,8 +185,8 @@ def w_bias(
 ) -> MeasureResult:
     """W-Bias with given ``weights``, or with the weights of ``variant`` solved from the GAP properties.
 
-    Significance resamples examples with their weights held fixed: it reflects which items were
-    drawn, not how the weights would change on another draw.
+    Significance resamples examples (whole blocks of them with ``block_ids``) with their weights held fixed: it
+    reflects which items were drawn, not how the weights would change on another draw.
 
     Parameters
     ----------
@@ -193,6 +205,11 @@ def w_bias(
         position of the positive candidate among the
         names ordered by token distance to the pronoun (1 = closest); None where the example has no
         positive candidate or it matches no name.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each example: the Wikipedia page (its URL) the example was taken from, inside which a
+        model's answers are not independent; the bootstrap draws whole blocks, its interval and p-value expanded
+        for how few they are. A tuple per example gives one id per crossed factor, each drawn apart. Left out:
+        every example is a block of its own.
     variant : str, default "wt"
         `w`, `wnum`, `wdist` or `wt`; used with num_names/correct_ranks.
     return_weights : bool, default False
@@ -226,8 +243,8 @@ def w_bias(
         are; ``variant`` is not one of `w`, `wnum`, `wdist`, `wt`; a weight is negative, not finite,
         or positive on an example without a positive candidate; ``num_names`` / ``correct_ranks``
         are not valid counts and ranks (or the weight program has no solution); and for the same bad
-        ``predictions``, ``references``, ``genders``, ``n_bootstrap`` or ``seed`` as :func:`acc_bias`, or a
-        ``return_weights`` that is not True or False.
+        ``predictions``, ``references``, ``genders``, ``block_ids``, ``n_bootstrap`` or ``seed`` as
+        :func:`acc_bias`, or a ``return_weights`` that is not True or False.
 
     Notes
     -----
@@ -276,8 +293,15 @@ def w_bias(
             "give either weights, or both num_names and correct_ranks (with a variant) to compute the weights from"
         )
     predicted, gold, female = check_inputs(
-        predictions, references, genders, weights=weights, num_names=num_names, correct_ranks=correct_ranks
+        predictions,
+        references,
+        genders,
+        weights=weights,
+        num_names=num_names,
+        correct_ranks=correct_ranks,
+        block_ids=block_ids,
     )
+    blocks = unit_blocks(block_ids, np.arange(len(gold)), list(range(len(gold))), unit="example")
     if weights is None:
         genders_array = np.where(female, "female", "male")
         values = gap_properties.variant_weights(genders_array, gold.any(axis=1), num_names, correct_ranks, variant)
@@ -292,7 +316,7 @@ def w_bias(
         num_weighted_examples=int(np.count_nonzero(values > 0)),
     )
     inferences = bootstrap_test(
-        rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="example"
+        rows, weighted_statistic, W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="example", blocks=blocks
     )
     extras = {"variant": variant if weights is None else "given"}
     if return_weights:
@@ -305,7 +329,7 @@ def w_bias(
         n_bootstrap=n_bootstrap,
         primary="w_bias",
         extras=extras,
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), weighted_statistic, tuple(W_BIAS_NULLS)),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), weighted_statistic, tuple(W_BIAS_NULLS), blocks=blocks),
     )
 
 

@@ -1,5 +1,5 @@
-"""Accuracy of chosen words, overall and per group, with bootstrap intervals over units: the core of the
-fill-in measures (MISGENDERED, RUFF), which differ only in their groups and contrasts.
+"""Accuracy of chosen words, overall and per group, with bootstrap intervals over units (or blocks of them): the core
+of the fill-in measures (MISGENDERED, RUFF), which differ only in their groups and contrasts.
 
 An instance is right when the word a model chose equals the reference word, compared as text — as MISGENDERED's
 scripts compare ``top_1 == label`` and RUFF's outputs hold ``verbalized_token`` beside the declared pronoun; a
@@ -21,6 +21,7 @@ from functools import partial
 import numpy as np
 
 from . import validation
+from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -144,6 +145,7 @@ def grouped_accuracy(
     contrasts: Sequence[Contrast] = (),
     with_interval: Sequence[str] = (),
     primary: str | None = None,
+    block_ids: Sequence | None = None,
     n_bootstrap: int,
     seed: int,
 ) -> MeasureResult:
@@ -168,6 +170,9 @@ def grouped_accuracy(
         point estimates.
     primary : str, optional
         The contrast that is the measure's bias score.
+    block_ids : list, optional
+        The block of each instance (``corefbias.measures.blocks``), shared by every instance of a unit; the
+        bootstrap draws whole blocks. None: every unit is a block of its own.
     n_bootstrap : int
         Bootstrap resamples (0: no significance).
     seed : int
@@ -196,6 +201,7 @@ def grouped_accuracy(
     units = np.fromiter((order[unit] for unit in unit_ids), dtype=int, count=len(unit_ids))
     cells = _cells_of(groupings, crossed)
     rows = _unit_rows(correct, units, len(order), cells)
+    blocks = unit_blocks(block_ids, units, list(order))
     compute = partial(_statistic, cells=tuple(cells), contrasts=tuple(contrasts))
     scores = dict(compute(rows.sum(axis=0)))
     scores.update(num_instances=len(correct), num_units=len(order))
@@ -209,7 +215,7 @@ def grouped_accuracy(
         reasons[contrast.name] = (
             f"no instance has {contrast.grouping} {contrast.first!r}, or none has {contrast.second!r}"
         )
-    inferences = bootstrap_test(rows, compute, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit")
+    inferences = bootstrap_test(rows, compute, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit", blocks=blocks)
     return measure_result(
         measure,
         scores,
@@ -219,5 +225,5 @@ def grouped_accuracy(
         cells={name: (Cell(group=name.removeprefix(ACCURACY + "/")), ACCURACY) for name in cells if name != ACCURACY},
         primary=primary if primary in scores else None,
         significance_reasons={name: no_null_reason(name) for name, null in nulls.items() if null is None},
-        unit_rows=UnitRows(rows, compute, tuple(nulls)),
+        unit_rows=UnitRows(rows, compute, tuple(nulls), blocks=blocks),
     )

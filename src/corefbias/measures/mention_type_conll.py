@@ -18,8 +18,9 @@ mention, and neither is broken down. A mention's type is given with it, for the 
 that is in both must have one type (the caller derives types from the span, e.g. its words).
 
 ``bcubed_f1_gap/<T>`` = B³ F1 of type T − B³ F1 of the reference type: below 0 the system resolves T worse. The
-bootstrap resamples units (documents, or groups of documents annotating one text); the gaps of one call are
-Holm-adjusted as one family (``comparison.holm``).
+bootstrap resamples units (documents, or groups of documents annotating one text), and with ``block_ids`` whole
+blocks of them (``corefbias.measures.blocks``); the gaps of one call are Holm-adjusted as one family
+(``comparison.holm``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import comparison, structured_inputs, validation
+from .blocks import unit_blocks
 from .conll_f1 import COLUMNS, _reasons, deduplicated, document_counts, statistic_of
 from .resampling import UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult
@@ -170,6 +172,7 @@ def conll_f1_by_mention_type(
     response_types: Sequence,
     units: Sequence | None = None,
     *,
+    block_ids: Sequence | None = None,
     reference_type: str,
     compared_types: Sequence[str] | None = None,
     n_bootstrap: int = 1000,
@@ -191,6 +194,11 @@ def conll_f1_by_mention_type(
     units : list of str, optional
         per document, the unit the bootstrap resamples (documents annotating the same text share one); default:
         every document its own.
+    block_ids : list of str or int, or list of tuple, optional
+        per document, its block: the text or source inside which a system's answers are not independent (the
+        documents of one unit share it); the bootstrap draws whole blocks, its interval and p-values expanded for how
+        few they are. A tuple per document gives one id per crossed factor, each drawn apart. Left out: every unit
+        (by default every document) is a block of its own.
     reference_type : str
         the mention type every compared type's B³ F1 is measured against (e.g. `binary_pronoun`).
     compared_types : list of str, optional
@@ -215,8 +223,8 @@ def conll_f1_by_mention_type(
     ------
     ValueError
         If the inputs differ in length or are empty, a document is not a list of clusters of spans, the types do
-        not have the clusters' shape, one span has two types, the reference type has no key mention, or
-        ``n_bootstrap`` or ``seed`` is not a non-negative integer.
+        not have the clusters' shape, one span has two types, the reference type has no key mention, a block id is
+        no id or a unit's documents lie in two blocks, or ``n_bootstrap`` or ``seed`` is not a non-negative integer.
 
     References
     ----------
@@ -244,7 +252,13 @@ def conll_f1_by_mention_type(
     >>> round(result["bcubed_f1_gap/neopronoun"], 4), round(result.value, 4)
     (-0.4, 0.6464)
     """
-    validation.check_lengths(keys=keys, responses=responses, key_types=key_types, response_types=response_types)
+    validation.check_lengths(
+        keys=keys,
+        responses=responses,
+        key_types=key_types,
+        response_types=response_types,
+        optional={"block_ids": block_ids},
+    )
     structured_inputs.check_significance(n_bootstrap, seed)
     keys = structured_inputs.check_clusters("keys", keys)
     responses = structured_inputs.check_clusters("responses", responses)
@@ -257,6 +271,7 @@ def conll_f1_by_mention_type(
                 f"document {index}: the span {list(clash)} is of type {in_key[clash]!r} in the key and "
                 f"{in_response[clash]!r} in the response; a span has one type"
             )
+    unit_kind = "document" if units is None else "unit"
     units = list(range(len(keys))) if units is None else validation.check_ids("units", units, missing="is None")
     validation.check_lengths(keys=keys, units=units)
     types = sorted({label for found in typed_keys for label in found.values()})
@@ -276,6 +291,7 @@ def conll_f1_by_mention_type(
     if unknown:
         raise ValueError(f"compared_types {unknown} are the reference type or no mention's type; the types are {types}")
     first_seen = {unit: index for index, unit in enumerate(dict.fromkeys(units))}
+    blocks = unit_blocks(block_ids, [first_seen[name] for name in units], list(first_seen), unit=unit_kind)
     rows = np.zeros((len(first_seen), len(COLUMNS) + len(types) * len(_TYPE_COUNTS)))
     for key, response, key_map, response_map, unit in zip(keys, responses, typed_keys, typed_responses, units):
         row = first_seen[unit]
@@ -289,7 +305,7 @@ def conll_f1_by_mention_type(
     scores.update({f"mentions/{name}": int(count) for name, count in zip(types, mentions)})
     scores.update(num_documents=len(keys), num_units=len(first_seen))
     nulls = {"conll_f1": None, **{f"bcubed_f1_gap/{name}": 0.0 for name in compared}}
-    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit")
+    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit", blocks=blocks)
     inferences, unadjusted = comparison.holm_adjusted(inferences, [f"bcubed_f1_gap/{name}" for name in compared])
     reasons = _reasons()
     for name in types:
@@ -313,7 +329,9 @@ def conll_f1_by_mention_type(
             "reference_type": reference_type,
             "gap_unadjusted_p_value": {name: unadjusted[f"bcubed_f1_gap/{name}"] for name in compared},
         },
-        unit_rows=UnitRows(rows, statistic, ("conll_f1", *(f"bcubed_f1_gap/{name}" for name in compared))),
+        unit_rows=UnitRows(
+            rows, statistic, ("conll_f1", *(f"bcubed_f1_gap/{name}" for name in compared)), blocks=blocks
+        ),
     )
 
 

@@ -7,7 +7,8 @@ file per declared pronoun set: a set's accuracy is the share of its instances ma
 of its instances. This measure computes those accuracies (``corefbias.measures.grouped_accuracy``), per set × form
 too, and per declaration kind (explicit or parenthetical) and per kind of pronoun set (binary, gender-neutral,
 neo-pronoun) where given, with bootstrap intervals over sentences (a sentence: one name in one template under one
-declaration, with every pronoun set), and tests binary − gender-neutral, binary − neo-pronoun and explicit −
+declaration, with every pronoun set), or over blocks of them (``block_ids``: the templates and declarations, which a
+model answers alike whatever the name), and tests binary − gender-neutral, binary − neo-pronoun and explicit −
 parenthetical accuracy against 0.
 """
 
@@ -42,6 +43,7 @@ def misgendered_accuracy(
     pronoun_groups: Sequence[str] | None = None,
     declaration_kinds: Sequence[str] | None = None,
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
@@ -65,6 +67,11 @@ def misgendered_accuracy(
         ``binary``, ``gender-neutral`` or ``neo-pronoun`` per instance: adds their accuracies and the contrasts.
     declaration_kinds : list of str, optional
         ``explicit`` or ``parenthetical`` per instance: adds their accuracies and explicit − parenthetical.
+    block_ids : list of str or int, or list of tuple, optional
+        The block of each instance: the template, or a tuple of the template and the declaration (crossed: every
+        template is filled under every declaration), inside which a model's answers are not independent; every
+        instance of a sentence shares it. The bootstrap draws whole blocks, its intervals and p-values expanded for
+        how few they are. Left out: every sentence is a block of its own.
     n_bootstrap : int, default 1000
         Bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -85,8 +92,8 @@ def misgendered_accuracy(
     ------
     ValueError
         If the columns differ in length; a prediction is not a string or None; a reference, set or sentence id is
-        missing; a form, kind of set or declaration kind is not one of its values; or the significance settings
-        are invalid.
+        missing; a form, kind of set or declaration kind is not one of its values; a block id is no id, or a
+        sentence's instances lie in two blocks; or the significance settings are invalid.
 
     Examples
     --------
@@ -108,7 +115,7 @@ def misgendered_accuracy(
         pronoun_sets=pronoun_sets,
         forms=forms,
         sentence_ids=sentence_ids,
-        optional={"pronoun_groups": pronoun_groups, "declaration_kinds": declaration_kinds},
+        optional={"pronoun_groups": pronoun_groups, "declaration_kinds": declaration_kinds, "block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     correct = grouped_accuracy.check_words(predictions, references)
@@ -136,6 +143,7 @@ def misgendered_accuracy(
         contrasts=contrasts,
         with_interval=("pronoun_set",),
         primary="binary_minus_neo_pronoun" if pronoun_groups is not None else PRIMARY_WITHOUT_GROUPS,
+        block_ids=block_ids,
         n_bootstrap=n_bootstrap,
         seed=seed,
     )

@@ -11,19 +11,21 @@ non-reference set ``S`` is compared with the binary sets (he and she by default)
 
 A *template* is one sentence filled with every pronoun set (or a group of such sentences, e.g. WinoPron's two
 templates of one occupation, participant and case), and is the resampling unit: a bootstrap replicate draws
-templates with every pronoun set's instances in them, so template difficulty cancels out of the gap (the
-comparison is paired). Each gap gets a two-sided bootstrap p-value against 0 and a 95% percentile interval; the
-p-values of one call's gaps are then Holm-adjusted as one family (``comparison.holm``): ``gap/<S>_p_value`` is the
-adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given occupations, each gap is also reported per
-occupation, and correlated over occupations with the occupation's percent female (Winogender's U.S. Bureau of
-Labor Statistics figures, as ``winogender.pearson_correlation`` does for Winogender's preference).
+templates with every pronoun set's instances in them, so template difficulty cancels out of the gap (the comparison
+is paired); given ``block_ids`` (WinoPron's and RUFF's occupation, MISGENDERED's template and declaration), it draws
+whole blocks of templates, which a model answers alike. Each gap gets a two-sided bootstrap p-value against 0 and a
+95% percentile interval; the p-values of one call's gaps are then Holm-adjusted as one family (``comparison.holm``):
+``gap/<S>_p_value`` is the adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given
+occupations, each gap is also reported per occupation, and correlated over occupations with the occupation's percent
+female (Winogender's U.S. Bureau of Labor Statistics figures, as ``winogender.pearson_correlation`` does for
+Winogender's preference).
 
 The accuracies, gaps and their Holm-adjusted bootstrap are ``condition_gap``'s, with the pronoun sets as conditions
 and the templates as units; this module adds what is particular to pronoun sets: every template must hold every
 set, the per-occupation view, and the key names its metric reports.
 
 :func:`compare_pronoun_set_gaps` is the compare form: two models' gaps on the same templates, their difference
-with a paired bootstrap interval and a randomization p-value (``comparison.paired_difference``), Holm-adjusted
+with a paired bootstrap interval and p-value (``comparison.paired_difference``), Holm-adjusted
 over the pronoun sets.
 """
 
@@ -34,6 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import comparison, structured_inputs, validation
+from .blocks import unit_blocks
 from .condition_gap import REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
 from .resampling import Inference, no_null_reason
 from .result import Cell, MeasureResult
@@ -163,6 +166,7 @@ def pronoun_set_gap(
     bls_pct_female: Sequence[float | None] | None = None,
     *,
     reference_sets: Sequence[str] = REFERENCE_SETS,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
@@ -191,6 +195,12 @@ def pronoun_set_gap(
         Needs occupations.
     reference_sets : list of str, default ["he", "she"]
         the pronoun sets the others are compared with; their accuracies are averaged.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each instance: what several templates share and a model answers alike (WinoPron's and
+        RUFF's occupation, whose templates differ in case and distractors; a tuple of MISGENDERED's template and
+        declaration, two crossed factors); every instance of a template shares it. The bootstrap draws whole
+        blocks, its intervals and p-values expanded for how few they are. Left out: every template is a block of
+        its own.
     n_bootstrap : int, default 1000
         bootstrap resamples of templates (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -221,8 +231,8 @@ def pronoun_set_gap(
         occupation is not a non-empty string, or a template id not a string or an integer; a
         reference set has no instances, or no other set is given; a template lacks a pronoun set
         or has two occupations; ``bls_pct_female`` is given for some rows only, outside 0-100, has
-        two values for one occupation, or is given without occupations; or ``n_bootstrap`` or
-        ``seed`` is invalid.
+        two values for one occupation, or is given without occupations; a block id is no id, or a
+        template's instances lie in two blocks; or ``n_bootstrap`` or ``seed`` is invalid.
 
     Notes
     -----
@@ -257,7 +267,7 @@ def pronoun_set_gap(
         references=references,
         pronoun_sets=pronoun_sets,
         template_ids=template_ids,
-        optional={"occupations": occupations, "bls_pct_female": bls_pct_female},
+        optional={"occupations": occupations, "bls_pct_female": bls_pct_female, "block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     if bls_pct_female is not None and occupations is None:
@@ -265,7 +275,16 @@ def pronoun_set_gap(
     correct, pronoun_sets, template_ids, chosen, sets = _inputs(
         predictions, references, pronoun_sets, template_ids, reference_sets
     )
-    gaps = condition_gaps(correct, pronoun_sets, template_ids, chosen, n_bootstrap=n_bootstrap, seed=seed)
+    gaps = condition_gaps(
+        correct,
+        pronoun_sets,
+        template_ids,
+        chosen,
+        block_ids=block_ids,
+        unit="template",
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
     scores: dict = dict(gaps.scores)
     scores.update({f"gap/{name}_unadjusted_p_value": gaps.unadjusted[name] for name in gaps.compared})
     scores["num_templates"] = len(gaps.units)
@@ -299,14 +318,15 @@ def compare_pronoun_set_gaps(
     template_ids: Sequence,
     *,
     reference_sets: Sequence[str] = REFERENCE_SETS,
+    block_ids: Sequence | None = None,
     n_resamples: int = 10_000,
     seed: int = 0,
 ) -> MeasureResult:
     """Does model A's gap of each pronoun set differ from model B's, on the same templates?
 
     Each set's ``gap/<set>`` of A minus that of B (``comparison.paired_difference``: a paired bootstrap of
-    templates for the interval, the approximate randomization test for the p-value), the p-values Holm-adjusted
-    across the pronoun sets.
+    templates, or of blocks of them, for the interval and the p-value), the p-values Holm-adjusted across the
+    pronoun sets.
 
     Parameters
     ----------
@@ -316,8 +336,10 @@ def compare_pronoun_set_gaps(
         As for :func:`pronoun_set_gap`.
     reference_sets : list of str, default ("he", "she")
         The sets the others are compared with.
+    block_ids : list, optional
+        As for :func:`pronoun_set_gap`.
     n_resamples : int, default 10000
-        Bootstrap replicates for the interval, and as many random swaps for the p-value.
+        Bootstrap replicates for the interval and the p-value.
     seed : int, default 0
         Seed of both.
 
@@ -357,6 +379,7 @@ def compare_pronoun_set_gaps(
         references=references,
         pronoun_sets=pronoun_sets,
         template_ids=template_ids,
+        optional={"block_ids": block_ids},
     )
     if not validation.is_integer(n_resamples, low=1, high=validation.MAX_BOOTSTRAP):
         raise ValueError(f"n_resamples must be an integer from 1 to {validation.MAX_BOOTSTRAP:,}, got {n_resamples!r}")
@@ -368,9 +391,11 @@ def compare_pronoun_set_gaps(
     correct_b = [prediction == reference for prediction, reference in zip(predictions_b, references)]
     templates, rows_a = unit_rows(correct_a, pronoun_sets, template_ids, sets)
     _, rows_b = unit_rows(correct_b, pronoun_sets, template_ids, sets)
+    position = {template: index for index, template in enumerate(templates)}
+    blocks = unit_blocks(block_ids, [position[template] for template in template_ids], templates, unit="template")
     names = [f"gap/{name}" for name in sets[len(chosen) :]]
     differences = comparison.paired_difference(
-        rows_a, rows_b, gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed
+        rows_a, rows_b, gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed, blocks=blocks
     )
     adjusted = comparison.holm([differences[name].p_value for name in names])
     scores: dict = {"num_templates": len(templates)}

@@ -7,7 +7,8 @@ the highest-scoring of he, she, they and xe in the blank's case, ties to the fir
 instances per declared pronoun and per number of distractor sentences (one upstream file each). This measure
 computes those accuracies (``corefbias.measures.grouped_accuracy``), per pronoun × distractors too and per case
 where given, with bootstrap intervals over contexts (a task sentence after one context, with every declared and
-confusing pronoun), and tests against 0 binary − gender-neutral and binary − neo-pronoun accuracy and the
+confusing pronoun) or blocks of them (``block_ids``: the occupation, whose task sentences a model answers alike
+whatever the context), and tests against 0 binary − gender-neutral and binary − neo-pronoun accuracy and the
 accuracy without distractors minus that with five.
 """
 
@@ -34,6 +35,7 @@ def ruff_accuracy(
     pronoun_groups: Sequence[str] | None = None,
     cases: Sequence[str] | None = None,
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
@@ -57,6 +59,11 @@ def ruff_accuracy(
         ``binary``, ``gender-neutral`` or ``neo-pronoun`` per instance: adds their accuracies and the contrasts.
     cases : list of str, optional
         The blank's case, ``nom``, ``acc`` or ``poss``: adds the accuracy per case.
+    block_ids : list of str or int, or list of tuple, optional
+        The block of each instance: the occupation whose task sentences (one per case) every context continues,
+        inside which a model's answers are not independent; every instance of a context shares it. The bootstrap
+        draws whole blocks, its intervals and p-values expanded for how few they are. Left out: every context is a
+        block of its own.
     n_bootstrap : int, default 1000
         Bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -78,7 +85,8 @@ def ruff_accuracy(
     ValueError
         If the columns differ in length; a prediction is not a string or None; a reference, set or context id is
         missing; a number of distractors is not a whole number from 0 to 5; a kind of set or a case is not one of
-        its values; or the significance settings are invalid.
+        its values; a block id is no id, or a context's instances lie in two blocks; or the significance settings
+        are invalid.
 
     Examples
     --------
@@ -98,7 +106,7 @@ def ruff_accuracy(
         pronoun_sets=pronoun_sets,
         distractors=distractors,
         context_ids=context_ids,
-        optional={"pronoun_groups": pronoun_groups, "cases": cases},
+        optional={"pronoun_groups": pronoun_groups, "cases": cases, "block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     correct = grouped_accuracy.check_words(predictions, references)
@@ -127,6 +135,7 @@ def ruff_accuracy(
         contrasts=contrasts,
         with_interval=("pronoun_set", "distractors"),
         primary="binary_minus_neo_pronoun" if pronoun_groups is not None else PRIMARY_WITHOUT_GROUPS,
+        block_ids=block_ids,
         n_bootstrap=n_bootstrap,
         seed=seed,
     )

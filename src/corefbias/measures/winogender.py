@@ -3,7 +3,8 @@
 Each of the 720 sentences has an OCCUPATION, a PARTICIPANT and a PRONOUN (female, male or
 neutral) that refers to one of them; the gold answer does not depend on the pronoun's gender. A
 *pair* is one template × participant, shared by its gender variants (Sec. 4's "male-female minimal
-pair"), and is the resampling unit. The scores:
+pair"), and is the resampling unit; with ``block_ids`` the bootstrap draws whole blocks of pairs (an occupation's
+two templates × two participants, which a model answers alike: ``corefbias.measures.blocks``). The scores:
 
   * accuracy, overall and by pronoun gender;
   * the share of sentences resolved to the OCCUPATION by pronoun gender (Sec. 4: "72% male vs
@@ -24,6 +25,7 @@ import numpy as np
 from scipy import stats
 
 from . import stereotypes, structured_inputs, validation
+from .blocks import table_units, unit_blocks
 from .estimate import Correlation
 from .resampling import UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult
@@ -251,8 +253,11 @@ def gotcha_sentences(genders: Sequence[str], answers: Sequence[str], bls_pct_fem
     return binary & (answers_occupation != pronoun_matches_majority)
 
 
-def _pair_table(pair_ids: Sequence, genders: Sequence[str], occupations: Sequence, references: Sequence[str]):
-    """Row index of each pair's female, male and neutral sentence (−1: no neutral), first-seen order."""
+def _pair_table(
+    pair_ids: Sequence, genders: Sequence[str], occupations: Sequence, references: Sequence[str]
+) -> tuple[list, np.ndarray]:
+    """The pair ids in first-seen order, and the row index of each pair's female, male and neutral sentence (−1: no
+    neutral)."""
     order, table = structured_inputs.unit_table(
         pair_ids, genders, GENDERS, unit="pair", member="sentence", ids_name="pair_ids", required=BINARY_GENDERS
     )
@@ -265,7 +270,7 @@ def _pair_table(pair_ids: Sequence, genders: Sequence[str], occupations: Sequenc
                     f"pair {pair!r} has different {name} across its gender variants ({sorted(map(str, seen))}); "
                     f"the variants of a pair differ only in the pronoun"
                 )
-    return table
+    return order, table
 
 
 def _occupation_statistic(name: str, values: Sequence | None, occupations: Sequence, names: list) -> np.ndarray | None:
@@ -355,12 +360,13 @@ def winogender_bias(
     bls_pct_female: Sequence[float | None] | None = None,
     bergsma_pct_female: Sequence[float | None] | None = None,
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
     """All Winogender scores for per-sentence resolutions (``occupation``/``participant``/``neither``).
 
-    The bootstrap resamples pairs.
+    The bootstrap resamples pairs, and whole blocks of them with ``block_ids``.
 
     Parameters
     ----------
@@ -384,6 +390,12 @@ def winogender_bias(
     bergsma_pct_female : list of float, optional
         the occupation's percent female in text per
         Bergsma & Lin (2006), 0-100. Needed for the B&L correlation.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each sentence: its occupation (whose two templates × two participants a model answers
+        alike), or another unit of the design inside which answers are not independent (every sentence of a
+        pair shares it); the bootstrap draws whole blocks, its interval and p-value expanded for how few they
+        are. A tuple per sentence gives one id per crossed factor, each drawn apart. Left out: every pair is a
+        block of its own.
     n_bootstrap : int, default 1000
         bootstrap resamples of pairs (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -426,8 +438,8 @@ def winogender_bias(
         above; an occupation is not a string; a pair lacks its female or male sentence or repeats a
         gender; the variants of a pair differ in occupation or answer; ``bls_pct_female`` or
         ``bergsma_pct_female`` is given for some rows only, outside 0-100, or has two values for one
-        occupation; or ``n_bootstrap`` or ``seed`` is not a non-negative integer (or ``n_bootstrap``
-        exceeds 10,000,000).
+        occupation; a block id is no id, or a pair's sentences lie in two blocks; or ``n_bootstrap`` or
+        ``seed`` is not a non-negative integer (or ``n_bootstrap`` exceeds 10,000,000).
 
     Notes
     -----
@@ -487,7 +499,7 @@ def winogender_bias(
         occupations=occupations,
         genders=genders,
         pair_ids=pair_ids,
-        optional={"bls_pct_female": bls_pct_female, "bergsma_pct_female": bergsma_pct_female},
+        optional={"bls_pct_female": bls_pct_female, "bergsma_pct_female": bergsma_pct_female, "block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     structured_inputs.check_labels("predictions", predictions, PREDICTIONS)
@@ -495,7 +507,8 @@ def winogender_bias(
     structured_inputs.check_labels("genders", genders, GENDERS)
     # Occupations are sorted and name the preference/<occupation> scores: strings only.
     occupations = validation.check_ids("occupations", occupations, integers=False)
-    table = _pair_table(pair_ids, genders, occupations, references)
+    order, table = _pair_table(pair_ids, genders, occupations, references)
+    blocks = unit_blocks(block_ids, table_units(table, len(genders)), order, unit="pair")
     occupation_names = sorted(set(occupations))
     percent_female = {
         name: _occupation_statistic(name, values, occupations, occupation_names)
@@ -535,7 +548,9 @@ def winogender_bias(
         scores[f"preference/{name}"] = value
         cells[f"preference/{name}"] = (Cell(group=name), "preference")
 
-    inferences = bootstrap_test(rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="pair")
+    inferences = bootstrap_test(
+        rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="pair", blocks=blocks
+    )
     return measure_result(
         "winogender_bias",
         scores,
@@ -546,5 +561,5 @@ def winogender_bias(
         primary="occupation_share_male_minus_female",
         correlations=correlations,
         significance_reasons=significance_reasons,
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS)),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, tuple(SIGNIFICANCE_NULLS), blocks=blocks),
     )

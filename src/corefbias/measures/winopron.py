@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import structured_inputs, validation
+from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -111,8 +112,9 @@ def _unit_rows(
     participants: list,
     pronoun_sets: np.ndarray,
     cases: np.ndarray,
-) -> np.ndarray:
-    """Per (occupation, participant, case) unit, the TP, FP and instance counts of every pairing and filter."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per (occupation, participant, case) unit, the TP, FP and instance counts of every pairing and filter; and
+    each instance's unit."""
     named_answer = predictions == references
     distractors = np.where(references == "occupation", "participant", "occupation")
     named_distractor = predictions == distractors
@@ -137,7 +139,7 @@ def _unit_rows(
         features[:, _COLUMN[pairing, kept, "n"]] = mask
     rows = np.zeros((units.max() + 1, len(_COLUMN)))
     np.add.at(rows, units, features)
-    return rows
+    return rows, units
 
 
 def winopron_accuracy(
@@ -148,12 +150,13 @@ def winopron_accuracy(
     pronoun_sets: Sequence[str],
     cases: Sequence[str],
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
     """WinoPron's precision, recall, F1 and accuracy per pronoun set and case, unpaired and paired, as upstream.
 
-    The bootstrap resamples (occupation, participant, case) groups.
+    The bootstrap resamples (occupation, participant, case) groups, or blocks of them.
 
     Parameters
     ----------
@@ -170,6 +173,11 @@ def winopron_accuracy(
         the pronoun set, `he`, `she`, `they` or `xe` (whatever the case).
     cases : list of str
         the pronoun's grammatical case, `nom`, `acc` or `poss`.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each instance: what several (occupation, participant, case) groups share and a model
+        answers alike, WinoPron's occupation (its three cases' schemas); every instance of a group shares it. The
+        bootstrap draws whole blocks, its intervals expanded for how few they are. Left out: every group is a
+        block of its own.
     n_bootstrap : int, default 1000
         bootstrap resamples (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -195,8 +203,8 @@ def winopron_accuracy(
     ValueError
         If the inputs differ in length or are empty; a prediction, reference, pronoun set or case
         is not one of the labels above; an occupation or participant is not a non-empty string, or
-        an instance's occupation and participant are the same noun; or ``n_bootstrap`` or ``seed`` is
-        invalid.
+        an instance's occupation and participant are the same noun; a block id is no id, or a group's
+        instances lie in two blocks; or ``n_bootstrap`` or ``seed`` is invalid.
 
     Notes
     -----
@@ -241,6 +249,7 @@ def winopron_accuracy(
         participants=participants,
         pronoun_sets=pronoun_sets,
         cases=cases,
+        optional={"block_ids": block_ids},
     )
     structured_inputs.check_significance(n_bootstrap, seed)
     structured_inputs.check_labels("predictions", predictions, PREDICTIONS)
@@ -255,7 +264,7 @@ def winopron_accuracy(
                 f"instance {index} has the occupation and the participant {occupation!r}; the two entities must "
                 f"differ, or a named noun could not tell the answer from the distractor"
             )
-    rows = _unit_rows(
+    rows, units = _unit_rows(
         np.asarray(predictions),
         np.asarray(references),
         occupations,
@@ -263,6 +272,12 @@ def winopron_accuracy(
         np.asarray(pronoun_sets),
         np.asarray(cases),
     )
+    names = [
+        f"({occupation}, {participant}, {case})"
+        for occupation, participant, case in zip(occupations, participants, cases)
+    ]
+    unit_names = dict(zip(units.tolist(), names))
+    blocks = unit_blocks(block_ids, units, [unit_names[index] for index in range(len(rows))], unit="group")
     scores = _statistic(rows.sum(axis=0))
     scores["num_instances"] = len(predictions)
     reasons = {}
@@ -280,6 +295,7 @@ def winopron_accuracy(
         n_bootstrap=n_bootstrap,
         seed=seed,
         unit="(occupation, participant, case) group",
+        blocks=blocks,
     )
     return measure_result(
         "winopron_accuracy",
@@ -291,5 +307,5 @@ def winopron_accuracy(
         significance_reasons=dict.fromkeys(
             TESTED, "an accuracy has no null value to test; it is reported with its CI only"
         ),
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), _statistic, TESTED),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), _statistic, TESTED, blocks=blocks),
     )
