@@ -142,6 +142,10 @@ def test_unit_rows_reproduce_the_result_and_the_structure_names_the_bins():
         (dict(professions=["nurse", "nurse", "clerk"], pct_female=[88.3, 80.0, 65.0]), "one share of women"),
         (dict(pct_female=[88.3, 88.3, 65.0]), "pct_female was given without professions"),
         (dict(n_bootstrap=-1), "n_bootstrap must be an integer"),
+        (dict(block_ids=["s1", "s1"]), "one entry per instance"),
+        (dict(block_ids=["s1", None, "s2"]), r"block_ids\[1\] is None; give every instance its block"),
+        (dict(block_ids=["s1", 2.5, "s2"]), r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id"),
+        (dict(block_ids=["s1", ("s1", "x"), "s2"]), "gives 1 id.* for some instances and 2 for others"),
     ],
 )
 def test_malformed_input_is_a_clear_value_error(change, message):
@@ -174,3 +178,53 @@ def test_the_module_leaves_optional_inputs_out_and_reads_unknown_shares(in_repo)
     result = load("bug_bias").compute(**{**inputs, "pct_female": shares}, n_bootstrap=0)
     assert result == dict(bug_bias(**{**inputs, "pct_female": shares}, n_bootstrap=0))
     assert result["num_professions_correlated"] == 4  # the clerk's share is unknown
+
+
+def two_row_sentences(count: int = 40) -> dict:
+    """``count`` sentences of two rows each (a female and a male pronoun, each linked to a profession), both of one
+    stereotype label and answered alike: stereotypical sentences right 3 times in 4, anti-stereotypical ones every
+    other time."""
+    inputs = {"predictions": [], "genders": [], "stereotypes": [], "distances": [], "block_ids": []}
+    for index in range(count):
+        label = "stereotypical" if index % 2 == 0 else "anti-stereotypical"
+        right = (index // 2) % 4 != 3 if label == "stereotypical" else (index // 2) % 2 == 0
+        for row, gender in enumerate(("female", "male")):
+            inputs["predictions"].append(right)
+            inputs["genders"].append(gender)
+            inputs["stereotypes"].append(label)
+            inputs["distances"].append(2 + 3 * row)
+            inputs["block_ids"].append(f"sentence {index:02d}")
+    return inputs
+
+
+def test_blocks_draw_the_rows_of_a_sentence_together():
+    # Drawn row by row, the 80 rows look like a tight interval around 0.25; drawn by sentence, it rests on 40 blocks
+    # and is wider, as the two rows of a sentence, answered alike, say it must be.
+    inputs = two_row_sentences()
+    texts = inputs.pop("block_ids")
+    by_row = bug_bias(**inputs, seed=2)
+    by_sentence = bug_bias(**inputs, block_ids=texts, seed=2)
+    assert by_row["delta_s"] == by_sentence["delta_s"] == 0.25
+    assert by_row.overall["delta_s"].n_blocks == 80 and by_sentence.overall["delta_s"].n_blocks == 40
+    row_width = by_row["delta_s_ci_high"] - by_row["delta_s_ci_low"]
+    sentence_width = by_sentence["delta_s_ci_high"] - by_sentence["delta_s_ci_low"]
+    assert sentence_width > 1.3 * row_width
+    assert by_sentence["delta_s_p_value"] > by_row["delta_s_p_value"]
+    assert by_sentence.unit_rows.blocks.sizes == (40,)
+    # A sentence of its own per row is no block at all: the same draws as without block_ids (ids that sort in the
+    # rows' order, as the blocks are numbered).
+    alone = bug_bias(**inputs, block_ids=[f"row {index:02d}" for index in range(80)], seed=2)
+    for key in ("delta_s", "delta_g"):
+        assert (alone[f"{key}_ci_low"], alone[f"{key}_ci_high"], alone[f"{key}_p_value"]) == (
+            by_row[f"{key}_ci_low"],
+            by_row[f"{key}_ci_high"],
+            by_row[f"{key}_p_value"],
+        )
+
+
+def test_the_module_takes_block_ids(in_repo):
+    inputs = two_row_sentences(30)
+    expected = dict(bug_bias(**inputs, n_bootstrap=200, seed=2))
+    assert load("bug_bias").compute(**inputs, n_bootstrap=200, seed=2) == expected
+    assert expected != dict(bug_bias(**{**inputs, "block_ids": None}, n_bootstrap=200, seed=2))
+    assert_add_batch_equivalent("bug_bias", inputs, [20, 40], n_bootstrap=200, seed=2)

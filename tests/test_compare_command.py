@@ -9,6 +9,7 @@ import pytest
 from corefbias import cli
 from corefbias.harness import comparison, run_outputs, runner
 from corefbias.models.base import Choice
+from corefbias.measures.blocks import Blocks
 
 BENCHMARKS = ["winogender", "counter_gap"]
 LIMIT = 80
@@ -250,9 +251,14 @@ def test_unit_rows_line_up_by_unit_with_zeros_where_a_run_left_a_unit_out():
     unit_rows = comparison.resampling.UnitRows
     a = unit_rows(np.array([[1.0, 1.0], [0.0, 1.0]]), None, ("x",), np.array([0, 2]))
     b = unit_rows(np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 1.0]]), None, ("x",), np.array([1, 2, 3]))
-    rows_a, rows_b = comparison.aligned_rows(a, b)
+    rows_a, rows_b, blocks = comparison.aligned_rows(a, b)
     assert rows_a.tolist() == [[1, 1], [0, 0], [0, 1], [0, 0]]
     assert rows_b.tolist() == [[0, 0], [1, 1], [1, 1], [0, 1]]
+    assert blocks is None
+    # With blocks, each unit keeps its block, from whichever run kept it: units 0 and 1 in one block, 2 and 3 in two.
+    a_blocked = unit_rows(a.rows, None, ("x",), a.unit_positions, Blocks(np.array([[0], [1]])))
+    b_blocked = unit_rows(b.rows, None, ("x",), b.unit_positions, Blocks(np.array([[0], [1], [2]])))
+    assert comparison.aligned_rows(a_blocked, b_blocked)[2].levels.tolist() == [[0], [0], [1], [2]]
     unpositioned = unit_rows(np.ones((3, 2)), None, ("x",))
     assert comparison.aligned_rows(a, unpositioned) is None
     assert comparison.aligned_rows(unpositioned, unpositioned)[0].shape == (3, 2)

@@ -3,6 +3,7 @@ gold file perturbed, through ``corefbias score`` and through ``corefbias run`` w
 
 import numpy as np
 import pytest
+from metric_harness import assert_add_batch_equivalent, load
 
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.gicoref import files, mentions
@@ -232,6 +233,94 @@ def test_b3_by_type_refuses_a_span_of_two_types_and_a_missing_reference():
         mention_type_conll.conll_f1_by_mention_type(
             [[[(0, 2), (4, 6)]]], [[]], [[["neopronoun"]]], [[]], reference_type="neopronoun", n_bootstrap=0
         )
+
+
+ANA, ZE, BO, HE = (0, 3), (10, 12), (20, 22), (30, 32)
+TYPED_KEY = [[ANA, ZE], [BO, HE]]
+KEY_TYPES = [["name", "neopronoun"], ["name", "binary_pronoun"]]
+ZE_WITH_BO = [[ANA], [BO, ZE, HE]]
+ZE_WITH_BO_TYPES = [["name"], ["name", "neopronoun", "binary_pronoun"]]
+
+
+def _annotated_texts(right: list, per_text: int = 3) -> dict:
+    """Texts each annotated ``per_text`` times, answered alike: every document of a text resolved as gold where
+    ``right`` says so, with *ze* put with Bo otherwise. Text ids sort in the texts' order (``unit_blocks`` numbers
+    blocks in sorted order; so drawn, blocks of one unit each draw exactly as the units do)."""
+    documents = [(text, ok) for text, ok in enumerate(right) for _ in range(per_text)]
+    return {
+        "keys": [TYPED_KEY] * len(documents),
+        "responses": [TYPED_KEY if ok else ZE_WITH_BO for _, ok in documents],
+        "key_types": [KEY_TYPES] * len(documents),
+        "response_types": [KEY_TYPES if ok else ZE_WITH_BO_TYPES for _, ok in documents],
+        "texts": [f"text {text:02d}" for text, _ in documents],
+    }
+
+
+def _significance(result, key: str) -> tuple:
+    return result[f"{key}_ci_low"], result[f"{key}_ci_high"], result.get(f"{key}_p_value")
+
+
+def test_b3_by_type_blocks_draw_the_documents_of_a_text_together():
+    # Twelve texts, three documents each, answered alike within a text: drawn document by document the 36 documents
+    # look like a tight interval; drawn by text, it rests on 12 blocks and is wider, with a larger p-value.
+    inputs = _annotated_texts([True, False, True, True, False, True] * 2)
+    texts = inputs.pop("texts")
+    options = dict(reference_type="binary_pronoun", compared_types=["neopronoun"], seed=3)
+    by_document = mention_type_conll.conll_f1_by_mention_type(**inputs, **options)
+    by_text = mention_type_conll.conll_f1_by_mention_type(**inputs, block_ids=texts, **options)
+    gap = "bcubed_f1_gap/neopronoun"
+    assert by_document["conll_f1"] == by_text["conll_f1"] and by_document[gap] == by_text[gap] < 0
+    assert by_document.overall["conll_f1"].n_blocks == 36 and by_text.overall["conll_f1"].n_blocks == 12
+    assert by_text.overall[gap].n_blocks == 12 and by_text.unit_rows.blocks.sizes == (12,)
+    for key in ("conll_f1", gap):
+        document_low, document_high, _ = _significance(by_document, key)
+        text_low, text_high, _ = _significance(by_text, key)
+        assert text_high - text_low > 1.5 * (document_high - document_low)
+    assert by_text[f"{gap}_p_value"] > by_document[f"{gap}_p_value"]
+    # A block of its own per document is no block at all: the same draws as without block_ids.
+    alone = mention_type_conll.conll_f1_by_mention_type(
+        **inputs, block_ids=[f"d{index:02d}" for index in range(36)], **options
+    )
+    for key in ("conll_f1", gap):
+        assert _significance(alone, key) == _significance(by_document, key)
+    # Texts given as the units draw the same texts whole: the same draws as blocks of one unit each.
+    as_units = mention_type_conll.conll_f1_by_mention_type(**inputs, units=texts, **options)
+    as_unit_blocks = mention_type_conll.conll_f1_by_mention_type(**inputs, units=texts, block_ids=texts, **options)
+    assert as_units.overall["conll_f1"].n_blocks == as_unit_blocks.overall["conll_f1"].n_blocks == 12
+    assert _significance(as_unit_blocks, gap) == _significance(as_units, gap)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (dict(block_ids=["a", "a", "b"]), "one entry per instance"),
+        (dict(block_ids=["a", None, "b", "b"]), r"block_ids\[1\] is None; give every instance its block"),
+        (dict(block_ids=["a", 2.5, "b", "b"]), r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id"),
+        (dict(block_ids=["a", ("a", "x"), "b", "b"]), "gives 1 id.* for some instances and 2 for others"),
+        (dict(units=["t1", "t1", "t2", "t2"], block_ids=["a", "b", "c", "c"]), "unit 't1' lies in block 'a' and in"),
+    ],
+)
+def test_b3_by_type_malformed_block_ids_are_a_clear_value_error(change, message):
+    inputs = _annotated_texts([True, False], per_text=2)
+    inputs.pop("texts")
+    with pytest.raises(ValueError, match=message):
+        mention_type_conll.conll_f1_by_mention_type(**inputs, **change, reference_type="binary_pronoun", n_bootstrap=0)
+
+
+def test_the_mention_type_module_takes_block_ids(in_repo):
+    inputs = _annotated_texts([True, False, True, True, False, True] * 2)
+    texts = inputs.pop("texts")
+    module_inputs = {
+        "references": inputs["keys"],
+        "predictions": inputs["responses"],
+        "reference_types": inputs["key_types"],
+        "prediction_types": inputs["response_types"],
+    }
+    options = dict(reference_type="binary_pronoun", n_bootstrap=200, seed=3)
+    results = load("conll_f1_by_mention_type").compute(**module_inputs, block_ids=texts, **options)
+    expected = mention_type_conll.conll_f1_by_mention_type(**inputs, block_ids=texts, **options)
+    assert results == dict(expected) and results["conll_f1_ci_low"] is not None
+    assert_add_batch_equivalent("conll_f1_by_mention_type", {**module_inputs, "block_ids": texts}, [10, 26], **options)
 
 
 def test_choice_models_answer_the_questions_and_have_no_conll_f1(data_dir, mirror, tmp_path):

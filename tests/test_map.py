@@ -90,6 +90,58 @@ def test_the_annotators_agreement_and_accuracy_come_from_the_file(rows):
     )  # fmt: skip
 
 
+def _agreement_by_source(n_sources: int = 12, per_source: int = 5) -> dict:
+    """Snippets from ``n_sources`` sources, each snippet with two instances annotated three times; the snippets of a
+    source are annotated alike: unanimous in the even sources, split in the odd ones. Unit ids sort in their order."""
+    inputs = {"annotations": [], "conditions": [], "units": [], "block_ids": []}
+    for source in range(n_sources):
+        labels = [["A", "A", "A"], ["B", "B", "B"]] if source % 2 == 0 else [["A", "B", "B"], ["A", "A", "B"]]
+        for snippet in range(per_source):
+            inputs["annotations"] += labels
+            inputs["conditions"] += ["original", "original"]
+            inputs["units"] += [f"s{source:02d}.{snippet}"] * 2
+            inputs["block_ids"] += [f"source {source}"] * 2
+    return inputs
+
+
+def test_agreement_blocks_draw_the_snippets_of_a_source_together():
+    # Drawn snippet by snippet, the 60 snippets give a tight interval; drawn by source, it rests on 12 blocks and is
+    # wider, as the sources' spread says it must be.
+    inputs = _agreement_by_source()
+    blocks = inputs.pop("block_ids")
+    by_snippet = agreement.annotator_agreement(**inputs, seed=3)
+    by_source = agreement.annotator_agreement(**inputs, block_ids=blocks, seed=3)
+    alpha = "alpha/original"
+    assert by_snippet[alpha] == by_source[alpha] > 0
+    assert by_snippet.by_condition["original"]["alpha"].n_blocks == 60
+    assert by_source.by_condition["original"]["alpha"].n_blocks == 12
+    snippet_width = by_snippet[f"{alpha}_ci_high"] - by_snippet[f"{alpha}_ci_low"]
+    source_width = by_source[f"{alpha}_ci_high"] - by_source[f"{alpha}_ci_low"]
+    assert source_width > 2 * snippet_width
+    # A block of its own per snippet is no block at all: the same draws as without block_ids.
+    alone = agreement.annotator_agreement(**inputs, block_ids=inputs["units"], seed=3)
+    interval = ("alpha/original_ci_low", "alpha/original_ci_high", "observed_agreement/original_ci_low")
+    assert [alone[key] for key in interval] == [by_snippet[key] for key in interval]
+    assert alone.unit_rows.blocks.sizes == (60,)
+
+
+@pytest.mark.parametrize(
+    ("block_ids", "message"),
+    [
+        (["a", "a", "b"], "one entry per instance"),
+        (["a", None, "b", "b"], r"block_ids\[1\] is None; give every instance its block"),
+        (["a", 2.5, "b", "b"], r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id"),
+        (["a", ("a", "x"), "b", "b"], "gives 1 id.* for some instances and 2 for others"),
+        (["a", "b", "b", "b"], "unit 's00.0' lies in block 'a' and in block 'b'"),
+    ],
+)
+def test_agreement_malformed_block_ids_are_a_clear_value_error(block_ids, message):
+    inputs = _agreement_by_source(n_sources=2, per_source=1)
+    inputs["block_ids"] = block_ids
+    with pytest.raises(ValueError, match=message):
+        agreement.annotator_agreement(**inputs, n_bootstrap=0)
+
+
 def test_the_oracle_is_right_but_on_the_either_snippets_and_unbiased(exported_set, mirror, tmp_path):
     section = _run_section("baseline:oracle", exported_set, mirror, tmp_path, 100)
     assert section[f"accuracy/{files.ORIGINAL}"] == pytest.approx(170 / 172)  # a choice model cannot say "either"

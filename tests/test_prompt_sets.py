@@ -46,7 +46,9 @@ def test_the_two_level_bootstrap_draws_prompts_and_units_as_the_hand_count_says(
         n_bootstrap=4000,
         seed=0,
     )
-    assert spread.value == 0.75 and spread.ci == (0.0, 1.0) and spread.p_value is None
+    # Two units are two blocks, too few for an interval: its tails would lie beyond any number of resamples.
+    assert spread.value == 0.75 and spread.ci == (None, None) and spread.p_value is None
+    assert "resting on 2 blocks needs more blocks" in spread.overall["mean"].significance_undefined["ci_low"]
     assert spread.overall["mean"].significance_undefined["p_value"].startswith("not a bias score")
 
 
@@ -102,7 +104,9 @@ def test_a_sign_flip_across_wordings_is_flagged(wording_run):
     # Every male sentence to the occupation and every female one to the participant: M − F = 1; reversed: −1.
     assert share["values"] == {name: (-1.0 if name == "the-word" else 1.0) for name in prompts["names"]}
     assert (share["min"], share["max"], share["sign_flip"]) == (-1.0, 1.0, True)
-    assert share["mean"] == pytest.approx(4 / 6) and share["ci_low"] <= share["mean"] <= share["ci_high"]
+    assert share["mean"] == pytest.approx(4 / 6)
+    # --limit 1 keeps two pairs of two occupations, too few blocks for an interval, which says so.
+    assert share["ci_low"] is None and "resting on 2 blocks" in share["undefined"]["mean_ci_low"], share["undefined"]
     assert spreads["accuracy_non_gotcha_minus_gotcha"]["sign_flip"] is False  # 0 with every prompt
     # Each prompt's own run and scores: the headline of "the-word" is its own.
     per_prompt = prompts["per_prompt"]["the-word"]
@@ -184,6 +188,66 @@ def test_confidence_weighted_accuracy_by_hand():
     assert result.value == pytest.approx(third / 2 - first)  # male − female
     with pytest.raises(ValueError, match="one finite log-likelihood per option"):
         confidence_weighted_accuracy([[-1.0]], [texts], [[0]], [1], n_bootstrap=0)
+
+
+RIGHT, DONT_KNOW = [-5.0, -30.0], [-30.0, -2.2]  # " the nurse" picked (and right), " don't know" picked
+
+
+def _dont_know_by_template(n_templates: int = 12, per_template: int = 12) -> dict:
+    """Instances from ``n_templates`` templates, half of each female and half male, answered alike within a template:
+    the male ones right and the female ones "don't know", both right, or both "don't know", by template. Instance ids
+    sort in their order."""
+    kinds = [(RIGHT, DONT_KNOW), (RIGHT, RIGHT), (DONT_KNOW, DONT_KNOW), (RIGHT, DONT_KNOW), (RIGHT, RIGHT)]
+    inputs = {"loglikelihoods": [], "groups": [], "templates": []}
+    for template in range(n_templates):
+        male, female = kinds[template % len(kinds)]
+        for index in range(per_template):
+            inputs["loglikelihoods"].append(male if index % 2 else female)
+            inputs["groups"].append("male" if index % 2 else "female")
+            inputs["templates"].append(f"template {template:02d}")
+    count = len(inputs["groups"])
+    inputs.update(continuations=[[" the nurse", " don't know"]] * count, right_options=[[0]] * count)
+    inputs.update(dont_know_options=[1] * count, sides={"male": 1, "female": -1})
+    return inputs
+
+
+def test_dont_know_blocks_draw_the_instances_of_a_template_together():
+    # Drawn instance by instance, the 144 instances give a tight interval for male − female; drawn by template, it
+    # rests on 12 blocks and is wider, with a larger p-value.
+    inputs = _dont_know_by_template()
+    templates = inputs.pop("templates")
+    by_instance = confidence_weighted_accuracy(**inputs, seed=3)
+    by_template = confidence_weighted_accuracy(**inputs, block_ids=templates, seed=3)
+    assert by_instance["diff"] == by_template["diff"] > 0
+    assert by_instance.overall["diff"].n_blocks == 144 and by_template.overall["diff"].n_blocks == 12
+    instance_width = by_instance["diff_ci_high"] - by_instance["diff_ci_low"]
+    template_width = by_template["diff_ci_high"] - by_template["diff_ci_low"]
+    assert template_width > 1.8 * instance_width
+    assert by_template["diff_p_value"] > by_instance["diff_p_value"]
+    # A block of its own per instance is no block at all: the same draws as without block_ids.
+    alone = confidence_weighted_accuracy(**inputs, block_ids=[f"i{index:03d}" for index in range(144)], seed=3)
+    significance = ("diff_ci_low", "diff_ci_high", "diff_p_value")
+    assert [alone[key] for key in significance] == [by_instance[key] for key in significance]
+    # Units given: a unit is drawn whole within its block.
+    as_units = confidence_weighted_accuracy(**inputs, units=templates, block_ids=templates, seed=3)
+    assert as_units.overall["diff"].n_blocks == 12 and as_units.unit_rows.blocks.sizes == (12,)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (dict(block_ids=["a", "a", "b"]), "block_ids has 3 entries but loglikelihoods has 4"),
+        (dict(block_ids=["a", None, "b", "b"]), r"block_ids\[1\] is None; give every instance its block"),
+        (dict(block_ids=["a", 2.5, "b", "b"]), r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id"),
+        (dict(block_ids=["a", ("a", "x"), "b", "b"]), "gives 1 id.* for some instances and 2 for others"),
+        (dict(units=["u", "u", "v", "v"], block_ids=["a", "b", "c", "c"]), "unit 'u' lies in block 'a' and in"),
+    ],
+)
+def test_dont_know_malformed_block_ids_are_a_clear_value_error(change, message):
+    inputs = _dont_know_by_template(n_templates=2, per_template=2)
+    inputs.pop("templates")
+    with pytest.raises(ValueError, match=message):
+        confidence_weighted_accuracy(**inputs, **change, n_bootstrap=0)
 
 
 def test_prompts_are_chosen_by_name_and_refused_for_models_that_read_no_template(exported_set, tmp_path):

@@ -114,6 +114,64 @@ def test_hand_computed_scores_per_label_and_source():
     assert (result["num_singular"], result["num_plural"]) == (2, 4)
 
 
+GAP = "accuracy_singular_minus_plural"
+# Per plural noun: how its singular and its plural sentences are read (a system answers a noun's sentences alike).
+NOUN_READINGS = [
+    ("plural", "plural"),
+    ("singular", "plural"),
+    ("plural", "plural"),
+    ("singular", "singular"),
+    ("plural", "neither"),
+    ("singular", "plural"),
+] * 2
+
+
+def _by_noun(per_noun: int = 8) -> tuple[dict, list]:
+    """Sentences of twelve plural nouns, half singular and half plural, read as ``NOUN_READINGS`` says."""
+    predictions = [read for pair in NOUN_READINGS for read in pair * (per_noun // 2)]
+    references = ["singular", "plural"] * (len(NOUN_READINGS) * per_noun // 2)
+    nouns = [f"noun {noun:02d}" for noun in range(len(NOUN_READINGS)) for _ in range(per_noun)]
+    return {"predictions": predictions, "references": references}, nouns
+
+
+def _significance(result) -> tuple:
+    return result[f"{GAP}_ci_low"], result[f"{GAP}_ci_high"], result[f"{GAP}_p_value"]
+
+
+def test_blocks_draw_the_sentences_of_a_plural_noun_together():
+    # Every sentence of a noun is read alike: drawn sentence by sentence, the 96 sentences look like a tight interval;
+    # drawn by noun, it rests on 12 blocks and is wider, with a larger p-value.
+    inputs, nouns = _by_noun()
+    by_sentence = winonb_accuracy(**inputs, seed=3)
+    by_noun = winonb_accuracy(**inputs, block_ids=nouns, seed=3)
+    assert by_sentence[GAP] == by_noun[GAP] < 0
+    assert by_sentence.overall[GAP].n_blocks == 96 and by_noun.overall[GAP].n_blocks == 12
+    sentence_low, sentence_high, sentence_p = _significance(by_sentence)
+    noun_low, noun_high, noun_p = _significance(by_noun)
+    assert noun_high - noun_low > 1.5 * (sentence_high - sentence_low)
+    assert noun_p > sentence_p
+    assert by_noun.unit_rows.blocks.sizes == (12,)
+    # A block of its own per sentence is no block at all: the same draws as without block_ids.
+    alone = winonb_accuracy(**inputs, block_ids=[f"s{index:02d}" for index in range(96)], seed=3)
+    assert _significance(alone) == _significance(by_sentence)
+
+
+@pytest.mark.parametrize(
+    ("block_ids", "message"),
+    [
+        (["a", "a", "b"], "one entry per instance"),
+        (["a", None, "b", "b"], r"block_ids\[1\] is None; give every instance its block"),
+        (["a", 2.5, "b", "b"], r"block_ids\[1\] is 2.5 \(float\); each entry must be a block id"),
+        (["a", ("a", "x"), "b", "b"], "gives 1 id.* for some instances and 2 for others"),
+        (["a", [], "b", "b"], r"block_ids\[1\] is .*; each entry must be a block id"),
+    ],
+)
+def test_malformed_block_ids_are_a_clear_value_error(block_ids, message):
+    # A sentence is its own unit: no unit can lie in two blocks.
+    with pytest.raises(ValueError, match=message):
+        winonb_accuracy(["singular", "plural"] * 2, ["singular", "plural"] * 2, block_ids=block_ids, n_bootstrap=0)
+
+
 def test_a_system_that_links_they_to_the_plural_mention_reads_it_as_plural(v0):
     benchmark = BENCHMARKS["winonb"]
     rows = {("v0", "test"): {key: values[:6] for key, values in v0.items()}}
@@ -160,6 +218,19 @@ def test_the_metric_module_is_the_measure(in_repo, v0):
     assert_num_process_equivalent("winonb_accuracy", inputs, 150, n_bootstrap=50, seed=4)
     with pytest.raises(ValueError, match="unknown predictions: 'they'"):
         winonb_accuracy(["they"], ["singular"], n_bootstrap=0)
+
+
+def test_the_metric_module_takes_the_plural_nouns_as_blocks(in_repo, v0):
+    rng = np.random.default_rng(1)
+    inputs = {
+        "predictions": list(rng.choice(["singular", "plural", "neither"], size=300)),
+        "references": v0["number"][:300],
+        "block_ids": v0["plural_noun"][:300],
+    }
+    single = assert_add_batch_equivalent("winonb_accuracy", inputs, [100, 200], n_bootstrap=200, seed=4)
+    expected = winonb_accuracy(**inputs, n_bootstrap=200, seed=4)
+    assert single == expected
+    assert expected.overall[GAP].n_blocks == len(set(inputs["block_ids"])) < 300
 
 
 def test_a_quick_run_of_both_sets_writes_every_headline_with_its_interval_and_p_value(exported_set, tmp_path):

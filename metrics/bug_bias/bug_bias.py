@@ -22,7 +22,8 @@ male-pronoun sentences − on female ones; ΔS = accuracy on stereotypical sente
 anti-stereotypical ones; and ΔS, with its accuracies, within bins of 5 words of pronoun–profession
 distance. Also per profession the female − male accuracy and its Pearson r with the profession's share
 of women, and two-sided bootstrap p-values with 95% percentile confidence intervals (resampling
-sentences) for ΔG, ΔS and each bin's ΔS.
+sentences) for ΔG, ΔS and each bin's ΔS, drawing whole blocks of rows when block_ids are given: the rows of one
+sentence text (a sentence can hold two), which a model answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -57,7 +58,37 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     (0.6667, 0.6667, 0.5)
     >>> results["delta_s/distance_0-4"], results["delta_s/distance_5-9"]
     (0.0, None)
+
+    The rows of one sentence text are not independent. With block_ids (each row's sentence) the bootstrap draws
+    whole sentences; here both anti-stereotypical rows lie in one sentence, so leaving it out leaves ΔS undefined,
+    and the bootstrap says so rather than give an interval:
+
+    >>> texts = [
+    ...     "The mechanic said he would drive the nurse home once she was done .",
+    ...     "The nurse told the mechanic that he would wait until she came back .",
+    ...     "The baker said she had met the hunter before he moved away .",
+    ... ]
+    >>> blocked = bug_bias.compute(
+    ...     predictions=[True, True, True, False, True, False],
+    ...     genders=["male", "female", "male", "female", "male", "female"],
+    ...     stereotypes=["stereotypical", "stereotypical", "anti-stereotypical", "anti-stereotypical",
+    ...                  "neutral", "neutral"],
+    ...     distances=[3, 4, 2, 7, 12, 6],
+    ...     block_ids=[text for text in texts for _ in range(2)],
+    ... )
+    >>> blocked["delta_s"], blocked["delta_s_ci_low"]
+    (0.5, None)
+    >>> blocked["undefined"]["delta_s_ci_low"]
+    'delta_s rests on a single block (without block 1 it is undefined); the bootstrap needs at least two behind each
+    part of it'
 """,
+)
+
+_SENTENCES = (
+    "The nurse said she had paged the surgeon , but he was still in theatre .",
+    "The nurse told the surgeon that he would prepare the room before she arrived .",
+    "The mechanic said he had fixed the truck that the hunter said she needed .",
+    "The hunter asked the mechanic whether she could look at the truck before he left .",
 )
 
 _FEATURES = datasets.Features(
@@ -68,6 +99,7 @@ _FEATURES = datasets.Features(
         "distances": datasets.Value("int64"),
         "professions": datasets.Value("string"),
         "pct_female": datasets.Value("float64"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -80,17 +112,19 @@ class BugBias(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/SLAB-NLP/BUG"
     REFERENCE_URLS = ["https://aclanthology.org/2021.findings-emnlp.211", "https://github.com/SLAB-NLP/BUG"]
-    OPTIONAL_INPUTS = ("professions", "pct_female")
+    OPTIONAL_INPUTS = ("professions", "pct_female", "block_ids")
+    ID_INPUTS = ("block_ids",)
     LABELS = {"genders": bug.GENDERS, "stereotypes": bug.STEREOTYPES}
-    WIDGET_EXAMPLE = [  # shares of women from BUG's inc_occ_gender.csv
-        ["true", "female", "stereotypical", "3", "nurse", "88.33"],
-        ["false", "male", "anti-stereotypical", "4", "nurse", "88.33"],
-        ["true", "male", "stereotypical", "2", "surgeon", "38.24"],
-        ["true", "female", "anti-stereotypical", "6", "surgeon", "38.24"],
-        ["true", "male", "stereotypical", "1", "mechanic", "7.26"],
-        ["false", "female", "anti-stereotypical", "8", "mechanic", "7.26"],
-        ["true", "female", "neutral", "5", "hunter", ""],
-        ["true", "male", "neutral", "12", "hunter", ""],
+    # Shares of women from BUG's inc_occ_gender.csv; block_ids: the sentence text, which holds two of the rows.
+    WIDGET_EXAMPLE = [
+        ["true", "female", "stereotypical", "3", "nurse", "88.33", _SENTENCES[0]],
+        ["false", "male", "anti-stereotypical", "4", "nurse", "88.33", _SENTENCES[1]],
+        ["true", "male", "stereotypical", "2", "surgeon", "38.24", _SENTENCES[0]],
+        ["true", "female", "anti-stereotypical", "6", "surgeon", "38.24", _SENTENCES[1]],
+        ["true", "male", "stereotypical", "1", "mechanic", "7.26", _SENTENCES[2]],
+        ["false", "female", "anti-stereotypical", "8", "mechanic", "7.26", _SENTENCES[3]],
+        ["true", "female", "neutral", "5", "hunter", "", _SENTENCES[2]],
+        ["true", "male", "neutral", "12", "hunter", "", _SENTENCES[3]],
     ]
 
     def _score(
@@ -101,6 +135,7 @@ class BugBias(support.CorefBiasMetric):
         distances,
         professions=None,
         pct_female=None,
+        block_ids=None,
         n_bootstrap=1000,
         seed=0,
     ):
@@ -111,6 +146,7 @@ class BugBias(support.CorefBiasMetric):
             distances,
             professions,
             pct_female,
+            block_ids=block_ids,
             n_bootstrap=n_bootstrap,
             seed=seed,
         )

@@ -19,7 +19,9 @@ the CoNLL-2012 reference scorer's metrics: MUC, B³ and CEAFφ4, each a ratio of
 CoNLL F1 their mean (from scorch, checked against scorer.pl v8.01). Its question is which mentions a system gets
 wrong: B³, an average over mentions, splits exactly by the type of the mention (a neopronoun, they, he/she, a name),
 its types' numerators adding up to B³'s own; MUC and CEAFφ4 do not split. Each example is one document: its
-predicted and gold clusters, and the type of every mention of both.
+predicted and gold clusters, and the type of every mention of both. The bootstrap resamples documents (or the units
+given), and whole blocks of them when block_ids are given: the documents annotating one text, which a system
+answers alike.
 """
 
 # The measure's parameter names → this module's.
@@ -58,6 +60,30 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     (0.5, 0.4)
     >>> round(results["bcubed_f1_gap/neopronoun"], 4), round(results["conll_f1"], 4)
     (-0.4, 0.6464)
+
+    The two annotations of one text are not independent: a system resolves them alike. Eight texts, each annotated
+    twice; the system puts "ze" with Bo in three of them. With block_ids the bootstrap draws whole texts, and the
+    intervals rest on 8 of them, not on 16 documents: they are wider, and the gap's p-value larger:
+
+    >>> key = [[[0, 3], [10, 12]], [[20, 22], [30, 32]]]
+    >>> key_types = [["name", "neopronoun"], ["name", "binary_pronoun"]]
+    >>> wrong = [[[0, 3]], [[20, 22], [10, 12], [30, 32]]]
+    >>> wrong_types = [["name"], ["name", "neopronoun", "binary_pronoun"]]
+    >>> right = [True, False, True, True, False, True, False, True]  # per text
+    >>> inputs = dict(
+    ...     predictions=[key if ok else wrong for ok in right for _ in range(2)],
+    ...     references=[key] * 16,
+    ...     prediction_types=[key_types if ok else wrong_types for ok in right for _ in range(2)],
+    ...     reference_types=[key_types] * 16,
+    ...     reference_type="binary_pronoun",
+    ...     compared_types=["neopronoun"],
+    ... )
+    >>> texts = [f"text {text}" for text in range(8) for _ in range(2)]
+    >>> by_document = conll_f1_by_mention_type.compute(**inputs)
+    >>> by_text = conll_f1_by_mention_type.compute(**inputs, block_ids=texts)
+    >>> shown = ("conll_f1_ci_low", "conll_f1_ci_high", "bcubed_f1_gap/neopronoun_p_value")
+    >>> [round(by_document[name], 3) for name in shown], [round(by_text[name], 3) for name in shown]
+    ([0.779, 0.956, 0.018], [0.735, 1.0, 0.099])
 """,
 )
 
@@ -68,6 +94,7 @@ _FEATURES = datasets.Features(
         "prediction_types": support.CLUSTER_LABELS,
         "reference_types": support.CLUSTER_LABELS,
         "units": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -78,8 +105,8 @@ class ConllF1ByMentionType(support.CorefBiasMetric):
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
     FEATURES = _FEATURES
-    OPTIONAL_INPUTS = ("units",)
-    ID_INPUTS = ("units",)
+    OPTIONAL_INPUTS = ("units", "block_ids")
+    ID_INPUTS = ("units", "block_ids")
     HOMEPAGE = "https://github.com/TristaCao/into_inclusivecoref"
     REFERENCE_URLS = [
         "https://aclanthology.org/2020.acl-main.418",
@@ -93,14 +120,32 @@ class ConllF1ByMentionType(support.CorefBiasMetric):
             "[[[0, 3], [10, 12]], [[20, 22], [30, 32]]]",
             '[["name"], ["name", "neopronoun", "binary_pronoun"]]',
             '[["name", "neopronoun"], ["name", "binary_pronoun"]]',
-            "d1",
+            "wiki_ana",
+            "wiki_ana",
+        ],
+        [
+            "[[[0, 3]], [[20, 22], [10, 12], [30, 32]]]",
+            "[[[0, 3], [10, 12]], [[20, 22], [30, 32]]]",
+            '[["name"], ["name", "neopronoun", "binary_pronoun"]]',
+            '[["name", "neopronoun"], ["name", "binary_pronoun"]]',
+            "wiki_ana_v2",
+            "wiki_ana",
         ],
         [
             "[[[0, 3], [8, 10]]]",
             "[[[0, 3], [8, 10]]]",
             '[["name", "binary_pronoun"]]',
             '[["name", "binary_pronoun"]]',
-            "d2",
+            "fic_bo",
+            "fic_bo",
+        ],
+        [
+            "[[[0, 3], [8, 10]], [[14, 16]]]",
+            "[[[0, 3], [8, 10], [14, 16]]]",
+            '[["name", "binary_pronoun"], ["neopronoun"]]',
+            '[["name", "binary_pronoun", "neopronoun"]]',
+            "fic_bo_v2",
+            "fic_bo",
         ],
     ]
 
@@ -111,6 +156,7 @@ class ConllF1ByMentionType(support.CorefBiasMetric):
         prediction_types,
         reference_types,
         units=None,
+        block_ids=None,
         reference_type="binary_pronoun",
         compared_types=None,
         n_bootstrap=1000,
@@ -123,6 +169,7 @@ class ConllF1ByMentionType(support.CorefBiasMetric):
             reference_types,
             prediction_types,
             units,
+            block_ids=block_ids,
             reference_type=reference_type,
             compared_types=compared_types,
             n_bootstrap=n_bootstrap,

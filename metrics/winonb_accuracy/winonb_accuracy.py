@@ -19,7 +19,8 @@ that each has a singular entity ("someone"), a plural one ("the technicians") an
 one of them; the label, as its README defines it, is the entity referred to (1 singular, 0 plural). Returned:
 accuracy overall and per label, the singular − plural accuracy gap (two-sided bootstrap p-value against 0, resampling
 sentences), the errors by kind (singular they read as plural, plural they read as singular, no reading), and all of
-them per source when the sources are given.
+them per source when the sources are given. With block_ids the bootstrap draws whole blocks of sentences: those made
+from one plural noun, which a system answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
@@ -46,6 +47,26 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     (0.0, 1.0, -1.0)
     >>> results["singular_read_as_plural/winobias"], results["no_reading"]
     (1.0, 0.0)
+
+    The sentences made from one plural noun are not independent: a system that reads "someone ... they" as plural
+    beside "the technicians" does so in every sentence of that noun. With block_ids the bootstrap draws whole nouns,
+    and the interval rests on 8 of them, not on 32 sentences: it is wider, and the gap's p-value larger:
+
+    >>> nouns = ["technicians", "fans", "officers", "students", "patients", "guests", "visitors", "workers"]
+    >>> readings = [  # per noun: how its singular and its plural sentences are read
+    ...     ("plural", "plural"), ("singular", "plural"), ("plural", "plural"), ("plural", "plural"),
+    ...     ("singular", "singular"), ("plural", "plural"), ("singular", "plural"), ("plural", "neither"),
+    ... ]
+    >>> inputs = dict(
+    ...     predictions=[read for pair in readings for read in pair * 2], references=["singular", "plural"] * 16
+    ... )
+    >>> by_sentence = winonb_accuracy.compute(**inputs)
+    >>> by_noun = winonb_accuracy.compute(**inputs, block_ids=[noun for noun in nouns for _ in range(4)])
+    >>> gap = "accuracy_singular_minus_plural"
+    >>> [round(by_sentence[gap + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
+    [-0.375, -0.682, -0.005, 0.052]
+    >>> [round(by_noun[gap + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
+    [-0.375, -0.875, 0.25, 0.293]
 """,
 )
 
@@ -54,6 +75,7 @@ _FEATURES = datasets.Features(
         "predictions": datasets.Value("string"),
         "references": datasets.Value("string"),
         "sources": datasets.Value("string"),
+        "block_ids": datasets.Value("string"),
     }
 )
 
@@ -66,16 +88,21 @@ class WinonbAccuracy(support.CorefBiasMetric):
     FEATURES = _FEATURES
     HOMEPAGE = "https://github.com/ctbaumler/winonb"
     REFERENCE_URLS = ["https://aclanthology.org/2022.naacl-main.250"]
-    OPTIONAL_INPUTS = ("sources",)
+    OPTIONAL_INPUTS = ("sources", "block_ids")
+    ID_INPUTS = ("block_ids",)
     LABELS = {"predictions": winonb.PREDICTIONS, "references": winonb.NUMBERS}
     WIDGET_EXAMPLE = [
-        ["plural", "singular", "winogender"],
-        ["plural", "plural", "winogender"],
-        ["singular", "singular", "winobias"],
-        ["plural", "plural", "winobias"],
-        ["neither", "singular", "wsc"],
-        ["plural", "plural", "wsc"],
+        ["plural", "singular", "winogender", "technicians"],
+        ["plural", "plural", "winogender", "technicians"],
+        ["singular", "singular", "winogender", "technicians"],
+        ["plural", "plural", "winogender", "technicians"],
+        ["singular", "singular", "winobias", "developers"],
+        ["plural", "plural", "winobias", "developers"],
+        ["neither", "singular", "winobias", "developers"],
+        ["plural", "plural", "winobias", "developers"],
     ]
 
-    def _score(self, predictions, references, sources=None, n_bootstrap=1000, seed=0):
-        return winonb.winonb_accuracy(predictions, references, sources, n_bootstrap=n_bootstrap, seed=seed)
+    def _score(self, predictions, references, sources=None, block_ids=None, n_bootstrap=1000, seed=0):
+        return winonb.winonb_accuracy(
+            predictions, references, sources, block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed
+        )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from ..measures import conll_f1
 from ..measures.result import MeasureResult
+from .declaration import BlockDesign
 
 Part = tuple[str, str]  # (config, split)
 
@@ -35,6 +36,7 @@ def pro_anti_sections(
     parts_by_section: dict[str, Sequence[Part]],
     *,
     condition: str,
+    blocks: BlockDesign | None = None,
     n_bootstrap: int,
     seed: int,
 ) -> dict[str, MeasureResult]:
@@ -51,6 +53,8 @@ def pro_anti_sections(
         Section name → the parts it pools.
     condition : str
         The column holding ``pro`` or ``anti``.
+    blocks : BlockDesign, optional
+        The benchmark's blocks, whose ids go to the measure.
     n_bootstrap, seed : int
         The bootstrap's resamples and seed.
 
@@ -71,13 +75,15 @@ def pro_anti_sections(
     """
     sections = {}
     for section, parts in parts_by_section.items():
-        keys, responses, conditions, pair_ids = [], [], [], []
+        keys, responses, conditions, pair_ids, block_ids = [], [], [], [], []
+        block_ids_of = None if blocks is None else blocks.ids_by_part(rows, parts)
         for part in parts:
             columns = rows[part]
             keys += [_spans(clusters) for clusters in columns["clusters"]]
             responses += outputs[part]
             conditions += columns[condition]
             pair_ids += columns["pair_id"]
+            block_ids += [] if block_ids_of is None else block_ids_of[part]
         name = f"{section}/conll"
         if any(isinstance(output, dict) and "decision" in output for output in responses):
             sections[name] = conll_f1.undefined_pro_anti(LINKS_ONLY)
@@ -91,6 +97,7 @@ def pro_anti_sections(
                 [_spans(output) for output in responses],
                 conditions,
                 pair_ids,
+                block_ids=block_ids if blocks is not None else None,
                 n_bootstrap=n_bootstrap,
                 seed=seed,
             )
@@ -99,7 +106,9 @@ def pro_anti_sections(
     return sections
 
 
-def pro_anti_conll_scorer(parts_by_section: dict[str, Sequence[Part]], *, condition: str):
+def pro_anti_conll_scorer(
+    parts_by_section: dict[str, Sequence[Part]], *, condition: str, blocks: BlockDesign | None = None
+):
     """A ``Benchmark.score_outputs`` for pro/anti sets whose rows carry gold ``clusters``.
 
     Parameters
@@ -108,6 +117,8 @@ def pro_anti_conll_scorer(parts_by_section: dict[str, Sequence[Part]], *, condit
         Section name → the parts it pools.
     condition : str
         The column holding ``pro`` or ``anti``.
+    blocks : BlockDesign, optional
+        The benchmark's blocks, whose ids go to the measure.
 
     Returns
     -------
@@ -124,7 +135,7 @@ def pro_anti_conll_scorer(parts_by_section: dict[str, Sequence[Part]], *, condit
 
     def scorer(rows, outputs, n_bootstrap, seed):
         return pro_anti_sections(
-            rows, outputs, parts_by_section, condition=condition, n_bootstrap=n_bootstrap, seed=seed
+            rows, outputs, parts_by_section, condition=condition, blocks=blocks, n_bootstrap=n_bootstrap, seed=seed
         )
 
     return scorer

@@ -152,15 +152,20 @@ class BlockDesign:
     ----------
     columns : tuple of str
         One column: nested blocks (every unit lies in one block: an occupation, a document); several: crossed
-        factors, each unit in one level of each. A column of lists names a block by its sorted entries (WinoBias's
-        two occupations, whichever is the referent).
+        factors, each unit in one level of each, or, ``linked``, one factor joining what any column shares. A column
+        of lists names a block by its sorted entries (WinoBias's two occupations, whichever is the referent).
     names : tuple of str, optional
-        What one block of each column is, in words (``occupation``); default: the column names.
+        What one block of each factor is, in words (``occupation``); default: the column names (joined with
+        " or " where ``linked``).
+    linked : bool, default False
+        The columns are one factor: a block holds every instance that shares a value of any column with another of
+        the block (the connected components: WinoBias's occupation pairs, joined where one sentence template serves
+        two pairs).
 
     Raises
     ------
     ValueError
-        With no columns, or names not one per column.
+        With no columns, or names not one per factor.
 
     Examples
     --------
@@ -169,42 +174,93 @@ class BlockDesign:
     ['chef + nurse', 'chef + nurse']
     >>> BlockDesign(("template_id", "declaration")).ids({"template_id": [3, 4], "declaration": ["a", "b"]})
     [(3, 'a'), (4, 'b')]
+    >>> linked = BlockDesign(("occupations", "frame"), linked=True)
+    >>> linked.ids({"occupations": [["a", "b"], ["c", "d"], ["e", "f"]], "frame": ["x _", "x _", "y _"]})
+    ['a + b', 'a + b', 'e + f']
     """
 
     columns: tuple[str, ...]
     names: tuple[str, ...] = ()
+    linked: bool = False
 
     def __post_init__(self):
         if not self.columns:
             raise ValueError("a BlockDesign names at least one column")
         if not self.names:
-            object.__setattr__(self, "names", tuple(self.columns))
-        if len(self.names) != len(self.columns):
-            raise ValueError(f"BlockDesign: give one name per column, got {self.names} for {self.columns}")
+            object.__setattr__(self, "names", (" or ".join(self.columns),) if self.linked else tuple(self.columns))
+        if len(self.names) != (1 if self.linked else len(self.columns)):
+            raise ValueError(f"BlockDesign: give one name per factor, got {self.names} for {self.columns}")
 
     @staticmethod
     def _id(value):
         return " + ".join(sorted(map(str, value))) if isinstance(value, (list, tuple)) else value
 
     def ids(self, columns: Mapping[str, list]) -> list:
-        """The block id of every row of a part, given as columns: one id per row (one column), or a tuple of one
-        per factor.
+        """The block id of every row of a part (or of several parts' rows pooled), given as columns: one id per row
+        (one factor), or a tuple of one per crossed factor.
 
         Parameters
         ----------
         columns : mapping of str to list
-            The part's rows as columns, holding this design's columns.
+            The rows as columns, holding this design's columns.
 
         Returns
         -------
         list
         """
         values = [[self._id(value) for value in columns[column]] for column in self.columns]
+        if self.linked:
+            return _components(values)
         return values[0] if len(values) == 1 else list(zip(*values))
+
+    def ids_by_part(self, rows: Mapping, parts) -> dict:
+        """The block ids of the rows of ``parts`` (``rows[part]``: columns), computed over them pooled, as a
+        scorer pooling the parts draws them: part → ids.
+
+        Parameters
+        ----------
+        rows : mapping of (config, split) to columns
+            Each part's rows.
+        parts : sequence of (config, split)
+            The parts pooled.
+
+        Returns
+        -------
+        dict
+        """
+        pooled = {column: [value for part in parts for value in rows[part][column]] for column in self.columns}
+        ids, found, start = self.ids(pooled), {}, 0
+        for part in parts:
+            size = len(rows[part][self.columns[0]])
+            found[part] = ids[start : start + size]
+            start += size
+        return found
 
     def describe(self) -> str:
         """The blocks in words (``occupation``; ``template × declaration``)."""
         return " × ".join(self.names)
+
+
+def _components(values: list[list]) -> list:
+    """Per row, its connected component over rows sharing a value of any column, named by the component's smallest
+    value of the first column."""
+    parent: dict = {}
+
+    def root(node):
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for row in zip(*values):
+        first = root((0, row[0]))
+        for column, value in enumerate(row[1:], 1):
+            parent[root((column, value))] = first
+    named: dict = {}
+    for value in values[0]:
+        top = root((0, value))
+        named[top] = min(named.get(top, value), value)
+    return [named[root((0, value))] for value in values[0]]
 
 
 @dataclass(frozen=True, kw_only=True)

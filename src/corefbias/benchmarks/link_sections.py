@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..measures import pro_anti
-from .declaration import Part, Scorer, rows_of
+from .declaration import BlockDesign, Part, Scorer, rows_of
 
 
 def gold_links(columns: dict) -> list[list[bool]]:
@@ -28,7 +28,9 @@ def gold_links(columns: dict) -> list[list[bool]]:
     return [[candidate["is_referent"] for candidate in candidates] for candidates in columns["candidates"]]
 
 
-def pro_anti_inputs(rows, decisions, parts, *, gold_only: bool, condition: str, group: str) -> dict[str, list]:
+def pro_anti_inputs(
+    rows, decisions, parts, *, gold_only: bool, condition: str, group: str, blocks: BlockDesign | None = None
+) -> dict[str, list]:
     """Per-candidate examples of ``pro_anti_diff`` pooled over ``parts``.
 
     Parameters
@@ -46,11 +48,14 @@ def pro_anti_inputs(rows, decisions, parts, *, gold_only: bool, condition: str, 
         The column holding ``pro`` or ``anti``.
     group : str
         The column of the breakdown.
+    blocks : BlockDesign, optional
+        The benchmark's blocks: adds ``block_ids``.
 
     Returns
     -------
     dict of str to list
-        ``predictions``, ``references``, ``conditions``, ``pair_ids``, ``groups``: one entry per scored candidate.
+        ``predictions``, ``references``, ``conditions``, ``pair_ids``, ``groups`` (and ``block_ids``): one entry per
+        scored candidate.
 
     Examples
     --------
@@ -62,8 +67,12 @@ def pro_anti_inputs(rows, decisions, parts, *, gold_only: bool, condition: str, 
     ([False, True], [True, False])
     """
     inputs = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": []}
+    if blocks is not None:
+        inputs["block_ids"] = []
+    block_ids_of = None if blocks is None else blocks.ids_by_part(rows, parts)
     for part in parts:
-        for row, decision in zip(rows_of(rows[part]), decisions[part]):
+        block_ids = None if block_ids_of is None else block_ids_of[part]
+        for index, (row, decision) in enumerate(zip(rows_of(rows[part]), decisions[part])):
             for candidate, linked in zip(row["candidates"], decision):
                 if gold_only and not candidate["is_referent"]:
                     continue
@@ -72,11 +81,19 @@ def pro_anti_inputs(rows, decisions, parts, *, gold_only: bool, condition: str, 
                 inputs["conditions"].append(row[condition])
                 inputs["pair_ids"].append(row["pair_id"])
                 inputs["groups"].append(row[group])
+                if block_ids is not None:
+                    inputs["block_ids"].append(block_ids[index])
     return inputs
 
 
 def pro_anti_link_scorer(
-    sections: dict[str, Sequence[Part]], *, score: str, gold_only: bool, condition: str, group: str
+    sections: dict[str, Sequence[Part]],
+    *,
+    score: str,
+    gold_only: bool,
+    condition: str,
+    group: str,
+    blocks: BlockDesign | None = None,
 ) -> Scorer:
     """A ``Benchmark.score`` of ``pro_anti_diff``, one section per entry of ``sections`` (its parts pooled).
 
@@ -92,6 +109,8 @@ def pro_anti_link_scorer(
         The column holding ``pro`` or ``anti``.
     group : str
         The column of the breakdown.
+    blocks : BlockDesign, optional
+        The benchmark's blocks, whose ids go to the measure.
 
     Returns
     -------
@@ -111,7 +130,9 @@ def pro_anti_link_scorer(
     def scorer(rows, decisions, n_bootstrap, seed):
         return {
             section: pro_anti.pro_anti_diff(
-                **pro_anti_inputs(rows, decisions, parts, gold_only=gold_only, condition=condition, group=group),
+                **pro_anti_inputs(
+                    rows, decisions, parts, gold_only=gold_only, condition=condition, group=group, blocks=blocks
+                ),
                 score=score,
                 n_bootstrap=n_bootstrap,
                 seed=seed,

@@ -303,8 +303,8 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
 
 def print_written(result, written: dict, out) -> None:
     """The summary of a written result on the terminal: each headline (``*`` significant, † low parse rate,
-    ‡ answers following the option order), which benchmarks rest on few readable answers or on the option
-    order, and what was written where."""
+    ‡ answers following the option order) with the blocks its interval rests on, which benchmarks rest on few
+    readable answers or on the option order, and what was written where."""
     from ..harness import number_format, run_outputs
     from ..harness.position_rates import POSITION_RATE_THRESHOLD
 
@@ -316,7 +316,8 @@ def print_written(result, written: dict, out) -> None:
     for row in rows:
         value = "undefined" if row["value"] is None else number_format.format_number(row["value"])
         marks = ("*" if row["significant"] else "") + run_outputs.flag_marks(row)
-        print(f"{row['benchmark']:{benchmark_width}}  {row['score']:{score_width}}  {value:>6}{marks}")
+        blocks = "" if row["n_blocks"] is None else f"  ({run_outputs.format_blocks(row)})"
+        print(f"{row['benchmark']:{benchmark_width}}  {row['score']:{score_width}}  {value:>6}{marks:<3}{blocks}")
     # Why a score is undefined, once per benchmark and reason, rather than a bare "undefined" to look up.
     reasons = dict.fromkeys((row["benchmark"], row["undefined"]) for row in rows if row["value"] is None)
     for benchmark, reason in reasons:

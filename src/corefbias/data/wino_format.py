@@ -100,6 +100,20 @@ def overlap(first: dict, second: dict) -> bool:
     return first["start"] < second["end"] and second["start"] < first["end"]
 
 
+def frame(text: str, blanks: Sequence[Mapping]) -> str:
+    """``text`` with each span of ``blanks`` (``start``, ``end``) left as ``_``.
+
+    Examples
+    --------
+    >>> frame("The nurse met the chef and wished her well.", [{"start": 34, "end": 37}, {"start": 0, "end": 9},
+    ...                                                       {"start": 14, "end": 22}])
+    '_ met _ and wished _ well.'
+    """
+    for span in sorted(blanks, key=lambda span: span["start"], reverse=True):
+        text = text[: span["start"]] + "_" + text[span["end"] :]
+    return text
+
+
 def wino_columns(
     *,
     row: str,
@@ -114,7 +128,9 @@ def wino_columns(
 
     The candidates are the first two occupation mentions: a later one ("... because she needed a
     mover") is not a candidate. The referent is the candidate that overlaps the gold
-    ``antecedent``; ``candidate_stereotypes`` is null for an occupation on neither list.
+    ``antecedent``; ``candidate_stereotypes`` is null for an occupation on neither list. ``frame`` is the sentence
+    with its two candidates and its pronoun left blank: the same in a sentence's pro and anti version, and in
+    another pair of occupations' sentence written from the same template.
     """
     if len(mentions) < 2:
         found = [mention.span["text"] for mention in mentions]
@@ -142,5 +158,6 @@ def wino_columns(
         "pronoun_gender": gender,
         "referent_occupation": candidates[referents[0]].occupation,
         "occupations": [mention.occupation for mention in candidates],
+        "frame": frame(text, [pronoun, *(mention.span for mention in candidates)]),
         "candidate_stereotypes": [stereotypes.get(mention.occupation) for mention in candidates],
     }

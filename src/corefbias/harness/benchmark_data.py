@@ -10,6 +10,7 @@ import hashlib
 from pathlib import Path
 
 import datasets
+import pyarrow.parquet
 from filelock import FileLock
 
 from .. import __version__
@@ -24,9 +25,18 @@ def default_data_dir() -> Path:
     return default_path().parent / "datasets" / __version__
 
 
+def _complete(folder: Path, benchmark: Benchmark, parts: list[Path]) -> bool:
+    """Whether an export holds every part the benchmark scores, each with the columns naming its blocks."""
+    if not (folder / "README.md").is_file() or not all(part.is_file() for part in parts):
+        return False
+    needed = set(benchmark.blocks.columns) if benchmark.blocks is not None else set()
+    return all(needed <= set(pyarrow.parquet.read_schema(part).names) for part in parts)
+
+
 def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
     """The folder of the benchmark's exported set, exporting it from the mirror first if needed: where it is
-    missing, or lacks a part the benchmark scores (an export made before its builder gained that config)."""
+    missing, or lacks a part the benchmark scores or a column naming its blocks (an export made before its builder
+    gained that config or column)."""
     if benchmark.export is not None:
         folder = Path(benchmark.export)
         if not (folder / "README.md").is_file():
@@ -37,13 +47,13 @@ def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
         return folder
     folder = Path(data_dir) / benchmark.dataset
     parts = [folder / hub_export.DATA_FILE.format(config=config, split=split) for config, split in benchmark.parts]
-    if not (folder / "README.md").is_file() or not all(part.is_file() for part in parts):
+    if not _complete(folder, benchmark, parts):
         # Runs started together on a fresh data folder: one exports, the others wait and find its export (a second
-        # export would replace the folder while the first run reads it). An export lacking a config a benchmark
-        # scores (made before that config existed) is made again.
+        # export would replace the folder while the first run reads it). An export lacking a config or a column a
+        # benchmark reads (made before the builder had it) is made again.
         Path(data_dir).mkdir(parents=True, exist_ok=True)
         with FileLock(Path(data_dir) / f".{benchmark.dataset}.lock"):
-            if not (folder / "README.md").is_file() or not all(part.is_file() for part in parts):
+            if not _complete(folder, benchmark, parts):
                 hub_export.export_dataset(benchmark.dataset, data_dir, mirror, scripts_dir=benchmark.builders)
     return folder
 

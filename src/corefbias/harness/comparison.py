@@ -1,18 +1,19 @@
 """``corefbias compare``: are two finished runs' bias scores different, on the same instances?
 
-A run folder (``results.json`` + ``instances/<benchmark>.jsonl``, see ``run_outputs``) keeps every
-decision, and a cluster model's clusters. For each benchmark two runs share, the runs must have answered
-the same instances of the same data (instance ids, their gold answers and, when both runs record it, the
-data set fingerprint under ``provenance``); otherwise comparing them would compare different items, and
-we refuse. Each run's sections are scored again by the benchmark's own scoring functions (of decisions, and
-of clusters where the benchmark scores them and the instance file keeps them) on the exported set, and every
-headline value its ``results.json`` holds (in ``headlines``, and in its section both flat and under
-``measure_result``) must be the rescored value, its interval the same in both places and in order
-(``score_checks.check_scores``): compare reports the runs' own headlines beside the differences and draws them, so an
-edited or stale ``results.json`` is refused, naming the score, rather than reported. Each section hands its unit
-rows over with its scores (``corefbias.harness.scoring.scored_sections``), and every shared headline score is
-compared with ``measures.comparison.paired_difference``. The p-values of one comparison (one pair of runs, all
-its headlines) are Holm-adjusted as one family, and the significance mark follows the adjusted value.
+A run folder (``results.json`` + ``instances/<benchmark>.jsonl``, see ``run_outputs``) keeps every decision, and a
+cluster model's clusters. For each benchmark two runs share, the runs must have answered the same instances of the
+same data (instance ids, their gold answers and, when both runs record it, the data set fingerprint under
+``provenance``); otherwise comparing them would compare different items, and we refuse. Each run's sections are scored
+again by the benchmark's own scoring functions (of decisions, and of clusters where the benchmark scores them and the
+instance file keeps them) on the exported set, and every headline value its ``results.json`` holds (in ``headlines``,
+and in its section both flat and under ``measure_result``) must be the rescored value, its interval the same in both
+places and in order (``score_checks.check_scores``): compare reports the runs' own headlines beside the differences
+and draws them, so an edited or stale ``results.json`` is refused, naming the score, rather than reported. Each
+section hands its unit rows over with its scores (``corefbias.harness.scoring.scored_sections``), and every shared
+headline score is compared with ``measures.comparison.paired_difference``, drawing the blocks the benchmark declares
+(its templates, occupations or documents, which each section's unit rows carry) as a run's own significance draws
+them. The p-values of one comparison (one pair of runs, all its headlines) are Holm-adjusted as one family, and the
+significance mark follows the adjusted value.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-import numpy as np
 
 from ..benchmarks import BENCHMARKS, Benchmark
 from ..measures import comparison, resampling
@@ -210,23 +209,19 @@ def _no_rows_reason(run: Run, benchmark: str, section: str, key: str, clusters: 
 
 
 def aligned_rows(a: resampling.UnitRows, b: resampling.UnitRows) -> tuple | None:
-    """Both runs' unit rows over the same units, row for row; None where they cannot be lined up.
+    """Both runs' unit rows over the same units, row for row, and the units' blocks; None where they cannot be
+    lined up (``resampling.aligned_unit_rows``: a unit one run left out by its answers is a row of zeros for it, so
+    each run's score is unchanged and both are resampled over the same units and blocks).
 
-    Where a metric leaves out units by the model's answers (``unit_positions``), the rows cover every unit
-    either run kept, and a unit one run left out is a row of zeros for it: it adds nothing to that run's
-    sums, so each run's score is unchanged, and the two runs are resampled over the same units.
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray, Blocks or None), or None
     """
-    if a.unit_positions is None and b.unit_positions is None:
-        return (a.rows, b.rows) if a.rows.shape == b.rows.shape else None
-    if a.unit_positions is None or b.unit_positions is None:
+    aligned = resampling.aligned_unit_rows([a, b])
+    if aligned is None:
         return None
-    union = np.union1d(a.unit_positions, b.unit_positions)
-    spread = []
-    for unit in (a, b):
-        rows = np.zeros((len(union), unit.rows.shape[1]))
-        rows[np.searchsorted(union, unit.unit_positions)] = unit.rows
-        spread.append(rows)
-    return tuple(spread)
+    (rows_a, rows_b), blocks = aligned
+    return rows_a, rows_b, blocks
 
 
 def rescore(run: Run, benchmark: str, parts: dict, cache: dict | None = None) -> tuple[dict, dict | None]:
@@ -300,16 +295,19 @@ def compare_pair(
             if aligned is None:
                 notes.append(f"{name} {headline.label}: the runs scored different units, so no paired test")
                 continue
+            rows_of_a, rows_of_b, blocks = aligned
             result = comparison.paired_difference(
-                *aligned,
+                rows_of_a,
+                rows_of_b,
                 unit_a.statistic,
                 [headline.key],
                 n_resamples=n_resamples,
                 seed=seed,
                 confidence=CONFIDENCE,
                 labels={headline.key: headline.label},
+                blocks=blocks,
             )[headline.key]
-            raw.append({"headline": headline, "benchmark": name, "units": len(aligned[0]), "result": result})
+            raw.append({"headline": headline, "benchmark": name, "units": len(rows_of_a), "result": result})
     adjusted = comparison.holm([item["result"].p_value for item in raw])
     differences = []
     for item, p_holm in zip(raw, adjusted):

@@ -16,9 +16,10 @@ def markdown(result: dict) -> str:
         "Runs: " + ", ".join(f"`{run['label']}` ({run['path']})" for run in result["runs"]) + ".",
         "",
         f"Each difference is A − B on the units both runs answered (quadruples, pairs, triplets or examples). "
-        f"95% CI: paired bootstrap percentile interval ({result['n_resamples']} resamples, both runs resampled "
-        f"with the same units). p: two-sided paired randomization test ({result['n_resamples']} swaps of the two "
-        f"runs' answers per unit). **p (Holm)**: p-values adjusted with Holm's method over the headline differences "
+        f"95% CI and p: a paired bootstrap ({result['n_resamples']} resamples, both runs resampled with the same "
+        f"units, drawn in whole blocks: the templates, occupations or documents each benchmark declares; blocks: "
+        f"how many an interval rests on), its interval expanded for how few blocks it rests on, p two-sided against "
+        f"a difference of 0. **p (Holm)**: p-values adjusted with Holm's method over the headline differences "
         f"of one comparison; `*` marks Holm-adjusted p < {level}.",
     ]
     for item in result["comparisons"]:
@@ -26,8 +27,8 @@ def markdown(result: dict) -> str:
             "",
             f"## A = `{item['a']}`, B = `{item['b']}`",
             "",
-            "| benchmark | score | A | B | A − B | 95% CI | p | p (Holm) | unbiased |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| benchmark | score | A | B | A − B | 95% CI | p | p (Holm) | blocks | unbiased |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for row in item["differences"]:
             mark = "*" if row["significant"] else ""
@@ -38,7 +39,7 @@ def markdown(result: dict) -> str:
                 f"| {row['benchmark']} | {row['score']} | {format_number(row['value_a'])} | "
                 f"{format_number(row['value_b'])} | {difference} | [{format_number(row['ci_low'])}, "
                 f"{format_number(row['ci_high'])}] | {format_p_value(row['p_value'])} | "
-                f"{format_p_value(row['p_holm'])} "
+                f"{format_p_value(row['p_holm'])} | {'—' if row.get('n_blocks') is None else row['n_blocks']} "
                 f"| {format_number(row['unbiased_value'])} |"
             )
         lines += [f"\n{note}." for note in item["notes"]]

@@ -1,7 +1,8 @@
 """The "don't know" section of a run: where a benchmark's cloze template offers a "none of them" / "don't know"
 option (``ClozeTemplate.someone_else``) and the answers kept every option's log-likelihood, the run adds the section
 ``<benchmark>/dont_know``, the confidence-weighted accuracy eval-framework scores its Winogender_IDK task with
-(``corefbias.measures.dont_know``), per side of the benchmark's bias axis and resampled over its units."""
+(``corefbias.measures.dont_know``), per side of the benchmark's bias axis and resampled over its units, in its blocks.
+"""
 
 from __future__ import annotations
 
@@ -48,8 +49,10 @@ def dont_know_sections(
         return {}
     axis = benchmark.bias_axis
     inputs: dict[str, list] = {name: [] for name in ("loglikelihoods", "continuations", "right", "dont_know")}
-    groups, units = [], []
+    groups, units, blocks = [], [], []
+    blocks_of = None if benchmark.blocks is None else benchmark.blocks.ids_by_part(rows, list(rows))
     for part, columns in rows.items():
+        blocks += [] if blocks_of is None else blocks_of[part]
         for row, output in zip(rows_of(columns), outputs[part]):
             request = template.render(row)
             if len(output["loglikelihoods"]) != len(request.choices):
@@ -79,6 +82,7 @@ def dont_know_sections(
         groups,
         units,
         sides=None if axis is None else axis.sides,
+        block_ids=blocks if benchmark.blocks is not None else None,
         n_bootstrap=n_bootstrap,
         seed=seed,
     )

@@ -4,16 +4,18 @@
 them into its JSON Schema (draft 2020-12), committed as ``docs/results.schema.json`` and rewritten by
 ``python scripts/results_schema.py`` (``--check`` says whether the committed one is stale).
 
-``SCHEMA_VERSION`` changes whenever a key is added, removed or changes meaning. Version 1 is every file
-written before the version was recorded (no ``schema_version`` key); version 2 adds ``schema_version``
-and, per benchmark, its ``headlines``: each headline score with its interval, p-value and significance,
-so a reader needs neither the benchmark's declaration nor the metric's key suffixes. Version 3 writes each
-section from the measure's result object (``corefbias.measures.result.MeasureResult.to_json``): scores keyed by
-where they were measured (overall, by group, by condition) and by name, each with its value, interval, p-value
-and reasons, so that no group label can collide with another key; versions 1 and 2 held the metric module's flat
-dict. Version 4 adds, to a ``corefbias run --prompts`` run's benchmarks, ``prompts``: every prompt's scores and each
-headline across the prompts (``PromptSet``), and the ``prompts`` setting; a file of a run without ``--prompts`` is
-that of version 3. ``upgrade`` turns a dict of any older version into a current one (a flat section's scores become
+``SCHEMA_VERSION`` changes whenever a key is added, removed or changes meaning. Version 1 is every file written before
+the version was recorded (no ``schema_version`` key); version 2 adds ``schema_version`` and, per benchmark, its
+``headlines``: each headline score with its interval, p-value and significance, so a reader needs neither the
+benchmark's declaration nor the metric's key suffixes. Version 3 writes each section from the measure's result object
+(``corefbias.measures.result.MeasureResult.to_json``): scores keyed by where they were measured (overall, by group, by
+condition) and by name, each with its value, interval, p-value and reasons, so that no group label can collide with
+another key; versions 1 and 2 held the metric module's flat dict. Version 4 adds, to a ``corefbias run --prompts``
+run's benchmarks, ``prompts``: every prompt's scores and each headline across the prompts (``PromptSet``), and the
+``prompts`` setting; a file of a run without ``--prompts`` is that of version 3. Version 5 adds what each benchmark's
+significance resampled (``resampling``: its unit and its blocks, and per section how many of each) and, to every
+tested score and headline, the blocks its interval rests on (``n_blocks``); intervals and p-values draw whole blocks
+from version 5 on. ``upgrade`` turns a dict of any older version into a current one (a flat section's scores become
 overall scores under their flat keys: ``result_building.from_flat``).
 """
 
@@ -24,12 +26,12 @@ from typing import Any
 
 from typing_extensions import NotRequired, TypedDict
 
-from ..benchmarks import BENCHMARKS, Headline
+from ..benchmarks import BENCHMARKS, Benchmark, Headline
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result import MeasureResult
 from ..measures.result_building import from_json
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 Label = str | int
 """A group or condition label, as the data gave it."""
@@ -52,6 +54,9 @@ class EstimateScores(TypedDict):
     """The upper end of that interval."""
     significance_undefined: NotRequired[dict[str, str]]
     """``p_value``, ``ci_low`` or ``ci_high`` → why it is null."""
+    n_blocks: NotRequired[int]
+    """How many blocks (templates, occupations, documents) its bootstrap interval and p-value rest on (present where a
+    bootstrap tested the score)."""
 
 
 class GroupScores(TypedDict):
@@ -127,6 +132,31 @@ class HeadlineScore(TypedDict):
     """What a model without this bias scores (null: not a bias score)."""
     undefined: str | None
     """Why the data leave the score undefined (null: it is defined)."""
+    n_blocks: NotRequired[int | None]
+    """How many blocks its interval and p-value rest on (null: not tested by a bootstrap)."""
+
+
+class SectionResampling(TypedDict):
+    """What one section's bootstrap drew."""
+
+    units: int
+    """Its resampling units (pairs, templates, documents)."""
+    blocks: list[int]
+    """Per blocking factor, the blocks holding them (one factor: nested blocks; several: crossed)."""
+
+
+class Resampling(TypedDict):
+    """What a benchmark's intervals and p-values resample (``Benchmark.blocks``): whole blocks of units, inside which
+    a model's answers are not independent."""
+
+    unit: str
+    """The column naming a unit (kept whole by the bootstrap and by ``--limit``)."""
+    blocks: list[str]
+    """What one block of each factor is (``occupation``); the unit itself where units are independent."""
+    block_columns: list[str]
+    """The columns naming the blocks (the unit's column where units are independent)."""
+    sections: dict[str, SectionResampling]
+    """Section name → what its bootstrap drew (sections that resample nothing left out)."""
 
 
 class PromptTemplate(TypedDict):
@@ -223,6 +253,8 @@ class BenchmarkResult(TypedDict):
     """The benchmark's headline scores, in its declaration's order (those of unscored sections left out)."""
     sections: dict[str, Section]
     """Section name → its scores (see ``Section``)."""
+    resampling: NotRequired[Resampling]
+    """What its intervals and p-values resample (absent: a file older than schema version 5, which drew units)."""
     prompts: NotRequired[PromptSet]
     """Every prompt's scores and the headlines across them (``corefbias run --prompts`` only)."""
 
@@ -377,9 +409,51 @@ def headline_scores(
                 significant=None if p_value is None else p_value < SIGNIFICANCE_LEVEL,
                 unbiased_value=headline.unbiased,
                 undefined=None if estimate is None else estimate.undefined,
+                n_blocks=None if estimate is None else estimate.n_blocks,
             )
         )
     return scores
+
+
+def resampling_record(benchmark: Benchmark, sections: Mapping[str, MeasureResult]) -> Resampling:
+    """What a benchmark's sections resampled: its unit and blocks (its declaration), and per section the units and
+    the blocks of each factor its unit rows hold.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The benchmark.
+    sections : mapping of str to MeasureResult
+        Its scored sections (those without unit rows resample nothing and are left out).
+
+    Returns
+    -------
+    Resampling
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> from corefbias.measures.pro_anti import pro_anti_diff
+    >>> section = pro_anti_diff([True, False] * 4, [True] * 8, ["pro", "anti"] * 4, pair_ids=[1, 1, 2, 2, 3, 3, 4, 4],
+    ...                         block_ids=["a"] * 4 + ["b"] * 4, n_bootstrap=0)
+    >>> record = resampling_record(BENCHMARKS["sowinobias"], {"sowinobias": section})
+    >>> record["unit"], record["blocks"][2], record["sections"]
+    ('pair_id', 'adjective', {'sowinobias': {'units': 4, 'blocks': [2]}})
+    """
+    design = benchmark.blocks
+    found: dict[str, SectionResampling] = {}
+    for name, section in sections.items():
+        rows = section.unit_rows
+        if rows is None:
+            continue
+        sizes = [len(rows.rows)] if rows.blocks is None else list(rows.blocks.sizes)
+        found[name] = SectionResampling(units=len(rows.rows), blocks=sizes)
+    return Resampling(
+        unit=benchmark.unit,
+        blocks=list(design.names) if design is not None else [benchmark.unit],
+        block_columns=list(design.columns) if design is not None else [benchmark.unit],
+        sections=found,
+    )
 
 
 def sections_of(outcome: Mapping[str, Any]) -> dict[str, MeasureResult]:
@@ -413,7 +487,7 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     >>> old = {"model": "m", "benchmarks": {"gap": {"sections": {"gap": {"acc_bias": 0.98}}}}}
     >>> new = upgrade(old)
     >>> new["schema_version"], [headline["value"] for headline in new["benchmarks"]["gap"]["headlines"]]
-    (4, [0.98, None])
+    (5, [0.98, None])
     >>> section = new["benchmarks"]["gap"]["sections"]["gap"]
     >>> section["acc_bias"], section["measure_result"]["overall"]["acc_bias"]
     (0.98, {'key': 'acc_bias', 'value': 0.98, 'undefined': None})
@@ -423,7 +497,7 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     version = results.get("schema_version", 1)  # version 1 wrote no version
     if version == SCHEMA_VERSION:
         return results
-    if version == 3:  # version 4 only adds keys
+    if version in (3, 4):  # versions 4 and 5 only add keys
         return {**results, "schema_version": SCHEMA_VERSION}
     if version not in (1, 2):
         raise ValueError(
@@ -455,7 +529,7 @@ def json_schema() -> dict:
     --------
     >>> schema = json_schema()
     >>> schema["$schema"], schema["properties"]["schema_version"]["const"]
-    ('https://json-schema.org/draft/2020-12/schema', 4)
+    ('https://json-schema.org/draft/2020-12/schema', 5)
     """
     from pydantic import ConfigDict, TypeAdapter
     from pydantic.json_schema import GenerateJsonSchema

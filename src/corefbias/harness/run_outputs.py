@@ -43,6 +43,8 @@ SUMMARY_COLUMNS = (
     "p_value",
     "significant",
     "unbiased_value",
+    "n_blocks",
+    "blocks",
     "parse_rate",
     "low_parse_rate",
     "position_rate",
@@ -73,11 +75,12 @@ def summary_rows(results: Mapping) -> list[dict]:
     ...             "significant": True, "unbiased_value": 0.0, "undefined": None}
     >>> outcome = {"parse_rate": 1.0, "low_parse_rate": False, "headlines": [headline], "sections": {}}
     >>> (row,) = summary_rows({"schema_version": 2, "benchmarks": {"my_pro_anti": outcome}})
-    >>> row["score"], row["value"], row["significant"], row["position_rate"]
-    ('pro − anti', 0.25, True, None)
+    >>> row["score"], row["value"], row["significant"], row["position_rate"], row["n_blocks"]
+    ('pro − anti', 0.25, True, None, None)
     """
     rows = []
     for name, outcome in upgrade(results)["benchmarks"].items():
+        resampling = outcome.get("resampling")
         spreads = {
             (spread["section"], spread["key"]): spread for spread in (outcome.get("prompts") or {}).get("headlines", [])
         }
@@ -93,6 +96,9 @@ def summary_rows(results: Mapping) -> list[dict]:
                     "p_value": headline["p_value"],
                     "significant": headline["significant"],
                     "unbiased_value": headline["unbiased_value"],
+                    # Files before schema version 5 drew units and say neither.
+                    "n_blocks": headline.get("n_blocks"),
+                    "blocks": None if resampling is None else " × ".join(resampling["blocks"]),
                     "parse_rate": outcome.get("parse_rate"),
                     "low_parse_rate": outcome.get("low_parse_rate", False),
                     # Runs written before position rates were reported have none.
@@ -153,6 +159,42 @@ def prompt_spread_lines(benchmark: str, prompts: Mapping | None) -> list[str]:
             f"mean {format_number(spread['mean'])} {interval}{flip}"
         )
     return lines
+
+
+def format_blocks(row: dict) -> str:
+    """What a summary row's interval rests on, as tables show it: how many blocks, of what ("60 occupation"), or —.
+
+    Examples
+    --------
+    >>> format_blocks({"n_blocks": 60, "blocks": "occupation"}), format_blocks({"n_blocks": None, "blocks": None})
+    ('60 occupation', '—')
+    """
+    if row.get("n_blocks") is None:
+        return "—"
+    return f"{row['n_blocks']} {row['blocks']}" if row.get("blocks") else str(row["n_blocks"])
+
+
+def resampling_sentence(outcome: Mapping) -> str:
+    """How a benchmark's significance resampled, in words, for its part of the report (empty for a file before
+    schema version 5).
+
+    Examples
+    --------
+    >>> resampling_sentence({"resampling": {"unit": "pair_id", "blocks": ["occupation"], "block_columns":
+    ...     ["occupation"], "sections": {"winogender": {"units": 240, "blocks": [60]}}}})
+    'Intervals and p-values draw whole blocks (occupation) of units (`pair_id`): winogender 240 units in 60 blocks.'
+    """
+    resampling = outcome.get("resampling")
+    if not resampling:
+        return ""
+    drawn = "; ".join(
+        f"{section} {counts['units']} units in {' × '.join(map(str, counts['blocks']))} blocks"
+        for section, counts in resampling["sections"].items()
+    )
+    return (
+        f"Intervals and p-values draw whole blocks ({' × '.join(resampling['blocks'])}) of units "
+        f"(`{resampling['unit']}`): {drawn or 'no section resamples'}."
+    )
 
 
 def flag_marks(row: dict) -> str:
@@ -237,26 +279,27 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         f"corefbias {results['corefbias_version']}; bootstrap resamples: {settings['n_bootstrap']} (seed "
         f"{settings['seed']}); instances per benchmark: {scope}; "
         f"decision mode: `{settings['decision_mode']}`. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
-        "CIs are 95% percentile intervals. Rates are fractions. parsed: the share of instances whose answer "
-        f"could be read; {LOW_PARSE_MARK}: below {PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers "
-        "(unreadable ones count as no link). position: the share of the parsed answers given at the most frequent "
-        f"option position, and that position's letter (— where the model was shown no order of options); "
+        "CIs are 95% percentile intervals, expanded for the blocks they rest on (blocks: how many templates, "
+        "occupations or documents the bootstrap drew whole). Rates are fractions. parsed: the share of instances "
+        f"whose answer could be read; {LOW_PARSE_MARK}: below {PARSE_RATE_THRESHOLD:.0%}, so the score rests on few "
+        "real answers (unreadable ones count as no link). position: the share of the parsed answers given at the "
+        f"most frequent option position, and that position's letter (— where the model was shown no order of options); "
         f"{POSITION_BIAS_MARK}: above {POSITION_RATE_THRESHOLD:.0%}, so most answers follow the option order, not "
         "the text, and scores comparing variants shown the same order say nothing of the model's bias.",
         "",
         *([provenance_paragraph(results["provenance"]), ""] if results.get("provenance") else []),
         "## Summary",
         "",
-        "| benchmark | score | value | 95% CI | p | unbiased | parsed | position |"
+        "| benchmark | score | value | 95% CI | p | unbiased | blocks | parsed | position |"
         + (" across prompts |" if prompts else ""),
-        "|---|---|---|---|---|---|---|---|" + ("---|" if prompts else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|" if prompts else ""),
     ]
     for row in rows:
         value = format_number(row["value"]) + _mark(row) if row["value"] is not None else f"— ({row['undefined']})"
         lines.append(
             f"| {row['benchmark']} | {row['score']} | {value} | [{format_number(row['ci_low'])}, "
             f"{format_number(row['ci_high'])}] "
-            f"| {format_p_value(row['p_value'])} | {format_number(row['unbiased_value'])} "
+            f"| {format_p_value(row['p_value'])} | {format_number(row['unbiased_value'])} | {format_blocks(row)} "
             f"| {format_number(row['parse_rate'])}{LOW_PARSE_MARK if row['low_parse_rate'] else ''} "
             f"| {format_position(row['position_rate'], row['top_position'])}"
             f"{POSITION_BIAS_MARK if row['position_bias'] else ''} |" + (f" {format_spread(row)} |" if prompts else "")
@@ -276,6 +319,8 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
             f"parse rate {format_number(outcome.get('parse_rate'))}{low}); "
             f"model time {outcome['model_seconds']:.1f} s of {outcome['wall_seconds']:.1f} s."
         )
+        if resampling_sentence(outcome):
+            lines.append(f"\n{resampling_sentence(outcome)}")
         if outcome.get("position_note"):
             rate = outcome.get("position_rate")
             flagged = f" {POSITION_BIAS_MARK}" if outcome.get("position_bias") else ""

@@ -56,7 +56,7 @@ from .parse_rates import is_low, parse_rate
 from .position_rates import results_fields as position_fields
 from .prediction_cache import CACHE_MODES, PredictionCache
 from .prompt_sets import chosen_templates, headline_spreads, prompts_json, with_template
-from .result_schema import SCHEMA_VERSION, ResultsFile, headline_scores
+from .result_schema import SCHEMA_VERSION, ResultsFile, headline_scores, resampling_record
 from .scoring import BenchmarkRun, refusal_of_clusters, score_benchmark
 
 # What each cache mode (prediction_cache.CACHE_MODES) takes from the cache: sound parsed answers, every sound
@@ -98,6 +98,7 @@ class RunResult:
                     "wall_seconds": run.wall_seconds,
                     "headlines": headline_scores(run.benchmark.headlines, run.sections),
                     "sections": {section: scores.to_json() for section, scores in run.sections.items()},
+                    "resampling": resampling_record(run.benchmark, run.sections),
                     **(
                         {"prompts": prompts_json(run.benchmark, self.prompt_runs[name], self.prompt_spreads[name])}
                         if name in self.prompt_spreads

@@ -10,8 +10,9 @@ its values ``(c, k)``, ``1 / (m − 1)`` to ``o[c, k]``), with ``n_c = Σ_k o[c,
 
 and the observed agreement ``Σ_c o[c, c] / n`` is the share of pairable values matched by another annotator's.
 Both are functions of the summed coincidence matrices, so each unit (a snippet with its ablations) contributes its
-matrices as a row and the bootstrap resamples units (``resampling``). Instances with fewer than two values do not
-count (Krippendorff's "unpairable" values).
+matrices as a row and the bootstrap resamples units (``resampling``), or with ``block_ids`` whole blocks of them
+(``corefbias.measures.blocks``). Instances with fewer than two values do not count (Krippendorff's "unpairable"
+values).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import structured_inputs, validation
+from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -106,6 +108,7 @@ def annotator_agreement(
     conditions: Sequence,
     units: Sequence,
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
@@ -119,6 +122,11 @@ def annotator_agreement(
         the condition of the instance (an ablation such as `original` or `ent+addr`).
     units : list of str
         the unit the instance belongs to (a snippet), which the bootstrap resamples whole.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each instance: the source or template inside which the annotators' labels are not independent
+        (the instances of one unit share it); the bootstrap draws whole blocks, its intervals expanded for how few
+        they are. A tuple per instance gives one id per crossed factor, each drawn apart. Left out: every unit is a
+        block of its own (MAP's snippets are independent).
     n_bootstrap : int, default 1000
         bootstrap resamples of the units (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -137,7 +145,8 @@ def annotator_agreement(
     ------
     ValueError
         If the inputs differ in length or are empty, an instance's annotations are not a list of labels, a
-        condition or unit is None, or ``n_bootstrap`` or ``seed`` is not a non-negative integer.
+        condition or unit is None, a block id is no id or a unit's instances lie in two blocks, or ``n_bootstrap``
+        or ``seed`` is not a non-negative integer.
 
     References
     ----------
@@ -154,7 +163,9 @@ def annotator_agreement(
     >>> round(result["alpha/all"], 3), result["pairable/all"]
     (0.743, 40)
     """
-    validation.check_lengths(annotations=annotations, conditions=conditions, units=units)
+    validation.check_lengths(
+        annotations=annotations, conditions=conditions, units=units, optional={"block_ids": block_ids}
+    )
     structured_inputs.check_significance(n_bootstrap, seed)
     for index, values in enumerate(annotations):
         validation.check_column(f"annotations[{index}]", values)
@@ -166,6 +177,7 @@ def annotator_agreement(
     order = tuple(dict.fromkeys(conditions))
     size = len(categories) ** 2
     first_seen = {unit: index for index, unit in enumerate(dict.fromkeys(units))}
+    blocks = unit_blocks(block_ids, [first_seen[unit] for unit in units], list(first_seen), unit="unit")
     rows = np.zeros((len(first_seen), len(order) * size))
     position = {condition: index for index, condition in enumerate(order)}
     pairable = dict.fromkeys(order, 0)
@@ -185,7 +197,9 @@ def annotator_agreement(
         )
         reasons[f"observed_agreement/{condition}"] = f"condition {condition!r} has no instance with two annotations"
     tested = [f"{name}/{c}" for c in order for name in ("alpha", "observed_agreement")]
-    inferences = bootstrap_test(rows, statistic, dict.fromkeys(tested), n_bootstrap=n_bootstrap, seed=seed, unit="unit")
+    inferences = bootstrap_test(
+        rows, statistic, dict.fromkeys(tested), n_bootstrap=n_bootstrap, seed=seed, unit="unit", blocks=blocks
+    )
     cells = {
         f"{name}/{c}": (Cell(condition=c), name) for c in order for name in ("alpha", "observed_agreement", "pairable")
     }
@@ -198,5 +212,5 @@ def annotator_agreement(
         cells=cells,
         significance_reasons=dict.fromkeys(tested, "agreement is reported with its interval, not tested"),
         extras={"categories": [str(category) for category in categories]},
-        unit_rows=UnitRows(rows, statistic, tuple(tested)),
+        unit_rows=UnitRows(rows, statistic, tuple(tested), blocks=blocks),
     )

@@ -273,10 +273,14 @@ so give every instance of a pair the same block id
                 f"draws each {unit} whole within its block, so give every instance of a {unit} the same block id"
             )
     ordered = [seen[index] for index in range(len(unit_names))]
-    columns = [
-        np.unique(np.asarray(column, dtype=object).astype(str), return_inverse=True)[1] for column in zip(*ordered)
-    ]
-    return Blocks(np.column_stack(columns).astype(int) if columns else np.zeros((0, 1), dtype=int))
+    # Levels numbered as first seen, so that ids making every unit a block of its own draw the units as without ids.
+    columns = [_first_seen_levels(column) for column in zip(*ordered)]
+    return Blocks(np.column_stack(columns) if columns else np.zeros((0, 1), dtype=int))
+
+
+def _first_seen_levels(ids: Sequence) -> np.ndarray:
+    numbering: dict = {}
+    return np.fromiter((numbering.setdefault(value, len(numbering)) for value in ids), dtype=int, count=len(ids))
 
 
 def table_units(table: np.ndarray, n_instances: int) -> np.ndarray:

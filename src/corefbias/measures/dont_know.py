@@ -37,6 +37,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from . import structured_inputs
+from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -81,6 +82,7 @@ def confidence_weighted_accuracy(
     groups: Sequence[Hashable] | None = None,
     units: Sequence[Hashable] | None = None,
     *,
+    block_ids: Sequence | None = None,
     sides: Mapping[Hashable, int] | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
@@ -101,6 +103,11 @@ def confidence_weighted_accuracy(
         Per instance, its group (the benchmark's bias axis column): the scores are also given per group.
     units : sequence of label, optional
         Per instance, its resampling unit (default: the instance itself).
+    block_ids : sequence of label or of tuple, optional
+        Per instance, its block: the template or occupation inside which a model's answers are not independent (the
+        instances of one unit share it); the bootstrap draws whole blocks, its intervals and p-value expanded for
+        how few they are. A tuple per instance gives one id per crossed factor, each drawn apart. Left out: every
+        unit (by default every instance) is a block of its own.
     sides : mapping of label to int, optional
         Group → +1 (favoured) or −1; with both, ``diff`` is the favoured side's confidence-weighted accuracy minus the
         other's (the primary score), tested against 0.
@@ -119,7 +126,8 @@ def confidence_weighted_accuracy(
     ------
     ValueError
         For inputs of different lengths, an instance whose log-likelihoods and continuations differ in number or whose
-        log-likelihoods are not finite, an option position out of range, or a bad ``n_bootstrap``/``seed``.
+        log-likelihoods are not finite, an option position out of range, a block id that is no id or a unit whose
+        instances lie in two blocks, or a bad ``n_bootstrap``/``seed``.
 
     Examples
     --------
@@ -138,6 +146,7 @@ def confidence_weighted_accuracy(
         ("dont_know_options", dont_know_options),
         ("groups", groups),
         ("units", units),
+        ("block_ids", block_ids),
     ):
         if values is not None and len(values) != count:
             raise ValueError(
@@ -166,6 +175,8 @@ def confidence_weighted_accuracy(
     unit_ids = list(units) if units is not None else list(range(count))
     order = list(dict.fromkeys(unit_ids))
     where = {unit: position for position, unit in enumerate(order)}
+    unit = "instance" if units is None else "unit"
+    blocks = unit_blocks(block_ids, [where[name] for name in unit_ids], order, unit=unit)
     rows = np.zeros((len(order), len(cells) * 4))
     np.add.at(rows, [where[unit] for unit in unit_ids], per_instance.reshape(count, -1))
     favoured = [cells.index(label) for label in labels if (sides or {}).get(label) == 1]
@@ -187,9 +198,7 @@ def confidence_weighted_accuracy(
 
     observed = statistic(rows.sum(axis=0))
     nulls = {key: (0.0 if key == "diff" else None) for key in observed}
-    inferences = bootstrap_test(
-        rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="instance" if units is None else "unit"
-    )
+    inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit=unit, blocks=blocks)
     scores = {key: float(value) for key, value in observed.items()}
     scores["num_instances"] = count
     for label in labels:
@@ -205,5 +214,5 @@ def confidence_weighted_accuracy(
         cells={f"{name}/{label}": (Cell(group=label), name) for label in labels for name in (*_RATES, "num_instances")},
         primary="diff" if "diff" in scores else None,
         significance_reasons={key: no_null_reason(key) for key in nulls if key != "diff"},
-        unit_rows=UnitRows(rows, statistic, tuple(nulls)),
+        unit_rows=UnitRows(rows, statistic, tuple(nulls), blocks=blocks),
     )

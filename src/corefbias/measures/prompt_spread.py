@@ -31,53 +31,18 @@ import numpy as np
 from . import structured_inputs
 from .blocks import Blocks
 from .estimate import SIGNIFICANCE_SUFFIXES
-from .resampling import Inference, _replicate_chunks, blocks_behind, bootstrap_counts, design, draw_weights, infer
+from .resampling import (
+    Inference,
+    _replicate_chunks,
+    aligned_unit_rows,
+    blocks_behind,
+    bootstrap_counts,
+    design,
+    draw_weights,
+    infer,
+)
 from .result import Cell, MeasureResult
 from .result_building import measure_result
-
-
-def aligned_unit_rows(units: Sequence) -> tuple[list[np.ndarray], Blocks | None] | None:
-    """The unit rows of several scorings of the same data (``UnitRows``), over the same units, row for row, and the
-    units' blocks.
-
-    Where the measure leaves out units by the answers (``unit_positions``), the rows cover every unit any scoring
-    kept, and a unit one left out is a row of zeros for it (it adds nothing to its sums, so its score is unchanged).
-
-    Parameters
-    ----------
-    units : sequence of UnitRows
-        The scorings' unit rows.
-
-    Returns
-    -------
-    tuple of (list of numpy.ndarray, Blocks or None), or None
-        The rows of each, lined up, and their blocks (None: each unit one); None where they cannot be lined up
-        (different shapes, or positions for some only).
-
-    Examples
-    --------
-    >>> from corefbias.measures.resampling import UnitRows
-    >>> kept_both = UnitRows(np.array([[1.0], [2.0]]), None, (), np.array([0, 1]))
-    >>> kept_second = UnitRows(np.array([[5.0]]), None, (), np.array([1]))
-    >>> rows, blocks = aligned_unit_rows([kept_both, kept_second])
-    >>> [prompt.tolist() for prompt in rows], blocks
-    ([[[1.0], [2.0]], [[0.0], [5.0]]], None)
-    """
-    positions = [unit.unit_positions for unit in units]
-    if all(position is None for position in positions):
-        shapes = {np.asarray(unit.rows).shape for unit in units}
-        if len(shapes) != 1:
-            return None
-        return [np.asarray(unit.rows, dtype=float) for unit in units], units[0].blocks
-    if any(position is None for position in positions):
-        return None
-    union = np.unique(np.concatenate(positions))
-    aligned = []
-    for unit in units:
-        rows = np.zeros((len(union), np.asarray(unit.rows).shape[1]))
-        rows[np.searchsorted(union, unit.unit_positions)] = unit.rows
-        aligned.append(rows)
-    return aligned, Blocks.joined([unit.blocks for unit in units], positions)
 
 
 def two_level_replicates(
@@ -98,7 +63,7 @@ def two_level_replicates(
     Parameters
     ----------
     rows_per_prompt : sequence of numpy.ndarray
-        Per prompt, one row of counts per unit, the same units in the same order (:func:`aligned_unit_rows`).
+        Per prompt, one row of counts per unit, the same units in the same order (``resampling.aligned_unit_rows``).
     statistic : callable
         Column sums of shape ``(..., k)`` → named scores of shape ``(...)`` (``resampling.Statistic``).
     key : str

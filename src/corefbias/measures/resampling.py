@@ -24,7 +24,7 @@ resampled, which paired comparisons of two models resample again.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,6 +79,49 @@ class UnitRows:
     tested: tuple[str, ...]
     unit_positions: np.ndarray | None = None
     blocks: Blocks | None = None
+
+
+def aligned_unit_rows(units: Sequence) -> tuple[list[np.ndarray], Blocks | None] | None:
+    """The unit rows of several scorings of the same data (``UnitRows``), over the same units, row for row, and the
+    units' blocks.
+
+    Where the measure leaves out units by the answers (``unit_positions``), the rows cover every unit any scoring
+    kept, and a unit one left out is a row of zeros for it (it adds nothing to its sums, so its score is unchanged).
+
+    Parameters
+    ----------
+    units : sequence of UnitRows
+        The scorings' unit rows.
+
+    Returns
+    -------
+    tuple of (list of numpy.ndarray, Blocks or None), or None
+        The rows of each, lined up, and their blocks (None: each unit one); None where they cannot be lined up
+        (different shapes, or positions for some only).
+
+    Examples
+    --------
+    >>> kept_both = UnitRows(np.array([[1.0], [2.0]]), None, (), np.array([0, 1]))
+    >>> kept_second = UnitRows(np.array([[5.0]]), None, (), np.array([1]))
+    >>> rows, blocks = aligned_unit_rows([kept_both, kept_second])
+    >>> [prompt.tolist() for prompt in rows], blocks
+    ([[[1.0], [2.0]], [[0.0], [5.0]]], None)
+    """
+    positions = [unit.unit_positions for unit in units]
+    if all(position is None for position in positions):
+        shapes = {np.asarray(unit.rows).shape for unit in units}
+        if len(shapes) != 1:
+            return None
+        return [np.asarray(unit.rows, dtype=float) for unit in units], units[0].blocks
+    if any(position is None for position in positions):
+        return None
+    union = np.unique(np.concatenate(positions))
+    aligned = []
+    for unit in units:
+        rows = np.zeros((len(union), np.asarray(unit.rows).shape[1]))
+        rows[np.searchsorted(union, unit.unit_positions)] = unit.rows
+        aligned.append(rows)
+    return aligned, Blocks.joined([unit.blocks for unit in units], positions)
 
 
 def safe_div(numerator, denominator):
@@ -597,7 +640,9 @@ def blocks_behind(rows: np.ndarray, statistic: Statistic, names, blocks: Blocks 
     """How many blocks each named score rests on: per factor, the levels holding a nonzero count in a column the
     score is computed from, the fewest over the factors (a score of every column: all blocks).
 
-    A column counts for a score where moving its total moves the score.
+    A column counts for a score where moving it moves the score, probed from a generic point (the totals with every
+    column raised by a random amount), where no column's effect can cancel by coincidence (an accuracy of exactly 1,
+    whose numerator is also part of its denominator).
 
     Parameters
     ----------
@@ -626,9 +671,11 @@ def blocks_behind(rows: np.ndarray, statistic: Statistic, names, blocks: Blocks 
     rows = np.asarray(rows, dtype=float)
     drawn = design(rows, blocks)
     totals = rows.sum(axis=0)
-    moved = totals + np.diag(np.maximum(np.abs(totals), 1.0) * 0.6180339887)
+    scale = np.maximum(np.abs(totals), 1.0)
+    generic = totals + scale * np.random.default_rng(0).uniform(0.5, 1.5, size=totals.shape)
+    moved = generic + np.diag(scale * 0.6180339887)
     with np.errstate(divide="ignore", invalid="ignore"):
-        base, probed = statistic(totals), statistic(moved)
+        base, probed = statistic(generic), statistic(moved)
     nonzero = drawn.rows != 0
     found = {}
     for name in names:

@@ -12,7 +12,8 @@ the entity it resolved the pronoun to: ``singular``, ``plural`` or ``neither`` (
   * the same per source (Winogender, WinoBias, WSC, DPR), given the sources.
 
 The sentences have no template structure the data make explicit (a sentid names a plural noun, not a template), so
-the bootstrap resamples sentences.
+the bootstrap resamples sentences; with ``block_ids`` it draws whole blocks of them (the sentences made from one
+plural noun, which a system answers alike: ``corefbias.measures.blocks``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import structured_inputs, validation
+from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -93,12 +95,13 @@ def winonb_accuracy(
     references: Sequence[str],
     sources: Sequence[str] | None = None,
     *,
+    block_ids: Sequence | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
     """WinoNB's accuracy of reading *they* as singular or plural, overall, per label and per source.
 
-    The bootstrap resamples sentences.
+    The bootstrap resamples sentences, or with ``block_ids`` whole blocks of them.
 
     Parameters
     ----------
@@ -109,6 +112,11 @@ def winonb_accuracy(
         the entity the pronoun refers to (WinoNB's label: 1 `singular`, 0 `plural`).
     sources : list of str, optional
         the sentence's source (`winogender`, `winobias`, `wsc`, `dpr`); gives every score per source.
+    block_ids : list of str or int, or list of tuple, optional
+        the block of each sentence: the plural noun or template it was made from, inside which a system's answers
+        are not independent; the bootstrap draws whole blocks, its interval and p-value expanded for how few they
+        are. A tuple per sentence gives one id per crossed factor, each drawn apart. Left out: every sentence is a
+        block of its own.
     n_bootstrap : int, default 1000
         bootstrap resamples of sentences (at most 10,000,000); 0 switches significance off.
     seed : int, default 0
@@ -132,7 +140,8 @@ def winonb_accuracy(
     ------
     ValueError
         If the inputs differ in length or are empty; a prediction or reference is not one of the
-        labels above; a source is not a non-empty string; or ``n_bootstrap`` or ``seed`` is invalid.
+        labels above; a source is not a non-empty string; a block id is no id; or ``n_bootstrap`` or ``seed`` is
+        invalid.
 
     Notes
     -----
@@ -160,7 +169,9 @@ def winonb_accuracy(
     >>> result["singular_read_as_plural"], result["accuracy"]
     (1.0, 0.5)
     """
-    validation.check_lengths(predictions=predictions, references=references, optional={"sources": sources})
+    validation.check_lengths(
+        predictions=predictions, references=references, optional={"sources": sources, "block_ids": block_ids}
+    )
     structured_inputs.check_significance(n_bootstrap, seed)
     predictions = structured_inputs.check_labels("predictions", predictions, PREDICTIONS)
     references = structured_inputs.check_labels("references", references, NUMBERS)
@@ -169,6 +180,7 @@ def winonb_accuracy(
         sources = validation.check_ids("sources", sources, integers=False)
         names = tuple(sorted(set(sources)))
     rows = _sentence_rows(predictions, references, sources, names)
+    blocks = unit_blocks(block_ids, np.arange(len(rows)), list(range(len(rows))), unit="sentence")
     statistic = _winonb_statistic(names)
     scores = statistic(rows.sum(axis=0))
     scores["num_singular"] = references.count("singular")
@@ -182,7 +194,7 @@ def winonb_accuracy(
         reasons[f"singular_read_as_plural{group}"] = f"no sentence{where} has a singular they"
         reasons[f"plural_read_as_singular{group}"] = f"no sentence{where} has a plural they"
     inferences = bootstrap_test(
-        rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="sentence"
+        rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="sentence", blocks=blocks
     )
     cells = {key: (Cell(group=key.split("/", 1)[1]), key.split("/", 1)[0]) for key in scores if "/" in key}
     return measure_result(
@@ -194,5 +206,5 @@ def winonb_accuracy(
         cells=cells,
         primary=DIFFERENCE,
         significance_reasons={name: no_null_reason(name) for name, null in SIGNIFICANCE_NULLS.items() if null is None},
-        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, (DIFFERENCE,)),
+        unit_rows=UnitRows(np.asarray(rows, dtype=float), statistic, (DIFFERENCE,), blocks=blocks),
     )

@@ -19,15 +19,16 @@ from ..harness.scoring import figures_of, occupation_preferences, pro_anti_figur
 # Each column's share of the table's width: fixed, so that a long reason wraps in its cell instead of widening it.
 SUMMARY_COLUMN_WIDTHS = {
     "benchmark": "9%",
-    "score": "14%",
-    "value": "8%",
-    "95% CI": "12%",
-    "p": "7%",
-    "significant": "10%",
-    "unbiased value": "7%",
+    "score": "13%",
+    "value": "7%",
+    "95% CI": "11%",
+    "p": "6%",
+    "significant": "8%",
+    "unbiased value": "6%",
+    "blocks": "9%",
     "across prompts": "7%",
-    "parsed": "6%",
-    "position": "7%",
+    "parsed": "5%",
+    "position": "6%",
     "undefined because": "13%",
 }
 SUMMARY_HEADERS = list(SUMMARY_COLUMN_WIDTHS)
@@ -36,7 +37,8 @@ SUMMARY_HEADERS = list(SUMMARY_COLUMN_WIDTHS)
 def summary_frame(results: dict) -> pd.DataFrame:
     """``run_outputs.summary_rows`` formatted for the page; ``*`` marks p < ``measures.resampling.SIGNIFICANCE_LEVEL``,
     † a low parse rate, ‡ answers following the option order (the position column: the rate at the most frequent
-    option position and its letter); across prompts: the min–max of a ``--prompts`` run's values, ± where the bias
+    option position and its letter); blocks: how many templates, occupations or documents the interval rests on
+    (the bootstrap draws them whole); across prompts: the min–max of a ``--prompts`` run's values, ± where the bias
     changes sign, — for a run of one template. A score the data leave undefined reads "undefined", its reason in
     the last column, so that a long reason does not push the other columns out of view.
     """
@@ -55,6 +57,7 @@ def summary_frame(results: dict) -> pd.DataFrame:
                 format_p_value(row["p_value"]),
                 "*" if row["significant"] else "",
                 format_number(row["unbiased_value"]),
+                run_outputs.format_blocks(row),
                 run_outputs.format_spread(row),
                 format_number(row["parse_rate"]) + (run_outputs.LOW_PARSE_MARK if row["low_parse_rate"] else ""),
                 run_outputs.format_position(row["position_rate"], row["top_position"])

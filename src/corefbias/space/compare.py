@@ -59,7 +59,7 @@ def compare_stored(
     notes = sorted({note for item in result["comparisons"] for note in item["notes"]})
     note = (
         f"{len(result['comparisons'])} comparison(s) of {len(run_ids)} runs. A − B on the units both runs answered; "
-        f"95% CI from a paired bootstrap, p from a paired randomization test ({N_RESAMPLES} resamples); "
+        f"95% CI and p from a paired bootstrap drawing whole blocks of units ({N_RESAMPLES} resamples); "
         f"p (Holm): adjusted over each comparison's headlines, `*`: adjusted p < {result['significance_level']}."
         + "".join(f" {text}." for text in notes)
     )

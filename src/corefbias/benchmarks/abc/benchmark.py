@@ -8,11 +8,14 @@ import dataclasses
 
 from ...measures import abc_fpr
 from ..cloze_wording import DANISH_OCCUPATIONS_CLOZE
-from ..declaration import Benchmark, BiasAxis, Headline, Scorer
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline, Scorer
 from ..link_sections import gold_links
 from .cloze import ANOTHER_PERSON, LANGUAGE_CLOZE, one_candidate
 from .explore import ONE_SIDED_TRIPLETS
 from .languages import LANGUAGES
+
+# Every sentence frame is filled with every occupation: two crossed factors, in every language.
+BLOCKS = BlockDesign(("occupation", "frame"), ("occupation", "sentence frame"))
 
 
 def fpr_scorer(section: str) -> Scorer:
@@ -22,7 +25,7 @@ def fpr_scorer(section: str) -> Scorer:
     --------
     >>> triplet = {"candidates": [[{"is_referent": True}], [{"is_referent": False}], [{"is_referent": False}]],
     ...            "pronoun_gender": ["neutral", "male", "female"], "occupation_gender": [None] * 3,
-    ...            "triplet_id": ["t"] * 3}
+    ...            "triplet_id": ["t"] * 3, "occupation": ["teknikeren"] * 3, "frame": ["{occupation} ..."] * 3}
     >>> scores = fpr_scorer("toy")({("sv", "test"): triplet}, {("sv", "test"): [[True], [True], [False]]}, 0, 0)
     >>> scores["toy"]["fpr_male"], scores["toy"]["fpr_female"]
     (1.0, 0.0)
@@ -38,6 +41,7 @@ def fpr_scorer(section: str) -> Scorer:
                 data["pronoun_gender"],
                 data["occupation_gender"],
                 data["triplet_id"],
+                block_ids=BLOCKS.ids(data),
                 n_bootstrap=n_bootstrap,
                 seed=seed,
             )
@@ -72,6 +76,7 @@ BENCHMARK = Benchmark(
     ),
     bias_axis=PRONOUN_AXIS,
     explore=ONE_SIDED_TRIPLETS,
+    blocks=BLOCKS,
 )
 
 
@@ -105,6 +110,7 @@ def language_benchmark(code: str) -> Benchmark:
         ),
         bias_axis=PRONOUN_AXIS,
         explore=ONE_SIDED_TRIPLETS,
+        blocks=BLOCKS,
     )
 
 

@@ -39,6 +39,7 @@ _COMMON = dict(
     pronoun_gender=datasets.Value("string"),
     occupation=datasets.Value("string"),
     occupation_gender=datasets.Value("string"),
+    frame=datasets.Value("string"),
     candidate_stereotypes=datasets.List(datasets.Value("string")),
 )
 FEATURES = {
@@ -63,10 +64,28 @@ FEATURES = {
 }
 
 
+def frame_of(sentence) -> str:
+    """A sentence with its subject and its possessive left blank: what every occupation's run fills the same way
+    at the same place (the n-th sentence of each run is the same frame), and a model may answer alike.
+
+    Examples
+    --------
+    >>> sentence = abc_format.parse_sentence("teknikeren mistede sin tegnebog ved huset.", row="1")
+    >>> frame_of(sentence)
+    '{occupation} mistede {pronoun} tegnebog ved huset.'
+    """
+    text, subject, pronoun = sentence.text, sentence.subject, sentence.pronoun
+    return (
+        f"{text[: subject['start']]}{{occupation}}{text[subject['end'] : pronoun['start']]}{{pronoun}}"
+        f"{text[pronoun['end'] :]}"
+    )
+
+
 def triplet_rows(triplet, triplet_id: str, occupation_gender: str | None, **extra) -> list[dict]:
     """The three rows of one triplet (``files.Triplet`` or ``languages.Version``s); the subject occupation is the
-    one candidate."""
+    one candidate, the frame the reflexive version's."""
     rows = []
+    frame = frame_of(triplet[0])
     for sentence in triplet:
         rows.append(
             {
@@ -79,6 +98,7 @@ def triplet_rows(triplet, triplet_id: str, occupation_gender: str | None, **extr
                 "pronoun_gender": sentence.pronoun_gender,
                 "occupation": sentence.subject["text"],
                 "occupation_gender": occupation_gender,
+                "frame": frame,
                 "candidate_stereotypes": [occupation_gender],
                 **extra,
             }
@@ -122,7 +142,7 @@ def language_rows(code: str, mirror=None) -> list[dict]:
     return rows
 
 
-_VERSION = datasets.Version("1.0.0")
+_VERSION = datasets.Version("1.1.0")
 _ROWS = {
     "genda": genda_rows,
     "original": original_rows,

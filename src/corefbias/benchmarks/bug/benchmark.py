@@ -5,10 +5,14 @@ from __future__ import annotations
 from ...measures import bug
 from ...models.cloze_template import ClozeTemplate
 from ..cloze_wording import ENGLISH_SOURCE
-from ..declaration import Benchmark, BiasAxis, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .explore import SENTENCES
 
 PARTS = (("gold", "test"), ("balanced", "test"))
+
+
+# A sentence holding two professions is two rows; the corpora's sentences are otherwise independent.
+BLOCKS = BlockDesign(("text",), ("sentence",))
 
 
 def score(rows, decisions, n_bootstrap, seed):
@@ -23,6 +27,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["distance"],
             data["profession"],
             data["profession_pct_female"],
+            block_ids=BLOCKS.ids(data),
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
@@ -64,4 +69,5 @@ BENCHMARK = Benchmark(
     ),
     bias_axis=BiasAxis("stereotype_label", {"stereotypical": 1, "anti-stereotypical": -1}, "toward_gold"),
     explore=SENTENCES,
+    blocks=BLOCKS,
 )

@@ -6,9 +6,12 @@ import dataclasses
 
 from ...measures import counter_gap
 from ..cloze_wording import NAMES_CLOZE, NO_NEITHER, someone_else_wording
-from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from ..link_sections import gold_links
 from .explore import QUADRUPLES
+
+# Several quadruples come from one book: its names, characters and style.
+BLOCKS = BlockDesign(("book",), ("book",))
 
 
 def score(rows, decisions, n_bootstrap, seed):
@@ -21,6 +24,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["quadruple_id"],
             data["role"],
             data["gender"],
+            block_ids=BLOCKS.ids(data),
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
@@ -51,4 +55,5 @@ BENCHMARK = Benchmark(
     figures=(Figure("inconsistency", "counter_gap"),),
     explore=QUADRUPLES,
     space_default=True,
+    blocks=BLOCKS,
 )

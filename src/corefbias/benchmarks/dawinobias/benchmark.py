@@ -6,13 +6,16 @@ from collections.abc import Sequence
 
 from ...measures import pro_anti
 from ..cloze_wording import DANISH_OCCUPATIONS_CLOZE
-from ..declaration import Benchmark, BiasAxis, Figure, Headline, rows_of
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline, rows_of
 from ..explore import PRO_ANTI_PAIRS
 from ..link_sections import pro_anti_inputs
 
 # GenDa Lens scores DaWinoBias on dev + test; test first, so a --limit keeps test pairs (and the strict score).
 PARTS = (("pro", "test"), ("anti", "test"), ("pro", "validation"), ("anti", "validation"))
 STRICT_PARTS = (("pro", "test"), ("anti", "test"))
+# As WinoBias's: a frame is written for two occupations, one sentence per referent (in test and validation alike);
+# the rare template that serves two pairs of occupations joins them.
+BLOCKS = BlockDesign(("occupations", "frame"), ("occupation pair",), linked=True)
 
 
 def genda_lens_answer(decision: Sequence[bool]) -> int | None:
@@ -30,9 +33,11 @@ def genda_lens_answer(decision: Sequence[bool]) -> int | None:
 def score(rows, decisions, n_bootstrap, seed):
     """GenDa Lens's DaWinoBias scores (dev + test, a sentence with an unlinked pronoun left out, unrounded),
     its per-class F1 of the referent's stereotype, and the strict variant (test, unlinked counted wrong)."""
-    genda = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": []}
+    genda = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": [], "block_ids": []}
     classes = {"predicted_classes": [], "referent_classes": [], "conditions": []}
+    pooled = BLOCKS.ids_by_part(rows, PARTS)
     for part in PARTS:
+        genda["block_ids"] += pooled[part]
         for row, decision in zip(rows_of(rows[part]), decisions[part]):
             referent = [candidate["is_referent"] for candidate in row["candidates"]].index(True)
             answer = genda_lens_answer(decision)
@@ -45,7 +50,7 @@ def score(rows, decisions, n_bootstrap, seed):
             classes["referent_classes"].append(row["candidate_stereotypes"][referent])
             classes["conditions"].append(row["polarity"])
     strict = pro_anti_inputs(
-        rows, decisions, STRICT_PARTS, gold_only=True, condition="polarity", group="pronoun_gender"
+        rows, decisions, STRICT_PARTS, gold_only=True, condition="polarity", group="pronoun_gender", blocks=BLOCKS
     )
     return {
         "dawinobias": pro_anti.pro_anti_diff(**genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed),
@@ -78,4 +83,5 @@ BENCHMARK = Benchmark(
     bias_axis=BiasAxis("polarity", {"pro": 1, "anti": -1}, "toward_gold"),
     figures=(Figure("pro_anti"),),
     explore=PRO_ANTI_PAIRS,
+    blocks=BLOCKS,
 )

@@ -21,7 +21,7 @@ UPSTREAM_SPLITS = {datasets.Split.VALIDATION: "dev", datasets.Split.TEST: "test"
 POLARITIES = ("pro", "anti")
 PRONOUN_GENDERS = pronouns.DANISH
 GENITIVE = "s"  # "receptionistens løn": the receptionist's salary
-VERSION = datasets.Version("1.1.0")
+VERSION = datasets.Version("1.2.0")
 
 # The stereotype lists GenDa Lens scores DaWinoBias with: ``load_occs`` in
 # https://github.com/DaDebias/genda-lens/blob/26dc297cff0566f6743f932511a4a2702eae6d17/genda_lens/coref_tasks/wino_utils.py
@@ -85,6 +85,7 @@ FEATURES = features.common_features(
     pronoun_gender=datasets.Value("string"),
     referent_occupation=datasets.Value("string"),
     occupations=datasets.List(datasets.Value("string")),
+    frame=datasets.Value("string"),
     candidate_stereotypes=datasets.List(datasets.Value("string")),
 )
 

@@ -5,15 +5,21 @@ from __future__ import annotations
 from ...measures import gap
 from ...measures.weighting import InfeasibleBalanceError
 from ..cloze_wording import NAMES_CLOZE, someone_else_wording
-from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from ..link_sections import gold_links
+
+# Several examples come from one Wikipedia page: its people, names and prose.
+BLOCKS = BlockDesign(("url",), ("Wikipedia page",))
 
 
 def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
     gold = gold_links(data)
-    sections = {"gap": gap.acc_bias(decisions[part], gold, data["gender"], n_bootstrap=n_bootstrap, seed=seed)}
+    pages = BLOCKS.ids(data)
+    sections = {
+        "gap": gap.acc_bias(decisions[part], gold, data["gender"], block_ids=pages, n_bootstrap=n_bootstrap, seed=seed)
+    }
     # The weights balance examples with a referent; a small --limit subset may hold none of one gender.
     referred = {gender for gender, labels in zip(data["gender"], gold) if any(labels)}
     for variant in ("w", "wt"):
@@ -32,6 +38,7 @@ def score(rows, decisions, n_bootstrap, seed):
                 correct_ranks=data["correct_rank"],
                 variant=variant,
                 return_weights=variant == "w",
+                block_ids=pages,
                 n_bootstrap=n_bootstrap,
                 seed=seed,
             )
@@ -61,4 +68,5 @@ BENCHMARK = Benchmark(
     ),
     bias_axis=BiasAxis("gender", {"male": 1, "female": -1}, "toward_gold"),
     figures=(Figure("weights", "gap/w"),),
+    blocks=BLOCKS,
 )

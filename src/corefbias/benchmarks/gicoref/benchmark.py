@@ -16,7 +16,7 @@ import dataclasses
 
 from ...measures import condition_gap, mention_type_conll
 from ..cloze_wording import ENGLISH_SOURCE, NAMES_CLOZE
-from ..declaration import Benchmark, BiasAxis, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .explore import PRONOUNS_IN_PASSAGES
 from .mentions import type_of_span
 
@@ -36,6 +36,10 @@ def _answer(linked: list[bool]) -> str:
     return ",".join(str(index) for index, is_linked in enumerate(linked) if is_linked)
 
 
+# The texts are independent of each other (the unit already: every pronoun of a text resampled together).
+BLOCKS = BlockDesign(("text_id",), ("text",))
+
+
 def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
@@ -47,6 +51,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["pronoun_type"],
             data["text_id"],
             reference=REFERENCE_TYPE,
+            block_ids=BLOCKS.ids(data),
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
@@ -136,4 +141,5 @@ BENCHMARK = Benchmark(
     bias_axis=BiasAxis("pronoun_type", {"binary_pronoun": 1, "neopronoun": -1}, "toward_gold"),
     explore=PRONOUNS_IN_PASSAGES,
     document_column="document",
+    blocks=BLOCKS,
 )

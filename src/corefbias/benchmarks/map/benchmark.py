@@ -7,7 +7,7 @@ import dataclasses
 
 from ...measures import agreement, condition_gap
 from ..cloze_wording import NAMES_CLOZE
-from ..declaration import Benchmark, BiasAxis, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .explore import SNIPPETS_ACROSS_ABLATIONS
 from .files import ABLATIONS, ORIGINAL, answer_of
 
@@ -19,6 +19,10 @@ def _label(ablation: str) -> str:
     if ablation == "ent+addr+lex+pro":
         return "every cue"
     return " + ".join(REMOVED[part] for part in ablation.split("+"))
+
+
+# The snippets are independent of each other (the unit already: a snippet with all its ablations).
+BLOCKS = BlockDesign(("snippet_id",), ("snippet",))
 
 
 def score(rows, decisions, n_bootstrap, seed):
@@ -38,6 +42,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["ablation"],
             data["snippet_id"],
             reference=ORIGINAL,
+            block_ids=BLOCKS.ids(data),
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
@@ -81,4 +86,5 @@ BENCHMARK = Benchmark(
     ),
     bias_axis=BiasAxis("ablation", {ORIGINAL: 1, **dict.fromkeys(ABLATIONS, -1)}, "toward_gold"),
     explore=SNIPPETS_ACROSS_ABLATIONS,
+    blocks=BLOCKS,
 )

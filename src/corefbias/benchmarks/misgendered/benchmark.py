@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...data import fill_in
 from ...measures import misgendered, pronoun_gap
 from ...models.cloze_template import ClozeTemplate
-from ..declaration import Benchmark, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "misgendered"
@@ -14,10 +14,15 @@ GAP_SECTION = "pronoun_gap"
 OTHER_SETS = ("they", "thon", "e", "ae", "co", "vi", "xe", "ey", "ze")
 
 
+# Every template is filled under every declaration, with three names each: two crossed factors.
+BLOCKS = BlockDesign(("template_id", "declaration"), ("template", "declaration"))
+
+
 def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
     words = chosen_words(data, decisions[part])
+    blocks = BLOCKS.ids(data)
     return {
         SECTION: misgendered.misgendered_accuracy(
             words,
@@ -27,11 +32,18 @@ def score(rows, decisions, n_bootstrap, seed):
             data["sentence_id"],
             pronoun_groups=data["pronoun_group"],
             declaration_kinds=data["declaration_kind"],
+            block_ids=blocks,
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
         GAP_SECTION: pronoun_gap.pronoun_set_gap(
-            answers(words), data["answer"], data["pronoun_set"], data["sentence_id"], n_bootstrap=n_bootstrap, seed=seed
+            answers(words),
+            data["answer"],
+            data["pronoun_set"],
+            data["sentence_id"],
+            block_ids=blocks,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
         ),
     }
 
@@ -66,6 +78,8 @@ BENCHMARK = Benchmark(
         Headline(SECTION, "binary_minus_neo_pronoun", "accuracy he/she − neo-pronouns", 0.0),
         *(Headline(GAP_SECTION, f"gap/{name}", f"{name} − he/she accuracy", 0.0) for name in OTHER_SETS),
     ),
+    bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, **dict.fromkeys(OTHER_SETS, -1)}, "toward_gold"),
     explore=pronoun_set_view("sentence_id"),
     clusters_cannot_express=CLUSTERS_CANNOT_EXPRESS,
+    blocks=BLOCKS,
 )

@@ -5,17 +5,23 @@ from __future__ import annotations
 from ...data import fill_in
 from ...measures import pronoun_gap, ruff
 from ...models.cloze_template import ClozeTemplate
-from ..declaration import Benchmark, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "ruff"
 GAP_SECTION = "pronoun_gap"
 
 
+# An occupation's three task sentences (one per case, WinoPron's single-entity templates) and every context before
+# them share its noun and stereotype.
+BLOCKS = BlockDesign(("occupation",), ("occupation",))
+
+
 def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
     words = chosen_words(data, decisions[part])
+    blocks = BLOCKS.ids(data)
     return {
         SECTION: ruff.ruff_accuracy(
             words,
@@ -25,6 +31,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["context_id"],
             pronoun_groups=data["pronoun_group"],
             cases=data["case"],
+            block_ids=blocks,
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
@@ -35,6 +42,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["context_id"],
             data["occupation"],
             data["bls_pct_female"],
+            block_ids=blocks,
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
@@ -70,6 +78,8 @@ BENCHMARK = Benchmark(
         Headline(GAP_SECTION, "gap/xe", "xe − he/she accuracy", 0.0),
         Headline(SECTION, "no_distractors_minus_five", "accuracy 0 − 5 distractors", 0.0),
     ),
+    bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, "they": -1, "xe": -1}, "toward_gold"),
     explore=pronoun_set_view("context_id"),
     clusters_cannot_express=CLUSTERS_CANNOT_EXPRESS,
+    blocks=BLOCKS,
 )

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from ..cloze_wording import OCCUPATIONS_CLOZE
-from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from ..explore import PRO_ANTI_PAIRS
 from ..link_sections import pro_anti_link_scorer
+
+# Every pair of a female- and a male-stereotyped occupation meets every adjective in one frame: three crossed factors.
+BLOCKS = BlockDesign(
+    ("female_occupation", "male_occupation", "adjective"),
+    ("female-stereotyped occupation", "male-stereotyped occupation", "adjective"),
+)
 
 BENCHMARK = Benchmark(
     name="sowinobias",
@@ -21,6 +27,7 @@ BENCHMARK = Benchmark(
         gold_only=True,
         condition="condition",
         group="polarity",
+        blocks=BLOCKS,
     ),
     headlines=(Headline("sowinobias", "diff", "accuracy pro − anti", 0.0),),
     condition_column="condition",
@@ -30,4 +37,5 @@ BENCHMARK = Benchmark(
     bias_axis=BiasAxis("condition", {"pro": 1, "anti": -1}, "toward_gold"),
     figures=(Figure("pro_anti"),),
     explore=PRO_ANTI_PAIRS,
+    blocks=BLOCKS,
 )

@@ -32,6 +32,8 @@ FEATURES = features.common_features(
     polarity=datasets.Value("string"),
     occupation_1=datasets.Value("string"),
     occupation_2=datasets.Value("string"),
+    female_occupation=datasets.Value("string"),
+    male_occupation=datasets.Value("string"),
     adjective=datasets.Value("string"),
     pronoun_gender=datasets.Value("string"),
     pair_id=datasets.Value("string"),
@@ -46,7 +48,7 @@ class SoWinoBias(builder_base.UpstreamBuilder):
     DESCRIPTION = _DESCRIPTION
     FEATURES = FEATURES
     CITATION = _CITATION
-    VERSION = datasets.Version("1.0.0")
+    VERSION = datasets.Version("1.1.0")
     BUILDER_CONFIGS = [
         datasets.BuilderConfig(
             name="default",

@@ -145,6 +145,8 @@ def sentences() -> Iterator[dict]:
                             "polarity": polarity,
                             "occupation_1": occupation_1,
                             "occupation_2": occupation_2,
+                            "female_occupation": female,
+                            "male_occupation": male,
                             "adjective": adjective,
                             "pronoun_gender": ADJECTIVE_GENDER,
                             "pair_id": pair_id,

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from ..cloze_wording import OCCUPATIONS_CLOZE
 from ..conll_sections import pro_anti_conll_scorer
-from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from ..explore import PRO_ANTI_PAIRS
 from ..link_sections import pro_anti_link_scorer
 
+# A frame is written for two occupations, one sentence per referent, in both conditions; the rare template that
+# serves two pairs of occupations joins them.
+BLOCKS = BlockDesign(("occupations", "frame"), ("occupation pair",), linked=True)
 SECTIONS = {f"winobias/type{kind}": ((f"type{kind}_pro", "test"), (f"type{kind}_anti", "test")) for kind in (1, 2)}
 
 BENCHMARK = Benchmark(
@@ -19,8 +22,10 @@ BENCHMARK = Benchmark(
     metric_modules=("pro_anti_conll_f1", "pro_anti_diff"),
     description="WinoBias: CoNLL F1 (the paper's score) and link F1 on pro- vs anti-stereotypical sentences, "
     "types 1 and 2",
-    score=pro_anti_link_scorer(SECTIONS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender"),
-    score_outputs=pro_anti_conll_scorer(SECTIONS, condition="polarity"),
+    score=pro_anti_link_scorer(
+        SECTIONS, score="f1", gold_only=False, condition="polarity", group="pronoun_gender", blocks=BLOCKS
+    ),
+    score_outputs=pro_anti_conll_scorer(SECTIONS, condition="polarity", blocks=BLOCKS),
     headlines=tuple(
         Headline(f"{section}/conll", key, f"{section.split('/')[1]} CoNLL F1 {label}", unbiased)
         for section in SECTIONS
@@ -35,4 +40,5 @@ BENCHMARK = Benchmark(
     bias_axis=BiasAxis("polarity", {"pro": 1, "anti": -1}, "toward_gold"),
     figures=(Figure("pro_anti"),),
     explore=PRO_ANTI_PAIRS,
+    blocks=BLOCKS,
 )

@@ -29,7 +29,7 @@ PRONOUN_GENDERS = pronouns.ENGLISH
 REFLEXIVES = {"himself", "herself"}
 _DOCUMENT_NUMBER = re.compile(r"//(\d+)(?:; part \d+)?$")
 _NUMBERED = re.compile(r"^(\d+) (.*)$")
-VERSION = datasets.Version("1.1.0")
+VERSION = datasets.Version("1.2.0")
 
 _DESCRIPTION = """\
 WinoBias: 3,168 Winograd-style sentences with two occupations and a pronoun. Type 1 needs world
@@ -47,6 +47,7 @@ FEATURES = features.common_features(
     pronoun_gender=datasets.Value("string"),
     referent_occupation=datasets.Value("string"),
     occupations=datasets.List(datasets.Value("string")),
+    frame=datasets.Value("string"),
     candidate_stereotypes=datasets.List(datasets.Value("string")),
     tokens=datasets.List(datasets.Value("string")),
     clusters=datasets.List(datasets.List(dict(features.SPAN))),

@@ -5,9 +5,12 @@ from __future__ import annotations
 from ...measures import winogender
 from ...models.cloze_template import ClozeTemplate
 from ..cloze_wording import eval_framework_wordings
-from ..declaration import Benchmark, BiasAxis, Figure, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from .decisions import winogender_answer
 from .explore import MINIMAL_PAIRS
+
+# An occupation's two sentences, each with two participants and three pronouns, were written together.
+BLOCKS = BlockDesign(("occupation",), ("occupation",))
 
 
 def score(rows, decisions, n_bootstrap, seed):
@@ -22,6 +25,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["pair_id"],
             data["bls_pct_female"],
             data["bergsma_pct_female"],
+            block_ids=BLOCKS.ids(data),
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
@@ -60,5 +64,6 @@ BENCHMARK = Benchmark(
     bias_axis=BiasAxis("gender", {"male": 1, "female": -1}, "toward_first"),
     figures=(Figure("occupation_preference", "winogender"),),
     explore=MINIMAL_PAIRS,
+    blocks=BLOCKS,
     space_default=True,
 )

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from ...measures import winonb
 from ..cloze_wording import OCCUPATIONS_CLOZE
-from ..declaration import Benchmark, BiasAxis, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .decisions import winonb_reading
 from .explore import MISREAD
+
+# A plural noun's sentences (its singular and plural readings of one frame, and for WinoBias's nouns many frames)
+# share the noun.
+BLOCKS = BlockDesign(("plural_noun",), ("plural noun",))
 
 
 def score(rows, decisions, n_bootstrap, seed):
@@ -17,6 +21,7 @@ def score(rows, decisions, n_bootstrap, seed):
             [winonb_reading(decision) for decision in decisions[part]],
             data["number"],
             data["source"],
+            block_ids=BLOCKS.ids(data),
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
@@ -40,4 +45,5 @@ BENCHMARK = Benchmark(
     headlines=(Headline("winonb", winonb.DIFFERENCE, "accuracy singular − plural they", 0.0),),
     bias_axis=BiasAxis("number", {"plural": 1, "singular": -1}, "toward_gold"),
     explore=MISREAD,
+    blocks=BLOCKS,
 )

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from ...measures import pronoun_gap, winopron
 from ...models.cloze_template import ClozeTemplate
-from ..declaration import Benchmark, BiasAxis, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from . import files
 from .decisions import winopron_answer
 from .explore import PRONOUN_SETS
 
 TEMPLATE_TYPES = {files.DOUBLE: "double-entity", files.SINGLE: "single-entity", files.OLD: "Winogender's templates"}
+
+
+# An occupation's schemas, one per case (and Winogender's one), share its noun, participant and stereotype.
+BLOCKS = BlockDesign(("occupation",), ("occupation",))
 
 
 def score(rows, decisions, n_bootstrap, seed):
@@ -23,6 +27,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["participant"],
             data["pronoun_set"],
             data["case"],
+            block_ids=BLOCKS.ids(data),
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
@@ -33,6 +38,7 @@ def score(rows, decisions, n_bootstrap, seed):
             data["schema_id"],
             data["occupation"],
             data["bls_pct_female"],
+            block_ids=BLOCKS.ids(data),
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
@@ -76,4 +82,5 @@ BENCHMARK = Benchmark(
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, "they": -1, "xe": -1}, "toward_gold"),
     explore=PRONOUN_SETS,
+    blocks=BLOCKS,
 )
