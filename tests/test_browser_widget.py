@@ -35,6 +35,6 @@ def test_widget_example_scores_in_the_browser(in_repo, browser_page, screenshot)
     scalars = {key: value for key, value in expected.items() if not isinstance(value, dict)}
     assert shown.keys() == scalars.keys()
     assert {key: json.loads(text) for key, text in shown.items()} == scalars
-    # The example: right on both male instances of q1 and wrong on both female ones; right on q2.
+    # The example: two quadruples of each of two books; ΔI 0.5 as the module's own docs compute it.
     assert json.loads(shown["delta_i"]) == 0.5
-    assert json.loads(shown["num_quadruples"]) == 2
+    assert json.loads(shown["num_quadruples"]) == 4

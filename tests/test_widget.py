@@ -11,7 +11,8 @@ gradio_client = pytest.importorskip("gradio_client")
 def test_rows_are_parsed_by_feature_type(in_repo):
     module = load("counter_gap_delta_i")
     inputs = metric_widget.rows_to_inputs(
-        module.features, [["[true, false]", "[false, false]", "q1", "original", "male"], ["", "", "", "", ""]]
+        module.features,
+        [["[true, false]", "[false, false]", "q1", "original", "male", "vendetta.epub"], ["", "", "", "", "", ""]],
     )
     assert inputs == {
         "predictions": [[True, False]],
@@ -19,9 +20,10 @@ def test_rows_are_parsed_by_feature_type(in_repo):
         "quadruple_ids": ["q1"],
         "roles": ["original"],
         "genders": ["male"],
+        "block_ids": ["vendetta.epub"],
     }
     with pytest.raises(ValueError, match="row 1, column 'predictions'"):
-        metric_widget.rows_to_inputs(module.features, [["[true", "[true]", "q", "original", "male"]])
+        metric_widget.rows_to_inputs(module.features, [["[true", "[true]", "q", "original", "male", "a book"]])
 
 
 def test_served_widget_computes_what_the_module_computes(in_repo):
@@ -39,7 +41,9 @@ def test_served_widget_computes_what_the_module_computes(in_repo):
         assert served == expected
         assert served["delta_i"] == 0.5
         with pytest.raises(Exception, match="unknown genders"):
-            client.predict({"headers": headers, "data": [row[:4] + ["x"] for row in rows]}, 0, 0, api_name="/compute")
+            client.predict(
+                {"headers": headers, "data": [row[:4] + ["x"] + row[5:] for row in rows]}, 0, 0, api_name="/compute"
+            )
     finally:
         page.close()
 

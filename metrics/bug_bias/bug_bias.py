@@ -79,7 +79,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     >>> blocked["delta_s"], blocked["delta_s_ci_low"]
     (0.5, None)
     >>> blocked["undefined"]["delta_s_ci_low"]
-    'delta_s rests on a single block (without block 1 it is undefined); the bootstrap needs at least two behind each
+    'delta_s rests on a single block (without block 0 it is undefined); the bootstrap needs at least two behind each
     part of it'
 """,
 )

@@ -88,7 +88,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     >>> by_page["w_bias"], by_page["w_bias_ci_low"]
     (1.0, None)
     >>> by_page["undefined"]["w_bias_ci_low"]
-    'w_bias rests on a single block (without block 1 it is undefined); the bootstrap needs at least two behind each
+    'w_bias rests on a single block (without block 0 it is undefined); the bootstrap needs at least two behind each
     part of it'
 """,
 )

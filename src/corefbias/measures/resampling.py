@@ -544,6 +544,9 @@ def infer(
     valid = replicates[np.isfinite(replicates)]
     if not np.isfinite(observed) or valid.size == 0:
         return Inference(None, None, None, int(valid.size), n_blocks=n_blocks)
+    if n_blocks is not None and n_blocks < 2:
+        reason = f"the score rests on {n_blocks} block(s); a bootstrap needs at least two behind it"
+        return Inference(None, None, None, int(valid.size), reason, n_blocks)
     low, high, reason = percentile_interval(valid, confidence, n_blocks)
     if null is None:
         return Inference(None, low, high, int(valid.size), reason, n_blocks)
