@@ -1,74 +1,129 @@
-"""Are the p-values p-values? False-positive rates and power of every headline test, by simulation.
+"""Are the p-values p-values when a model's behaviour varies by template? False-positive rates and power of every
+headline test and paired comparison, by simulation, before and after drawing whole blocks.
 
-    python perf/calibration.py --mirror ../shared/data [--benchmark NAME ...] [--runs 1000]
-        [--comparison-runs 400] [--power-runs 200] [--bias 0.05] [--n-bootstrap 500] [--json FILE]
+    python perf/calibration.py --mirror ../shared/data [--benchmark NAME ...] [--runs 400] [--power-runs 400]
+        [--comparison-runs 400] [--bias 0.05] [--n-bootstrap 500] [--jobs 2] [--json FILE] [--markdown FILE]
 
-On each benchmark's real design (its units, groups and pairing, read from the exported set),
-``corefbias.harness.calibration`` draws runs of models unbiased by construction and reports, per
-headline test, the share called significant at α = 0.05 (the false-positive rate, which must lie in
-[0.03, 0.07]); the same for the paired comparison (``corefbias compare``) of two models drawn with
-the same bias; and the power at the benchmark's full size of the headline test against a model
-biased by ``--bias`` (its link probability moved by that much along the benchmark's bias axis) and
-of the comparison of that model with an unbiased one. Last, the cost of 10 000 resamples of
-Counter-GAP's 1 002 quadruples: drawing the indices, the bootstrap test, the paired comparison.
+On each benchmark's real design (its units, blocks, groups and pairing, read from the exported set),
+``corefbias.harness.calibration`` draws models whose behaviour varies by block — the benchmark's templates,
+occupations or documents — at a latent intra-block correlation near 0, moderate and strong
+(``calibration.ICC_LEVELS``), and no side of the bias axis better in the population of blocks. Per headline test it
+reports the share called significant at α = 0.05 with its 95% Monte-Carlo interval, run as every run did before blocks
+(``units``: the units drawn one by one, the plain percentile p-value) and as a run does now (``blocks``: whole blocks
+drawn, intervals and p-values expanded for how few they are); the power against a model biased by ``--bias`` (its
+link probability moved by that much along the axis) at the moderate correlation; and the same for the paired
+comparison (``corefbias compare``: before, the randomization test over units; now, the paired bootstrap by blocks) of
+two models that vary by block each in their own way, at the strong correlation, and its power against an unbiased
+model at the moderate one. A test is calibrated where its false-positive rate is at most 0.07.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from corefbias.harness import benchmark_data, calibration
-from corefbias.measures import comparison, counter_gap, resampling
 
-LIMITS = (0.03, 0.07)
-
-
-def _interval(rate: calibration.Rate) -> str:
-    if not rate.runs:
-        return "—"
-    half = 1.96 * math.sqrt(rate.rate * (1 - rate.rate) / rate.runs)
-    return f"{rate.rate:.3f} ± {half:.3f}"
+CEILING = 0.07  # the acceptance bound on a false-positive rate at α = 0.05
 
 
-def _share(rate: calibration.Rate) -> str:
-    return "—" if not rate.runs else f"{rate.rate:.2f}"
+def _rate(p_values: list) -> dict:
+    rate = calibration._count(p_values)
+    return {"rejections": rate.rejections, "runs": rate.runs, "undefined": rate.undefined, "rate": rate.rate,
+            "half_width": rate.half_width}  # fmt: skip
 
 
-def _verdict(rate: calibration.Rate) -> str:
-    return "—" if not rate.runs else "ok" if LIMITS[0] <= rate.rate <= LIMITS[1] else "OUT"
+def _rates(found: dict) -> dict:
+    return {headline: {method: _rate(p_values) for method, p_values in by_method.items()}
+            for headline, by_method in found.items()}  # fmt: skip
 
 
-def timing(repeats: int = 3) -> dict[str, float]:
-    """Best-of seconds for 10 000 resamples of 1 002 Counter-GAP-like quadruples."""
-    rng = np.random.default_rng(0)
-    table = np.arange(4 * 1002).reshape(1002, 4)
-    original_male = rng.random(1002) < 0.5
-    rows_a = counter_gap.quadruple_rows(rng.random(4 * 1002) < 0.8, table, original_male)
-    rows_b = counter_gap.quadruple_rows(rng.random(4 * 1002) < 0.8, table, original_male)
-    jobs = {
-        "draw the indices": lambda: resampling.bootstrap_counts(1002, 10_000, rng),
-        "bootstrap test (one run)": lambda: resampling.bootstrap_test(
-            rows_a, counter_gap.statistic, counter_gap.SIGNIFICANCE_NULLS, n_bootstrap=10_000, seed=0
+def study(name: str, args: argparse.Namespace) -> dict:
+    """Every rate of one benchmark (run in a worker process)."""
+    started = time.perf_counter()
+    data_dir = Path(args.data_dir) if args.data_dir else benchmark_data.default_data_dir()
+    design = calibration.load_design(name, data_dir, args.mirror)
+    model = calibration.SectionRowsModel(design, np.random.default_rng(args.seed))
+    common = {"n_bootstrap": args.n_bootstrap, "seed": args.seed}
+    found = {
+        "fpr": {
+            level: _rates(calibration.headline_p_values(model, icc=icc, bias=0.0, runs=args.runs, **common))
+            for level, icc in calibration.ICC_LEVELS.items()
+        },
+        "power": _rates(
+            calibration.headline_p_values(
+                model, icc=calibration.ICC_LEVELS["moderate"], bias=args.bias, runs=args.power_runs, **common
+            )
         ),
-        "paired comparison (two runs)": lambda: comparison.paired_difference(
-            rows_a, rows_b, counter_gap.statistic, list(counter_gap.SIGNIFICANCE_NULLS), n_resamples=10_000
+        "comparison_fpr": _rates(
+            calibration.comparison_p_values(
+                model, icc=calibration.ICC_LEVELS["strong"], bias=0.0, runs=args.comparison_runs,
+                n_resamples=args.n_bootstrap, seed=args.seed,
+            )
         ),
+        "comparison_power": _rates(
+            calibration.comparison_p_values(
+                model, icc=calibration.ICC_LEVELS["moderate"], bias=args.bias, bias_b=0.0, runs=args.comparison_runs,
+                n_resamples=args.n_bootstrap, seed=args.seed,
+            )
+        ),
+    }  # fmt: skip
+    blocks = {
+        section: [int(size) for size in unit.blocks.sizes] if unit.blocks is not None else [len(unit.rows)]
+        for section, unit in model.gold_rows.items()
     }
-    best = {}
-    for name, job in jobs.items():
-        times = []
-        for _ in range(repeats):
-            started = time.perf_counter()
-            job()
-            times.append(time.perf_counter() - started)
-        best[name] = min(times)
-    return best
+    labels = {
+        f"{section} {key}": label
+        for section, key, label, _ in calibration.tested_headlines(design.benchmark, model.gold_rows)
+    }
+    return {
+        "labels": labels,
+        "blocks": blocks,
+        "block_names": list(design.benchmark.blocks.names) if design.benchmark.blocks else [design.benchmark.unit],
+        "units": design.num_units,
+        "linear_rows": model.linear,
+        "seconds": time.perf_counter() - started,
+        **found,
+    }
+
+
+def _share(cell: dict, interval: bool = True) -> str:
+    if cell["rate"] is None:
+        return "—"
+    return f"{cell['rate']:.3f} ± {cell['half_width']:.3f}" if interval else f"{cell['rate']:.2f}"
+
+
+def _pair(cells: dict, interval: bool = True) -> str:
+    return f"{_share(cells['units'], interval)} → {_share(cells['blocks'], interval)}"
+
+
+def tables(figures: dict) -> str:
+    """The Markdown tables of the figures: the tests, then the comparisons."""
+    levels = list(calibration.ICC_LEVELS)
+    lines = [
+        "| benchmark | headline | blocks | "
+        + " | ".join(f"FPR, ICC {calibration.ICC_LEVELS[level]}" for level in levels)
+        + " | power (ICC 0.1) |",
+        "|---|---|---|" + "---|" * len(levels) + "---|",
+    ]
+    compare = ["| benchmark | headline | FPR, ICC 0.3 | power (ICC 0.1) |", "|---|---|---|---|"]
+    for name, found in figures["benchmarks"].items():
+        names = " × ".join(found["block_names"])
+        for headline in found["fpr"][levels[0]]:
+            section = headline.split(" ", 1)[0]
+            sizes = " × ".join(map(str, found["blocks"].get(section, [])))
+            cells = [_pair(found["fpr"][level][headline]) for level in levels]
+            label = found["labels"][headline]
+            lines.append(f"| {name} | {label} | {sizes} {names} | " + " | ".join(cells)
+                         + f" | {_pair(found['power'][headline], interval=False)} |")  # fmt: skip
+            compare.append(f"| {name} | {label} | {_pair(found['comparison_fpr'][headline])} | "
+                           f"{_pair(found['comparison_power'][headline], interval=False)} |")  # fmt: skip
+    return "\n".join(lines) + "\n\n" + "\n".join(compare) + "\n"
 
 
 def main() -> None:
@@ -76,64 +131,32 @@ def main() -> None:
     parser.add_argument("--mirror", help="upstream mirror (e.g. ../shared/data)")
     parser.add_argument("--data-dir", help="exported sets (default: the runner's)")
     parser.add_argument("--benchmark", action="append", choices=calibration.calibrated())
-    parser.add_argument("--runs", type=int, default=1000, help="simulated runs per false-positive rate")
+    parser.add_argument("--runs", type=int, default=400, help="simulated runs per false-positive rate (default 400)")
+    parser.add_argument("--power-runs", type=int, default=400, help="simulated runs per power (default 400)")
     parser.add_argument("--comparison-runs", type=int, default=400, help="simulated pairs per comparison rate")
-    parser.add_argument("--power-runs", type=int, default=200, help="simulated runs per power")
     parser.add_argument("--bias", type=float, default=0.05, help="the biased model's shift of link probability")
-    parser.add_argument("--n-bootstrap", type=int, default=500, help="resamples per simulated test")
+    parser.add_argument("--n-bootstrap", type=int, default=500, help="resamples per simulated test (default 500)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2, help="benchmarks simulated at once, one process each")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--markdown", help="also write the tables to this file")
     args = parser.parse_args()
-    data_dir = Path(args.data_dir) if args.data_dir else benchmark_data.default_data_dir()
-    figures: dict = {"settings": vars(args), "benchmarks": {}}
-    print(
-        f"α = {resampling.SIGNIFICANCE_LEVEL}; a rate is ok in [{LIMITS[0]}, {LIMITS[1]}]; "
-        "± is the 95% binomial half-width."
-    )
-    print("| benchmark | headline | units | FPR (test) | | FPR (comparison) | | power (test) | power (comparison) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for name in args.benchmark or calibration.calibrated():
-        started = time.perf_counter()
-        design = calibration.load_design(name, data_dir, args.mirror)
-        model = calibration.SectionRowsModel(design, np.random.default_rng(args.seed))
-        common = {"seed": args.seed}
-        null = calibration.headline_rates(model, bias=0.0, runs=args.runs, n_bootstrap=args.n_bootstrap, **common)
-        paired = calibration.comparison_rates(
-            model, bias=args.bias, runs=args.comparison_runs, n_resamples=args.n_bootstrap, **common
-        )
-        power = calibration.headline_rates(
-            model, bias=args.bias, runs=args.power_runs, n_bootstrap=args.n_bootstrap, **common
-        )
-        paired_power = calibration.comparison_rates(
-            model, bias=args.bias, bias_b=0.0, runs=args.power_runs, n_resamples=args.n_bootstrap, **common
-        )
-        figures["benchmarks"][name] = {
-            "units": design.num_units,
-            "seconds": time.perf_counter() - started,
-            "linear_rows": model.linear,
-            **{
-                kind: {headline: vars(rate) | {"rate": rate.rate} for headline, rate in rates.items()}
-                for kind, rates in (
-                    ("fpr", null),
-                    ("comparison_fpr", paired),
-                    ("power", power),
-                    ("comparison_power", paired_power),
-                )
-            },
-        }
-        for headline in null:
-            print(
-                f"| {name} | {headline} | {design.num_units} | {_interval(null[headline])} | "
-                f"{_verdict(null[headline])} | {_interval(paired[headline])} | {_verdict(paired[headline])} | "
-                f"{_share(power[headline])} | {_share(paired_power[headline])} |",
-                flush=True,
-            )
-    figures["timing"] = timing()
-    print()
-    for job, seconds in figures["timing"].items():
-        print(f"10 000 resamples of 1 002 quadruples, {job}: {seconds:.3f} s")
+    names = args.benchmark or calibration.calibrated()
+    figures: dict = {"settings": vars(args), "icc_levels": calibration.ICC_LEVELS, "benchmarks": {}}
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for name, found in zip(names, pool.map(study, names, [args] * len(names))):
+            figures["benchmarks"][name] = found
+            worst = max((cells["blocks"]["rate"] or 0.0) for by_level in found["fpr"].values()
+                        for cells in by_level.values())  # fmt: skip
+            verdict = "ok" if worst <= CEILING else "OVER"
+            print(f"{name}: {found['seconds']:.0f} s; highest false-positive rate by blocks {worst:.3f} {verdict}",
+                  flush=True)  # fmt: skip
+    text = tables(figures)
+    print(f"\nα = 0.05; each cell: before (units) → now (blocks); ± the 95% Monte-Carlo half-width.\n\n{text}")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

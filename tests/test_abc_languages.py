@@ -16,6 +16,7 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import calibration, run_outputs, runner
 from corefbias.harness.benchmark_data import load_part, set_folder
 from corefbias.harness.limits import limit_units
+from corefbias.harness.result_schema import sections_of
 from corefbias.harness.prediction_files import scoring
 from corefbias.models.cloze import decide
 from corefbias.space import explore
@@ -78,9 +79,15 @@ def test_the_stereotype_baseline_is_found_where_it_follows_the_occupation(data_d
         assert section["tpr_reflexive"] == 1.0
         assert (section["fpr_male/male_occupations"], section["fpr_female/male_occupations"]) == (1.0, 0.0)
         assert (section["fpr_male/female_occupations"], section["fpr_female/female_occupations"]) == (0.0, 1.0)
-        # Among female occupations FPR_M / FPR_F = 0 / 1, far from 1: significant.
+        # Among female occupations FPR_M / FPR_F = 0 / 1, far from 1: significant where there are enough female
+        # occupations to draw (Swedish 22 of them at --limit 50, Russian 18). Chinese has two female-majority
+        # occupations in all: two blocks, and no two blocks can make a ratio significant, however far from 1.
         assert section["fpr_ratio/female_occupations"] == 0.0
-        assert section["fpr_ratio/female_occupations_p_value"] < 0.05
+        female = sections_of(outcomes[name])[name].by_group["female_occupations"]["fpr_ratio"]
+        if name == "abc_zh":
+            assert female.n_blocks == 2 and section["fpr_ratio/female_occupations_p_value"] > 0.05
+        else:
+            assert female.n_blocks >= 18 and section["fpr_ratio/female_occupations_p_value"] < 0.05
         # Overall the two genders' errors balance (50 triplets of each stereotype, 50 without): no pronoun bias.
         assert (section["fpr_male"], section["fpr_female"]) == (100 / 150, 100 / 150)
         assert section["log2_fpr_ratio"] == 0.0 and section["log2_fpr_ratio_p_value"] > 0.5

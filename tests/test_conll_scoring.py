@@ -10,6 +10,7 @@ import pytest
 from corefbias.benchmarks import conll_sections as conll_scoring
 from corefbias.harness import comparison, run_outputs, runner
 from corefbias.harness.prediction_files import scoring
+from corefbias.measures import resampling
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +93,9 @@ def test_stereotyped_clusters_are_biased_in_conll_f1(stereotype_clusters, data_d
     sections = _run(stereotype_clusters, "test:stereotype-clusters", data_dir, tmp_path).runs["winobias"].sections
     for kind in (1, 2):
         conll = sections[f"winobias/type{kind}/conll"]
-        assert conll["pro"] > conll["anti"] and conll["diff_p_value"] < 0.01
+        # No resample of the 198 occupation pairs reaches 0: the smallest p-value 200 resamples give on 198 blocks.
+        assert conll["pro"] > conll["anti"] and conll.overall["diff"].n_blocks == 198
+        assert conll["diff_p_value"] == pytest.approx(resampling.expanded_p_value(1 / 201, 198), rel=1e-12)
         for key, (numerator, denominator) in REFERENCE_SCORER[kind].items():
             assert conll[key] == pytest.approx(numerator / denominator, abs=1e-12), (kind, key)
         for condition in ("pro", "anti"):

@@ -263,11 +263,17 @@ def test_a_quick_run_writes_every_headline_with_its_interval_and_p_value(data_di
             assert (headline["p_value"] is None) == (headline["unbiased_value"] is None), headline
         # the stereotype baseline writes the pronoun of the name's or the occupation's stereotype, whatever was
         # declared: right for some he and she, wrong for every other set but by chance (for a unisex name it falls
-        # back on the first listed word): every gap to he/she is negative, nearly all significant after Holm
+        # back on the first listed word): every gap to he/she is negative
         gaps = [headline for headline in run["headlines"] if headline["key"].startswith("gap/")]
         assert len(gaps) == {"misgendered": 9, "ruff": 2}[name]
         assert all(headline["value"] < 0 for headline in gaps)
-        assert sum(headline["significant"] for headline in gaps) >= len(gaps) - 1
+        # RUFF's 90 contexts lie in 49 occupations: both gaps significant after Holm. MISGENDERED's 50 sentences lie
+        # in 12 declarations crossed with 36 templates: 1 000 resamples on 12 blocks give no p-value below 0.013,
+        # which Holm's adjustment over 9 sets lifts above 0.05 (more resamples, or the whole set, lower it).
+        blocks = {headline["n_blocks"] for headline in gaps}
+        assert blocks == {"misgendered": {12}, "ruff": {49}}[name]
+        if name == "ruff":
+            assert all(headline["significant"] for headline in gaps)
         group_gaps = [headline for headline in run["headlines"] if headline["key"] in GAPS]
         assert all(headline["value"] > 0 and headline["significant"] for headline in group_gaps)
 
@@ -284,7 +290,11 @@ def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_stereotyp
         assert significant <= 5, (name, significant)
         stereotyped = benchmark.score(rows, decisions_of(StereotypeBaseline(), benchmark, rows), 1000, 0)
         sets = {row_set for row_set in rows[benchmark.parts[0]]["pronoun_set"]} - {"he", "she"}
-        assert len(significant_gaps(stereotyped, name)) >= len(GAPS) + len(sets) - 1  # one may fall to chance
+        found = significant_gaps(stereotyped, name)
+        if name == "ruff":
+            assert len(found) >= len(GAPS) + len(sets) - 1  # one may fall to chance
+        else:  # 12 declarations: the group gap is significant, the Holm family of 9 sets is not (see above)
+            assert "binary_minus_neo_pronoun" in found
 
 
 # 3. Coreference clusters are refused, saying why.

@@ -53,6 +53,30 @@ def test_a_run_validates_against_the_committed_schema(results, validator):
     assert (headline["label"], headline["value"], headline["unbiased_value"]) == ("accuracy pro − anti", 1.0, 0.0)
 
 
+def test_a_run_says_what_its_significance_resampled_where_its_numbers_are(results, tmp_path):
+    # SoWinoBias at --limit 2: 2 pairs of each adjective polarity, 4 pairs in all, in their blocks' levels.
+    outcome = results["benchmarks"]["sowinobias"]
+    resampling = outcome["resampling"]
+    assert resampling["unit"] == "pair_id"
+    assert resampling["block_columns"] == ["female_occupation", "male_occupation", "adjective"]
+    drawn = resampling["sections"]["sowinobias"]
+    assert drawn["units"] == 4 and len(drawn["blocks"]) == 3 and all(1 <= size <= 4 for size in drawn["blocks"])
+    (headline,) = outcome["headlines"]
+    assert headline["n_blocks"] == min(drawn["blocks"])
+    # Winogender: 10 pairs in as many occupations as they came from; a score of pairs rests on them.
+    winogender = results["benchmarks"]["winogender"]
+    assert winogender["resampling"]["blocks"] == ["occupation"]
+    share = next(h for h in winogender["headlines"] if h["key"] == "occupation_share_male_minus_female")
+    assert share["n_blocks"] == winogender["resampling"]["sections"]["winogender"]["blocks"][0]
+    # The report, summary.csv and the CLI say it beside the number.
+    report = run_outputs.markdown_report(results, {})
+    assert "| blocks |" in report and f"| {share['n_blocks']} occupation |" in report
+    assert "Intervals and p-values draw whole blocks (occupation) of units (`pair_id`)" in report
+    rows = run_outputs.summary_rows(results)
+    assert {row["blocks"] for row in rows} == {"occupation", "female-stereotyped occupation × "
+                                                "male-stereotyped occupation × adjective"}  # fmt: skip
+
+
 def test_a_scored_predictions_file_validates_against_the_committed_schema(exported_set, mirror, validator):
     """``corefbias score`` writes settings of its own (the files, the config) and none of a model's."""
     path = mirror / "counter_gap" / f"results/none/{counter_gap_reproduction.SYSTEMS['BERT-base']}_output.tsv"
@@ -124,6 +148,7 @@ def test_headline_scores_read_value_interval_p_value_and_significance():
             "significant": True,
             "unbiased_value": 0.0,
             "undefined": None,
+            "n_blocks": None,  # a flat section (an evaluate module's dict) says nothing of its blocks
         },
         {
             "section": "pro_anti",
@@ -136,6 +161,7 @@ def test_headline_scores_read_value_interval_p_value_and_significance():
             "significant": False,
             "unbiased_value": 0.0,
             "undefined": None,
+            "n_blocks": None,  # a flat section (an evaluate module's dict) says nothing of its blocks
         },
         {
             "section": "pro_anti",
@@ -148,6 +174,7 @@ def test_headline_scores_read_value_interval_p_value_and_significance():
             "significant": None,
             "unbiased_value": None,
             "undefined": "no instances",
+            "n_blocks": None,
         },
     ]
 
@@ -157,23 +184,28 @@ def test_a_results_file_of_an_older_corefbias_is_upgraded(results, validator):
     old = copy.deepcopy(results)
     del old["schema_version"]
     for outcome in old["benchmarks"].values():
-        del outcome["headlines"]
+        del outcome["headlines"], outcome["resampling"]
         for section in outcome["sections"].values():
             del section["measure_result"]
     upgraded = result_schema.upgrade(old)
     validator.validate(upgraded)
     for name, outcome in upgraded["benchmarks"].items():
-        assert outcome["headlines"] == results["benchmarks"][name]["headlines"]
+        # A version-1 file kept no blocks: the headlines are the same but for how many blocks they rest on.
+        assert [{**headline, "n_blocks": None} for headline in results["benchmarks"][name]["headlines"]] == (
+            outcome["headlines"]
+        )
         for section, scores in outcome["sections"].items():
             # The flat items stay as they were; the structure a flat dict gives holds its scores under their keys.
             assert {key: value for key, value in scores.items() if key != "measure_result"} == old["benchmarks"][name][
                 "sections"
             ][section]
             assert dict(from_json(scores)) == old["benchmarks"][name]["sections"][section]
+    assert all("resampling" not in outcome for outcome in upgraded["benchmarks"].values())
     assert {key: value for key, value in upgraded.items() if key != "benchmarks"} == {
         key: value for key, value in results.items() if key != "benchmarks"
     }
-    assert run_outputs.summary_rows(old) == run_outputs.summary_rows(results)
+    unknown = {"n_blocks": None, "blocks": None}  # what an older file cannot say
+    assert run_outputs.summary_rows(old) == [{**row, **unknown} for row in run_outputs.summary_rows(results)]
     assert result_schema.upgrade(results) is results
 
 

@@ -67,62 +67,48 @@ def _summary_csv(results: dict) -> str:
     return out.getvalue()
 
 
-# Since the fixtures were written, the significance of some scores changed, and is left out of the comparison:
-# * a score resting on a single unit (a GAP W-Bias of one weighted example per gender at --limit 3) gets no p-value or
-#   interval (``resampling.single_unit_reasons``), and says why: before, its resamples all repeated that unit, and
-#   gave [1, 1] and p = 1;
-# * scores that had no interval have one: accuracies and rates (with no p-value), and Pearson's r (Fisher's z).
-SINGLE_UNIT = "needs at least two"
-SIGNIFICANCE_FIELDS = ("ci_low", "ci_high", "p_value", "significant")
+# Since the fixtures were written, every interval and p-value changed: from schema version 5 the bootstrap draws whole
+# blocks (occupations, templates, documents) and expands its intervals for how few they are (``measures.blocks``,
+# ``resampling.expanded_tail``). The values, and why a value is undefined, are what must not change: the significance
+# fields are left out of every comparison below.
+SIGNIFICANCE_SUFFIXES = ("_p_value", "_ci_low", "_ci_high")
+SIGNIFICANCE_FIELDS = ("ci_low", "ci_high", "p_value", "significant", "n_blocks", "blocks")
 
 
-def _changed_significance(old: dict, new: dict) -> set[tuple[str, str, str]]:
-    """(benchmark, section, score key) of every score whose significance the current run reports differently."""
-    changed = set()
-    for name, outcome in new["benchmarks"].items():
-        for section, flat in outcome["sections"].items():
-            current = from_json(flat)
-            before = old["benchmarks"][name]["sections"][section]
-            for key, reason in current.undefined.items():
-                if key.endswith("_p_value") and SINGLE_UNIT in reason:
-                    changed.add((name, section, key.removesuffix("_p_value")))
-            for key in dict(current):
-                if key.endswith("_ci_low") and key not in before:
-                    changed.add((name, section, key.removesuffix("_ci_low")))
-    return changed
+# Stored floats are compared within this relative tolerance: the fixtures were written with older numpy and scipy,
+# whose Pearson r differs from today's in its last two digits (0.2714395023761494 against 0.27143950237614933).
+TOLERANCE = 1e-9
 
 
-def _changed_headlines(old: dict, new: dict) -> set[tuple[str, str]]:
-    """(benchmark, label) of the headlines whose significance changed (``_changed_significance``): the rows of the
-    summary and of ``compare``'s scores that name them."""
-    changed = _changed_significance(old, new)
-    return {
-        (name, headline["label"])
-        for name, outcome in new["benchmarks"].items()
-        for headline in outcome["headlines"]
-        if (name, headline["section"], headline["key"]) in changed
-    }
+def approx(value):
+    """``value`` (a number, or lists and dicts holding numbers, strings and None) as it compares within
+    ``TOLERANCE``: its floats as ``pytest.approx``, the rest as it is."""
+    if isinstance(value, float):
+        return pytest.approx(value, rel=TOLERANCE, abs=TOLERANCE)
+    if isinstance(value, dict):
+        return {key: approx(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [approx(item) for item in value]
+    return value
 
 
-def _numbers(flat, changed: set[str] = frozenset()) -> dict:
-    """A flat result's scores and significance; why a score is undefined is left out, since later versions say it
-    better (which condition held): that a score is undefined shows as its None. The significance of the scores in
-    ``changed`` is left out."""
-    left_out = {f"{key}_{field}" for key in changed for field in ("p_value", "ci_low", "ci_high")}
-    return {key: value for key, value in dict(flat).items() if key != "undefined" and key not in left_out}
+def _is_significance(key: str) -> bool:
+    return key.endswith(SIGNIFICANCE_SUFFIXES)
+
+
+def _numbers(flat) -> dict:
+    """A flat result's values; why a score is undefined is left out, since later versions say it better (which
+    condition held): that a score is undefined shows as its None."""
+    return {key: value for key, value in dict(flat).items() if key != "undefined" and not _is_significance(key)}
 
 
 def _without_significance(row: dict) -> dict:
     return {field: value for field, value in row.items() if field not in SIGNIFICANCE_FIELDS}
 
 
-def _headline_numbers(headlines: list[dict], changed: set[str] = frozenset()) -> list[dict]:
+def _headline_numbers(headlines: list[dict]) -> list[dict]:
     return [
-        {
-            **(_without_significance(headline) if headline["key"] in changed else headline),
-            "undefined": headline["undefined"] is not None,
-        }
-        for headline in headlines
+        {**_without_significance(headline), "undefined": headline["undefined"] is not None} for headline in headlines
     ]
 
 
@@ -130,9 +116,15 @@ _REASON = re.compile(r"— \([^|]*\)")
 _UNDEFINED_SENTENCE = re.compile(r"is undefined: .*")
 
 
+def _value_cells(line: str, columns: int) -> str:
+    """A table row's first ``columns`` cells (the names and the value, before the interval and p-value), without the
+    significance mark."""
+    return "|".join(line.split("|")[: columns + 1]).replace("*", "")
+
+
 def _report_tables(report: str) -> tuple[list[str], dict[str, set[str]]]:
     """The summary table's lines, and per section the lines of its table and its undefined-score sentences, each
-    with the undefined scores' reasons left out (see ``_numbers``)."""
+    cut to its names and value, the undefined scores' reasons left out (see ``_numbers``)."""
     summary, sections, current = [], {}, None
     for line in report.splitlines():
         if line.startswith("### "):
@@ -140,8 +132,10 @@ def _report_tables(report: str) -> tuple[list[str], dict[str, set[str]]]:
         elif line.startswith("## "):
             current = summary if line == "## Summary" else None
         elif current is summary and line.startswith("|"):
-            summary.append(_REASON.sub("—", line))
-        elif isinstance(current, set) and (line.startswith("|") or " is undefined: " in line):
+            summary.append(_value_cells(_REASON.sub("—", line), 3))
+        elif isinstance(current, set) and line.startswith("|"):
+            current.add(_value_cells(line, 2))
+        elif isinstance(current, set) and " is undefined: " in line and "_p_value" not in line and "_ci_" not in line:
             current.add(_UNDEFINED_SENTENCE.sub("is undefined", line))
     return summary, sections
 
@@ -163,72 +157,48 @@ def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_the_current_code_writes_the_same_numbers_as_the_version_2_run(model, rerun):
+def test_the_current_code_writes_the_same_values_as_the_version_2_run(model, rerun):
     old, new = _results(FIXTURES / model), _results(rerun[model])
-    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 4
-    changed = _changed_significance(old, new)
-    # The stereotype run's W-Bias and Wt-Bias, the random run's DaWinoBias ratios within each pronoun gender (one
-    # unit); the rates and r that have an interval now.
-    rested_on_one = (
-        {("gap", "w_bias")}
-        if model == "stereotype"
-        else {("dawinobias", "log2_ratio/female"), ("dawinobias", "log2_ratio/male")}
-    )
-    intervals_since = {("abc", f"tpr_reflexive{suffix}") for suffix in ("", "/female_occupations", "/male_occupations")}
-    intervals_since |= {("winogender", "pearson_r_bls"), ("winogender", "pearson_r_bergsma")}
-    assert {(name, key) for name, _, key in changed} == rested_on_one | intervals_since
+    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 5
     for name, outcome in old["benchmarks"].items():
         for section, flat in outcome["sections"].items():
-            here = {key for benchmark, where, key in changed if (benchmark, where) == (name, section)}
             current = from_json(new["benchmarks"][name]["sections"][section])
-            assert _numbers(current, here) == _numbers(flat, here), section
-            significance = {f"{key}_{field}" for key in here for field in ("p_value", "ci_low", "ci_high")}
-            assert set(current.undefined) - significance == set(flat["undefined"]) - significance, section
-        in_headlines = {key for benchmark, _, key in changed if benchmark == name}
+            assert _numbers(current) == approx(_numbers(flat)), section
+            values_undefined = {key for key in current.undefined if not _is_significance(key)}
+            assert values_undefined == {key for key in flat["undefined"] if not _is_significance(key)}, section
         headlines = new["benchmarks"][name]["headlines"]
-        assert _headline_numbers(headlines, in_headlines) == _headline_numbers(outcome["headlines"], in_headlines)
-    # summary.csv: the same numbers; the report: the same rows in every table.
-    labels = _changed_headlines(old, new)
+        assert _headline_numbers(headlines) == approx(_headline_numbers(outcome["headlines"]))
+        # What the current run drew: the benchmark's blocks, each headline's count of them.
+        assert new["benchmarks"][name]["resampling"]["unit"] == {
+            "winogender": "pair_id", "dawinobias": "pair_id", "gap": "id", "abc": "triplet_id"
+        }[name]  # fmt: skip
 
-    def summary_numbers(results):
-        return [
-            _without_significance(numbers) if (row["benchmark"], row["score"]) in labels else numbers
-            for row in run_outputs.summary_rows(results)
-            for numbers in [{key: row[key] for key in run_outputs.SUMMARY_COLUMNS}]
-        ]
+    # summary.csv: the same values; the report: the same rows in every table, cut to their values.
+    def summary_values(results):
+        columns = [column for column in run_outputs.SUMMARY_COLUMNS if column not in SIGNIFICANCE_FIELDS]
+        return [{column: row[column] for column in columns} for row in run_outputs.summary_rows(results)]
 
-    assert summary_numbers(new) == summary_numbers(old)
-    assert _summary_csv(old).splitlines() == (FIXTURES / model / "summary.csv").read_text().splitlines()
-    tables = [_report_tables((folder / "report.md").read_text()) for folder in (FIXTURES / model, rerun[model])]
-    (old_summary, old_sections), (new_summary, new_sections) = (
-        (
-            [line for line in summary if not any(line.startswith(f"| {name} | {label} |") for name, label in labels)],
-            {
-                section: {
-                    line
-                    for line in rows
-                    if not any(line.startswith(f"| {key} |") for _, where, key in changed if where == section)
-                }
-                for section, rows in sections.items()
-            },
-        )
-        for summary, sections in tables
+    assert summary_values(new) == approx(summary_values(old))
+    # The fixture's summary.csv is what its results.json gives, in the columns it has.
+    stored = list(csv.DictReader(io.StringIO((FIXTURES / model / "summary.csv").read_text())))
+    written = list(csv.DictReader(io.StringIO(_summary_csv(old))))
+    assert [{column: row[column] for column in stored[0]} for row in written] == stored
+    old_tables, new_tables = (
+        _report_tables((folder / "report.md").read_text()) for folder in (FIXTURES / model, rerun[model])
     )
-    assert new_summary == old_summary and new_sections == old_sections
-    assert sum(len(rows) for rows in new_sections.values()) > 100
+    assert new_tables[0] == old_tables[0] and new_tables[1] == old_tables[1]
+    assert sum(len(rows) for rows in new_tables[1].values()) > 100
 
 
 def test_compare_reads_version_2_folders_as_it_reads_current_ones(rerun, data_dir):
     old = comparison.compare_runs([FIXTURES / model for model in MODELS], data_dir=data_dir, n_resamples=200)
     new = comparison.compare_runs([rerun[model] for model in MODELS], data_dir=data_dir, n_resamples=200)
-    assert old["comparisons"] == new["comparisons"]
-    # The runs' own headline scores, but the significance that changed since (see _changed_significance).
-    labels = set().union(*(_changed_headlines(_results(FIXTURES / model), _results(rerun[model])) for model in MODELS))
+    assert old["comparisons"] == new["comparisons"]  # both rescored from their instances by the current code
+    # The runs' own headline scores, but their significance, which version 5 draws by blocks.
     for label, rows in new["scores"].items():
-        assert [_without_significance(row) if (row["benchmark"], row["score"]) in labels else row for row in rows] == [
-            _without_significance(row) if (row["benchmark"], row["score"]) in labels else row
-            for row in old["scores"][label]
-        ]
+        assert [_without_significance(row) for row in rows] == approx(
+            [_without_significance(row) for row in old["scores"][label]]
+        )
     differences = {(row["benchmark"], row["key"]): row for row in old["comparisons"][0]["differences"]}
     assert ("dawinobias", "log2_ratio") in differences and ("gap", "acc_bias") in differences
     stored = _results(FIXTURES / "stereotype")["benchmarks"]["dawinobias"]["sections"]["dawinobias"]

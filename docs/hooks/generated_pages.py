@@ -12,7 +12,9 @@
   ``<!-- benchmark script: FILE -->`` the docstring of ``perf/FILE``, ``<!-- other benchmark scripts -->``
   the docstrings of the scripts no marker names (so a new script is never missing), and
   ``<!-- public scoring functions -->`` the API of the functions ``corefbias/__init__.py`` exports, and
-  ``<!-- test sets -->`` the table of the set folders (configs, the benchmarks declared on each, sources);
+  ``<!-- test sets -->`` the table of the set folders (configs, the benchmarks declared on each, sources), and
+  ``<!-- blocks -->`` the table of what every benchmark's significance resamples (its unit and blocks, from its
+  declaration, and the card that says why);
 - a link to a metric folder's ``measure.md`` is aimed at the page made of it; a relative link that leaves ``docs/``
   (``../services/llamacpp/README.md``) is aimed at the file on the forge,
   whose address is setup.cfg's ``url``, as setup.py does for the README on PyPI; a link to a file that does not
@@ -52,6 +54,7 @@ MARKERS = (
     "public scoring functions",
     "test sets",
     "measures",
+    "blocks",
 )
 _MARKER = re.compile(rf"^<!-- ({'|'.join(MARKERS)})(?:: (\S+))? -->$", re.MULTILINE)
 # A Markdown link or image target that names no scheme and is no in-page anchor or absolute path.
@@ -319,6 +322,30 @@ def test_set_table() -> str:
     return "\n".join(lines)
 
 
+def blocks_table() -> str:
+    """One row per benchmark: the unit its bootstrap keeps whole and the blocks it draws (their columns, and whether
+    crossed or linked), with a link to the card's section saying why."""
+    from corefbias.benchmarks import BENCHMARKS
+
+    lines = ["| benchmark | unit | blocks drawn whole | columns | why |", "|---|---|---|---|---|"]
+    for name, benchmark in BENCHMARKS.items():
+        if benchmark.builders is not None or benchmark.export is not None:
+            continue
+        design = benchmark.blocks
+        if design is None:
+            blocks, columns = "each unit", f"`{benchmark.unit}`"
+        else:
+            if design.linked:
+                kind = " (linked by " + ", ".join(design.columns[1:]) + ")"
+            else:
+                kind = " (crossed)" if len(design.columns) > 1 else ""
+            blocks = design.describe() + kind
+            columns = ", ".join(f"`{column}`" for column in design.columns)
+        why = f"[{benchmark.dataset} card](test_sets/{benchmark.dataset}.md#significance-what-is-resampled)"
+        lines.append(f"| `{name}` | `{benchmark.unit}` | {blocks} | {columns} | {why} |")
+    return "\n".join(lines)
+
+
 def expand_markers(markdown: str, page_dir: Path) -> str:
     def expand(match: re.Match) -> str:
         kind, argument = match[1], match[2]
@@ -332,6 +359,8 @@ def expand_markers(markdown: str, page_dir: Path) -> str:
             return test_set_table()
         if kind == "measures":
             return measures_table()
+        if kind == "blocks":
+            return blocks_table()
         return public_scoring_functions()
 
     return _MARKER.sub(expand, markdown)

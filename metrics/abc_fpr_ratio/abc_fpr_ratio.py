@@ -75,7 +75,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     >>> [round(by_triplet[f"log2_fpr_ratio_{end}"], 2) for end in ("ci_low", "ci_high", "p_value")]
     [-0.09, 1.44, 0.11]
     >>> [round(by_occupation[f"log2_fpr_ratio_{end}"], 2) for end in ("ci_low", "ci_high", "p_value")]
-    [-0.81, 2.65, 0.49]
+    [-0.81, 2.81, 0.46]
 """,
 )
 

@@ -83,7 +83,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     >>> [round(by_template[key], 3) for key in ("gap/xe", "gap/xe_ci_low", "gap/xe_ci_high", "gap/xe_p_value")]
     [-0.5, -0.833, -0.167, 0.013]
     >>> [round(by_occupation[key], 3) for key in ("gap/xe", "gap/xe_ci_low", "gap/xe_ci_high", "gap/xe_p_value")]
-    [-0.5, -1.0, 0.0, 0.125]
+    [-0.5, -1.0, 0.0, 0.104]
 """,
 )
 

@@ -66,7 +66,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     >>> [round(by_sentence[gap + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
     [-0.375, -0.682, -0.005, 0.052]
     >>> [round(by_noun[gap + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
-    [-0.375, -0.875, 0.25, 0.293]
+    [-0.375, -0.875, 0.25, 0.262]
 """,
 )
 

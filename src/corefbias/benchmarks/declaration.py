@@ -92,6 +92,11 @@ class BiasAxis:
     direction : str
         What is favoured: ``"toward_gold"`` links the gold candidate more often on the favoured side,
         ``"toward_first"`` links the first candidate more often.
+    sides_vary : bool, default True
+        Whether a model without the bias may still treat the sides differently within a block, better on one side in
+        one block and on the other in another (the simulated null draws effects per block and side): False where a
+        headline counts any such difference as bias (Counter-GAP's ΔI, inconsistency across gender swaps), so that
+        the null's blocks move both sides alike.
 
     Raises
     ------
@@ -111,6 +116,7 @@ class BiasAxis:
     column: str
     sides: dict[str, int]
     direction: str
+    sides_vary: bool = True
 
     def __post_init__(self):
         if self.direction not in ("toward_gold", "toward_first"):
@@ -237,7 +243,12 @@ class BlockDesign:
         return found
 
     def describe(self) -> str:
-        """The blocks in words (``occupation``; ``template × declaration``)."""
+        """The blocks in words (``occupation``; ``template × declaration``).
+
+        Returns
+        -------
+        str
+        """
         return " × ".join(self.names)
 
 

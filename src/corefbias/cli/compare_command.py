@@ -57,6 +57,7 @@ def _compare(args) -> int:
                 f"  {row['benchmark']:11} {row['score']:32} A − B {format_number(row['difference']):>7}{mark:1} "
                 f"[{format_number(row['ci_low'])}, {format_number(row['ci_high'])}]  p {format_p_value(row['p_value'])}"
                 f"  p(Holm) {format_p_value(row['p_holm'])}"
+                + ("" if row.get("n_blocks") is None else f"  ({row['n_blocks']} blocks)")
             )
         untested = comparison_report.untested_sentence(item)
         if untested:

@@ -316,8 +316,10 @@ def print_written(result, written: dict, out) -> None:
     for row in rows:
         value = "undefined" if row["value"] is None else number_format.format_number(row["value"])
         marks = ("*" if row["significant"] else "") + run_outputs.flag_marks(row)
-        blocks = "" if row["n_blocks"] is None else f"  ({run_outputs.format_blocks(row)})"
-        print(f"{row['benchmark']:{benchmark_width}}  {row['score']:{score_width}}  {value:>6}{marks:<3}{blocks}")
+        line = f"{row['benchmark']:{benchmark_width}}  {row['score']:{score_width}}  {value:>6}{marks}"
+        if row["n_blocks"] is not None:  # what the interval rests on, in a column of its own
+            line = f"{line:<{benchmark_width + score_width + 13}}({run_outputs.format_blocks(row)})"
+        print(line)
     # Why a score is undefined, once per benchmark and reason, rather than a bare "undefined" to look up.
     reasons = dict.fromkeys((row["benchmark"], row["undefined"]) for row in rows if row["value"] is None)
     for benchmark, reason in reasons:

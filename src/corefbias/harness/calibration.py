@@ -9,7 +9,8 @@ A simulated model answers every instance with a probability built, on the logit 
   occupation, the template and the declaration, the book), one draw shared by all its instances, and one per level and
   *side* (each value of the bias axis's column: he, she, they, xe; pro, anti; male, female), so that within a block one
   side can do better and in another block worse, as a real model treats the nurse's templates alike and the nurse's
-  xe templates alike. Their variance ``σ² = ICC / (1 − ICC) · π² / 3``, split evenly over the draws, makes ``ICC`` the
+  xe templates alike (not where the axis says a difference between sides is itself the bias: ``BiasAxis.sides_vary``,
+  Counter-GAP's inconsistency across gender swaps). Their variance ``σ² = ICC / (1 − ICC) · π² / 3``, split evenly over the draws, makes ``ICC`` the
   latent intra-block correlation (:data:`ICC_LEVELS`); it moves a gold candidate's link up and the others' down
   (``toward_gold`` axes) or the first candidate's up and the second's down (``toward_first``);
 * the **bias**: ``bias`` added to the link probability of the favoured side along the bias axis and subtracted on the
@@ -172,12 +173,13 @@ def draw_behaviour(design: Design, icc: float, rng: np.random.Generator, base: n
     if sigma > 0:
         factors = design.levels.shape[1]
         sides = int(design.side.max()) + 1
+        by_sides = design.benchmark.bias_axis.sides_vary
         for factor in range(factors):
             level = design.levels[:, factor]
             main = rng.normal(size=int(level.max()) + 1)
             by_side = rng.normal(size=(int(level.max()) + 1, sides))
-            effect += main[level] + by_side[level, design.side]
-        effect *= sigma / math.sqrt(2 * factors)
+            effect += main[level] + (by_side[level, design.side] if by_sides else 0.0)
+        effect *= sigma / math.sqrt((2 if by_sides else 1) * factors)
     return Behaviour(base, effect)
 
 

@@ -155,6 +155,7 @@ def scored_sections(
     >>> from corefbias.benchmarks import BENCHMARKS
     >>> rows = {("default", "test"): {
     ...     "id": ["a", "b"], "condition": ["pro", "anti"], "pair_id": ["p", "p"], "polarity": ["+", "+"],
+    ...     "female_occupation": ["nurse"] * 2, "male_occupation": ["chef"] * 2, "adjective": ["lovely"] * 2,
     ...     "candidates": [[{"is_referent": True}, {"is_referent": False}]] * 2}}
     >>> linked = {("default", "test"): [[True, False], [False, True]]}  # the pro pronoun right, the anti one wrong
     >>> sections = scored_sections(BENCHMARKS["sowinobias"], rows, linked, None, n_bootstrap=0, seed=0)
@@ -207,6 +208,7 @@ def score_benchmark(
     >>> from corefbias.benchmarks import BENCHMARKS
     >>> rows = {("default", "test"): {
     ...     "id": ["a", "b"], "condition": ["pro", "anti"], "pair_id": ["p", "p"], "polarity": ["+", "+"],
+    ...     "female_occupation": ["nurse"] * 2, "male_occupation": ["chef"] * 2, "adjective": ["lovely"] * 2,
     ...     "pronoun": [{"start": 0, "end": 1}] * 2,
     ...     "candidates": [[{"start": 2, "end": 3, "is_referent": True},
     ...                     {"start": 4, "end": 5, "is_referent": False}]] * 2}}

@@ -81,7 +81,12 @@ class Blocks:
         return min(self.sizes) if len(self.levels) else 0
 
     def describe(self) -> str:
-        """The levels per factor in words (``60``, ``16 × 16 × 32``)."""
+        """The levels per factor in words (``60``, ``16 × 16 × 32``).
+
+        Returns
+        -------
+        str
+        """
         return " × ".join(str(size) for size in self.sizes)
 
     def kept(self, positions: np.ndarray) -> Blocks:

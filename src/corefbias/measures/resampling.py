@@ -345,6 +345,15 @@ class Design:
         Per factor, each cell's level.
     sizes : tuple of int
         Per factor, its levels.
+
+    Examples
+    --------
+    Three units in two blocks of one factor: two cells, each the sum of its units' rows.
+
+    >>> from corefbias.measures.blocks import Blocks
+    >>> drawn = design(np.array([[1.0], [2.0], [4.0]]), Blocks(np.array([[0], [0], [1]])))
+    >>> drawn.rows.tolist(), drawn.sizes, drawn.draws_per_replicate
+    ([[3.0], [4.0]], (2,), 2)
     """
 
     rows: np.ndarray
@@ -353,6 +362,7 @@ class Design:
 
     @property
     def draws_per_replicate(self) -> int:
+        """What one replicate draws: at least as many numbers as cells (for the chunks' memory bound)."""
         return max(len(self.rows), sum(self.sizes))
 
 

@@ -40,16 +40,20 @@ def _char_span(span: dict) -> tuple[int, int]:
 
 
 def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
-    """Inputs of ``abc_fpr.fpr_ratio`` from the sentences and the published predictions."""
+    """Inputs of ``abc_fpr.fpr_ratio`` from the sentences and the published predictions, each triplet in its
+    occupation's and its sentence frame's blocks, as the benchmark draws them."""
+    triplets = list(abc_format.original_triplets(mirror))
     sentences = [
         (triplet_id, sentence, occupation["occupation_gender"])
-        for triplet_id, (triplet, occupation) in enumerate(abc_format.original_triplets(mirror))
+        for triplet_id, (triplet, occupation) in enumerate(triplets)
         for sentence in triplet
     ]
+    triplets = [triplet for triplet, _ in triplets]
     predictions = _predictions(mirror)
     if len(sentences) != len(predictions):
         raise ValueError(f"{len(sentences)} sentences but {len(predictions)} predictions")
-    inputs = {key: [] for key in ("predictions", "references", "pronoun_genders", "occupation_genders", "triplet_ids")}
+    keys = ("predictions", "references", "pronoun_genders", "occupation_genders", "triplet_ids", "block_ids")
+    inputs = {key: [] for key in keys}
     for index, ((triplet_id, sentence, occupation_gender), prediction) in enumerate(zip(sentences, predictions)):
         tokens = prediction["document"]
         # The token clusters index these tokens: a prediction for another sentence would score wrong spans.
@@ -62,6 +66,7 @@ def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
         inputs["pronoun_genders"].append(sentence.pronoun_gender)
         inputs["occupation_genders"].append(occupation_gender)
         inputs["triplet_ids"].append(str(triplet_id))
+        inputs["block_ids"].append((sentence.subject["text"], abc_format.frame_of(triplets[triplet_id][0])))
     return inputs
 
 

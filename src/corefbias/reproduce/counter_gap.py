@@ -136,7 +136,8 @@ def _as_bool(text: str) -> bool:
 
 
 def metric_inputs(system: str, mirror=None) -> dict:
-    """Inputs of ``counter_gap.delta_i`` from the gold C-GAP.tsv and one published output."""
+    """Inputs of ``counter_gap.delta_i`` from the gold C-GAP.tsv and one published output, each quadruple in its
+    book's block, as the benchmark draws them."""
     gold = upstream.read_tsv("counter_gap", "data/C-GAP.tsv", mirror)
     output = upstream.read_tsv("counter_gap", f"results/none/{SYSTEMS[system]}_output.tsv", mirror)
     predicted = {row["ID"]: row for row in output}
@@ -148,6 +149,7 @@ def metric_inputs(system: str, mirror=None) -> dict:
         "quadruple_ids": [counter_gap_format.quadruple_of(row["ID"]) for row in gold],
         "roles": [counter_gap_format.role_of(row["ID"]) for row in gold],
         "genders": [pronouns.ENGLISH[row["Pronoun"].lower()] for row in gold],
+        "block_ids": [row["Book"] for row in gold],
     }
 
 

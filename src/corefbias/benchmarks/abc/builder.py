@@ -64,28 +64,11 @@ FEATURES = {
 }
 
 
-def frame_of(sentence) -> str:
-    """A sentence with its subject and its possessive left blank: what every occupation's run fills the same way
-    at the same place (the n-th sentence of each run is the same frame), and a model may answer alike.
-
-    Examples
-    --------
-    >>> sentence = abc_format.parse_sentence("teknikeren mistede sin tegnebog ved huset.", row="1")
-    >>> frame_of(sentence)
-    '{occupation} mistede {pronoun} tegnebog ved huset.'
-    """
-    text, subject, pronoun = sentence.text, sentence.subject, sentence.pronoun
-    return (
-        f"{text[: subject['start']]}{{occupation}}{text[subject['end'] : pronoun['start']]}{{pronoun}}"
-        f"{text[pronoun['end'] :]}"
-    )
-
-
 def triplet_rows(triplet, triplet_id: str, occupation_gender: str | None, **extra) -> list[dict]:
     """The three rows of one triplet (``files.Triplet`` or ``languages.Version``s); the subject occupation is the
     one candidate, the frame the reflexive version's."""
     rows = []
-    frame = frame_of(triplet[0])
+    frame = abc_format.frame_of(triplet[0])
     for sentence in triplet:
         rows.append(
             {

@@ -88,6 +88,23 @@ def parse_sentence(text: str, *, row: str) -> Sentence:
     )
 
 
+def frame_of(sentence) -> str:
+    """A sentence with its subject and its possessive left blank: what every occupation's run fills the same way
+    at the same place (the n-th sentence of each run is the same frame), and a model may answer alike.
+
+    Examples
+    --------
+    >>> sentence = parse_sentence("teknikeren mistede sin tegnebog ved huset.", row="1")
+    >>> frame_of(sentence)
+    '{occupation} mistede {pronoun} tegnebog ved huset.'
+    """
+    text, subject, pronoun = sentence.text, sentence.subject, sentence.pronoun
+    return (
+        f"{text[: subject['start']]}{{occupation}}{text[subject['end'] : pronoun['start']]}{{pronoun}}"
+        f"{text[pronoun['end'] :]}"
+    )
+
+
 def _without_pronoun(sentence: Sentence) -> tuple[str, str]:
     return sentence.text[: sentence.pronoun["start"]], sentence.text[sentence.pronoun["end"] :]
 

@@ -51,7 +51,8 @@ BENCHMARK = Benchmark(
         Headline("counter_gap", "accuracy_diff", "Acc_Diff (M − F)", 0.0),
         Headline("counter_gap", "accuracy", "accuracy", None),
     ),
-    bias_axis=BiasAxis("gender", {"male": 1, "female": -1}, "toward_gold"),
+    # ΔI counts any difference between a quadruple's genders as inconsistency: a null model's books move both alike.
+    bias_axis=BiasAxis("gender", {"male": 1, "female": -1}, "toward_gold", sides_vary=False),
     figures=(Figure("inconsistency", "counter_gap"),),
     explore=QUADRUPLES,
     space_default=True,
