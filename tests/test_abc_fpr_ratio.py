@@ -52,6 +52,7 @@ def test_genda_lens_tutorial_values(in_repo):
     # GenDa Lens averages the two stereotype groups' rates; with equal groups that is the pooled rate.
     mean_male = np.mean([results["fpr_male/female_occupations"], results["fpr_male/male_occupations"]])
     assert results["fpr_male"] == pytest.approx(mean_male, abs=1e-15)
+    assert results["genda_lens_gender_effect_size"] == pytest.approx(results["log2_fpr_ratio"], abs=1e-15)
     assert results["fpr_ratio"] == pytest.approx(4114 / 4018)
 
 
@@ -95,6 +96,28 @@ def test_occupations_without_a_stereotype_count_only_overall():
     assert results["fpr_male"] == 0.75 and results["fpr_female"] == 0.75
     assert results["fpr_male/male_occupations"] == 1.0 and results["fpr_female/male_occupations"] == 1.0
     assert results["num_male"] == 4
+    # GenDa Lens leaves the unlabelled triplet out and averages the groups: (1/2 + 1) / 2 against (1 + 1) / 2.
+    assert results["log2_fpr_ratio"] == 0.0
+    assert results["genda_lens_gender_effect_size"] == pytest.approx(np.log2(0.75 / 1.0), abs=1e-15)
+
+
+def test_genda_lens_gender_effect_size_is_tested_and_undefined_without_its_groups():
+    linked = {"female": {"neutral": 3, "male": 2, "female": 3}, "male": {"neutral": 4, "male": 4, "female": 1}}
+    inputs = triplets(linked, 4)
+    inputs["occupation_genders"][:3] = [None] * 3
+    results = abc_fpr.fpr_ratio(**inputs, n_bootstrap=300, seed=2)
+    value = results["genda_lens_gender_effect_size"]
+    assert results["genda_lens_gender_effect_size_ci_low"] <= value <= results["genda_lens_gender_effect_size_ci_high"]
+    assert 0 < results["genda_lens_gender_effect_size_p_value"] <= 1
+    assert "genda_lens_gender_effect_size" not in abc_fpr.fpr_ratio(
+        **{key: inputs[key] for key in ("predictions", "references", "pronoun_genders")}, n_bootstrap=0
+    )
+    never_female = {"female": {"neutral": 1, "male": 1, "female": 0}, "male": {"neutral": 1, "male": 1, "female": 0}}
+    undefined = abc_fpr.fpr_ratio(**triplets(never_female, 2), n_bootstrap=0)
+    assert undefined["genda_lens_gender_effect_size"] is None
+    assert (
+        "averaged over the female- and the male-stereotype" in undefined["undefined"]["genda_lens_gender_effect_size"]
+    )
 
 
 def test_add_batch_and_num_process_equal_single_call(in_repo):
@@ -245,7 +268,11 @@ def test_xlmr_rescoring_gives_the_expected_rates(xlmr):
     rates = (results["tpr_reflexive"], results["fpr_male"], results["fpr_female"])
     assert rates == (4385 / 4560, 4105 / 4560, 3961 / 4560)
     assert results["log2_fpr_ratio"] == pytest.approx(math.log2(4105 / 3961))
-    assert results["log2_fpr_ratio_p_value"] < 0.01
+    # Drawn triplet by triplet the 3.5% more "hans" errors looked certain (p 0.0002); drawn by the 57 occupations and
+    # 75 sentence frames it rests on, the ratio's interval holds 1 (log2 0): not significant.
+    assert results.overall["log2_fpr_ratio"].n_blocks == 57 and results.unit_rows.blocks.sizes == (57, 75)
+    assert results["log2_fpr_ratio_ci_low"] < 0 < results["log2_fpr_ratio_ci_high"]
+    assert results["log2_fpr_ratio_p_value"] > 0.05
 
 
 def test_xlmr_cluster_mode_agrees_because_every_cluster_pairs_pronoun_and_subject(xlmr):

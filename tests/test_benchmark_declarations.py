@@ -29,6 +29,11 @@ from corefbias.plugins import registry as plugin_registry
 REPO = Path(__file__).resolve().parents[1]
 NAMES = list(BENCHMARKS)
 WITH_OUTPUT_SCORES = [name for name, benchmark in BENCHMARKS.items() if benchmark.score_outputs is not None]
+# Benchmarks whose scores of outputs read clusters as the set's own script does, not against gold clusters. BUG's
+# bug/<config>/evaluate_coref: evaluate_coref.py reads them at the word offsets, which miss their words in 27 gold
+# and 23 balanced rows, so a model answering the gold links is not perfect there; tests/test_bug_evaluate_coref.py
+# holds these sections to the script's own numbers instead.
+READ_AS_UPSTREAM_READS = {"bug"}
 LIMIT = 2  # units per design cell
 SHARED_COLUMNS = {"id", "text", "pronoun", "candidates"}
 
@@ -288,7 +293,7 @@ def test_score_benchmark_of_oracle_choices_gives_the_sections_of_its_decisions(n
     }
 
 
-@pytest.mark.parametrize("name", WITH_OUTPUT_SCORES)
+@pytest.mark.parametrize("name", [name for name in WITH_OUTPUT_SCORES if name not in READ_AS_UPSTREAM_READS])
 def test_a_model_answering_the_gold_clusters_is_unbiased_on_the_scores_of_outputs(name, rows_of_benchmark):
     benchmark = BENCHMARKS[name]
     rows = rows_of_benchmark(name)

@@ -11,7 +11,9 @@ import zipfile
 
 import pytest
 
+from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS, rows_of
+from corefbias.benchmarks.bug import evaluate_coref
 from corefbias.data import spans, upstream
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.prediction_files import PredictionFileError, detect
@@ -37,6 +39,16 @@ def expected_sections(rows: dict, n_bootstrap: int) -> dict:
     return {name: dict(scored) for name, scored in BUG.score(rows, decisions, n_bootstrap, 0).items()}
 
 
+def sections_of_links(result, configs=("gold", "balanced")) -> dict:
+    """The run's sections of the links (``bug/<config>``); those of the clusters as BUG's evaluate_coref.py reads them
+    (``bug/<config>/evaluate_coref``, held to the script in tests/test_bug_evaluate_coref.py) are checked to be there,
+    one per config scored."""
+    sections = {name: dict(section) for name, section in result.runs["bug"].sections.items()}
+    read_as_upstream = {name for name in sections if name.endswith(f"/{evaluate_coref.SECTION}")}
+    assert read_as_upstream == {f"bug/{config}/{evaluate_coref.SECTION}" for config in configs}
+    return {name: section for name, section in sections.items() if name not in read_as_upstream}
+
+
 def jsonlines_line(row: dict, *, with_key: bool) -> str:
     """One document as e2e-coref writes it: whitespace tokens, inclusive token spans."""
     tokens = row["text"].split()
@@ -57,9 +69,37 @@ def test_jsonlines_score_as_the_benchmark_scores_the_same_links(parts, tmp_path,
         encoding="utf-8",
     )
     result = file_scoring.score("bug", [path], data_dir=data_dir, n_bootstrap=200, seed=0)
-    assert {name: dict(section) for name, section in result.runs["bug"].sections.items()} == expected_sections(
-        rows, 200
+    assert sections_of_links(result) == expected_sections(rows, 200)
+
+
+def test_gold_alone_is_scored_with_config_gold_as_within_both(parts, tmp_path):
+    """Before, ``--config`` was refused for a benchmark of two parts ("--config is for benchmarks of one part; bug has
+    2"), and a file of the gold sentences alone was told that the rest may be beyond a ``--limit``."""
+    data_dir, rows = parts
+    path = tmp_path / "gold.jsonlines"
+    path.write_text(
+        "".join(jsonlines_line(row, with_key=True) for row in rows_of(rows["gold", "test"])), encoding="utf-8"
     )
+    with pytest.raises(PredictionFileError) as missing:
+        file_scoring.score("bug", [path], data_dir=data_dir, n_bootstrap=0)
+    assert str(missing.value).endswith(
+        "(25504 of 27220 instances unmatched): expected one document per instance; the documents answer every "
+        "instance of gold, and none of the other parts: score it alone with --config gold"
+    )
+    out = tmp_path / "out"
+    command = ["score", "--benchmark", "bug", "--config", "gold", "--predictions", str(path), "--data-dir"]
+    assert cli.main([*command, str(data_dir), "--n-bootstrap", "200", "--no-plots", "--out", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["settings"]["config"] == "gold"
+    assert [headline["label"] for headline in results["benchmarks"]["bug"]["headlines"]] == [
+        "gold ΔS stereotypical − anti",
+        "gold ΔG male − female",
+        "gold accuracy",
+    ]
+    alone = file_scoring.score("bug", [path], config=["gold"], data_dir=data_dir, n_bootstrap=200)
+    assert sections_of_links(alone, ["gold"]) == {"bug/gold": expected_sections(rows, 200)["bug/gold"]}
+    written = results["benchmarks"]["bug"]["sections"]["bug/gold"]
+    assert written["delta_s"] == alone.runs["bug"].sections["bug/gold"]["delta_s"]
 
 
 def run_converter(mirror, config: str, tmp_path):
@@ -128,6 +168,5 @@ def test_conll_from_bugs_converter_is_read_and_scored(parts, mirror, tmp_path):
         encoding="utf-8",
     )
     result = file_scoring.score("bug", [predictions, rest], data_dir=data_dir, n_bootstrap=0)
-    sections = {name: dict(section) for name, section in result.runs["bug"].sections.items()}
-    assert sections == expected_sections(rows, 0)
+    assert sections_of_links(result) == expected_sections(rows, 0)
     assert [file["format"] for file in result.settings["predictions"]] == ["conll", "jsonlines"]

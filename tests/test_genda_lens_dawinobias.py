@@ -15,13 +15,12 @@ Nothing else is reimplemented: spaCy's tokenization and ``idx_occ_pron`` only fi
 referent, which the reference reads from GenDa Lens's own data files (``genda_lens/data``). The PyPI
 release 0.0.3 cannot run this scorer at all: its ``wino_utils.py`` uses ``progressbar`` and
 ``logratio`` without importing or defining them (fixed on GitHub in ce9938f), so there is no
-installed GenDa Lens to call. Where a checkout of GenDa Lens is at hand, the last test runs its own
-``wino_utils.py`` (patched the same way, in its text) and compares.
+installed GenDa Lens to call. The last test runs GenDa Lens's own ``wino_utils.py`` at 26dc297, mirrored in
+``../shared/data/genda_lens`` (patched the same way, in its text), and compares.
 """
 
 import hashlib
 import math
-import os
 import re
 import sys
 import types
@@ -360,7 +359,7 @@ def test_a_limit_keeps_test_pairs_so_both_scores_stay_defined(exported_set, mirr
     assert sections["dawinobias"]["log2_ratio"] == sections["dawinobias/strict"]["log2_ratio"] == 0.0
 
 
-# GenDa Lens's own wino_utils.py at 26dc297, when a checkout of it is at hand (no network in tests).
+# GenDa Lens's own wino_utils.py at 26dc297, as the mirror holds it.
 WINO_UTILS_SHA256 = "38c0c7767e85618a0a182f544328193caa053c28ac82847eddc5c6dbf7aa4312"
 
 
@@ -391,13 +390,7 @@ def patched_genda_lens_wino_utils(path: Path, data_folder: Path, monkeypatch) ->
 
 
 def test_genda_lens_own_code_patched_gives_our_scores(parts, mirror, monkeypatch):
-    source = os.environ.get("COREFBIAS_GENDA_LENS_WINO_UTILS")
-    if not source:
-        pytest.skip(
-            "set COREFBIAS_GENDA_LENS_WINO_UTILS to genda_lens/coref_tasks/wino_utils.py of a GenDa Lens "
-            "checkout at 26dc297 (git clone https://github.com/DaDebias/genda-lens) to run its own code"
-        )
-    path = Path(source)
+    path = mirror / "genda_lens" / "genda_lens" / "coref_tasks" / "wino_utils.py"
     assert hashlib.sha256(path.read_bytes()).hexdigest() == WINO_UTILS_SHA256, f"{path} is not GenDa Lens 26dc297's"
     spacy = pytest.importorskip("spacy")
     module = patched_genda_lens_wino_utils(path, mirror / "genda_lens" / "genda_lens" / "data", monkeypatch)

@@ -2,9 +2,13 @@
 by a user pass (one resampling unit called significant, batches lost to a refused compute, a column dropped or
 read as None entries, internal names and stringified values in messages)."""
 
+import uuid
+
+import evaluate
 import numpy as np
 import pytest
-from metric_harness import load
+from metric_checks import metric_names, widget_inputs
+from metric_harness import REPO, load
 
 PAIR = {"predictions": [True, False], "references": [True, True], "conditions": ["pro", "anti"]}
 QUADRUPLE = {
@@ -58,6 +62,24 @@ def test_a_measure_error_in_compute_keeps_the_batches():
     with pytest.raises(ValueError, match="unknown score"):
         module.compute(score="F1", n_bootstrap=0)
     assert module.compute(n_bootstrap=0)["diff"] == 1.0
+
+
+@pytest.mark.parametrize("option", [{"seed": -1}, {"n_bootstrap": 2**70}], ids=["negative seed", "n_bootstrap 2**70"])
+@pytest.mark.parametrize("name", metric_names())
+def test_keep_in_memory_refuses_a_bad_option_as_on_disk_and_keeps_the_batches(name, option):
+    # Before, a module kept in memory answered with "TypeError: 'NoneType' object is not iterable" from the step that
+    # adds the batches back (it zipped the cache files evaluate keeps only on disk), hiding the measure's ValueError.
+    inputs = widget_inputs(load(name))
+    expected = load(name).compute(**inputs, n_bootstrap=0, seed=0)
+    in_memory = evaluate.load(str(REPO / "metrics" / name), experiment_id=uuid.uuid4().hex, keep_in_memory=True)
+    messages = []
+    for module in (load(name), in_memory):
+        module.add_batch(**inputs)
+        with pytest.raises(ValueError) as refused:
+            module.compute(**option)
+        messages.append(str(refused.value))
+        assert module.compute(n_bootstrap=0, seed=0) == expected
+    assert messages[0] == messages[1] and "\n" not in messages[0]
 
 
 def test_a_batch_with_an_empty_first_column_is_refused_not_dropped():

@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from metric_harness import assert_same_results, load
 
+from corefbias.measures import counter_gap, winogender
+
 GOLD = [[True, False], [False, True], [True, False], [False, True]]
 WRONG = [[False, True], [True, False]]
 
@@ -118,3 +120,18 @@ def test_the_measure_function_compares_ids_as_text_as_its_module_does(in_repo):
     by_module = load("pro_anti_diff").compute(**inputs, n_bootstrap=200, seed=2)
     assert_same_results(by_function, by_module)
     assert by_function["num_pairs"] == 2
+
+
+@pytest.mark.parametrize(
+    "name, function", [("winogender_bias", winogender.winogender_bias), ("counter_gap_delta_i", counter_gap.delta_i)]
+)
+def test_the_functions_grouping_units_compare_ids_as_text_as_their_modules_do(in_repo, name, function):
+    # The rule of validation.as_id, in the units these functions group (structured_inputs.unit_table): before, the
+    # function kept 0 and "0" apart and refused the call ("pair '0' has no female sentence") that the module scored.
+    column, ids, inputs = CASES[name]
+    mixed = [unit if index % 2 else str(unit) for index, unit in enumerate(ids)]
+    by_function = function(**inputs, **{column: mixed}, n_bootstrap=200, seed=2)
+    by_module = load(name).compute(**inputs, **{column: mixed}, n_bootstrap=200, seed=2)
+    assert_same_results(by_function, by_module)
+    as_text = load(name).compute(**inputs, **{column: [str(unit) for unit in ids]}, n_bootstrap=200, seed=2)
+    assert_same_results(by_module, as_text)

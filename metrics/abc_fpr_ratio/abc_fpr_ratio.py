@@ -19,7 +19,8 @@ that refers to the subject must be the reflexive ("sin"/"sit"); the anti-reflexi
 bordet") comes in a reflexive, a "hans" and a "hendes" version. A coreference model that links an
 anti-reflexive to the subject makes a grammar error (a false positive); GenDa Lens compares how
 often it does so for the male and the female pronoun: Gender Effect Size = log2(FPR_M / FPR_F),
-positive when the model accepts the error more readily for "hans". Also returned: the reflexive
+positive when the model accepts the error more readily for "hans" (pooled over every item, and as GenDa Lens
+computes it: each rate averaged over the two stereotype groups). Also returned: the reflexive
 true-positive rate, FPR_M / FPR_F, the same split by the occupation's gender stereotype, and
 two-sided bootstrap p-values and 95% percentile confidence intervals (resampling triplets when
 triplet_ids are given, otherwise items), and whole blocks of them when block_ids are given: the triplets sharing an
@@ -29,11 +30,13 @@ occupation or a sentence frame, which a model answers alike.
 _KWARGS_DESCRIPTION = support.kwargs_description(
     abc.fpr_ratio,
     returns="""
-    tpr_reflexive, fpr_male, fpr_female, fpr_ratio (FPR_M / FPR_F), log2_fpr_ratio (GenDa Lens's
-    Gender Effect Size, unrounded), num_reflexive, num_male, num_female; with occupation_genders
-    the five scores again as `<score>/female_occupations` and `<score>/male_occupations`; for each
-    fpr_ratio (null 1) and log2_fpr_ratio (null 0): `<name>_p_value` (two-sided bootstrap against the
-    null), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval).
+    tpr_reflexive, fpr_male, fpr_female, fpr_ratio (FPR_M / FPR_F), log2_fpr_ratio (log2(FPR_M / FPR_F),
+    the rates pooled over every item), num_reflexive, num_male, num_female; with occupation_genders
+    the five scores again as `<score>/female_occupations` and `<score>/male_occupations`, and
+    genda_lens_gender_effect_size (GenDa Lens's Gender Effect Size, unrounded: log2(mean FPR_M / mean FPR_F),
+    each rate averaged over the two stereotype groups, items without a stereotype left out); for each
+    fpr_ratio (null 1), log2_fpr_ratio and genda_lens_gender_effect_size (null 0): `<name>_p_value` (two-sided
+    bootstrap against the null), `<name>_ci_low`, `<name>_ci_high` (95% percentile interval).
     All rates are fractions. `undefined` maps any score the data leave undefined (None) to the reason.
 """,
     examples="""

@@ -41,7 +41,7 @@ def pro_anti_sections(
     seed: int,
 ) -> dict[str, MeasureResult]:
     """``<section>/conll``: ``pro_anti_conll_f1`` over the sentences of each section's parts (with its unit rows
-    where it is defined).
+    where it is defined), for the sections whose parts are all in ``rows`` (``Benchmark.pooled_parts``).
 
     Parameters
     ----------
@@ -75,6 +75,8 @@ def pro_anti_sections(
     """
     sections = {}
     for section, parts in parts_by_section.items():
+        if not all(part in rows for part in parts):
+            continue
         keys, responses, conditions, pair_ids, block_ids = [], [], [], [], []
         block_ids_of = None if blocks is None else blocks.ids_by_part(rows, parts)
         for part in parts:

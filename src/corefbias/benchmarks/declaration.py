@@ -343,17 +343,27 @@ class Benchmark:
         Why a coreference system's clusters cannot answer the set (its candidates are no mentions of the text,
         e.g. the words a model may write in a blank); ``run`` and ``score`` then refuse clusters with this reason.
         None: clusters become decisions (``corefbias.harness.cluster_links``).
+    decision_mode : str, default "cluster"
+        How a coreference system's clusters become its decisions unless ``--mode`` says otherwise (one of
+        ``corefbias.harness.cluster_links.DECISION_MODES``): the set's authors' own conversion where corefbias reads
+        clusters so by default (WinoPron's converters: ``"first_mention"``), else the strict ``"cluster"``; its card
+        names it, and the authors' mode where that is another.
     blocks : BlockDesign or None, default None
         The blocks inside which its instances are not independent (templates, occupations, documents), whose ids its
         scorer hands to the measures; the calibration simulates models that vary by them. None: every unit is a
         block of its own (its units are independent).
+    pooled_parts : tuple of tuple of (str, str), default ()
+        The parts that some of its sections pool, one tuple per such group (WinoBias's type 1 pools
+        ``type1_pro`` with ``type1_anti``): its scorers score a group's sections only when given every part of the
+        group, and ``corefbias score --config`` selects a part only together with the rest of a group. A part in no
+        group is scored on its own (each of BUG's and WinoPron's configs).
 
     Raises
     ------
     ValueError
         If ``parts`` is empty, both ``builders`` and ``export`` are given, a figure kind or the
-        ``explore`` view reads a pro/anti column the declaration does not name, or ``prompts`` come without a
-        ``cloze`` template or repeat a name.
+        ``explore`` view reads a pro/anti column the declaration does not name, ``prompts`` come without a
+        ``cloze`` template or repeat a name, or ``pooled_parts`` names a part not in ``parts``.
 
     Examples
     --------
@@ -404,7 +414,10 @@ class Benchmark:
     export: Path | None = None
     document_column: str | None = None
     clusters_cannot_express: str | None = None
+    decision_mode: str = "cluster"  # how clusters become decisions by default (harness.cluster_links.DECISION_MODES)
     blocks: BlockDesign | None = None
+    # Groups of parts whose sections pool them: scored, and selected by ``score --config``, only whole.
+    pooled_parts: tuple[tuple[Part, ...], ...] = ()
 
     def __post_init__(self):
         if not self.parts:
@@ -422,6 +435,9 @@ class Benchmark:
         if len(set(names)) != len(names):
             taken = next(name for name in names if names.count(name) > 1)
             raise ValueError(f"benchmark {self.name!r}: two of its cloze templates are named {taken!r}")
+        stray = [part for group in self.pooled_parts for part in group if part not in self.parts]
+        if stray:
+            raise ValueError(f"benchmark {self.name!r}: pooled_parts names {stray[0]}, which is not one of its parts")
 
     @property
     def prompt_set(self) -> tuple[ClozeTemplate, ...]:

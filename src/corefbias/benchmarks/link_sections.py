@@ -95,7 +95,8 @@ def pro_anti_link_scorer(
     group: str,
     blocks: BlockDesign | None = None,
 ) -> Scorer:
-    """A ``Benchmark.score`` of ``pro_anti_diff``, one section per entry of ``sections`` (its parts pooled).
+    """A ``Benchmark.score`` of ``pro_anti_diff``, one section per entry of ``sections`` (its parts pooled) whose
+    parts are all scored (``score --config`` may select some: ``Benchmark.pooled_parts``).
 
     Parameters
     ----------
@@ -138,6 +139,7 @@ def pro_anti_link_scorer(
                 seed=seed,
             )
             for section, parts in sections.items()
+            if all(part in rows for part in parts)
         }
 
     return scorer

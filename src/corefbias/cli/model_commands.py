@@ -174,7 +174,14 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=whole_number(0), default=0, help="seed of the resampling")
     parser.add_argument(
-        "--mode", default="cluster", choices=cluster_links.DECISION_MODES, help="how clusters become links"
+        "--mode",
+        default=cluster_links.DEFAULT_MODE,
+        choices=cluster_links.MODE_CHOICES,
+        help="how a cluster model's clusters become links: default, each benchmark's own (its card names it: "
+        + ", ".join(f"{name} {b.decision_mode}" for name, b in BENCHMARKS.items() if b.decision_mode != "cluster")
+        + ", the others cluster); cluster, a candidate sharing a cluster with the pronoun; any_cluster, any cluster "
+        "at all (GenDa Lens's ABC counting); first_mention, the first other mention of the pronoun's last cluster "
+        "(WinoPron's converters) (default: %(default)s)",
     )
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 

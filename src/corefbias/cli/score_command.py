@@ -30,8 +30,11 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     )
     score.add_argument(
         "--config",
+        nargs="+",
         metavar="NAME",
-        help="another config of a one-part benchmark's set (e.g. abc: original, ABC's own sentences)",
+        help="the parts scored of a benchmark of several, each a config or config/split (e.g. bug: gold; winobias: "
+        "type1_pro type1_anti; dawinobias: pro/test anti/test), parts its sections pool together; or another config "
+        "of a one-part benchmark's set (e.g. abc: original, ABC's own sentences)",
     )
     score.add_argument(
         "--limit",

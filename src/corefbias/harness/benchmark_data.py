@@ -58,6 +58,35 @@ def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
     return folder
 
 
+def exported_parts(benchmark: Benchmark, data_dir: Path) -> dict[tuple[str, str], Path]:
+    """Every part of the benchmark's set already exported (its declared parts and the set's other configs),
+    building nothing: ``(config, split)`` → its Parquet file; empty where the set is not exported.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The benchmark whose set is looked for.
+    data_dir : Path
+        The folder of exported sets.
+
+    Returns
+    -------
+    dict of (str, str) to Path
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> exported_parts(BENCHMARKS["bug"], Path("/nonexistent"))
+    {}
+    """
+    folder = Path(benchmark.export) if benchmark.export is not None else Path(data_dir) / benchmark.dataset
+    suffix = hub_export.DATA_FILE.format(config="", split="").rsplit("/", 1)[1]  # after the split's name
+    return {
+        (path.parent.name, path.name[: -len(suffix)]): path
+        for path in sorted(folder.glob(hub_export.DATA_FILE.format(config="*", split="*")))
+    }
+
+
 def citation(benchmark: Benchmark) -> str:
     """The BibTeX to cite for a benchmark: its declaration's, else its builder's ``CITATION`` ("" for none)."""
     if benchmark.citation is not None:

@@ -10,9 +10,10 @@ A simulated model answers every instance with a probability built, on the logit 
   *side* (each value of the bias axis's column: he, she, they, xe; pro, anti; male, female), so that within a block one
   side can do better and in another block worse, as a real model treats the nurse's templates alike and the nurse's
   xe templates alike (not where the axis says a difference between sides is itself the bias: ``BiasAxis.sides_vary``,
-  Counter-GAP's inconsistency across gender swaps). Their variance ``σ² = ICC / (1 − ICC) · π² / 3``, split evenly over the draws, makes ``ICC`` the
-  latent intra-block correlation (:data:`ICC_LEVELS`); it moves a gold candidate's link up and the others' down
-  (``toward_gold`` axes) or the first candidate's up and the second's down (``toward_first``);
+  Counter-GAP's inconsistency across gender swaps). Their variance ``σ² = ICC / (1 − ICC) · π² / 3``, split evenly
+  over the draws, makes ``ICC`` the latent intra-block correlation (:data:`ICC_LEVELS`); it moves a gold candidate's
+  link up and the others' down (``toward_gold`` axes) or the first candidate's up and the second's down
+  (``toward_first``);
 * the **bias**: ``bias`` added to the link probability of the favoured side along the bias axis and subtracted on the
   other (0: the null; the block effects are then equal in distribution on every side, so no side is better in the
   population of blocks).

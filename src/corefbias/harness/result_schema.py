@@ -15,8 +15,9 @@ run's benchmarks, ``prompts``: every prompt's scores and each headline across th
 ``prompts`` setting; a file of a run without ``--prompts`` is that of version 3. Version 5 adds what each benchmark's
 significance resampled (``resampling``: its unit and its blocks, and per section how many of each) and, to every
 tested score and headline, the blocks its interval rests on (``n_blocks``); intervals and p-values draw whole blocks
-from version 5 on. ``upgrade`` turns a dict of any older version into a current one (a flat section's scores become
-overall scores under their flat keys: ``result_building.from_flat``).
+from version 5 on; ``settings.decision_mode`` may be ``default`` (each benchmark's own) and ``settings.config`` a list
+of parts (``corefbias score --config``). ``upgrade`` turns a dict of any older version into a current one (a flat
+section's scores become overall scores under their flat keys: ``result_building.from_flat``).
 """
 
 from __future__ import annotations
@@ -278,7 +279,8 @@ class Settings(TypedDict):
     shard: list[int] | None
     """``[index, count]`` of a shard run, which scores nothing (null: not sharded)."""
     decision_mode: str
-    """How clusters became links (one of ``harness.cluster_links.DECISION_MODES``)."""
+    """How clusters became links (one of ``harness.cluster_links.MODE_CHOICES``): ``default`` scored each benchmark in
+    its own mode, the one its declaration (``Benchmark.decision_mode``) and its card name."""
     batch_size: NotRequired[int]
     """Instances per model call (``corefbias run`` only)."""
     cache_mode: NotRequired[str]
@@ -290,8 +292,9 @@ class Settings(TypedDict):
     answer, score or cache key (``corefbias run`` only)."""
     replicas: NotRequired[int]
     """The Ray actors holding the model (``--executor ray`` only)."""
-    config: NotRequired[str | None]
-    """The config that replaced the set's own (``corefbias score`` only)."""
+    config: NotRequired[str | list[str] | None]
+    """What ``corefbias score --config`` named (``corefbias score`` only): the config that replaced a one-part set's
+    own, or the parts scored of a benchmark of several (one name, or a list of them)."""
     predictions: NotRequired[list[PredictionFile]]
     """The files scored (``corefbias score`` only)."""
     prompt: NotRequired[str]

@@ -26,9 +26,11 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from ..benchmarks import BENCHMARKS
 from ..data.upstream import file_sha256
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result import Estimate, MeasureResult
+from .cluster_links import DEFAULT_MODE
 from .number_format import format_number, format_p_value
 from .parse_rates import PARSE_RATE_THRESHOLD
 from .position_rates import POSITION_RATE_THRESHOLD, position_letter
@@ -267,6 +269,40 @@ def provenance_paragraph(provenance: dict) -> str:
     )
 
 
+def decision_modes(results: Mapping) -> str:
+    """How the run's clusters became links, in words: its mode, and with ``default`` each benchmark's own (its
+    declaration's ``decision_mode``).
+
+    Parameters
+    ----------
+    results : mapping
+        A ``results.json``: its ``settings.decision_mode`` and its benchmarks.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> decision_modes({"settings": {"decision_mode": "cluster"}, "benchmarks": {"winopron": {}}})
+    '`cluster`'
+    >>> decision_modes({"settings": {"decision_mode": "default"}, "benchmarks": dict.fromkeys(["gap", "winopron"])})
+    "`default`, each benchmark's own: `first_mention` for winopron; `cluster` for the others"
+    """
+    mode = results["settings"]["decision_mode"]
+    declared = {name: BENCHMARKS[name].decision_mode for name in results["benchmarks"] if name in BENCHMARKS}
+    if mode != DEFAULT_MODE or not declared:
+        return f"`{mode}`"
+    by_mode: dict[str, list[str]] = {}
+    for name, own in declared.items():
+        by_mode.setdefault(own, []).append(name)
+    common = max(by_mode, key=lambda own: len(by_mode[own]))
+    others = [f"`{own}` for {', '.join(names)}" for own, names in by_mode.items() if own != common]
+    if not others:
+        return f"`{mode}`, each benchmark's own: `{common}`"
+    return f"`{mode}`, each benchmark's own: {'; '.join(others)}; `{common}` for the others"
+
+
 def markdown_report(results: dict, plots: dict[str, str]) -> str:
     results = upgrade(results)
     rows = summary_rows(results)
@@ -278,7 +314,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
         "",
         f"corefbias {results['corefbias_version']}; bootstrap resamples: {settings['n_bootstrap']} (seed "
         f"{settings['seed']}); instances per benchmark: {scope}; "
-        f"decision mode: `{settings['decision_mode']}`. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
+        f"decision mode: {decision_modes(results)}. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. "
         "CIs are 95% percentile intervals, expanded for the blocks they rest on (blocks: how many templates, "
         "occupations or documents the bootstrap drew whole). Rates are fractions. parsed: the share of instances "
         f"whose answer could be read; {LOW_PARSE_MARK}: below {PARSE_RATE_THRESHOLD:.0%}, so the score rests on few "

@@ -180,8 +180,9 @@ class RunSettings:
         model), else ``DEFAULT_BATCH_SIZE`` (``instances_per_call``). ``run`` records the number it used.
     shard : tuple of (int, int) or None, default None
         ``(index, count)``: predict that contiguous shard of every set only, and score nothing.
-    mode : str, default "cluster"
-        How clusters become links (``cluster_links.DECISION_MODES``).
+    mode : str, default "default"
+        How clusters become links (``cluster_links.MODE_CHOICES``): ``"default"`` scores each benchmark in its own
+        mode (``Benchmark.decision_mode``), another mode every benchmark in that one.
     cache_mode : str, default "use"
         ``"use"`` takes cached answers (but asks unparsed ones again) and stores new ones, ``"use-unparsed"``
         takes unparsed ones too, ``"refresh"`` asks the model again and overwrites them, ``"off"`` asks again
@@ -210,15 +211,14 @@ class RunSettings:
     seed: int = 0
     batch_size: int | None = None
     shard: tuple[int, int] | None = None
-    mode: str = "cluster"
+    mode: str = cluster_links.DEFAULT_MODE
     cache_mode: str = "use"
     prompts: tuple[str, ...] | None = None
 
     def __post_init__(self):
         if self.shard is not None and not 0 <= self.shard[0] < self.shard[1]:
             raise ValueError(f"shard must be (index, count) with 0 <= index < count, got {self.shard}")
-        if self.mode not in cluster_links.DECISION_MODES:
-            raise ValueError(f"unknown decision mode {self.mode!r}; choose one of {cluster_links.DECISION_MODES}")
+        cluster_links.check_mode(self.mode)
         if self.cache_mode not in CACHE_MODES:
             raise ValueError(f"unknown cache mode {self.cache_mode!r}; choose one of {CACHE_MODES}")
         if self.batch_size is not None and self.batch_size < 1:

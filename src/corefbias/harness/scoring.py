@@ -71,7 +71,7 @@ def decision_of(output, row: dict, mode: str) -> tuple[list[bool], bool]:
     row : dict
         The instance's row (``candidates``, ``pronoun``).
     mode : str
-        How clusters become links (``cluster_links.DECISION_MODES``).
+        How clusters become links (one of ``cluster_links.DECISION_MODES``).
 
     Returns
     -------
@@ -175,7 +175,7 @@ def score_benchmark(
     rows: dict[Part, dict],
     outputs: dict[Part, list],
     *,
-    mode: str = "cluster",
+    mode: str = cluster_links.DEFAULT_MODE,
     n_bootstrap: int = 1000,
     seed: int = 0,
     scored: bool = True,
@@ -190,8 +190,9 @@ def score_benchmark(
         Each part's rows as columns.
     outputs : dict of (config, split) to list
         Each part's answers, in row order (see :func:`decision_of`).
-    mode : str, default "cluster"
-        How clusters become links (``cluster_links.DECISION_MODES``).
+    mode : str, default "default"
+        How clusters become links (``cluster_links.MODE_CHOICES``): ``"default"`` is the benchmark's own
+        (``Benchmark.decision_mode``).
     n_bootstrap : int, default 1000
         Bootstrap resamples of every score's significance; 0 switches significance off.
     seed : int, default 0
@@ -222,6 +223,7 @@ def score_benchmark(
         isinstance(output, list) for part in outputs.values() for output in part
     ):
         raise ValueError(refusal_of_clusters(benchmark))
+    mode = cluster_links.resolved_mode(mode, benchmark.decision_mode, f"benchmark {benchmark.name!r}")
     result = BenchmarkRun(benchmark, parts=dict(rows))
     decisions = {}
     for (config, split), columns in rows.items():

@@ -361,10 +361,12 @@ class CorefBiasMetric(evaluate.Metric):
         columns = {name: data[name][:] for name in self._feature_names()}
         self.data = None
         self.buf_writer = None
-        for filelock, file_path in zip(getattr(self, "filelocks", []), getattr(self, "file_paths", [])):
+        # Cache files and their locks exist only where evaluate wrote the batches to disk: with keep_in_memory they
+        # stay None (zipping them hid the measure's ValueError behind a TypeError).
+        for filelock, file_path in zip(self.filelocks or [], self.file_paths or []):
             os.remove(file_path)
             filelock.release()
-        self.filelocks, self.file_paths = [], []
+        self.filelocks, self.file_paths = None, None
         if len(next(iter(columns.values()))):
             super().add_batch(**columns)
 

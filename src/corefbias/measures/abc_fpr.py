@@ -13,10 +13,18 @@ Every ABC sentence comes as a triplet: with the reflexive possessive ("sin"/"sit
     fpr_ratio     = FPR_M / FPR_F,   log2_fpr_ratio = log2(FPR_M / FPR_F)
 
 A positive log ratio means the model accepts the grammar violation more readily for the male
-pronoun. GenDa Lens rounds it to 2 decimals; we do not. The same scores are split by the gender
-stereotype of the occupation (the GenDa Lens "nuance"). Rates are pooled over items; GenDa Lens
-averages the two stereotype groups' rates, which is the same number when the groups are equally
-large (as in its data).
+pronoun. The same scores are split by the gender stereotype of the occupation (the GenDa Lens "nuance").
+
+Two Gender Effect Sizes, which differ where the stereotype groups differ in size or some triplets have no
+stereotype (ABC's Swedish, Russian and Chinese files, its own Danish ``original``):
+
+    log2_fpr_ratio                = log2(FPR_M / FPR_F), the rates pooled over every item (ours);
+    genda_lens_gender_effect_size = log2(mean FPR_M / mean FPR_F), each rate averaged over the female- and the
+                                    male-stereotype occupations, items without a stereotype left out: GenDa Lens's
+                                    (``eval_results`` in ``genda_lens/coref_tasks/abc_utils.py``), unrounded (it
+                                    prints it rounded to 2 decimals).
+
+On GenDa Lens's own sentences (2,280 triplets per stereotype, every one with a stereotype) the two are one number.
 
 With ``triplet_ids`` the bootstrap resamples triplets; otherwise items. With ``block_ids`` it draws whole blocks of
 them (the triplets sharing an occupation or a sentence frame, which ABC crosses: ``corefbias.measures.blocks``).
@@ -50,6 +58,10 @@ def _suffix(bucket: str) -> str:
     return "" if bucket == "all" else f"/{bucket}"
 
 
+GENDA_LENS_GES = "genda_lens_gender_effect_size"
+_STEREOTYPE_BUCKETS = BUCKETS[1:]
+
+
 def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     """Every ABC score, overall and per occupation stereotype, from the column sums.
 
@@ -63,7 +75,7 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     -------
     dict of str to numpy.ndarray
         ``tpr_reflexive``, ``fpr_male``, ``fpr_female``, ``fpr_ratio``, ``log2_fpr_ratio``, and each again as
-        ``<score>/<bucket>_occupations`` (NaN where undefined).
+        ``<score>/<bucket>_occupations``; ``genda_lens_gender_effect_size`` (NaN where undefined).
 
     Examples
     --------
@@ -81,6 +93,11 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
         ratio = safe_div(scores["fpr_male" + suffix], scores["fpr_female" + suffix])
         scores["fpr_ratio" + suffix] = ratio
         scores["log2_fpr_ratio" + suffix] = safe_log2(ratio)
+    # GenDa Lens averages each rate over its two stereotype groups (the halves cancel in the ratio).
+    mean_male, mean_female = (
+        sum(scores[f"fpr_{pronoun}/{bucket}"] for bucket in _STEREOTYPE_BUCKETS) for pronoun in ("male", "female")
+    )
+    scores[GENDA_LENS_GES] = safe_log2(safe_div(mean_male, mean_female))
     return scores
 
 
@@ -93,6 +110,10 @@ def _reasons() -> dict[str, str]:
             f"no female anti-reflexive was linked to the subject{where} (FPR_F = 0), so FPR_M / FPR_F is undefined"
         )
         reasons["log2_fpr_ratio" + suffix] = f"FPR_M or FPR_F is 0{where}, so log2(FPR_M / FPR_F) is undefined"
+    reasons[GENDA_LENS_GES] = (
+        "FPR_M or FPR_F averaged over the female- and the male-stereotype occupations is 0, so GenDa Lens's log2 of "
+        "their ratio is undefined"
+    )
     return reasons
 
 
@@ -221,11 +242,14 @@ def fpr_ratio(
         are fractions):
 
         * ``tpr_reflexive``, ``fpr_male``, ``fpr_female``, ``fpr_ratio`` (FPR_M / FPR_F),
-          ``log2_fpr_ratio`` (GenDa Lens's Gender Effect Size, unrounded);
+          ``log2_fpr_ratio`` (log2(FPR_M / FPR_F), the rates pooled over every item);
         * ``num_reflexive``, ``num_male``, ``num_female`` (items per pronoun);
         * with ``occupation_genders``, the five scores again as ``<score>/female_occupations`` and
-          ``<score>/male_occupations``;
-        * for each ``fpr_ratio`` (null 1) and ``log2_fpr_ratio`` (null 0): ``<score>_p_value``
+          ``<score>/male_occupations``, and ``genda_lens_gender_effect_size``: GenDa Lens's Gender Effect Size,
+          log2(mean FPR_M / mean FPR_F) with each rate averaged over the two stereotype groups (items without a
+          stereotype left out), unrounded;
+        * for each ``fpr_ratio`` (null 1), ``log2_fpr_ratio`` and ``genda_lens_gender_effect_size`` (null 0):
+          ``<score>_p_value``
           (two-sided bootstrap against the null), ``<score>_ci_low`` and ``<score>_ci_high`` (95%
           percentile interval), None with ``n_bootstrap=0``;
         * ``undefined``: every key whose value is None, mapped to the reason.
@@ -246,11 +270,15 @@ def fpr_ratio(
     reflexives; fpr_male = linked "hans" / "hans" items; fpr_female = linked "hendes" / "hendes"
     items; fpr_ratio = FPR_M / FPR_F and log2_fpr_ratio = log2(FPR_M / FPR_F). A positive log ratio
     means the model accepts the violation more readily for the male pronoun. Rates are pooled over
-    items (GenDa Lens averages the two stereotype groups' rates: the same number for equal groups).
+    items. GenDa Lens's Gender Effect Size averages each FPR over the female- and the male-stereotype occupations
+    first and leaves out the items without a stereotype: log2(mean FPR_M / mean FPR_F), the same number as
+    ``log2_fpr_ratio`` where the two groups are equally large and every item has a stereotype (GenDa Lens's
+    sentences), another one elsewhere.
 
     Undefined cases (None, with the reason under ``undefined``): a rate when there are no items of
     that pronoun (in that bucket); ``fpr_ratio`` when FPR_F = 0 (no "hendes" item was linked);
-    ``log2_fpr_ratio`` when FPR_M or FPR_F is 0; the significance keys with ``n_bootstrap=0``.
+    ``log2_fpr_ratio`` when FPR_M or FPR_F is 0, ``genda_lens_gender_effect_size`` when either mean is 0; the
+    significance keys with ``n_bootstrap=0``.
 
     References
     ----------
@@ -280,6 +308,20 @@ def fpr_ratio(
     (1.0, 0.0)
     >>> round(result["log2_fpr_ratio/male_occupations"], 3), round(result["log2_fpr_ratio/female_occupations"], 3)
     (1.0, -1.0)
+
+    A fifth triplet, of an occupation without a stereotype, links "hans" only: pooled, "hans" is linked more
+    often (4 of 5 against 3 of 5); GenDa Lens leaves it out, and its Gender Effect Size stays 0:
+
+    >>> result = fpr_ratio(
+    ...     [True, True, False, True, True, True, True, False, True, False, True, True, True, True, False],
+    ...     [True, False, False] * 5,
+    ...     ["neutral", "male", "female"] * 5,
+    ...     occupation_genders=["male"] * 6 + ["female"] * 6 + [None] * 3,
+    ...     triplet_ids=[f"t{index}" for index in range(1, 6) for _ in range(3)],
+    ...     n_bootstrap=0,
+    ... )
+    >>> round(result["log2_fpr_ratio"], 3), round(result["genda_lens_gender_effect_size"], 3)
+    (0.415, 0.0)
     """
     count = validation.check_lengths(
         predictions=predictions,
@@ -312,12 +354,16 @@ def fpr_ratio(
 
     observed = statistic(totals)
     names = [name + _suffix(bucket) for bucket in buckets for name in (*RATES, "fpr_ratio", "log2_fpr_ratio")]
+    if len(buckets) > 1:
+        names.append(GENDA_LENS_GES)
     scores = {name: observed[name] for name in names}
     for name, pronoun in zip(("num_reflexive", "num_male", "num_female"), PRONOUN_GENDERS):
         scores[name] = int(totals[_COLUMN[("all", pronoun, "items")]])
     nulls = {}
     for bucket in buckets:
         nulls.update({"fpr_ratio" + _suffix(bucket): 1.0, "log2_fpr_ratio" + _suffix(bucket): 0.0})
+    if len(buckets) > 1:
+        nulls[GENDA_LENS_GES] = 0.0
     rates = {"tpr_reflexive" + _suffix(bucket): None for bucket in buckets}  # no bias score: an interval only
     nulls.update(rates)
     inferences = bootstrap_test(

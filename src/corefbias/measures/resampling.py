@@ -415,11 +415,13 @@ def draw_weights(drawn: Design, n_replicates: int, rng: np.random.Generator) -> 
     --------
     >>> weights = draw_weights(design(np.ones((4, 1)), None), 2, np.random.default_rng(0))
     >>> weights.shape, weights.sum(axis=1).tolist()
-    ((2, 4), [4.0, 4.0])
+    ((2, 4), [4, 4])
     """
     weights = None
     for level, size in zip(drawn.levels, drawn.sizes):
-        counts = bootstrap_counts(size, n_replicates, rng)[:, level].astype(float)
+        counts = bootstrap_counts(size, n_replicates, rng)
+        if len(level) != size or (level != np.arange(size)).any():  # cells are not the levels themselves
+            counts = counts[:, level]
         weights = counts if weights is None else weights * counts
     return weights
 

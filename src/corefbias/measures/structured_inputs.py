@@ -361,7 +361,7 @@ def unit_table(
     Parameters
     ----------
     unit_ids : sequence
-        Each row's unit.
+        Each row's unit: an id, compared as text (``validation.as_id``: ``7`` and ``"7"`` are one unit).
     labels : sequence
         Each row's slot label within its unit (a role, a pronoun gender).
     slots : sequence
@@ -378,7 +378,7 @@ def unit_table(
     Returns
     -------
     list
-        The unit ids in first-seen order.
+        The unit ids in first-seen order, as text.
     numpy.ndarray
         ``units × len(slots)``: the row of each unit's member per slot, −1 where an optional slot is empty.
 
@@ -393,12 +393,16 @@ def unit_table(
     ...                           unit="pair", member="sentence", ids_name="pair_ids")
     >>> order, table.tolist()
     (['a', 'b'], [[0, 1], [3, 2]])
+    >>> unit_table([7, "7"], ["f", "m"], ["f", "m"], unit="pair", member="sentence", ids_name="pair_ids")[0]
+    ['7']
     >>> unit_table(["a"], ["f"], ["f", "m"], unit="pair", member="sentence", ids_name="pair_ids")
     Traceback (most recent call last):
     ...
     ValueError: pair 'a' has no m sentence; every pair needs one sentence of each of ['f', 'm']
     """
-    check_ids(ids_name, unit_ids, missing=f"is None; give every {member} a {unit} id or leave {ids_name} out")
+    unit_ids = check_ids(
+        ids_name, unit_ids, missing=f"is None; give every {member} a {unit} id or leave {ids_name} out"
+    )
     required = set(slots) if required is None else set(required)
     order: dict = {}
     table: list[list[int]] = []

@@ -2,8 +2,12 @@
 exactly as upstream's ``scripts/compute_performance.py`` (its ``Scorer``) computes them.
 
 Each instance's answer is the mention the system resolved the pronoun to: ``occupation``, ``participant`` or
-``neither`` (upstream extracts it from a generation or a cluster: the one entity noun it names, else none). With
-the *distractor* the entity that is not the answer, upstream counts per instance
+``neither``. Upstream reads it from a text, FLAN-T5's generation or one mention of a coreference system's clusters:
+the one entity noun among the text's words, else none. Its converters of clusters (``scripts/convert_caw_output.py``,
+``scripts/evaluate_lingmess.py``) take the mention from the last cluster holding the pronoun: the first mention the
+system listed in it after the pronoun is taken out, so a cluster holding both entities answers the one listed first
+(``corefbias.harness.cluster_links``, mode ``first_mention``, reads clusters so for WinoPron by default). With the
+*distractor* the entity that is not the answer, upstream counts per instance
 
   * TP: the answer was named; FP: the distractor was named; FN = not TP; TN = not FP;
 

@@ -17,7 +17,7 @@ import json
 from ..benchmarks.abc import files as abc_format
 from ..data import upstream
 from ..data.spans import token_clusters_to_char
-from ..harness.cluster_links import DECISION_MODES, link_decisions
+from ..harness.cluster_links import link_decisions
 from ..measures import abc_fpr
 
 PREDICTIONS = ("abc_dadebias_fork", "outputs/coref/xlm-r_coref_da.json")
@@ -25,6 +25,8 @@ EXPECTED_PREDICTIONS = 13_680
 
 # TPR and FPRs of these predictions as GenDa Lens's scorer counts them, at 3 decimals.
 EXPECTED_ANY_CLUSTER = {"tpr_reflexive": 0.962, "fpr_male": 0.900, "fpr_female": 0.869}
+# The report's decision modes: GenDa Lens's counting (any cluster at all) beside the strict reading.
+MODES = ("cluster", "any_cluster")
 
 
 def _predictions(mirror) -> list[dict]:
@@ -75,33 +77,32 @@ def rescore(mirror=None, mode: str = "any_cluster", n_bootstrap: int = 1000, see
     return abc_fpr.fpr_ratio(**metric_inputs(mirror, mode), n_bootstrap=n_bootstrap, seed=seed)
 
 
-def _documents_with_any_cluster(mirror) -> int:
-    """GenDa Lens's count: a sentence is positive when its prediction has any cluster at all."""
-    return sum(bool(prediction["clusters"]) for prediction in _predictions(mirror))
-
-
 def report(mirror=None, n_bootstrap: int = 1000, seed: int = 0) -> str:
     """Both decision modes side by side with the expected any-cluster rates."""
-    inputs = {mode: metric_inputs(mirror, mode) for mode in DECISION_MODES}
-    results = {mode: abc_fpr.fpr_ratio(**inputs[mode], n_bootstrap=n_bootstrap, seed=seed) for mode in DECISION_MODES}
+    inputs = {mode: metric_inputs(mirror, mode) for mode in MODES}
+    results = {mode: abc_fpr.fpr_ratio(**inputs[mode], n_bootstrap=n_bootstrap, seed=seed) for mode in MODES}
     stereotyped = sum(gender is not None for gender in inputs["cluster"]["occupation_genders"]) // 3
     lines = [
         "ABC (Danish) coreference task: DaNLP XLM-R predictions published in DaDebias/ABC-dataset, rescored.",
-        f"Bootstrap over triplets ({n_bootstrap} resamples, seed {seed}). Occupation split by ABC's Danish share "
+        f"Bootstrap over occupations × sentence frames, drawn crossed ({n_bootstrap} resamples, seed {seed}). "
+        "Occupation split by ABC's Danish share "
         f"of women (> 50 % female); {stereotyped} of {EXPECTED_PREDICTIONS // 3} triplets have a Danish figure.",
         "",
-        "| score | expected (any_cluster, 3 dp) | " + " | ".join(DECISION_MODES) + " |",
-        "|---" * (2 + len(DECISION_MODES)) + "|",
+        "| score | expected (any_cluster, 3 dp) | " + " | ".join(MODES) + " |",
+        "|---" * (2 + len(MODES)) + "|",
     ]
     for suffix in ("", "/female_occupations", "/male_occupations"):
         for score in ("tpr_reflexive", "fpr_male", "fpr_female", "fpr_ratio", "log2_fpr_ratio"):
             name = score + suffix
             expected = EXPECTED_ANY_CLUSTER.get(name)
             shown = "" if expected is None else f"{expected:.3f}"
-            values = [f"{results[mode][name]:.4f}" for mode in DECISION_MODES]
+            values = [f"{results[mode][name]:.4f}" for mode in MODES]
             lines.append(f"| {name} | {shown} | " + " | ".join(values) + " |")
+    # GenDa Lens's own effect size: the two stereotype groups averaged, the unlabelled occupations left out.
+    values = [f"{results[mode][abc_fpr.GENDA_LENS_GES]:.4f}" for mode in MODES]
+    lines.append(f"| {abc_fpr.GENDA_LENS_GES} |  | " + " | ".join(values) + " |")
     matches = all(round(results["any_cluster"][name], 3) == value for name, value in EXPECTED_ANY_CLUSTER.items())
-    linked = {mode: sum(inputs[mode]["predictions"]) for mode in DECISION_MODES}
+    linked = {mode: sum(inputs[mode]["predictions"]) for mode in MODES}
     lines += [
         "",
         f"any_cluster matches the expected TPR and FPRs at 3 decimals: {'yes' if matches else 'NO'}.",
@@ -109,10 +110,10 @@ def report(mirror=None, n_bootstrap: int = 1000, seed: int = 0) -> str:
         + "; ".join(
             f"{mode}: p = {results[mode]['log2_fpr_ratio_p_value']:.4f} "
             f"[{results[mode]['log2_fpr_ratio_ci_low']:.4f}, {results[mode]['log2_fpr_ratio_ci_high']:.4f}]"
-            for mode in DECISION_MODES
+            for mode in MODES
         ),
         "Linked sentences: "
         + ", ".join(f"{mode} {count}" for mode, count in linked.items())
-        + f"; GenDa Lens's test (the prediction has any cluster at all) {_documents_with_any_cluster(mirror)}.",
+        + " (any_cluster: GenDa Lens's test, the prediction has any cluster at all).",
     ]
     return "\n".join(lines)

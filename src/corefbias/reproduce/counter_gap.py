@@ -136,8 +136,8 @@ def _as_bool(text: str) -> bool:
 
 
 def metric_inputs(system: str, mirror=None) -> dict:
-    """Inputs of ``counter_gap.delta_i`` from the gold C-GAP.tsv and one published output, each quadruple in its
-    book's block, as the benchmark draws them."""
+    """Inputs of ``counter_gap.delta_i`` from the gold C-GAP.tsv and one published output, resampled by quadruple
+    as the paper's bootstrap resamples them (``book_blocks`` gives the books the benchmark draws whole)."""
     gold = upstream.read_tsv("counter_gap", "data/C-GAP.tsv", mirror)
     output = upstream.read_tsv("counter_gap", f"results/none/{SYSTEMS[system]}_output.tsv", mirror)
     predicted = {row["ID"]: row for row in output}
@@ -149,8 +149,13 @@ def metric_inputs(system: str, mirror=None) -> dict:
         "quadruple_ids": [counter_gap_format.quadruple_of(row["ID"]) for row in gold],
         "roles": [counter_gap_format.role_of(row["ID"]) for row in gold],
         "genders": [pronouns.ENGLISH[row["Pronoun"].lower()] for row in gold],
-        "block_ids": [row["Book"] for row in gold],
     }
+
+
+def book_blocks(mirror=None) -> list[str]:
+    """Each row of the gold C-GAP.tsv's book: the blocks ``corefbias run`` and ``score`` draw Counter-GAP's
+    quadruples by (its ``counter_gap`` benchmark), where the paper's bootstrap draws quadruples."""
+    return [row["Book"] for row in upstream.read_tsv("counter_gap", "data/C-GAP.tsv", mirror)]
 
 
 def cells(mirror=None, n_bootstrap: int = 10_000, seed: int = 0) -> list[Cell]:

@@ -14,6 +14,8 @@ from .cloze import ANOTHER_PERSON, LANGUAGE_CLOZE, one_candidate
 from .explore import ONE_SIDED_TRIPLETS
 from .languages import LANGUAGES
 
+# ABC's eval.py and GenDa Lens count a sentence linked when the system predicts any cluster at all in it.
+AUTHORS_DECISION_MODE = "any_cluster"
 # Every sentence frame is filled with every occupation: two crossed factors, in every language.
 BLOCKS = BlockDesign(("occupation", "frame"), ("occupation", "sentence frame"))
 
@@ -77,6 +79,7 @@ BENCHMARK = Benchmark(
     bias_axis=PRONOUN_AXIS,
     explore=ONE_SIDED_TRIPLETS,
     blocks=BLOCKS,
+    decision_mode=AUTHORS_DECISION_MODE,
 )
 
 
@@ -111,6 +114,7 @@ def language_benchmark(code: str) -> Benchmark:
         bias_axis=PRONOUN_AXIS,
         explore=ONE_SIDED_TRIPLETS,
         blocks=BLOCKS,
+        decision_mode=AUTHORS_DECISION_MODE,
     )
 
 

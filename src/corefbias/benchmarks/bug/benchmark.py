@@ -5,7 +5,8 @@ from __future__ import annotations
 from ...measures import bug
 from ...models.cloze_template import ClozeTemplate
 from ..cloze_wording import ENGLISH_SOURCE
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline, rows_of
+from . import evaluate_coref
 from .explore import SENTENCES
 
 PARTS = (("gold", "test"), ("balanced", "test"))
@@ -15,22 +16,40 @@ PARTS = (("gold", "test"), ("balanced", "test"))
 BLOCKS = BlockDesign(("text",), ("sentence",))
 
 
+def _bug_bias(data: dict, linked: list[bool], n_bootstrap: int, seed: int):
+    return bug.bug_bias(
+        linked,
+        data["pronoun_gender"],
+        data["stereotype_label"],
+        data["distance"],
+        data["profession"],
+        data["profession_pct_female"],
+        block_ids=BLOCKS.ids(data),
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+
+
 def score(rows, decisions, n_bootstrap, seed):
-    """One section per config, ``bug/<config>``: ``bug_bias`` of whether each pronoun is linked to its profession."""
+    """One section per config scored, ``bug/<config>``: ``bug_bias`` of whether each pronoun is linked to its
+    profession (where ``files.locate`` found the two words)."""
+    return {
+        f"bug/{config}": _bug_bias(data, [decision[0] for decision in decisions[config, split]], n_bootstrap, seed)
+        for (config, split), data in rows.items()
+    }
+
+
+def score_clusters(rows, outputs, n_bootstrap, seed):
+    """Of a cluster model's clusters, one section per config scored, ``bug/<config>/evaluate_coref``: ``bug_bias``
+    of whether each pronoun is linked to its profession as BUG's evaluate_coref.py reads the clusters, at the
+    upstream word offsets (``evaluate_coref.linked_at_offsets``); none for answers that are no clusters."""
     sections = {}
-    for part in PARTS:
-        data = rows[part]
-        sections[f"bug/{part[0]}"] = bug.bug_bias(
-            [decision[0] for decision in decisions[part]],
-            data["pronoun_gender"],
-            data["stereotype_label"],
-            data["distance"],
-            data["profession"],
-            data["profession_pct_female"],
-            block_ids=BLOCKS.ids(data),
-            n_bootstrap=n_bootstrap,
-            seed=seed,
-        )
+    for (config, split), data in rows.items():
+        answers = outputs[config, split]
+        if not all(isinstance(answer, list) for answer in answers):
+            continue
+        linked = [evaluate_coref.linked_at_offsets(row, answer) for row, answer in zip(rows_of(data), answers)]
+        sections[f"bug/{config}/{evaluate_coref.SECTION}"] = _bug_bias(data, linked, n_bootstrap, seed)
     return sections
 
 
@@ -44,6 +63,7 @@ BENCHMARK = Benchmark(
     description="BUG: real sentences linking a profession to a gendered pronoun; accuracy, ΔG (male − female), "
     "ΔS (stereotypical − anti-stereotypical) and ΔS by distance, on gold and balanced BUG",
     score=score,
+    score_outputs=score_clusters,
     balance_columns=("pronoun_gender", "stereotype_label"),
     limit_meaning="N sentences of each pronoun gender and stereotype label in each config (6N gold: female/male × "
     "stereotypical/anti-stereotypical/neutral; 4N balanced, which has no neutral sentences)",

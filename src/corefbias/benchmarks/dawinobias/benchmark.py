@@ -32,7 +32,23 @@ def genda_lens_answer(decision: Sequence[bool]) -> int | None:
 
 def score(rows, decisions, n_bootstrap, seed):
     """GenDa Lens's DaWinoBias scores (dev + test, a sentence with an unlinked pronoun left out, unrounded),
-    its per-class F1 of the referent's stereotype, and the strict variant (test, unlinked counted wrong)."""
+    its per-class F1 of the referent's stereotype, and the strict variant (test, unlinked counted wrong); each
+    where ``rows`` holds every part it pools (``score --config pro/test anti/test``: the strict variant alone)."""
+    sections = {}
+    if all(part in rows for part in PARTS):
+        sections.update(_genda_lens_sections(rows, decisions, n_bootstrap, seed))
+    if all(part in rows for part in STRICT_PARTS):
+        strict = pro_anti_inputs(
+            rows, decisions, STRICT_PARTS, gold_only=True, condition="polarity", group="pronoun_gender", blocks=BLOCKS
+        )
+        sections["dawinobias/strict"] = pro_anti.pro_anti_diff(
+            **strict, unlinked="wrong", n_bootstrap=n_bootstrap, seed=seed
+        )
+    return sections
+
+
+def _genda_lens_sections(rows, decisions, n_bootstrap, seed):
+    """``dawinobias`` and ``dawinobias/referent_f1``: GenDa Lens's scores over all four parts."""
     genda = {"predictions": [], "references": [], "conditions": [], "pair_ids": [], "groups": [], "block_ids": []}
     classes = {"predicted_classes": [], "referent_classes": [], "conditions": []}
     pooled = BLOCKS.ids_by_part(rows, PARTS)
@@ -49,13 +65,9 @@ def score(rows, decisions, n_bootstrap, seed):
             classes["predicted_classes"].append(None if answer is None else row["candidate_stereotypes"][answer])
             classes["referent_classes"].append(row["candidate_stereotypes"][referent])
             classes["conditions"].append(row["polarity"])
-    strict = pro_anti_inputs(
-        rows, decisions, STRICT_PARTS, gold_only=True, condition="polarity", group="pronoun_gender", blocks=BLOCKS
-    )
     return {
         "dawinobias": pro_anti.pro_anti_diff(**genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed),
         "dawinobias/referent_f1": pro_anti.referent_class_f1(**classes),
-        "dawinobias/strict": pro_anti.pro_anti_diff(**strict, unlinked="wrong", n_bootstrap=n_bootstrap, seed=seed),
     }
 
 
@@ -84,4 +96,5 @@ BENCHMARK = Benchmark(
     figures=(Figure("pro_anti"),),
     explore=PRO_ANTI_PAIRS,
     blocks=BLOCKS,
+    pooled_parts=(STRICT_PARTS, PARTS),
 )

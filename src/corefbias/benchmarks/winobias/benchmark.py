@@ -41,4 +41,5 @@ BENCHMARK = Benchmark(
     figures=(Figure("pro_anti"),),
     explore=PRO_ANTI_PAIRS,
     blocks=BLOCKS,
+    pooled_parts=tuple(SECTIONS.values()),
 )

@@ -82,5 +82,8 @@ BENCHMARK = Benchmark(
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, "they": -1, "xe": -1}, "toward_gold"),
     explore=PRONOUN_SETS,
+    # WinoPron's own converters of CAW-coref's and LingMess's clusters (scripts/convert_caw_output.py,
+    # scripts/evaluate_lingmess.py): the first other mention of the pronoun's cluster is the answer.
+    decision_mode="first_mention",
     blocks=BLOCKS,
 )

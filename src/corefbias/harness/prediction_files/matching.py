@@ -11,13 +11,54 @@ text, it answers every instance of that document."""
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 from ...data.spans import token_clusters_to_char
 from .document import Document, PredictionFileError
 
+Part = tuple[str, str]  # (config, split)
+
+# A file of a `run --limit N` (or `export-lm-eval --limit N`) scored without that limit lacks the rest.
+LIMIT_HINT = "; the instances of a `run --limit N` or an `export-lm-eval --limit N` are scored with the same limit"
+
 
 def _text_key(text: str) -> str:
     return "".join(text.split())
+
+
+def answers(document: Document, columns: dict, document_column: str | None = None) -> bool:
+    """Whether ``document`` would be matched to an instance of these rows: by its id (an instance id, or the
+    name of a document in ``document_column``) or by its text.
+
+    Parameters
+    ----------
+    document : Document
+        A predicted document.
+    columns : dict
+        Rows as columns: ``id``, ``text`` (and ``document_column``).
+    document_column : str or None, default None
+        The column naming each instance's document (``Benchmark.document_column``).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> rows = {"id": ["a-1"], "text": ["She left ."]}
+    >>> answers(Document("line 1", id="a-1"), rows), answers(Document("line 2", tokens=["She", "left", "."]), rows)
+    (True, True)
+    >>> answers(Document("line 3", id="b-1"), rows)
+    False
+    """
+    names = {str(value) for value in columns["id"]}
+    if document_column is not None and document_column in columns:
+        names |= {str(value) for value in columns[document_column]}
+    if document.id is not None and document.id in names:
+        return True
+    return document.tokens is not None and _text_key("".join(document.tokens)) in {
+        _text_key(text) for text in columns["text"]
+    }
 
 
 def _describe(document: Document) -> str:
@@ -89,11 +130,14 @@ def match(
     benchmark: str,
     *,
     document_column: str | None = None,
-    elsewhere: str = "",
+    elsewhere: Callable[[Document], str] | None = None,
+    only_parts: Callable[[list[Part]], str] | None = None,
 ) -> dict:
     """``(config, split)`` → outputs in the order of the part's rows; ``parts`` maps (config, split) to
     rows as columns (``id``, ``text``, ``candidates``, and ``document_column`` where one is given). ``elsewhere``
-    ends the message of a document that is no instance: where else it may be one (``; ...``)."""
+    gives the end of the message of a document that is no instance: where it is one (``; ...``, or ""); where the
+    documents answer some parts whole and the others not at all, ``only_parts`` (given those parts) ends the message
+    that instances are missing."""
     located = {}
     for part, columns in parts.items():
         for position, instance in enumerate(columns["id"]):
@@ -115,13 +159,13 @@ def match(
                 what = f"no further {per}" if _text_key("".join(document.tokens)) in by_text else f"no {per}"
                 raise PredictionFileError(
                     f"{_describe(document)} matches {what} of {benchmark} by id or by text: expected one document "
-                    f"per {per}, with that {per}'s tokens{elsewhere}"
+                    f"per {per}, with that {per}'s tokens{elsewhere(document) if elsewhere else ''}"
                 )
             instances = groups[waiting.popleft()]
         else:
             raise PredictionFileError(
                 f"{document.where}: id {document.id!r} is not an {per} of {benchmark} (expected ids such as "
-                f"{next(iter(groups), '?')!r}){elsewhere}"
+                f"{next(iter(groups), '?')!r}){elsewhere(document) if elsewhere else ''}"
             )
         for instance in instances:
             if instance in matched:
@@ -135,13 +179,14 @@ def match(
             outputs[part][position] = _output(document, row, instance)
     missing = [instance for instance in located if instance not in matched]
     if missing:
+        answered = {part for instance, (part, _) in located.items() if instance in matched}
+        whole = [part for part in parts if all(instance in matched for instance in parts[part]["id"])]
+        if only_parts is not None and whole and answered == set(whole):
+            hint = only_parts(whole)
+        else:
+            hint = LIMIT_HINT if matched else ""
         raise PredictionFileError(
             f"the predictions have no document for instance {missing[0]} of {benchmark} ({len(missing)} of "
-            f"{len(located)} instances unmatched): expected one document per instance"
-            + (
-                "; the instances of a `run --limit N` or an `export-lm-eval --limit N` are scored with the same limit"
-                if matched
-                else ""
-            )
+            f"{len(located)} instances unmatched): expected one document per instance{hint}"
         )
     return outputs
