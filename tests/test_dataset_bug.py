@@ -179,6 +179,17 @@ def test_offline_the_full_config_names_the_url_and_the_mirror(mirror, tmp_path, 
     assert f"mirror {mirror} has no bug/full_BUG.zip" in error and FULL_URL in error
 
 
+def test_a_mirror_given_through_a_link_is_named_as_given(mirror, tmp_path, monkeypatch, capsys):
+    # A mirror reached through a symbolic link (../shared linked elsewhere) is named as the user gave it.
+    monkeypatch.setenv(upstream.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr("urllib.request.urlopen", lambda url, timeout: (_ for _ in ()).throw(OSError("offline")))
+    link = tmp_path / "linked"
+    link.symlink_to(mirror.resolve(), target_is_directory=True)
+    argv = ["--mirror", str(link), "export-datasets", "bug", "--config", "full", "--out", str(tmp_path / "out")]
+    assert cli.main(argv) == 2
+    assert f"mirror {link} has no bug/full_BUG.zip" in capsys.readouterr().err
+
+
 def test_a_stand_in_that_is_not_the_pinned_file_is_refused(mirror_with_stand_in, tmp_path):
     root, _ = mirror_with_stand_in
     with pytest.raises(hub_export.DatasetBuildError, match="expected git blob id eb27a0b98a77ebe65df2a95e8b77777fa5dd"):

@@ -345,9 +345,9 @@ class Benchmark:
         None: clusters become decisions (``corefbias.harness.cluster_links``).
     decision_mode : str, default "cluster"
         How a coreference system's clusters become its decisions unless ``--mode`` says otherwise (one of
-        ``corefbias.harness.cluster_links.DECISION_MODES``): the set's authors' own conversion where corefbias reads
-        clusters so by default (WinoPron's converters: ``"first_mention"``), else the strict ``"cluster"``; its card
-        names it, and the authors' mode where that is another.
+        ``corefbias.harness.cluster_links.DECISION_MODES``): the set's authors' own conversion where they ship one
+        (WinoPron's converters: ``"first_mention"``; ABC's and GenDa Lens's scorers: ``"any_cluster"``), else the
+        strict ``"cluster"``; its card names it.
     blocks : BlockDesign or None, default None
         The blocks inside which its instances are not independent (templates, occupations, documents), whose ids its
         scorer hands to the measures; the calibration simulates models that vary by them. None: every unit is a

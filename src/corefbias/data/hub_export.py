@@ -366,7 +366,9 @@ def export_dataset(
         entry: [c for c in configs if c in chosen] for entry, configs in config_sources(name, builder_cls).items()
     }
     configs_of = {entry: configs for entry, configs in configs_of.items() if configs}
-    mirror = Path(mirror).resolve() if mirror is not None else None
+    # Absolute, for the builder that runs elsewhere; not resolved, so messages name the mirror as the user gave it
+    # (through a link to it, say).
+    mirror = Path(mirror).absolute() if mirror is not None else None
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / name

@@ -27,9 +27,9 @@ Decision modes (``DECISION_MODES``):
     last such cluster wins). A cluster of the pronoun alone names no antecedent (upstream's converters stop
     there with an IndexError; no coreference system writes such a cluster).
 
-A benchmark declares its default mode (``Benchmark.decision_mode``): ``"first_mention"`` for WinoPron, whose
-authors' converters read clusters so, else ``"cluster"``; its card names it, and the authors' own mode where that is
-another one (ABC's: ``"any_cluster"``). ``DEFAULT_MODE`` asks for it; ``MODE_CHOICES`` are what ``corefbias run`` and
+A benchmark declares its default mode (``Benchmark.decision_mode``), its authors' own conversion where they ship one:
+``"first_mention"`` for WinoPron, ``"any_cluster"`` for ABC's four languages, else ``"cluster"``; its card names
+it. ``DEFAULT_MODE`` asks for it; ``MODE_CHOICES`` are what ``corefbias run`` and
 ``corefbias score`` take as ``--mode``.
 """
 

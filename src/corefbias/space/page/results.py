@@ -93,7 +93,9 @@ def values(job, downloads: list[str] | None) -> tuple:
     counts = ", ".join(f"{name} {len(run.instances)}" for name, run in result.runs.items())
     status = (
         f"**{html.escape(result.model)}** finished in {job.seconds:.1f} s (instances: {counts}); "
-        f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. parsed: the "
+        f"run `{job.run_id}` is on the leaderboard. `*`: two-sided bootstrap p < {SIGNIFICANCE_LEVEL}. blocks: how "
+        f"many templates, occupations or documents (each benchmark's blocks) the interval and p rest on, each drawn "
+        f"whole, since a model answers a block's instances alike; too few (under 6) leave no interval. parsed: the "
         f"share of answers the model gave in a readable form; {run_outputs.LOW_PARSE_MARK}: below "
         f"{PARSE_RATE_THRESHOLD:.0%}, so the score rests on few real answers. position: the share of answers given "
         f"at the most frequent option position, and its letter; {run_outputs.POSITION_BIAS_MARK}: above "
