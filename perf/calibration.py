@@ -151,10 +151,10 @@ def main() -> None:
             verdict = "ok" if worst <= CEILING else "OVER"
             print(f"{name}: {found['seconds']:.0f} s; highest false-positive rate by blocks {worst:.3f} {verdict}",
                   flush=True)  # fmt: skip
+            if args.json:  # after each benchmark, so that an interrupted study keeps what it found
+                Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
     text = tables(figures)
     print(f"\nα = 0.05; each cell: before (units) → now (blocks); ± the 95% Monte-Carlo half-width.\n\n{text}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
     if args.markdown:
         Path(args.markdown).write_text(text, encoding="utf-8")
 

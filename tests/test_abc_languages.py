@@ -16,8 +16,8 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import calibration, run_outputs, runner
 from corefbias.harness.benchmark_data import load_part, set_folder
 from corefbias.harness.limits import limit_units
-from corefbias.harness.result_schema import sections_of
 from corefbias.harness.prediction_files import scoring
+from corefbias.harness.result_schema import sections_of
 from corefbias.models.cloze import decide
 from corefbias.space import explore
 

@@ -13,7 +13,7 @@ from corefbias.harness import calibration
 
 @pytest.fixture(scope="module")
 def designs(exported_set, mirror):
-    names = ("abc", "winogender", "dawinobias", "ruff")
+    names = ("abc", "winogender", "dawinobias", "ruff", "winobias")
     data_dirs = {exported_set(name).parent for name in names}
     (data_dir,) = data_dirs
     return {name: calibration.load_design(name, data_dir, mirror) for name in names}
@@ -30,6 +30,20 @@ def test_simulated_rows_are_the_scoring_rows(designs):
     assert np.array_equal(linear.rows(links)["abc"], scored["abc"].rows)
     assert linear.unit_rows(links)["abc"].blocks.sizes == (60, 75)  # occupations × sentence frames
     assert not calibration.SectionRowsModel(designs["winogender"], rng).linear  # an answer needs both links
+
+
+def test_sections_that_split_the_units_are_placed_by_the_parts_that_move_them(designs):
+    # WinoBias's sections are its two types, each holding the pro and anti parts of its pairs: a section's rows
+    # are some of the units, found by probing which parts move it.
+    rng = np.random.default_rng(1)
+    design = designs["winobias"]
+    model = calibration.SectionRowsModel(design, rng)
+    assert model.linear
+    assert sum(len(units) for units in model.row_units.values()) == design.num_units
+    links = calibration.simulate_links(design, calibration.draw_behaviour(design, 0.3, rng), 0.0, rng)
+    scored = model.recorded(calibration._split(design, links))
+    for section, rows in model.rows(links).items():
+        assert np.allclose(rows, scored[section].rows, atol=1e-12)
 
 
 def test_block_effects_make_the_intra_block_correlation_asked_for(designs):

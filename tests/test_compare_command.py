@@ -8,8 +8,8 @@ import pytest
 
 from corefbias import cli
 from corefbias.harness import comparison, run_outputs, runner
-from corefbias.models.base import Choice
 from corefbias.measures.blocks import Blocks
+from corefbias.models.base import Choice
 
 BENCHMARKS = ["winogender", "counter_gap"]
 LIMIT = 80

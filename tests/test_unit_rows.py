@@ -174,6 +174,7 @@ def test_the_rows_are_the_units_each_metric_resamples():
     suffixes = ("", "/female_occupations", "/male_occupations")
     assert rows["fpr_ratio"].tested == (
         *(name + suffix for suffix in suffixes for name in ("fpr_ratio", "log2_fpr_ratio")),
+        "genda_lens_gender_effect_size",  # GenDa Lens's own, the stereotype groups averaged
         *("tpr_reflexive" + suffix for suffix in suffixes),  # an interval only: a rate has no null
     )
 

@@ -234,9 +234,8 @@ class SectionRowsModel:
         self.gold_rows = self.recorded(_split(design, design.gold))
         self.constant = self._score(np.zeros(shape, dtype=bool))
         self.effects: dict[tuple[int, int], dict[str, np.ndarray]] = {}
-        # The probes below place a unit's coefficients by its index, so every section must span all
-        # units in order (not so for WinoBias, whose two sections split the pairs by type).
-        self.linear = all(len(rows) == design.num_units for rows in self.constant.values())
+        self.row_units = self._row_units()
+        self.linear = self.row_units is not None
         if not self.linear:
             return
         for which in np.ndindex(int(slot.max()) + 1, shape[1]):
@@ -244,11 +243,34 @@ class SectionRowsModel:
             linked[(slot == which[0]) & design.present[:, which[1]], which[1]] = True
             if not linked.any():
                 continue
-            self.effects[which] = {
-                section: rows - self.constant[section] for section, rows in self._score(linked).items()
-            }
+            scored = self._score(linked)
+            if any(rows.shape != self.constant[section].shape for section, rows in scored.items()):
+                self.linear = False  # which units a section keeps depends on the answers
+                return
+            self.effects[which] = {section: rows - self.constant[section] for section, rows in scored.items()}
         probe = draw_behaviour(design, 0.0, rng)
         self.linear = all(self._check(simulate_links(design, probe, 0.0, rng)) for _ in range(2))
+
+    def _row_units(self) -> dict[str, np.ndarray] | None:
+        """Per section, the unit of each of its rows: the units of the parts whose decisions move it, in the order
+        they first come (BUG's sections are its parts; WinoBias's split the pairs by type), or None where a
+        section's rows are not so placed and the probes could not be read."""
+        design, row_units = self.design, {}
+        part_of = np.repeat(np.arange(len(design.sizes)), design.sizes)
+        moved_by: dict[str, list[int]] = {section: [] for section in self.constant}
+        for part in range(len(design.sizes)):
+            linked = np.zeros(design.gold.shape, dtype=bool)
+            linked[part_of == part] = design.present[part_of == part]
+            for section, rows in self._score(linked).items():
+                if rows.shape != self.constant[section].shape or not np.array_equal(rows, self.constant[section]):
+                    moved_by[section].append(part)
+        for section, rows in self.constant.items():
+            units = design.unit[np.isin(part_of, moved_by[section])]
+            ordered = units[np.sort(np.unique(units, return_index=True)[1])]
+            if len(ordered) != len(rows):
+                return None
+            row_units[section] = ordered
+        return row_units
 
     def _score(self, linked: np.ndarray) -> dict[str, np.ndarray]:
         return {name: unit.rows for name, unit in self.recorded(_split(self.design, linked)).items()}
@@ -263,12 +285,15 @@ class SectionRowsModel:
             on = np.zeros(self.design.num_units)
             on[self.design.unit[in_slot]] = linked[in_slot, candidate]
             for section, effect in effects.items():
-                rows[section] += on[:, None] * effect
+                rows[section] += on[self.row_units[section], None] * effect
         return rows
 
     def _check(self, linked: np.ndarray) -> bool:
         exact, linear = self._score(linked), self._linear_rows(linked)
-        return all(np.allclose(exact[section], linear[section], atol=1e-9) for section in exact)
+        return all(
+            exact[section].shape == linear[section].shape and np.allclose(exact[section], linear[section], atol=1e-9)
+            for section in exact
+        )
 
     def rows(self, linked: np.ndarray) -> dict[str, np.ndarray]:
         return self._linear_rows(linked) if self.linear else self._score(linked)
