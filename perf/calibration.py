@@ -145,9 +145,11 @@ def main() -> None:
     figures: dict = {"settings": vars(args), "icc_levels": calibration.ICC_LEVELS, "benchmarks": {}}
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         running = {pool.submit(study, name, args): name for name in names}
+        finished: dict = {}
         for done in as_completed(running):
             name, found = running[done], done.result()
-            figures["benchmarks"][name] = found
+            finished[name] = found
+            figures["benchmarks"] = {name: finished[name] for name in names if name in finished}
             worst = max((cells["blocks"]["rate"] or 0.0) for by_level in found["fpr"].values()
                         for cells in by_level.values())  # fmt: skip
             verdict = "ok" if worst <= CEILING else "OVER"
@@ -155,7 +157,6 @@ def main() -> None:
                   flush=True)  # fmt: skip
             if args.json:  # after each benchmark, so that an interrupted study keeps what it found
                 Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
-    figures["benchmarks"] = {name: figures["benchmarks"][name] for name in names}
     text = tables(figures)
     print(f"\nα = 0.05; each cell: before (units) → now (blocks); ± the 95% Monte-Carlo half-width.\n\n{text}")
     if args.markdown:

@@ -258,18 +258,17 @@ class SectionRowsModel:
         section's rows are not so placed and the probes could not be read."""
         design, row_units = self.design, {}
         part_of = np.repeat(np.arange(len(design.sizes)), design.sizes)
-        moved_by: dict[str, list[int]] = {section: [] for section in self.constant}
+        moved_by: dict[str, set[int]] = {section: set() for section in self.constant}
         # A part moves a section if its gold links, or all its links (a choice among several counts neither as
         # an answer), change the section's rows.
         for part, probe in itertools.product(range(len(design.sizes)), (design.gold, design.present)):
             linked = np.zeros(design.gold.shape, dtype=bool)
             linked[part_of == part] = probe[part_of == part]
             for section, rows in self._score(linked).items():
-                moved = rows.shape != self.constant[section].shape or not np.array_equal(rows, self.constant[section])
-                if moved and part not in moved_by[section]:
-                    moved_by[section].append(part)
+                if rows.shape != self.constant[section].shape or not np.array_equal(rows, self.constant[section]):
+                    moved_by[section].add(part)
         for section, rows in self.constant.items():
-            units = design.unit[np.isin(part_of, moved_by[section])]
+            units = design.unit[np.isin(part_of, sorted(moved_by[section]))]
             ordered = units[np.sort(np.unique(units, return_index=True)[1])]
             if len(ordered) != len(rows):
                 return None
