@@ -47,6 +47,7 @@ def part_of(name, data_dir):
     return part, load_part(benchmark, *part, data_dir)
 
 
+@pytest.mark.slow
 def test_an_export_made_before_the_languages_is_made_again(exported_set, mirror, tmp_path):
     """A data folder holding an ``abc`` export without the ``sv`` config (written before the builder had it) is
     exported again when ``abc_sv`` asks for it, instead of failing on the missing config."""

@@ -12,6 +12,8 @@ from corefbias.harness import runner
 from corefbias.space import charts, inputs
 from corefbias.space.settings import SpaceSettings
 
+pytestmark = pytest.mark.slow
+
 MODEL, LIMIT = "baseline:stereotype", 5
 NAMES = ["abc_sv", "abc_ru", "abc_zh"]
 TIMEOUT_MS = 120_000

@@ -11,6 +11,8 @@ from corefbias.harness import runner
 from corefbias.space import charts, inputs
 from corefbias.space.settings import SpaceSettings
 
+pytestmark = pytest.mark.slow
+
 MODEL, LIMIT = "baseline:stereotype", 5
 TIMEOUT_MS = 120_000
 ROWS = """grid => [...grid.querySelectorAll('[role=row]')]

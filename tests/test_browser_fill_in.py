@@ -8,6 +8,8 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import runner
 from corefbias.space import charts
 
+pytestmark = pytest.mark.slow
+
 MODEL, LIMIT = "baseline:stereotype", 2
 TIMEOUT_MS = 180_000
 SETS = ("misgendered", "ruff")

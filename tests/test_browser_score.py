@@ -2,11 +2,14 @@
 ``corefbias score`` in the page; WinoBias's four CoNLL files uploaded together; a truncated file, the reader's
 error in the page; a file of no known format, named as the visitor named it."""
 
+import pytest
 from test_browser_space import ROWS, TIMEOUT_MS
 from test_space import data_dir, sandbox, served  # noqa: F401 (fixtures)
 
 from corefbias.harness.prediction_files import scoring
 from corefbias.space import charts
+
+pytestmark = pytest.mark.slow
 
 OUTPUT = "counter_gap/results/none/spanbert_base_output.tsv"
 WINOBIAS_CONLL = [

@@ -1,6 +1,7 @@
 """The Space in a real browser: a baseline typed in, two benchmarks, the runner's scores in the page,
 the instances behind them in Explore, the run on the leaderboard."""
 
+import pytest
 from test_space import F_COREF, QUICK, data_dir, published, sandbox, served  # noqa: F401 (fixtures)
 
 from corefbias.harness import runner
@@ -83,6 +84,7 @@ def test_the_model_menu_offers_the_owners_list_and_refuses_a_path(published, bro
     screenshot(page, "unlisted-model-refused")
 
 
+@pytest.mark.slow
 def test_compare_tab_tests_two_picked_runs(served, browser_page, screenshot):
     for spec in ("baseline:oracle", "baseline:stereotype"):
         served.client.predict(spec, QUICK, 20, 100, 0, api_name="/run")

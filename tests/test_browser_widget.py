@@ -2,10 +2,13 @@
 
 import json
 
+import pytest
 from browser import gradio_json_entries
 from metric_harness import load
 
 from corefbias.hub import metric_widget
+
+pytestmark = pytest.mark.slow
 
 METRIC = "counter_gap_delta_i"
 # Not the widget's defaults (1000, 0): the p-values shown then prove the typed numbers reached compute.

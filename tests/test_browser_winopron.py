@@ -8,6 +8,8 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import runner
 from corefbias.space import charts
 
+pytestmark = pytest.mark.slow
+
 MODEL, LIMIT = "baseline:stereotype", 5
 SETS = ["winonb", "winopron"]  # as the Run tab lists them: registry order
 TIMEOUT_MS = 120_000

@@ -37,6 +37,8 @@ from corefbias.harness.prediction_files import scoring as file_scoring
 from corefbias.measures import bug
 from corefbias.models.baselines import StereotypeBaseline
 
+pytestmark = pytest.mark.reproduction
+
 SCRIPT = "src/evaluations/evaluate_coref.py"
 BENCHMARK = BENCHMARKS["bug"]
 # The one line the guarded copy changes: get_acc's division, which fails on a bin without anti-stereotypical sentences.

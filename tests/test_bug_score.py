@@ -139,6 +139,7 @@ def system_output(conll: str, rows: dict) -> tuple[str, set[str]]:
     return "#end document\n".join(documents) + "#end document\n", covered
 
 
+@pytest.mark.reproduction
 def test_conll_from_bugs_converter_is_read_and_scored(parts, mirror, tmp_path):
     data_dir, rows = parts
     converted = {

@@ -91,6 +91,7 @@ REFERENCE_CASES = {
 }
 
 
+@pytest.mark.reproduction
 @pytest.mark.parametrize("case", list(REFERENCE_CASES))
 def test_reference_scorer_test_cases(case):
     response, expected = REFERENCE_CASES[case]

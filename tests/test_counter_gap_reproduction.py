@@ -5,6 +5,8 @@ import pytest
 from corefbias import cli
 from corefbias.reproduce import counter_gap as reproduction
 
+pytestmark = pytest.mark.reproduction
+
 
 @pytest.fixture(scope="module")
 def cells(mirror):

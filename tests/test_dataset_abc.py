@@ -87,6 +87,7 @@ def test_original_counts_and_statistics(loaded_set):
     )
 
 
+@pytest.mark.reproduction
 def test_original_rows_align_with_the_published_xlmr_predictions(loaded_set, mirror):
     from corefbias.reproduce import abc_xlmr
 

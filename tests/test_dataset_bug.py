@@ -179,6 +179,7 @@ def test_offline_the_full_config_names_the_url_and_the_mirror(mirror, tmp_path, 
     assert f"mirror {mirror} has no bug/full_BUG.zip" in error and FULL_URL in error
 
 
+@pytest.mark.slow
 def test_a_mirror_given_through_a_link_is_named_as_given(mirror, tmp_path, monkeypatch, capsys):
     # A mirror reached through a symbolic link (../shared linked elsewhere) is named as the user gave it.
     monkeypatch.setenv(upstream.CACHE_ENV, str(tmp_path / "cache"))
@@ -190,6 +191,7 @@ def test_a_mirror_given_through_a_link_is_named_as_given(mirror, tmp_path, monke
     assert f"mirror {link} has no bug/full_BUG.zip" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_stand_in_that_is_not_the_pinned_file_is_refused(mirror_with_stand_in, tmp_path):
     root, _ = mirror_with_stand_in
     with pytest.raises(hub_export.DatasetBuildError, match="expected git blob id eb27a0b98a77ebe65df2a95e8b77777fa5dd"):
@@ -215,6 +217,7 @@ def test_the_full_config_builds_from_a_table_in_the_mirror(stand_in_pinned, tmp_
     assert datasets.load_dataset(str(folder), "gold", split="test").num_rows == 1716  # built beside it
 
 
+@pytest.mark.slow
 def test_the_full_config_downloads_its_table_from_the_pinned_url(stand_in_pinned, tmp_path, monkeypatch):
     """Online: the mirror lacks the table, which is fetched from the pinned commit into the cache, checked."""
     table = stand_in_pinned / "bug" / "full_BUG.zip"

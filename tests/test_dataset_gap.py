@@ -203,6 +203,7 @@ def test_gap_rows_feed_gap_w_bias(loaded_set, in_repo):
         assert results["variant"] == "given"
 
 
+@pytest.mark.reproduction
 def test_dist_1_on_the_exported_rows_gives_table_1(loaded_set, in_repo):
     """Table 1, Ground-Truth Dist-1: biased on acc-Bias and Wnum-Bias, exactly unbiased on W/Wdist/Wt-Bias."""
     test = loaded_set("gap", "default")["test"]

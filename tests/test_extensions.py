@@ -104,6 +104,7 @@ def test_list_shows_the_included_benchmark_and_model_kind(include):
     assert "toy_pro_anti" not in {entry["name"] for entry in without}
 
 
+@pytest.mark.slow
 def test_the_included_kinds_declared_option_reaches_its_loader_and_others_are_refused_by_name(include, tmp_path):
     """``--model-arg skip=1``: toy:first passes over the first candidate, so it answers as toy:last does."""
     common = ["--benchmark", "toy_pro_anti", "--n-bootstrap", "0", "--data-dir", str(tmp_path / "data"), "--no-plots"]
@@ -129,6 +130,7 @@ def test_an_include_folder_that_is_missing_or_broken_is_a_one_line_error(tmp_pat
     assert "Traceback" not in broken.stderr
 
 
+@pytest.mark.slow
 def test_entry_points_of_an_installed_package_add_the_benchmark_and_the_model(include, tmp_path):
     """A distribution (its dist-info on the path) declaring both entry points, with no --include."""
     package = tmp_path / "site"
@@ -177,6 +179,7 @@ SPACE_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_the_space_runs_the_toy_model_on_the_toy_benchmark(include, tmp_path):
     env = {"COREFBIAS_INCLUDE": str(include), "COREFBIAS_SPACE_DATA": str(tmp_path / "space")}
     done = subprocess.run(

@@ -230,6 +230,7 @@ def texts_asked(server: LoopbackServer) -> int:
 # --- 1. the driver killed mid-benchmark -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_benchmark_resumes_with_only_the_missing_answers(serve, data_dir, mirror, tmp_path):
     server = serve(cluster_protocol(max_texts=64))  # one request per batch of the runner
     server.gate = lambda: time.sleep(0.01)  # slow enough to be caught mid-way
@@ -605,6 +606,7 @@ def test_an_endpoint_sending_one_byte_a_second_ends_the_run_at_its_deadline(
 # --- 3. writers that race --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_concurrent_runs_share_one_cache(serve, data_dir, mirror, tmp_path):
     # Three runs in lockstep: every POST waits until each run has sent its own, so the three commit their
     # batches at the same moments. Two of them run the same model, the third another one (another server).

@@ -7,6 +7,8 @@ from corefbias.benchmarks.gap import files as gap_files
 from corefbias.measures import gap_baselines, gap_properties, weighting
 from corefbias.reproduce import gap_on_gap
 
+pytestmark = pytest.mark.reproduction
+
 
 @pytest.fixture(scope="session")
 def gap_test(mirror):

@@ -27,6 +27,8 @@ from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.prediction_files import scoring
 from corefbias.measures import abc_fpr
 
+pytestmark = pytest.mark.reproduction
+
 KINDS = (
     "subject and pronoun",
     "pronoun and another word",

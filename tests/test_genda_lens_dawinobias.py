@@ -37,6 +37,8 @@ from corefbias.measures import pro_anti
 from corefbias.models.base import Choice
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
 
+pytestmark = pytest.mark.reproduction
+
 # load_occs, lines 158-177 and 184-204; run_winobias_coref takes load_occs(male=True)[0] and
 # load_occs(female=True)[0] (lines 253-256), which add the genitive ("possessive") forms.
 MALE = [

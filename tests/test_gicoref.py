@@ -150,6 +150,7 @@ def test_the_exported_rows_hold_their_document_and_a_passage_with_the_question(d
     assert len(by_document) == 91
 
 
+@pytest.mark.reproduction
 def test_conll_f1_equals_the_reference_scorers_on_the_gold_file_perturbed(documents, data_dir, mirror, tmp_path):
     rng = np.random.default_rng(2020)
     responses = {

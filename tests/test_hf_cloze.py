@@ -216,6 +216,7 @@ def test_loglikelihoods_and_decisions_match_plain_transformers_and_lm_eval(smoll
         assert list(choice.loglikelihoods) == pytest.approx(mine, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_batch_size_and_a_forced_prefix_pass_change_nothing_but_rounding(smollm2, rows, monkeypatch):
     backend = smollm2.backend
     requests = requests_of(rows)
@@ -254,6 +255,7 @@ def test_the_batched_tokenization_is_lm_evals_pair_by_pair(smollm2, winogender):
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkeypatch, layout):
     """The same 30 instances in one batch, in batches of a hundred tokens or a few, one request per batch, and in
@@ -280,6 +282,7 @@ def test_decisions_do_not_depend_on_the_batch_budget(smollm2, winogender, monkey
                 assert (mine[0] > mine[1]) == (theirs[0] > theirs[1]), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_only_one_float_per_option_leaves_the_device(tiny, winogender, monkeypatch, layout):
     """Every tensor the backend turns into host values (``cpu``, ``to``, ``tolist``, ``item``, ``numpy``,

@@ -177,3 +177,65 @@ model = load_model("hf:{tmp_path}", max_batch_tokens=64)
 print(model.name == "hf:{tmp_path}", model.identity["model_class"], "datasets" in sys.modules)
 """
     assert _without_datasets(code) == "True LlamaForCausalLM False"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_level_imports(path: Path, modules: set[str]) -> set[str]:
+    """The corefbias modules ``path`` imports when it is imported (its top-level statements; an import inside a
+    function runs later, and one under ``if TYPE_CHECKING`` never)."""
+    package = _module_name(path).split(".")[: None if path.name == "__init__.py" else -1]
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            found |= {
+                f"{target}.{alias.name}" if f"{target}.{alias.name}" in modules else target for alias in node.names
+            }
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return found & modules
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or through others (Tarjan's strongly connected
+    components of more than one module).
+
+    >>> import_cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}})
+    [['a', 'b']]
+    """
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for other in graph[module]:
+            if other not in order:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], order[other])
+        if low[module] == order[module]:
+            component = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in graph:
+        if module not in order:
+            visit(module)
+    return cycles
+
+
+def test_no_modules_import_each_other():
+    paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph = {name: module_level_imports(path, set(paths)) - {name} for name, path in paths.items()}
+    assert import_cycles(graph) == []
+    assert import_cycles({**graph, "corefbias.measures.result": {"corefbias.harness.runner"}}) != []

@@ -222,6 +222,7 @@ def test_lm_eval_answers_as_corefbias_run_and_its_samples_score_as_the_run(data_
                     assert sections[section].to_json() == run.sections[section].to_json(), (name, section)
 
 
+@pytest.mark.reproduction
 def test_a_prompt_tasks_samples_score_as_that_prompts_run_dont_know_included(data_dir, tmp_path):
     """Prompts with a "someone else" option, Winogender's eval-framework wording and GAP's: lm-eval's samples of each
     prompt task give that prompt's run of corefbias every section, the "don't know" one too."""

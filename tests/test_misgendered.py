@@ -157,6 +157,7 @@ def ours_on(rows, predictions) -> dict:
     )
 
 
+@pytest.mark.reproduction
 @pytest.mark.parametrize("model", [RandomBaseline(seed=3), StereotypeBaseline()], ids=["random", "stereotype"])
 def test_accuracy_per_set_and_form_is_the_zero_shot_scripts_on_the_same_predictions(
     model, rows, upstream, monkeypatch, tmp_path
@@ -173,6 +174,7 @@ def test_accuracy_per_set_and_form_is_the_zero_shot_scripts_on_the_same_predicti
     assert len(per_set) > 1 and 0 < ours["accuracy"] < 1
 
 
+@pytest.mark.reproduction
 def test_the_few_shot_scripts_score_nominative_blanks_alike(exported_set, mirror, upstream, monkeypatch, tmp_path):
     """few-shot/opt.py prepends a demonstration drawn from templates 0-8 of the instance's form with another name:
     those exist for nominative blanks only (templates 0-9 are the nominative ones), so one declaration's nominative

@@ -124,6 +124,7 @@ class Served:
         self.stop()
 
 
+@pytest.mark.slow
 def test_another_model_at_the_same_url_is_asked_again_and_scored_on_its_own(stand_ins, exported_set, tmp_path):
     pipelines, module_folder = stand_ins
     data_dir = exported_set("winogender").parent

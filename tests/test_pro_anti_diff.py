@@ -23,6 +23,7 @@ def test_genda_lens_tutorial_dawinobias_effect_size(in_repo):
     assert round(results["log2_ratio"], 2) == -0.16
 
 
+@pytest.mark.reproduction
 def test_sowinobias_table1_glove_average_and_diff():
     # Dawkins (2021) Table 1, GloVe on SoWinoBias: pro 64.2 %, anti 46.8 %, avg. 55.5 %, diff. 17.4 %.
     results = pro_anti.pro_anti_diff(**resolved(642, 1000, 468, 1000), n_bootstrap=0)

@@ -62,6 +62,7 @@ def test_the_password_and_the_templates_come_from_the_pinned_files(mirror):
     )
 
 
+@pytest.mark.reproduction
 def test_each_file_is_add_context_py_s_line_for_line(scripts, mirror, tmp_path):
     tasks = ruff_files.tasks(mirror)
     chosen = [tasks[0], tasks[5]]  # a nominative and a possessive task sentence
@@ -118,6 +119,7 @@ def small_causal_lm(folder, texts):
     GPT2LMHeadModel(config).save_pretrained(folder)
 
 
+@pytest.mark.reproduction
 def test_accuracy_per_pronoun_and_distractors_is_score_models_py_s_on_the_same_choices(
     rows, scripts, tmp_path, monkeypatch
 ):

@@ -328,6 +328,7 @@ class NotFound(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.slow
 def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(data_dir, mirror, tmp_path):
     def headline(spec):
         result = runner.run(

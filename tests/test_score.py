@@ -34,6 +34,7 @@ def data_dir(exported_set):
     return exported_set("counter_gap").parent
 
 
+@pytest.mark.reproduction
 @pytest.mark.parametrize("system", list(counter_gap_reproduction.SYSTEMS))
 def test_counter_gap_published_outputs_score_as_the_reproduction(system, data_dir, mirror):
     path = mirror / "counter_gap" / f"results/none/{counter_gap_reproduction.SYSTEMS[system]}_output.tsv"
@@ -45,6 +46,7 @@ def test_counter_gap_published_outputs_score_as_the_reproduction(system, data_di
     assert result.settings["predictions"][0]["format"] == "gap-tsv"
 
 
+@pytest.mark.reproduction
 def test_xlmr_predictions_score_as_the_reproduction(exported_set, mirror):
     path = mirror / "abc_dadebias_fork" / "outputs/coref/xlm-r_coref_da.json"
     data_dir = exported_set("abc").parent

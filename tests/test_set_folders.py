@@ -52,6 +52,7 @@ def test_the_copied_folder_is_a_benchmark_of_the_copied_package_only(package_wit
     assert COPY not in BENCHMARKS  # the package under test is untouched
 
 
+@pytest.mark.slow
 def test_export_run_score_and_the_space_treat_the_copy_as_the_original(package_with_a_copied_set, mirror, tmp_path):
     package = package_with_a_copied_set
     corefbias(package, "export-datasets", COPY, "--out", str(tmp_path / "sets"), "--mirror", str(mirror))

@@ -58,6 +58,7 @@ def test_missing_value_behaves_like_a_value_of_its_own():
     assert with_none.num_sets == with_label.num_sets - 1
 
 
+@pytest.mark.reproduction
 @pytest.mark.parametrize("seed", range(12))
 def test_equals_the_papers_per_pair_lp_on_small_problems(seed):
     size = int(np.random.default_rng(seed).integers(20, 121))

@@ -104,6 +104,7 @@ def test_pearsons_interval_is_fishers_z_by_hand(mirror):
     assert 0.49 < low < r < high < 0.80
 
 
+@pytest.mark.reproduction
 def test_paper_gotcha_example_and_answer_coding(mirror, sentences):
     """Footnote 8's librarian sentence is a gotcha; templates.tsv documents answer 0 = OCCUPATION."""
     by_id = {s["sentid"]: s for s in sentences}

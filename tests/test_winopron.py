@@ -141,6 +141,7 @@ def test_export_layout_and_the_upstream_row_counts(exported_set, loaded_set):
         assert_spans_match(loaded_set("winopron", config))
 
 
+@pytest.mark.reproduction
 def test_every_sentence_is_the_one_upstreams_own_scripts_write(parts, upstream_rows):
     for config in CONFIGS:
         ours, theirs = parts[config, "test"], upstream_rows[config]
@@ -172,6 +173,7 @@ def test_candidates_are_the_mentions_and_single_entity_rows_name_only_the_refere
 # The scores against upstream's Scorer.
 
 
+@pytest.mark.reproduction
 def test_upstreams_own_metric_tests_pass_and_our_scores_equal_its_scorer_on_their_cases(upstream_dir, monkeypatch):
     monkeypatch.syspath_prepend(str(upstream_dir))
     spec = importlib.util.spec_from_file_location("winopron_test_metrics", upstream_dir / "test_metrics.py")
@@ -214,6 +216,7 @@ def test_upstreams_own_metric_tests_pass_and_our_scores_equal_its_scorer_on_thei
                 assert ours[key] == pytest.approx(value, abs=1e-12), key
 
 
+@pytest.mark.reproduction
 @pytest.mark.parametrize("config", CONFIGS)
 def test_scores_equal_upstreams_scorer_on_every_filter_and_pairing(config, parts, scorer_class):
     columns = parts[config, "test"]

@@ -50,7 +50,10 @@ KINDS = (
     "no cluster",
 )
 # Upstream's Scorer divides 0 by 0 where a filter keeps nothing; compared as NaN, the warning not.
-pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in scalar divide:RuntimeWarning")
+pytestmark = [
+    pytest.mark.reproduction,
+    pytest.mark.filterwarnings("ignore:invalid value encountered in scalar divide:RuntimeWarning"),
+]
 
 
 @pytest.fixture(scope="module")

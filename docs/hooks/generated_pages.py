@@ -14,7 +14,8 @@
   ``<!-- public scoring functions -->`` the API of the functions ``corefbias/__init__.py`` exports, and
   ``<!-- test sets -->`` the table of the set folders (configs, the benchmarks declared on each, sources), and
   ``<!-- blocks -->`` the table of what every benchmark's significance resamples (its unit and blocks, from its
-  declaration, and the card that says why);
+  declaration, and the card that says why), and ``<!-- quick runs -->`` the table of what ``--limit N`` keeps of
+  every benchmark (its declaration's ``limit_meaning``);
 - a link to a metric folder's ``measure.md`` is aimed at the page made of it; a relative link that leaves ``docs/``
   (``../services/llamacpp/README.md``) is aimed at the file on the forge,
   whose address is setup.cfg's ``url``, as setup.py does for the README on PyPI; a link to a file that does not
@@ -55,6 +56,7 @@ MARKERS = (
     "test sets",
     "measures",
     "blocks",
+    "quick runs",
 )
 _MARKER = re.compile(rf"^<!-- ({'|'.join(MARKERS)})(?:: (\S+))? -->$", re.MULTILINE)
 # A Markdown link or image target that names no scheme and is no in-page anchor or absolute path.
@@ -346,6 +348,20 @@ def blocks_table() -> str:
     return "\n".join(lines)
 
 
+def quick_runs_table() -> str:
+    """One row per benchmark: what ``--limit N`` keeps of it, in its declaration's words (``limit_meaning``);
+    benchmarks that keep alike share a row."""
+    from corefbias.benchmarks import BENCHMARKS
+
+    rows: dict[str, list[str]] = {}
+    for name, benchmark in BENCHMARKS.items():
+        if benchmark.builders is None and benchmark.export is None:
+            rows.setdefault(benchmark.limit_meaning, []).append(f"`{name}`")
+    lines = ["| benchmark | `--limit N` keeps |", "|---|---|"]
+    lines += [f"| {', '.join(names)} | {meaning} |" for meaning, names in rows.items()]
+    return "\n".join(lines)
+
+
 def expand_markers(markdown: str, page_dir: Path) -> str:
     def expand(match: re.Match) -> str:
         kind, argument = match[1], match[2]
@@ -361,6 +377,8 @@ def expand_markers(markdown: str, page_dir: Path) -> str:
             return measures_table()
         if kind == "blocks":
             return blocks_table()
+        if kind == "quick runs":
+            return quick_runs_table()
         return public_scoring_functions()
 
     return _MARKER.sub(expand, markdown)

@@ -136,7 +136,7 @@ BENCHMARK = Benchmark(
     ),
     balance_columns=("source",),
     limit_meaning="N texts (documents, with a second annotation where it has one) from each source: Wikipedia, "
-    "periodicals, fan fiction",
+    "periodicals, fan fiction (3N texts)",
     cloze=GICOREF_CLOZE,
     bias_axis=BiasAxis("pronoun_type", {"binary_pronoun": 1, "neopronoun": -1}, "toward_gold"),
     explore=PRONOUNS_IN_PASSAGES,

@@ -40,7 +40,7 @@ BENCHMARK = Benchmark(
     score=score,
     balance_columns=("source", "number"),
     limit_meaning="N sentences with a singular and N with a plural they from each source (Winogender, WinoBias, "
-    "WSC, DPR: 8N instances)",
+    "WSC, DPR: 8N instances, fewer above N = 43, where WSC has 43 of one and 44 of the other)",
     cloze=OCCUPATIONS_CLOZE,
     headlines=(Headline("winonb", winonb.DIFFERENCE, "accuracy singular − plural they", 0.0),),
     bias_axis=BiasAxis("number", {"plural": 1, "singular": -1}, "toward_gold"),

@@ -58,7 +58,7 @@ BENCHMARK = Benchmark(
     balance_columns=("case",),
     limit_meaning="N schemas of each case (an occupation–participant pair's two templates × 4 pronoun sets, "
     "double- and single-entity: 48N instances) and N of Winogender's old schemas (2 templates × 4 sets) of each of "
-    "its 6 combinations of cases",
+    "its 6 combinations of cases (8 instances each: 48 at N = 1)",
     cloze=ClozeTemplate(
         version=1,
         suffix="\n\nWho is {pronoun} referring to in this sentence?\n",
