@@ -17,7 +17,7 @@ from corefbias.harness import calibration, run_outputs, runner
 from corefbias.harness.benchmark_data import load_part, set_folder
 from corefbias.harness.limits import limit_units
 from corefbias.harness.prediction_files import scoring
-from corefbias.harness.result_schema import sections_of
+from corefbias.measures.result import from_json
 from corefbias.models.cloze import decide
 from corefbias.space import explore
 
@@ -84,7 +84,7 @@ def test_the_stereotype_baseline_is_found_where_it_follows_the_occupation(data_d
         # occupations to draw (Swedish 22 of them at --limit 50, Russian 18). Chinese has two female-majority
         # occupations in all: two blocks, and no two blocks can make a ratio significant, however far from 1.
         assert section["fpr_ratio/female_occupations"] == 0.0
-        female = sections_of(outcomes[name])[name].by_group["female_occupations"]["fpr_ratio"]
+        female = from_json(outcomes[name]["sections"][name]).by_group["female_occupations"]["fpr_ratio"]
         if name == "abc_zh":
             assert female.n_blocks == 2 and section["fpr_ratio/female_occupations_p_value"] > 0.05
         else:

@@ -65,7 +65,7 @@ def test_abc_in_three_languages_shows_its_scores_and_the_triplets_behind_them(
         cache_path=tmp_path / "cache.sqlite",
         progress=False,
     )
-    assert shown == charts.summary_frame(expected.to_json()).values.tolist()
+    assert shown == charts.summary_frame(expected.record()).values.tolist()
     assert [row[:2] for row in shown] == [
         [name, label] for name in NAMES for label in ("log2(FPR male / FPR female)", "reflexive TPR")
     ]

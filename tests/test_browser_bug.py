@@ -60,7 +60,7 @@ def test_a_bug_run_shows_its_scores_and_the_sentences_behind_them(served, browse
         cache_path=tmp_path / "cache.sqlite",
         progress=False,
     )
-    assert shown == charts.summary_frame(expected.to_json()).values.tolist()
+    assert shown == charts.summary_frame(expected.record()).values.tolist()
     assert [row[1] for row in shown][:2] == ["gold ΔS stereotypical − anti", "gold ΔG male − female"]
 
     page.get_by_role("tab", name="Explore").click()

@@ -51,7 +51,7 @@ def test_a_run_of_both_sets_explored_by_pronoun_set_and_learnt(served, data_dir,
         cache_path=tmp_path / "cache.sqlite",
         progress=False,
     )
-    assert shown == charts.summary_frame(expected.to_json()).values.tolist()
+    assert shown == charts.summary_frame(expected.record()).values.tolist()
     labels = {row[1] for row in shown}
     assert {"xe − he/she accuracy", "accuracy 0 − 5 distractors", "accuracy he/she − neo-pronouns"} <= labels
     assert f"misgendered {110 * LIMIT}, ruff {192 * LIMIT}" in page.locator("#run-status").inner_text()

@@ -40,7 +40,7 @@ def test_an_uploaded_output_shows_the_scores_of_corefbias_score(served, data_dir
     shown = page.locator("#score-summary [role=grid]").evaluate(ROWS)
     screenshot(page, "score-a-file")
     expected = scoring.score("counter_gap", [path], data_dir=data_dir, mirror=mirror, n_bootstrap=1000, seed=0)
-    assert shown == charts.summary_frame(expected.to_json()).values.tolist()
+    assert shown == charts.summary_frame(expected.record()).values.tolist()
 
 
 def test_a_truncated_file_shows_the_readers_error(served, browser_page, screenshot, tmp_path):
@@ -60,7 +60,7 @@ def test_winobias_four_conll_files_score_together(served, data_dir, mirror, brow
     page.locator("#score-status").get_by_text("finished").wait_for(timeout=TIMEOUT_MS)
     shown = page.locator("#score-summary [role=grid]").evaluate(ROWS)
     expected = scoring.score("winobias", paths, data_dir=data_dir, mirror=mirror, n_bootstrap=1000, seed=0)
-    assert shown == charts.summary_frame(expected.to_json()).values.tolist()
+    assert shown == charts.summary_frame(expected.record()).values.tolist()
     conll_f1 = {row[1]: row[2] for row in shown if "CoNLL F1" in row[1]}
     assert conll_f1["type1 CoNLL F1 pro"] == "1.000" and conll_f1["type1 CoNLL F1 pro − anti"] == "0.000"
 

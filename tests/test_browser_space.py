@@ -37,7 +37,7 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(
         cache_path=tmp_path / "cache.sqlite",
         progress=False,
     )
-    assert shown == charts.summary_frame(expected.to_json()).values.tolist()
+    assert shown == charts.summary_frame(expected.record()).values.tolist()
     assert page.locator("#run-status").inner_text().count(f"counter_gap {8 * LIMIT}, winogender {6 * LIMIT}") == 1
 
     page.get_by_role("tab", name="Explore").click()

@@ -49,7 +49,7 @@ def test_a_run_of_both_sets_is_explored_by_pronoun_set_and_learnt(served, data_d
         cache_path=tmp_path / "cache.sqlite",
         progress=False,
     )
-    assert shown == charts.summary_frame(expected.to_json()).values.tolist()
+    assert shown == charts.summary_frame(expected.record()).values.tolist()
     assert len(shown) == 7 and all(row[0] in SETS for row in shown)
     assert "winonb 40, winopron 376" in page.locator("#run-status").inner_text()
 

@@ -85,7 +85,7 @@ def test_gold_clusters_score_perfectly_and_unbiased(gold_clusters, winobias_rows
         assert conll["pro"] == conll["anti"] == 1.0 and conll["diff"] == 0.0
         assert conll["num_pairs"] == len(winobias_rows[f"type{kind}_pro"])
         assert sections[f"winobias/type{kind}"]["diff"] == 0.0
-    rows = {row["score"]: row for row in run_outputs.summary_rows(result.to_json())}
+    rows = {row["score"]: row for row in run_outputs.summary_rows(result.record())}
     assert list(rows)[:3] == ["type1 CoNLL F1 pro − anti", "type1 CoNLL F1 pro", "type1 CoNLL F1 anti"]
 
 
@@ -151,7 +151,7 @@ def test_choice_models_have_no_conll_score_but_keep_the_link_scores(winobias_row
     conll = sections["winobias/type1/conll"]
     assert conll["diff"] is None and conll["undefined"]["diff"] == conll_scoring.NO_CLUSTERS
     assert sections["winobias/type1"]["diff"] == 0.0
-    rows = {row["score"]: row for row in run_outputs.summary_rows(result.to_json())}
+    rows = {row["score"]: row for row in run_outputs.summary_rows(result.record())}
     assert rows["type1 CoNLL F1 pro − anti"]["undefined"] == conll_scoring.NO_CLUSTERS
 
 

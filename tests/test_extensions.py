@@ -173,7 +173,7 @@ SPACE_SCRIPT = textwrap.dedent(
         "diff": section["diff"],
         "bars": frame["bar"].tolist(),
         "cases": cases["toy_pro_anti"]["total"],
-        "summary": charts.summary_frame(job.result.to_json())["benchmark"].tolist(),
+        "summary": charts.summary_frame(job.result.record())["benchmark"].tolist(),
     }))
     """
 )

@@ -260,7 +260,7 @@ def test_a_quick_run_writes_every_headline_with_its_interval_and_p_value(data_di
     for name, run in written.items():
         for headline in run["headlines"]:
             assert headline["ci_low"] is not None and headline["ci_high"] is not None, headline
-            assert (headline["p_value"] is None) == (headline["unbiased_value"] is None), headline
+            assert (headline["p_value"] is None) == (headline.get("unbiased_value") is None), headline
         # the stereotype baseline writes the pronoun of the name's or the occupation's stereotype, whatever was
         # declared: right for some he and she, wrong for every other set but by chance (for a unisex name it falls
         # back on the first listed word): every gap to he/she is negative

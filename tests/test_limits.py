@@ -9,7 +9,6 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import run_outputs, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import design_cells, limit_units
-from corefbias.measures.result_building import from_json
 
 BASELINES = ["baseline:oracle", "baseline:stereotype", "baseline:nearest", "baseline:random", "baseline:dist-1"]
 
@@ -155,14 +154,14 @@ def test_every_baseline_runs_every_benchmark_at_small_limits(data_dir, tmp_path,
     assert {name: counted[name] for name in instances_at(limit) if name in counted} == {
         name: count for name, count in instances_at(limit).items() if name in counted
     }
-    results = result.to_json()
+    results = result.record()
     headlines = {(row["benchmark"], row["score"]) for row in run_outputs.summary_rows(results)}
     assert headlines == {(name, h.label) for name, b in BENCHMARKS.items() for h in b.headlines}
     # Every headline says how sure it is: an interval, or why it has none (before, four accuracies and Winogender's
     # r had neither).
     for name, benchmark in BENCHMARKS.items():
         for headline in benchmark.headlines:
-            flat = dict(from_json(results["benchmarks"][name]["sections"][headline.section]))
+            flat = dict(results["benchmarks"][name]["sections"][headline.section])
             if flat[headline.key] is not None:
                 interval = f"{headline.key}_ci_low"
                 assert flat.get(interval) is not None or interval in flat["undefined"], (name, headline.label)

@@ -12,8 +12,15 @@ from test_unit_rows import CASES
 
 from corefbias import pro_anti_diff
 from corefbias.measures import abc_fpr, conll_f1, gap, pro_anti, winogender
-from corefbias.measures.result import SIGNIFICANCE_SUFFIXES, Cell, Estimate, MeasureResult
-from corefbias.measures.result_building import from_flat, from_json, measure_result
+from corefbias.measures.result import (
+    SIGNIFICANCE_SUFFIXES,
+    Cell,
+    Estimate,
+    MeasureResult,
+    from_flat,
+    from_json,
+    measure_result,
+)
 
 # Two groups of four aligned pairs: in 'female' the model resolves both pro and one anti pronoun (diff 0.5), in
 # 'female_p_value' both pro and no anti one (diff 1.0). The second group's name ends like the first group's p-value.

@@ -55,7 +55,8 @@ def _run(model, data_dir, tmp_path):
 
 
 def test_no_readable_answer_leaves_every_score_undefined_never_zero(data_dir, tmp_path):
-    results = _run(Prose(), data_dir, tmp_path).to_json()
+    result = _run(Prose(), data_dir, tmp_path)
+    results = result.to_json()
     for name, outcome in results["benchmarks"].items():
         assert outcome["parse_rate"] == 0.0 and outcome["low_parse_rate"], name
         for section in outcome["sections"].values():
@@ -72,7 +73,7 @@ def test_no_readable_answer_leaves_every_score_undefined_never_zero(data_dir, tm
     # Counts describe the data and stay: 5 quadruples of each original gender.
     assert counter_gap["num_quadruples"] == 10
     assert counter_gap["undefined"]["delta_i"].endswith("40 answers could be parsed")
-    rows = run_outputs.summary_rows(results)
+    rows = run_outputs.summary_rows(result.record())
     assert rows and all(row["value"] is None and row["undefined"].startswith("no readable answer") for row in rows)
 
 

@@ -4,8 +4,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from corefbias.harness import plots
-from corefbias.measures.result import Cell
-from corefbias.measures.result_building import from_flat, measure_result
+from corefbias.measures.result import Cell, from_flat, measure_result
 
 
 @pytest.fixture

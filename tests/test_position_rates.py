@@ -16,6 +16,7 @@ from corefbias.harness.position_rates import (
     results_fields,
 )
 from corefbias.harness.prediction_files import scoring
+from corefbias.harness.result_schema import upgrade
 from corefbias.models.base import Choice
 from corefbias.models.baselines import StereotypeBaseline
 from corefbias.models.cloze import ClozeModel
@@ -123,7 +124,7 @@ def test_the_space_shows_the_rate_and_the_flag(data_dir, tmp_path):
     from corefbias.space.store import RunStore
 
     flagged = _run(Positioned([0]), data_dir, tmp_path / "flagged", ["winogender"])
-    frame = charts.summary_frame(flagged.to_json())
+    frame = charts.summary_frame(flagged.record())
     assert "position" in charts.SUMMARY_HEADERS and set(frame["position"]) == {"1.000 A‡"}
     store = RunStore(tmp_path / "space")
     store.save(flagged, {})
@@ -155,7 +156,7 @@ class EvenOdds:
 
 def test_models_shown_no_order_have_no_rate_and_say_why(data_dir, tmp_path):
     for model in (StereotypeBaseline(), ClozeModel("cloze:stand-in", EvenOdds())):
-        results = _run(model, data_dir, tmp_path / model.name.replace(":", "-"), ["winogender"]).to_json()
+        results = _run(model, data_dir, tmp_path / model.name.replace(":", "-"), ["winogender"]).record()
         outcome = results["benchmarks"]["winogender"]
         assert (outcome["position_rate"], outcome["top_position"], outcome["position_bias"]) == (None, None, False)
         assert outcome["position_note"] == NO_POSITIONS
@@ -169,6 +170,7 @@ def test_an_old_results_file_without_positions_still_reports(data_dir, tmp_path)
     results = _run(StereotypeBaseline(), data_dir, tmp_path, ["winogender"]).to_json()
     for key in ("position_rate", "top_position", "position_bias", "position_note"):
         del results["benchmarks"]["winogender"][key]
+    results = upgrade(results)
     (row, *_) = run_outputs.summary_rows(results)
     assert (row["position_rate"], row["position_bias"]) == (None, False)
     assert "| — |" in run_outputs.markdown_report(results, {})

@@ -118,7 +118,7 @@ def test_a_sign_flip_across_wordings_is_flagged(wording_run):
     assert "prompt_sign_flip" in summary.splitlines()[0] and "±" in written["report.md"].read_text(encoding="utf-8")
     assert written["instances/winogender@the-word.jsonl"].is_file()
     # The Space's summary and compare's report show the spread.
-    frame = charts.summary_frame(result.to_json())
+    frame = charts.summary_frame(result.record())
     shown = dict(zip(frame["score"], frame["across prompts"]))
     assert (
         shown["occupation share M − F"] == "[-1.000, 1.000]±"

@@ -6,6 +6,7 @@ import doctest
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from jsonschema import Draft202012Validator, ValidationError
 from corefbias.benchmarks import Headline
 from corefbias.harness import result_schema, run_outputs, runner
 from corefbias.harness.prediction_files import scoring
-from corefbias.measures.result_building import from_json
+from corefbias.measures.result import from_flat
 from corefbias.reproduce import counter_gap as counter_gap_reproduction
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,10 +70,10 @@ def test_a_run_says_what_its_significance_resampled_where_its_numbers_are(result
     share = next(h for h in winogender["headlines"] if h["key"] == "occupation_share_male_minus_female")
     assert share["n_blocks"] == winogender["resampling"]["sections"]["winogender"]["blocks"][0]
     # The report, summary.csv and the CLI say it beside the number.
-    report = run_outputs.markdown_report(results, {})
+    report = run_outputs.markdown_report(result_schema.upgrade(results), {})
     assert "| blocks |" in report and f"| {share['n_blocks']} occupation |" in report
     assert "Intervals and p-values draw whole blocks (occupation) of units (`pair_id`)" in report
-    rows = run_outputs.summary_rows(results)
+    rows = run_outputs.summary_rows(result_schema.upgrade(results))
     assert {row["blocks"] for row in rows} == {"occupation", "female-stereotyped occupation × "
                                                 "male-stereotyped occupation × adjective"}  # fmt: skip
 
@@ -135,48 +136,50 @@ def test_headline_scores_read_value_interval_p_value_and_significance():
         Headline("pro_anti", "accuracy", "accuracy", None),
         Headline("not_scored", "diff", "another section's diff", 0.0),
     ]
-    scores = result_schema.headline_scores(headlines, {"pro_anti": section})
-    assert scores == [
+    scores = result_schema.headline_scores(headlines, {"pro_anti": from_flat(section)})
+    assert [score.to_json() for score in scores] == [
         {
             "section": "pro_anti",
-            "key": "diff",
             "label": "pro − anti",
+            "key": "diff",
             "value": 0.25,
+            "undefined": None,
+            "p_value": 0.01,
             "ci_low": 0.1,
             "ci_high": 0.4,
-            "p_value": 0.01,
-            "significant": True,
+            "significance_undefined": {},
+            # no n_blocks: a flat section (an evaluate module's dict) says nothing of its blocks
             "unbiased_value": 0.0,
-            "undefined": None,
-            "n_blocks": None,  # a flat section (an evaluate module's dict) says nothing of its blocks
+            "significant": True,
         },
         {
             "section": "pro_anti",
-            "key": "log2_ratio",
             "label": "log2(pro / anti)",
+            "key": "log2_ratio",
             "value": 0.1,
+            "undefined": None,
+            "p_value": 0.2,
             "ci_low": -0.1,
             "ci_high": 0.3,
-            "p_value": 0.2,
-            "significant": False,
+            "significance_undefined": {},
             "unbiased_value": 0.0,
-            "undefined": None,
-            "n_blocks": None,  # a flat section (an evaluate module's dict) says nothing of its blocks
+            "significant": False,
         },
         {
             "section": "pro_anti",
-            "key": "accuracy",
             "label": "accuracy",
+            "key": "accuracy",
             "value": None,
+            "undefined": "no instances",
+            "p_value": None,
             "ci_low": None,
             "ci_high": None,
-            "p_value": None,
+            "significance_undefined": {"p_value": "accuracy itself is undefined"},
             "significant": None,
-            "unbiased_value": None,
-            "undefined": "no instances",
-            "n_blocks": None,
         },
     ]
+    # One record per score: the headline holds its section's estimate, with the benchmark's unbiased value.
+    assert scores[0].estimate == replace(from_flat(section).overall["diff"], unbiased=0.0)
 
 
 def test_a_results_file_of_an_older_corefbias_is_upgraded(results, validator):
@@ -187,26 +190,28 @@ def test_a_results_file_of_an_older_corefbias_is_upgraded(results, validator):
         del outcome["headlines"], outcome["resampling"]
         for section in outcome["sections"].values():
             del section["measure_result"]
-    upgraded = result_schema.upgrade(old)
+    upgraded = result_schema.to_json(result_schema.upgrade(old))
     validator.validate(upgraded)
     for name, outcome in upgraded["benchmarks"].items():
         # A version-1 file kept no blocks: the headlines are the same but for how many blocks they rest on.
-        assert [{**headline, "n_blocks": None} for headline in results["benchmarks"][name]["headlines"]] == (
-            outcome["headlines"]
-        )
+        assert [
+            {key: value for key, value in headline.items() if key != "n_blocks"}
+            for headline in results["benchmarks"][name]["headlines"]
+        ] == outcome["headlines"]
         for section, scores in outcome["sections"].items():
             # The flat items stay as they were; the structure a flat dict gives holds its scores under their keys.
-            assert {key: value for key, value in scores.items() if key != "measure_result"} == old["benchmarks"][name][
-                "sections"
-            ][section]
-            assert dict(from_json(scores)) == old["benchmarks"][name]["sections"][section]
+            flat = old["benchmarks"][name]["sections"][section]
+            assert {key: value for key, value in scores.items() if key != "measure_result"} == flat
+            assert dict(result_schema.upgrade(old)["benchmarks"][name]["sections"][section]) == flat
     assert all("resampling" not in outcome for outcome in upgraded["benchmarks"].values())
     assert {key: value for key, value in upgraded.items() if key != "benchmarks"} == {
         key: value for key, value in results.items() if key != "benchmarks"
     }
     unknown = {"n_blocks": None, "blocks": None}  # what an older file cannot say
-    assert run_outputs.summary_rows(old) == [{**row, **unknown} for row in run_outputs.summary_rows(results)]
-    assert result_schema.upgrade(results) is results
+    rows = run_outputs.summary_rows(result_schema.upgrade(results))
+    assert run_outputs.summary_rows(result_schema.upgrade(old)) == [{**row, **unknown} for row in rows]
+    # A current file reads as it was written.
+    assert result_schema.to_json(result_schema.upgrade(results)) == results
 
 
 def test_a_results_file_of_a_newer_corefbias_is_refused(results):

@@ -17,7 +17,6 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from corefbias.harness import comparison, result_schema, run_outputs, runner
-from corefbias.measures.result_building import from_json
 from corefbias.space.store import RunStore, score_column
 
 REPO = Path(__file__).resolve().parents[1]
@@ -63,7 +62,7 @@ def _summary_csv(results: dict) -> str:
     out = io.StringIO(newline="")
     writer = csv.DictWriter(out, fieldnames=[*run_outputs.SUMMARY_COLUMNS, "undefined"])
     writer.writeheader()
-    writer.writerows(run_outputs.summary_rows(results))
+    writer.writerows(run_outputs.summary_rows(result_schema.upgrade(results)))
     return out.getvalue()
 
 
@@ -72,7 +71,7 @@ def _summary_csv(results: dict) -> str:
 # ``resampling.expanded_tail``). The values, and why a value is undefined, are what must not change: the significance
 # fields are left out of every comparison below.
 SIGNIFICANCE_SUFFIXES = ("_p_value", "_ci_low", "_ci_high")
-SIGNIFICANCE_FIELDS = ("ci_low", "ci_high", "p_value", "significant", "n_blocks", "blocks")
+SIGNIFICANCE_FIELDS = ("ci_low", "ci_high", "p_value", "significant", "n_blocks", "blocks", "significance_undefined")
 
 
 # Stored floats are compared within this relative tolerance: the fixtures were written with older numpy and scipy,
@@ -142,36 +141,47 @@ def _report_tables(report: str) -> tuple[list[str], dict[str, set[str]]]:
     return summary, sections
 
 
+def _validate(results: dict) -> None:
+    schema = json.loads((REPO / "docs" / "results.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator(schema).validate(results)
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections_unchanged(model):
     old = _results(FIXTURES / model)
     assert old["schema_version"] == 2
     upgraded = result_schema.upgrade(old)
-    schema = json.loads((REPO / "docs" / "results.schema.json").read_text(encoding="utf-8"))
-    Draft202012Validator(schema).validate(upgraded)
+    written = result_schema.to_json(upgraded)
+    _validate(written)
     for name, outcome in old["benchmarks"].items():
-        assert upgraded["benchmarks"][name]["headlines"] == outcome["headlines"]
+        headlines = written["benchmarks"][name]["headlines"]
+        # Each field version 2 held, as it held it; version 6 adds why a significance field is null.
+        assert [
+            {key: item.get(key) for key in old_item} for item, old_item in zip(headlines, outcome["headlines"])
+        ] == (outcome["headlines"])
         for section, flat in outcome["sections"].items():
-            stored = upgraded["benchmarks"][name]["sections"][section]
+            stored = written["benchmarks"][name]["sections"][section]
             assert {key: value for key, value in stored.items() if key != "measure_result"} == flat
-            assert dict(from_json(stored)) == flat
-    assert run_outputs.summary_rows(old) == run_outputs.summary_rows(upgraded)
+            assert dict(upgraded["benchmarks"][name]["sections"][section]) == flat
+    assert run_outputs.summary_rows(result_schema.upgrade(written)) == run_outputs.summary_rows(upgraded)
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_the_current_code_writes_the_same_values_as_the_version_2_run(model, rerun):
     old, new = _results(FIXTURES / model), _results(rerun[model])
-    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 5
+    assert new["schema_version"] == result_schema.SCHEMA_VERSION == 6
+    read = result_schema.upgrade(new)
     for name, outcome in old["benchmarks"].items():
         for section, flat in outcome["sections"].items():
-            current = from_json(new["benchmarks"][name]["sections"][section])
+            current = read["benchmarks"][name]["sections"][section]
             numbers, stored = _numbers(current), _numbers(flat)
             assert set(numbers) - set(stored) <= ADDED_SINCE.get(section, set()), section
             assert {key: numbers[key] for key in stored} == approx(stored), section
             values_undefined = {key for key in current.undefined if not _is_significance(key)}
             assert values_undefined == {key for key in flat["undefined"] if not _is_significance(key)}, section
         headlines = new["benchmarks"][name]["headlines"]
-        assert _headline_numbers(headlines) == approx(_headline_numbers(outcome["headlines"]))
+        upgraded = result_schema.to_json(result_schema.upgrade(old))["benchmarks"][name]["headlines"]
+        assert _headline_numbers(headlines) == approx(_headline_numbers(upgraded))
         # What the current run drew: the benchmark's blocks, each headline's count of them.
         assert new["benchmarks"][name]["resampling"]["unit"] == {
             "winogender": "pair_id", "dawinobias": "pair_id", "gap": "id", "abc": "triplet_id"
@@ -180,7 +190,8 @@ def test_the_current_code_writes_the_same_values_as_the_version_2_run(model, rer
     # summary.csv: the same values; the report: the same rows in every table, cut to their values.
     def summary_values(results):
         columns = [column for column in run_outputs.SUMMARY_COLUMNS if column not in SIGNIFICANCE_FIELDS]
-        return [{column: row[column] for column in columns} for row in run_outputs.summary_rows(results)]
+        rows = run_outputs.summary_rows(result_schema.upgrade(results))
+        return [{column: row[column] for column in columns} for row in rows]
 
     assert summary_values(new) == approx(summary_values(old))
     # The fixture's summary.csv is what its results.json gives, in the columns it has.
@@ -220,8 +231,72 @@ def test_the_space_leaderboard_shows_a_version_2_run_beside_a_current_one(rerun,
     shutil.copytree(rerun["stereotype"], store.runs / "20260101-000000-0000000b")
     board = store.leaderboard()
     assert board["run"].tolist() == ["20260101-000000-0000000b", "20250101-000000-0000000a"]
-    summary = run_outputs.summary_rows(_results(FIXTURES / "stereotype"))
+    summary = run_outputs.summary_rows(result_schema.upgrade(_results(FIXTURES / "stereotype")))
     defined = [row for row in summary if row["value"] is not None]
     assert len(defined) >= 8
+    for row in defined:
+        assert board[score_column(row)].tolist() == [row["value"]] * 2, score_column(row)
+
+
+FIXTURES_V5 = Path(__file__).resolve().parent / "fixtures" / "results_v5" / "stereotype"
+BENCHMARKS_V5 = ["winopron", "winogender"]
+
+
+@pytest.fixture(scope="module")
+def rerun_v5(exported_set, tmp_path_factory) -> dict[str, Path]:
+    """The version-5 fixture's run, and the random baseline's, made by the current code."""
+    folders = {exported_set(name).parent for name in BENCHMARKS_V5}
+    assert len(folders) == 1
+    data_dir = folders.pop()
+    root = tmp_path_factory.mktemp("v6")
+    for model in MODELS:
+        result = runner.run(
+            f"baseline:{model}",
+            BENCHMARKS_V5,
+            settings=runner.RunSettings(limit=1, n_bootstrap=50, seed=0, cache_mode="off"),
+            data_dir=data_dir,
+            progress=False,
+        )
+        run_outputs.write_outputs(result, root / model, plots=False)
+    return {"data_dir": data_dir, **{model: root / model for model in MODELS}}
+
+
+def test_a_version_5_file_reads_as_the_same_run_written_now(rerun_v5):
+    """Every section, value, interval and p-value the version-5 run wrote is what the current code writes; only the
+    headlines' layout changed (version 6: the section's estimate, with the reasons its significance is null)."""
+    old, new = _results(FIXTURES_V5), _results(rerun_v5["stereotype"])
+    assert (old["schema_version"], new["schema_version"]) == (5, 6)
+    upgraded = result_schema.to_json(result_schema.upgrade(old))
+    _validate(upgraded)
+    for name, outcome in old["benchmarks"].items():
+        current = new["benchmarks"][name]
+        assert current["sections"] == outcome["sections"] == upgraded["benchmarks"][name]["sections"], name
+        assert current["resampling"] == outcome["resampling"], name
+        # Every field of a version-5 headline, the same in the run now and in the file read now (a field version 6
+        # leaves out, where the score reports no significance or is no bias score, was null).
+        for headlines in (current["headlines"], upgraded["benchmarks"][name]["headlines"]):
+            assert len(headlines) == len(outcome["headlines"])
+            for item, old_item in zip(headlines, outcome["headlines"]):
+                assert {key: item.get(key) for key in old_item} == old_item, name
+    # summary.csv: the file the version-5 run wrote, from the file read now and from the run made now.
+    stored = list(csv.DictReader(io.StringIO((FIXTURES_V5 / "summary.csv").read_text())))
+    for results in (old, new):
+        assert list(csv.DictReader(io.StringIO(_summary_csv(results)))) == stored
+
+
+def test_compare_and_the_space_read_a_version_5_folder_as_a_current_one(rerun_v5, tmp_path):
+    pair = [FIXTURES_V5, rerun_v5["random"]]
+    old = comparison.compare_runs(pair, data_dir=rerun_v5["data_dir"], n_resamples=50)
+    new = comparison.compare_runs(
+        [rerun_v5["stereotype"], rerun_v5["random"]], data_dir=rerun_v5["data_dir"], n_resamples=50
+    )
+    assert old["comparisons"] == new["comparisons"] and old["scores"] == new["scores"]
+    store = RunStore(tmp_path)
+    shutil.copytree(FIXTURES_V5, store.runs / "20250101-000000-0000000a")
+    shutil.copytree(rerun_v5["stereotype"], store.runs / "20260101-000000-0000000b")
+    board = store.leaderboard()
+    summary = run_outputs.summary_rows(result_schema.upgrade(_results(FIXTURES_V5)))
+    defined = [row for row in summary if row["value"] is not None]
+    assert len(defined) >= 6
     for row in defined:
         assert board[score_column(row)].tolist() == [row["value"]] * 2, score_column(row)

@@ -237,7 +237,7 @@ def test_outputs_on_disk(data_dir, tmp_path):
     assert "![winogender_occupations](plots/winogender_occupations.png)" in report
     csv_lines = (tmp_path / "out" / "summary.csv").read_text().splitlines()
     assert csv_lines[0].startswith("benchmark,score,value,ci_low,ci_high,p_value,significant")
-    assert len(csv_lines) == 1 + len(run_outputs.summary_rows(results))
+    assert len(csv_lines) == 1 + len(run_outputs.summary_rows(result.record()))
     for name in ("winogender_occupations.png", "counter_gap_delta_i.png"):
         assert written[f"plots/{name}"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     instances = (tmp_path / "out" / "instances" / "counter_gap.jsonl").read_text().splitlines()
@@ -340,7 +340,7 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
             cache_path=tmp_path / "c.sqlite",
             progress=False,
         )
-        return {(row["benchmark"], row["score"]): row for row in run_outputs.summary_rows(result.to_json())}
+        return {(row["benchmark"], row["score"]): row for row in run_outputs.summary_rows(result.record())}
 
     oracle = headline("baseline:oracle")
     assert len({benchmark for benchmark, _ in oracle}) == len(BENCHMARKS)

@@ -17,7 +17,8 @@ from corefbias.benchmarks import BENCHMARKS, PRO_ANTI_PAIRS
 from corefbias.benchmarks.counter_gap.explore import QUADRUPLES
 from corefbias.benchmarks.winogender.explore import MINIMAL_PAIRS
 from corefbias.harness import run_outputs, runner
-from corefbias.measures.result_building import from_flat
+from corefbias.harness.result_schema import upgrade
+from corefbias.measures.result import from_flat
 from corefbias.models import hub_weights
 from corefbias.models.http_protocol import make_server
 from corefbias.models.registry import kind_of
@@ -93,7 +94,7 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     downloaded = {Path(path).name: Path(path) for path in files}
     assert set(downloaded) == {"results.json", "report.md", "summary.csv"}
     assert _sections(json.loads(downloaded["results.json"].read_text())) == _sections(json.loads(json.dumps(expected)))
-    assert summary["data"] == charts.summary_frame(expected).values.tolist()
+    assert summary["data"] == charts.summary_frame(upgrade(expected)).values.tolist()
     # The stereotype baseline sends one of "she"/"he" to the stereotyped occupation: most pairs split.
     pairs_split = expected["benchmarks"]["winogender"]["sections"]["winogender"]["pairs_resolved_differently"]
     assert pairs_split > 0.5 and f"{pairs_split:.3f}" in {row[2] for row in summary["data"]}
@@ -106,7 +107,7 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     board, _ = served.client.predict(None, True, api_name="/leaderboard")
     rows = [dict(zip(board["headers"], row)) for row in board["data"]]
     (ours,) = [row for row in rows if row["model"] == "baseline:stereotype" and row["limit"] == str(LIMIT)]
-    for headline in run_outputs.summary_rows(expected):
+    for headline in run_outputs.summary_rows(upgrade(expected)):
         assert ours[score_column(headline)] == pytest.approx(headline["value"], abs=5e-5)
 
     note, cases_html, _ = served.client.predict(ours["run"], "winogender", 1, api_name="/explore")

@@ -244,7 +244,7 @@ def test_a_quick_run_of_both_sets_writes_every_headline_with_its_interval_and_p_
         cache_path=tmp_path / "cache.sqlite",
         progress=False,
     )
-    rows = run_outputs.summary_rows(result.to_json())
+    rows = run_outputs.summary_rows(result.record())
     expected = {(name, headline.label) for name in ("winopron", "winonb") for headline in BENCHMARKS[name].headlines}
     assert {(row["benchmark"], row["score"]) for row in rows} == expected and len(rows) == 7
     for row in rows:

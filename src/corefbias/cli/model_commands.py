@@ -315,7 +315,7 @@ def print_written(result, written: dict, out) -> None:
     from ..harness import number_format, run_outputs
     from ..harness.position_rates import POSITION_RATE_THRESHOLD
 
-    results = result.to_json()
+    results = result.record()
     rows = run_outputs.summary_rows(results)
     # Columns as wide as this run's longest benchmark and score names (at least those of the built-in ones).
     benchmark_width = max([11, *(len(row["benchmark"]) for row in rows)])

@@ -7,7 +7,7 @@ same data (instance ids, their gold answers and, when both runs record it, the d
 again by the benchmark's own scoring functions (of decisions, and of clusters where the benchmark scores them and the
 instance file keeps them) on the exported set, and every headline value its ``results.json`` holds (in ``headlines``,
 and in its section both flat and under ``measure_result``) must be the rescored value, its interval the same in both
-places and in order (``score_checks.check_scores``): compare reports the runs' own headlines beside the differences
+places and in order (``check_scores``): compare reports the runs' own headlines beside the differences
 and draws them, so an edited or stale ``results.json`` is refused, naming the score, rather than reported. Each
 section hands its unit rows over with its scores (``corefbias.harness.scoring.scored_sections``), and every shared
 headline score is compared with ``measures.comparison.paired_difference``, drawing the blocks the benchmark declares
@@ -20,18 +20,19 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import numpy as np
 
 from ..benchmarks import BENCHMARKS, Benchmark
 from ..measures import comparison, resampling
 from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result import MeasureResult
 from .benchmark_data import default_data_dir, load_part
-from .result_schema import sections_of
 from .run_outputs import read_results
-from .score_checks import check_scores
 from .scoring import scored_sections
 
 CONFIDENCE = 0.95
@@ -39,7 +40,8 @@ CONFIDENCE = 0.95
 
 @dataclass
 class Run:
-    """A finished run folder: its results and, per benchmark, its instance lines keyed by (config, split, id)."""
+    """A finished run folder: its results (``run_outputs.read_results``: sections and headlines as objects) and, per
+    benchmark, its instance lines keyed by (config, split, id)."""
 
     path: Path
     label: str
@@ -135,6 +137,127 @@ def check_same_items(a: Run, b: Run, benchmark: str) -> None:
             )
 
 
+# Scores read back from results.json went through JSON's float formatting: equal up to this relative difference.
+SCORE_TOLERANCE = 1e-9
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+
+
+def _same_value(stored, rescored) -> bool:
+    """Whether a score in results.json is the rescored one: both undefined (null, or not finite) or equal but for
+    rounding; a score that is not a number (edited into a string, say) is never the same.
+
+    Examples
+    --------
+    >>> _same_value(0.1 + 0.2, 0.3), _same_value(None, float("nan")), _same_value(0.5, 0.0), _same_value("0.0", 0.0)
+    (True, True, False, False)
+    """
+    if stored is not None and not _is_number(stored):
+        return False
+    stored_defined = stored is not None and math.isfinite(stored)
+    rescored_defined = rescored is not None and math.isfinite(rescored)
+    if not (stored_defined and rescored_defined):
+        return stored_defined == rescored_defined
+    return abs(stored - rescored) <= SCORE_TOLERANCE * max(1, abs(stored))
+
+
+def _shown(stored) -> str:
+    """A value of results.json as the message shows it: JSON, so that an edited ``"0.0"`` does not read as 0.0."""
+    return json.dumps(stored, ensure_ascii=False)
+
+
+def _not_its_scores(run: Run, benchmark: str, problem: str) -> ValueError:
+    limit = (run.results.get("settings") or {}).get("limit")
+    rescore = (
+        f"corefbias score --benchmark {benchmark}{f' --limit {limit}' if limit else ''} --format instances "
+        f"--predictions {run.path / 'instances' / f'{benchmark}.jsonl'} --out NEW_FOLDER"
+    )
+    return ValueError(
+        f"{benchmark}: {run.label}'s results.json ({run.path / 'results.json'}) {problem}; the file was edited, or "
+        f"the run was made on another data version or corefbias version: run the model again, or score its "
+        f"instances again (`{rescore}`) and compare that folder"
+    )
+
+
+def check_scores(run: Run, benchmark: str, rescored: dict[str, MeasureResult]) -> None:
+    """Refuse a run whose ``results.json`` holds a headline of ``benchmark`` that its instances do not give.
+
+    Every headline of the benchmark in ``results.json`` whose section was scored again (``rescored``: a section
+    of a cluster model's clusters is not, where the instance file keeps none) must hold the rescored value in each
+    place the file keeps it (the headline, its section's flat key and its ``measure_result``), one interval there
+    and in the section, with its low end not above its high end, and the unbiased value the benchmark declares.
+    The intervals and p-values are the run's bootstrap's and are not drawn again; a percentile interval need not
+    contain its value (a skewed score), so that is not asked.
+
+    Parameters
+    ----------
+    run : Run
+        The run (``load_run``).
+    benchmark : str
+        The benchmark whose headlines to check.
+    rescored : dict of str to MeasureResult
+        Its sections scored again from the run's instances.
+
+    Raises
+    ------
+    ValueError
+        Naming the benchmark, the score, the value the file holds and the one the instances give.
+
+    Examples
+    --------
+    >>> from corefbias.harness.result_schema import upgrade
+    >>> from corefbias.measures.result import from_flat
+    >>> outcome = {"headlines": [{"section": "s", "key": "diff", "label": "pro − anti", "value": 0.5,
+    ...                           "ci_low": 0.1, "ci_high": 0.6, "unbiased_value": None}],
+    ...            "sections": {"s": {"diff": 0.5, "diff_ci_low": 0.1, "diff_ci_high": 0.6}}}
+    >>> run = Run(Path("runs/a"), "model-a", upgrade({"schema_version": 2, "benchmarks": {"toy": outcome}}), {})
+    >>> check_scores(run, "toy", {"s": from_flat({"diff": 0.5})})  # the same: nothing to say
+    >>> check_scores(run, "toy", {"s": from_flat({"diff": 0.25})})
+    Traceback (most recent call last):
+    ...
+    ValueError: toy: model-a's results.json (runs/a/results.json) gives pro − anti as 0.5 in its headline, but
+    its instances give 0.25; ...
+    """
+    outcome = run.results["benchmarks"][benchmark]
+    declared = {(item.section, item.key): item.unbiased for item in getattr(BENCHMARKS.get(benchmark), "headlines", ())}
+    for headline in outcome["headlines"]:
+        name, key, label, interval = headline.section, headline.estimate.key, headline.label, headline.estimate.ci
+        if key not in getattr(rescored.get(name), "overall", {}):
+            continue  # not scored again: the run's instance file keeps no clusters for it
+        value, stored = rescored[name].overall[key].value, outcome["sections"].get(name)
+        copies = {"its headline": (headline.estimate.value, *interval)}  # value, interval: as the file holds them
+        if stored is not None and key in stored.overall:
+            copies[f"its {name} section's measure_result"] = (stored.overall[key].value, *stored.overall[key].ci)
+        try:
+            flat = dict(stored or {})  # the section's flat keys, as the file holds them
+        except ValueError:  # labels that collide: the file holds no flat keys
+            flat = {}
+        if key in flat:
+            ends = (flat.get(f"{key}_{end}", default) for end, default in zip(("ci_low", "ci_high"), interval))
+            copies[f"its {name} section's {key}"] = (flat[key], *ends)
+        for where, (stored_value, *_) in copies.items():
+            if not _same_value(stored_value, value):
+                problem = f"gives {label} as {_shown(stored_value)} in {where}, but its instances give {value}"
+                raise _not_its_scores(run, benchmark, problem)
+        for where, (_, *other) in copies.items():
+            if tuple(other) != interval:
+                problem = f"gives {label}'s 95% CI as {_shown(list(interval))} in its headline but {_shown(other)} in"
+                raise _not_its_scores(run, benchmark, f"{problem} {where}")
+        if any(end is not None and not _is_number(end) for end in interval) or (
+            None not in interval and interval[0] > interval[1]
+        ):
+            problem = f"gives {label}'s 95% CI as {_shown(list(interval))}, which is not an interval (low ≤ high)"
+            raise _not_its_scores(run, benchmark, problem)
+        unbiased = headline.estimate.unbiased
+        if (name, key) in declared and unbiased != declared[name, key]:
+            problem = (
+                f"gives {label}'s unbiased value as {_shown(unbiased)}, but {benchmark} declares {declared[name, key]}"
+            )
+            raise _not_its_scores(run, benchmark, problem)
+
+
 def _design(benchmark: Benchmark, keys: set, data_dir, mirror) -> dict:
     """The exported set's rows (as columns) of the instances a run answered, in the set's order; its parts are those
     the run answered (``score --config`` replaces a one-part benchmark's config)."""
@@ -190,7 +313,7 @@ def _clusters(run: Run, benchmark: str, parts: dict) -> dict | None:
 
 def _stored(run: Run, benchmark: str, section: str, key: str):
     """The overall score ``key`` of ``section`` in the run's results.json (None: the section was not scored)."""
-    scores = sections_of(run.results["benchmarks"][benchmark]).get(section)
+    scores = run.results["benchmarks"][benchmark]["sections"].get(section)
     return None if scores is None else scores.overall.get(key)
 
 

@@ -138,7 +138,7 @@ def drawn_headlines(result: dict) -> list[tuple[str, str]]:
 
 
 def _check_intervals(result: dict) -> None:
-    """Refuse a run's interval whose low end is above its high end (``score_checks.check_scores`` refuses such a run, so
+    """Refuse a run's interval whose low end is above its high end (``comparison.check_scores`` refuses such a run, so
     only a result changed after ``compare_runs`` has one), before anything is written.
 
     Examples

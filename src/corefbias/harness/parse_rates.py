@@ -31,7 +31,7 @@ def without_readable_answers(sections: dict[str, MeasureResult], num_instances: 
 
     Examples
     --------
-    >>> from corefbias.measures.result_building import measure_result
+    >>> from corefbias.measures.result import measure_result
     >>> sections = without_readable_answers({"toy": measure_result("toy", {"diff": 0.5, "num_pairs": 3})}, 3)
     >>> dict(sections["toy"])
     {'diff': None, 'num_pairs': 3, 'undefined': {'diff': "no readable answer: none of the model's 3 answers could \

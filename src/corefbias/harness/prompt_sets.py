@@ -18,11 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from ..benchmarks import Benchmark
 from ..measures.prompt_spread import prompt_spread
-from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..models.cloze_template import ClozeTemplate
-from .parse_rates import is_low, parse_rate
-from .position_rates import results_fields as position_fields
-from .result_schema import headline_scores
 
 ALL = "all"
 
@@ -126,7 +122,7 @@ def headline_spreads(benchmark: Benchmark, runs: Mapping[str, object], n_bootstr
                 "ci_low": mean.ci_low,
                 "ci_high": mean.ci_high,
                 "p_value": mean.p_value,
-                "significant": None if mean.p_value is None else mean.p_value < SIGNIFICANCE_LEVEL,
+                "significant": mean.significant,
                 "sign_flip": spread.extras["sign_flip"],
                 "undefined": spread.undefined,
             }
@@ -134,22 +130,11 @@ def headline_spreads(benchmark: Benchmark, runs: Mapping[str, object], n_bootstr
     return spreads
 
 
-def prompts_json(benchmark: Benchmark, runs: Mapping[str, object], spreads: list[dict]) -> dict:
-    """``results.json``'s ``prompts`` of one benchmark: every prompt's template, counts, position rate, headlines and
-    sections, and the headlines across the prompts (``result_schema.PromptSet``)."""
-    per_prompt = {}
-    for name, run in runs.items():
-        template = run.benchmark.cloze
-        count = len(run.instances)
-        per_prompt[name] = {
-            "template": {**template.identity, "source": template.source},
-            "num_instances": count,
-            "num_unparsed": run.num_unparsed,
-            "parse_rate": parse_rate(count, run.num_unparsed),
-            "low_parse_rate": is_low(parse_rate(count, run.num_unparsed)),
-            **position_fields(run.instances),
-            "num_predicted": run.num_predicted,
-            "headlines": headline_scores(benchmark.headlines, run.sections),
-            "sections": {section: scores.to_json() for section, scores in run.sections.items()},
-        }
+def prompts_record(runs: Mapping[str, object], spreads: list[dict]) -> dict:
+    """``results.json``'s ``prompts`` of one benchmark (``result_schema.PromptSet``), as the run holds it: every
+    prompt's template and its run's record (``scoring.BenchmarkRun.record``), and the headlines across the prompts."""
+    per_prompt = {
+        name: {"template": {**run.benchmark.cloze.identity, "source": run.benchmark.cloze.source}, **run.record()}
+        for name, run in runs.items()
+    }
     return {"names": list(runs), "per_prompt": per_prompt, "headlines": spreads}

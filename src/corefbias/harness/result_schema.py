@@ -16,23 +16,30 @@ run's benchmarks, ``prompts``: every prompt's scores and each headline across th
 significance resampled (``resampling``: its unit and its blocks, and per section how many of each) and, to every
 tested score and headline, the blocks its interval rests on (``n_blocks``); intervals and p-values draw whole blocks
 from version 5 on; ``settings.decision_mode`` may be ``default`` (each benchmark's own) and ``settings.config`` a list
-of parts (``corefbias score --config``). ``upgrade`` turns a dict of any older version into a current one (a flat
-section's scores become overall scores under their flat keys: ``result_building.from_flat``).
+of parts (``corefbias score --config``). Version 6 writes each headline as its score's estimate
+(``EstimateScores``, with ``unbiased_value`` where it is a bias score) beside its section, label and significance:
+``p_value``, ``ci_low``, ``ci_high`` and their reasons (``significance_undefined``) where the score reports them,
+``n_blocks`` where a bootstrap tested it, as its section holds it.
+
+A run hands its result objects on (``runner.RunResult.record``: sections as ``MeasureResult``, headlines as
+``HeadlineScore``) to the report, ``summary.csv``, the terminal and the Space; ``to_json`` turns them into the file
+once, when it is written. A reader of a file gets the same objects from ``upgrade``, which reads a dict of any version
+(a flat section's scores become overall scores under their flat keys: ``measures.result.from_flat``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from typing_extensions import NotRequired, TypedDict
 
 from ..benchmarks import BENCHMARKS, Benchmark, Headline
-from ..measures.resampling import SIGNIFICANCE_LEVEL
-from ..measures.result import MeasureResult
-from ..measures.result_building import from_json
+from ..measures.estimate import SIGNIFICANCE_SUFFIXES, Estimate
+from ..measures.result import MeasureResult, from_json
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 Label = str | int
 """A group or condition label, as the data gave it."""
@@ -58,6 +65,8 @@ class EstimateScores(TypedDict):
     n_blocks: NotRequired[int]
     """How many blocks (templates, occupations, documents) its bootstrap interval and p-value rest on (present where a
     bootstrap tested the score)."""
+    unbiased_value: NotRequired[float]
+    """What a model without the bias scores (present where it is a bias score a benchmark headlines)."""
 
 
 class GroupScores(TypedDict):
@@ -110,31 +119,50 @@ class Section(TypedDict):
     measure_result: MeasureResultScores
 
 
-class HeadlineScore(TypedDict):
-    """A headline score of a benchmark, as the summary tables show it (see ``headline_scores``)."""
+class HeadlineEntry(EstimateScores):
+    """A headline score of a benchmark (``HeadlineScore.to_json``): its estimate, where it is read from, its name."""
 
     section: str
-    """The section of ``sections`` the score is read from."""
-    key: str
-    """The score's key in that section."""
+    """The section of ``sections`` the score is read from (``key``: its overall score there)."""
     label: str
     """The score's name in tables."""
-    value: float | None
-    """The score (null: undefined, see ``undefined``)."""
-    ci_low: float | None
-    """The lower end of the 95% percentile bootstrap interval (null: not tested, or undefined)."""
-    ci_high: float | None
-    """The upper end of that interval."""
-    p_value: float | None
-    """The two-sided bootstrap p-value against ``unbiased_value`` (null: no null value, or undefined)."""
     significant: bool | None
     """Whether ``p_value`` is below ``corefbias.measures.resampling.SIGNIFICANCE_LEVEL`` (null: no p-value)."""
-    unbiased_value: float | None
-    """What a model without this bias scores (null: not a bias score)."""
-    undefined: str | None
-    """Why the data leave the score undefined (null: it is defined)."""
-    n_blocks: NotRequired[int | None]
-    """How many blocks its interval and p-value rest on (null: not tested by a bootstrap)."""
+
+
+@dataclass(frozen=True)
+class HeadlineScore:
+    """A headline score of a benchmark as runs and readers hand it on: where it is read from, its name in tables, and
+    its section's estimate with the unbiased value the benchmark declares (``results.json``: ``HeadlineEntry``).
+
+    Examples
+    --------
+    >>> estimate = Estimate("diff", 0.25, p_value=0.01, reported=("p_value",), unbiased=0.0)
+    >>> score = HeadlineScore("pro_anti", "pro − anti", estimate)
+    >>> score.to_json()  # doctest: +NORMALIZE_WHITESPACE
+    {'section': 'pro_anti', 'label': 'pro − anti', 'key': 'diff', 'value': 0.25, 'undefined': None, 'p_value': 0.01,
+     'significance_undefined': {}, 'unbiased_value': 0.0, 'significant': True}
+    >>> HeadlineScore.from_json(score.to_json()) == score
+    True
+    """
+
+    section: str
+    label: str
+    estimate: Estimate
+
+    def to_json(self) -> HeadlineEntry:
+        """The headline as ``results.json`` holds it."""
+        return {
+            "section": self.section,
+            "label": self.label,
+            **self.estimate.to_json(),
+            "significant": self.estimate.significant,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> HeadlineScore:
+        """The headline of a ``results.json`` of schema version 2 or later (those before 6 held the same fields)."""
+        return cls(data["section"], data["label"], Estimate.from_json(data))
 
 
 class SectionResampling(TypedDict):
@@ -169,7 +197,7 @@ class PromptTemplate(TypedDict):
 
 
 class PromptRun(TypedDict):
-    """One prompt's run of a benchmark (``harness.prompt_sets.prompts_json``): the fields of ``BenchmarkResult`` for
+    """One prompt's run of a benchmark (``harness.prompt_sets.prompts_record``): the fields of ``BenchmarkResult`` for
     that template's answers."""
 
     template: PromptTemplate
@@ -182,7 +210,7 @@ class PromptRun(TypedDict):
     position_bias: bool
     position_note: str
     num_predicted: int
-    headlines: list[HeadlineScore]
+    headlines: list[HeadlineEntry]
     sections: dict[str, Section]
 
 
@@ -250,7 +278,7 @@ class BenchmarkResult(TypedDict):
     predict_seconds: float
     score_seconds: float
     wall_seconds: float
-    headlines: list[HeadlineScore]
+    headlines: list[HeadlineEntry]
     """The benchmark's headline scores, in its declaration's order (those of unscored sections left out)."""
     sections: dict[str, Section]
     """Section name → its scores (see ``Section``)."""
@@ -366,18 +394,15 @@ class ResultsFile(TypedDict):
     provenance: Provenance
 
 
-def headline_scores(
-    headlines: Iterable[Headline], sections: Mapping[str, MeasureResult | Mapping]
-) -> list[HeadlineScore]:
-    """Each headline's score, interval, p-value and significance, read from the sections holding them.
+def headline_scores(headlines: Iterable[Headline], sections: Mapping[str, MeasureResult]) -> list[HeadlineScore]:
+    """Each headline's estimate (value, interval, p-value, reasons, blocks, unbiased value), from its section.
 
     Parameters
     ----------
     headlines
         A benchmark's headlines (``Benchmark.headlines``); each names an overall score of its section.
     sections
-        The benchmark's sections (``BenchmarkRun.sections``), or ``results.json`` sections of any version
-        (``result_building.from_json``).
+        The benchmark's sections (``BenchmarkRun.sections``).
 
     Returns
     -------
@@ -386,35 +411,19 @@ def headline_scores(
 
     Examples
     --------
-    >>> section = {"diff": 0.25, "diff_p_value": 0.01, "diff_ci_low": 0.1, "diff_ci_high": 0.4, "undefined": {}}
+    >>> from corefbias.measures.result import from_flat
+    >>> section = from_flat({"diff": 0.25, "diff_p_value": 0.01, "diff_ci_low": 0.1, "diff_ci_high": 0.4})
     >>> (score,) = headline_scores([Headline("pro_anti", "diff", "pro − anti", 0.0)], {"pro_anti": section})
-    >>> score["value"], score["ci_low"], score["ci_high"], score["p_value"], score["significant"]
-    (0.25, 0.1, 0.4, 0.01, True)
+    >>> score.estimate, score.estimate.unbiased, score.estimate.significant
+    (Estimate('diff', 0.25, ci=(0.1, 0.4), p_value=0.01), 0.0, True)
     """
     scores = []
     for headline in headlines:
         section = sections.get(headline.section)
         if section is None:
             continue
-        if not isinstance(section, MeasureResult):
-            section = from_json(section)
-        estimate = section.overall.get(headline.key)
-        p_value = None if estimate is None else estimate.p_value
-        scores.append(
-            HeadlineScore(
-                section=headline.section,
-                key=headline.key,
-                label=headline.label,
-                value=None if estimate is None else estimate.value,
-                ci_low=None if estimate is None else estimate.ci_low,
-                ci_high=None if estimate is None else estimate.ci_high,
-                p_value=p_value,
-                significant=None if p_value is None else p_value < SIGNIFICANCE_LEVEL,
-                unbiased_value=headline.unbiased,
-                undefined=None if estimate is None else estimate.undefined,
-                n_blocks=None if estimate is None else estimate.n_blocks,
-            )
-        )
+        estimate = section.overall.get(headline.key) or Estimate(headline.key, None, reported=SIGNIFICANCE_SUFFIXES)
+        scores.append(HeadlineScore(headline.section, headline.label, replace(estimate, unbiased=headline.unbiased)))
     return scores
 
 
@@ -459,65 +468,77 @@ def resampling_record(benchmark: Benchmark, sections: Mapping[str, MeasureResult
     )
 
 
-def sections_of(outcome: Mapping[str, Any]) -> dict[str, MeasureResult]:
-    """A benchmark's sections in a current ``results.json`` dict (``upgrade`` it first), as result objects.
+def to_json(results: Mapping) -> ResultsFile:
+    """``results.json`` of a run's results as ``runner.RunResult.record`` or ``upgrade`` holds them: every section
+    (``MeasureResult``) and headline (``HeadlineScore``) as JSON, the rest as it is.
 
     Examples
     --------
-    >>> outcome = upgrade({"model": "m", "benchmarks": {"gap": {"sections": {"gap": {"acc_bias": 0.98}}}}})
-    >>> sections_of(outcome["benchmarks"]["gap"])["gap"].overall["acc_bias"].value
-    0.98
+    >>> to_json(upgrade({"model": "m", "benchmarks": {}}))["schema_version"]
+    6
     """
-    return {name: from_json(section) for name, section in outcome["sections"].items()}
+    if hasattr(results, "to_json"):
+        return results.to_json()
+    if isinstance(results, Mapping):
+        return {key: to_json(value) for key, value in results.items()}
+    return [to_json(item) for item in results] if isinstance(results, list) else results
 
 
-def upgrade(results: Mapping[str, Any]) -> ResultsFile:
-    """A ``results.json`` dict of any version this corefbias reads, in the current layout.
+def _read_run(outcome: Mapping, declared: Iterable[Headline] | None = None) -> dict:
+    """A benchmark's (or one prompt's) run of a file: its sections and headlines (``declared``'s, for a file that
+    holds none) as objects."""
+    sections = {name: from_json(section) for name, section in outcome["sections"].items()}
+    if declared is not None:
+        return {**outcome, "headlines": headline_scores(declared, sections), "sections": sections}
+    return {
+        **outcome,
+        "headlines": [HeadlineScore.from_json(item) for item in outcome["headlines"]],
+        "sections": sections,
+    }
+
+
+def upgrade(results: Mapping[str, Any]) -> dict:
+    """A ``results.json`` dict of any version this corefbias reads, in the current layout, its sections as
+    ``MeasureResult`` and its headlines as ``HeadlineScore`` (``to_json`` writes it back).
 
     A version-1 dict (no ``schema_version``) gets its headlines from the benchmarks' declarations as they
     are now; a benchmark no longer declared gets none. The flat sections of versions 1 and 2 become sections of
-    scores (``result_building.from_flat``: each score overall, under its flat key). Keys version 1 files of some
+    scores (``measures.result.from_flat``: each score overall, under its flat key). Keys version 1 files of some
     older corefbias lack (``provenance``, the parse and position rates) stay missing: readers of such files use
     ``get``.
 
     Raises
     ------
     ValueError
-        For a file of a schema version this corefbias does not know (a newer one's).
+        For a file of a schema version this corefbias does not know (a newer one's), or sections that are not a
+        measure's result.
 
     Examples
     --------
     >>> old = {"model": "m", "benchmarks": {"gap": {"sections": {"gap": {"acc_bias": 0.98}}}}}
     >>> new = upgrade(old)
-    >>> new["schema_version"], [headline["value"] for headline in new["benchmarks"]["gap"]["headlines"]]
-    (5, [0.98, None])
-    >>> section = new["benchmarks"]["gap"]["sections"]["gap"]
-    >>> section["acc_bias"], section["measure_result"]["overall"]["acc_bias"]
-    (0.98, {'key': 'acc_bias', 'value': 0.98, 'undefined': None})
-    >>> upgrade(new) is new
-    True
+    >>> new["schema_version"], [headline.estimate.value for headline in new["benchmarks"]["gap"]["headlines"]]
+    (6, [0.98, None])
+    >>> new["benchmarks"]["gap"]["sections"]["gap"].overall["acc_bias"]
+    Estimate('acc_bias', 0.98)
     """
     version = results.get("schema_version", 1)  # version 1 wrote no version
-    if version == SCHEMA_VERSION:
-        return results
-    if version in (3, 4):  # versions 4 and 5 only add keys
-        return {**results, "schema_version": SCHEMA_VERSION}
-    if version not in (1, 2):
+    if version not in range(1, SCHEMA_VERSION + 1):
         raise ValueError(
             f"this results.json has schema version {version}, and this corefbias reads versions 1 to "
             f"{SCHEMA_VERSION}: upgrade corefbias to read it"
         )
     benchmarks = {}
     for name, outcome in results["benchmarks"].items():
-        sections = {section: from_json(scores) for section, scores in outcome["sections"].items()}
-        headlines = outcome.get("headlines")
-        if version == 1:
-            headlines = headline_scores(BENCHMARKS[name].headlines if name in BENCHMARKS else (), sections)
-        benchmarks[name] = {
-            **outcome,
-            "headlines": headlines,
-            "sections": {section: scores.to_json() for section, scores in sections.items()},
-        }
+        # Versions 1 and 2: flat sections (from_json reads them as from_flat). Version 1: no headlines. Versions 2 to
+        # 5: headlines of an estimate's fields, significance always listed (version 6: where the score reports it).
+        declared = (BENCHMARKS[name].headlines if name in BENCHMARKS else ()) if version == 1 else None
+        benchmarks[name] = _read_run(outcome, declared)
+        if "prompts" in outcome:  # version 4 on, --prompts runs only
+            prompts = outcome["prompts"]
+            per_prompt = {prompt: _read_run(run) for prompt, run in prompts["per_prompt"].items()}
+            benchmarks[name]["prompts"] = {**prompts, "per_prompt": per_prompt}
+        # Version 5 adds resampling and n_blocks; files before it drew units and say neither.
     return {**results, "schema_version": SCHEMA_VERSION, "benchmarks": benchmarks}
 
 
@@ -532,7 +553,7 @@ def json_schema() -> dict:
     --------
     >>> schema = json_schema()
     >>> schema["$schema"], schema["properties"]["schema_version"]["const"]
-    ('https://json-schema.org/draft/2020-12/schema', 5)
+    ('https://json-schema.org/draft/2020-12/schema', 6)
     """
     from pydantic import ConfigDict, TypeAdapter
     from pydantic.json_schema import GenerateJsonSchema

@@ -29,12 +29,12 @@ from pathlib import Path
 from ..benchmarks import BENCHMARKS
 from ..data.upstream import file_sha256
 from ..measures.resampling import SIGNIFICANCE_LEVEL
-from ..measures.result import Estimate, MeasureResult
+from ..measures.result import Cell, Estimate, MeasureResult
 from .cluster_links import DEFAULT_MODE
 from .number_format import format_number, format_p_value
 from .parse_rates import PARSE_RATE_THRESHOLD
 from .position_rates import POSITION_RATE_THRESHOLD, position_letter
-from .result_schema import sections_of, upgrade
+from .result_schema import to_json, upgrade
 
 SUMMARY_COLUMNS = (
     "benchmark",
@@ -64,42 +64,41 @@ PROMPT_COLUMNS = (
     "prompt_sign_flip",
 )
 SIGN_FLIP_MARK = "±"
+ESTIMATE_COLUMNS = ("value", "ci_low", "ci_high", "p_value", "significant")  # a headline's Estimate's fields
 LOW_PARSE_MARK = "†"
 POSITION_BIAS_MARK = "‡"
 
 
 def summary_rows(results: Mapping) -> list[dict]:
-    """One row per headline score of every benchmark in ``results`` (a ``results.json`` dict of any version).
+    """One row per headline score of every benchmark in ``results`` (``runner.RunResult.record``, or a file read
+    with ``result_schema.upgrade``).
 
     Examples
     --------
-    >>> headline = {"label": "pro − anti", "value": 0.25, "ci_low": 0.1, "ci_high": 0.4, "p_value": 0.01,
-    ...             "significant": True, "unbiased_value": 0.0, "undefined": None}
+    >>> from corefbias.harness.result_schema import upgrade
+    >>> headline = {"section": "s", "key": "diff", "label": "pro − anti", "value": 0.25, "ci_low": 0.1, "ci_high": 0.4,
+    ...             "p_value": 0.01, "significant": True, "unbiased_value": 0.0, "undefined": None}
     >>> outcome = {"parse_rate": 1.0, "low_parse_rate": False, "headlines": [headline], "sections": {}}
-    >>> (row,) = summary_rows({"schema_version": 2, "benchmarks": {"my_pro_anti": outcome}})
+    >>> (row,) = summary_rows(upgrade({"schema_version": 2, "benchmarks": {"my_pro_anti": outcome}}))
     >>> row["score"], row["value"], row["significant"], row["position_rate"], row["n_blocks"]
     ('pro − anti', 0.25, True, None, None)
     """
     rows = []
-    for name, outcome in upgrade(results)["benchmarks"].items():
+    for name, outcome in results["benchmarks"].items():
         resampling = outcome.get("resampling")
         spreads = {
             (spread["section"], spread["key"]): spread for spread in (outcome.get("prompts") or {}).get("headlines", [])
         }
         for headline in outcome["headlines"]:
-            spread = spreads.get((headline.get("section"), headline.get("key"))) if spreads else None
+            estimate = headline.estimate  # n_blocks: None in files before schema version 5, which drew units
+            spread = spreads.get((headline.section, estimate.key))
             rows.append(
                 {
                     "benchmark": name,
-                    "score": headline["label"],
-                    "value": headline["value"],
-                    "ci_low": headline["ci_low"],
-                    "ci_high": headline["ci_high"],
-                    "p_value": headline["p_value"],
-                    "significant": headline["significant"],
-                    "unbiased_value": headline["unbiased_value"],
-                    # Files before schema version 5 drew units and say neither.
-                    "n_blocks": headline.get("n_blocks"),
+                    "score": headline.label,
+                    **{field: getattr(estimate, field) for field in ESTIMATE_COLUMNS},
+                    "unbiased_value": estimate.unbiased,
+                    "n_blocks": estimate.n_blocks,
                     "blocks": None if resampling is None else " × ".join(resampling["blocks"]),
                     "parse_rate": outcome.get("parse_rate"),
                     "low_parse_rate": outcome.get("low_parse_rate", False),
@@ -107,7 +106,7 @@ def summary_rows(results: Mapping) -> list[dict]:
                     "position_rate": outcome.get("position_rate"),
                     "top_position": outcome.get("top_position"),
                     "position_bias": outcome.get("position_bias", False),
-                    "undefined": headline["undefined"],
+                    "undefined": estimate.undefined,
                     # Across the prompts of a --prompts run only (PROMPT_COLUMNS).
                     **({} if spread is None else _across_prompts(spread)),
                 }
@@ -218,11 +217,18 @@ def _mark(row: dict) -> str:
 PER_OCCUPATION_NOT_TABLED = ("preference", "occupation_gap/")
 
 
+def _by_cell(section: MeasureResult) -> list[tuple[Cell, str, Estimate]]:
+    """A section's scores as ``results.json`` lists them: overall, by group, by condition, by both, cell by cell."""
+    order = {cell: index for index, cell in enumerate(dict.fromkeys(cell for cell, _, _ in section.estimates()))}
+    kind = {cell: 2 * (cell.condition is not None) + (cell.group is not None) for cell in order}
+    return sorted(section.estimates(), key=lambda entry: (kind[entry[0]], order[entry[0]]))
+
+
 def _breakdown(section: MeasureResult) -> list[Estimate]:
     """Every score of a section, with its CI and p-value, but the per-group scores a figure shows instead."""
     return [
         estimate
-        for cell, score, estimate in section.estimates()
+        for cell, score, estimate in _by_cell(section)
         if not (cell.group is not None and cell.condition is None and score.startswith(PER_OCCUPATION_NOT_TABLED))
     ]
 
@@ -304,7 +310,7 @@ def decision_modes(results: Mapping) -> str:
 
 
 def markdown_report(results: dict, plots: dict[str, str]) -> str:
-    results = upgrade(results)
+    """``report.md`` of ``results`` (``runner.RunResult.record``, or a file read with ``result_schema.upgrade``)."""
     rows = summary_rows(results)
     prompts = any("num_prompts" in row for row in rows)
     settings = results["settings"]
@@ -367,7 +373,7 @@ def markdown_report(results: dict, plots: dict[str, str]) -> str:
                 + "."
             )
         lines += _prompt_table(outcome.get("prompts"))
-        for section_name, section in sections_of(outcome).items():
+        for section_name, section in outcome["sections"].items():
             lines += _section_table(section_name, section)
         for prompt, section_name, section in _sections_of_other_prompts(outcome):
             lines += _section_table(f"{section_name} (prompt `{prompt}` only)", section)
@@ -385,7 +391,7 @@ def _section_table(title: str, section: MeasureResult) -> list[str]:
             f"| {estimate.key} | {format_number(estimate.value)} | [{format_number(estimate.ci_low)}, "
             f"{format_number(estimate.ci_high)}] | {format_p_value(estimate.p_value)} |"
         )
-    for _, _, estimate in section.estimates():
+    for _, _, estimate in _by_cell(section):
         if estimate.value is None and estimate.undefined is not None:
             lines.append(f"\n`{estimate.key}` is undefined: {estimate.undefined}.")
     return lines
@@ -398,7 +404,7 @@ def _sections_of_other_prompts(outcome: Mapping) -> list[tuple[str, str, Measure
     return [
         (prompt, name, section)
         for prompt, run in (prompts.get("per_prompt") or {}).items()
-        for name, section in sections_of(run).items()
+        for name, section in run["sections"].items()
         if name not in outcome["sections"]
     ]
 
@@ -494,7 +500,8 @@ def _not_whole(folder: Path, problem: str) -> RunFolderError:
 
 
 def read_results(folder: str | os.PathLike, *, check: str = "all") -> dict:
-    """The ``results.json`` of a run folder, in the current layout (``result_schema.upgrade``).
+    """The ``results.json`` of a run folder, in the current layout, its sections and headlines as objects
+    (``result_schema.upgrade``).
 
     Parameters
     ----------
@@ -522,8 +529,9 @@ def read_results(folder: str | os.PathLike, *, check: str = "all") -> dict:
         if not isinstance(results, dict) or not isinstance(results.get("benchmarks"), dict):
             raise ValueError("it holds no benchmarks")
         return upgrade(results)
-    except (UnicodeDecodeError, ValueError) as error:
-        raise RunFolderError(f"{path} cannot be read as a run's results: {error}") from None
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
+        problem = error if isinstance(error, ValueError) else f"{type(error).__name__} {error}"
+        raise RunFolderError(f"{path} cannot be read as a run's results: {problem}") from None
 
 
 @contextlib.contextmanager
@@ -640,7 +648,7 @@ def write_outputs(
 def _write_files(result, folder: Path, plots: bool, extra: Mapping[str, str]) -> list[str]:
     """Every file of the run into ``folder``; their names, relative to it."""
     (folder / "instances").mkdir()
-    results = result.to_json()
+    record = result.record()
     names = ["results.json", "report.md", "summary.csv"]
     plot_paths: dict[str, str] = {}
     if plots:
@@ -649,10 +657,11 @@ def _write_files(result, folder: Path, plots: bool, extra: Mapping[str, str]) ->
         for name, path in plotting.draw_all(result, folder / "plots").items():
             plot_paths[name] = str(path.relative_to(folder))
             names.append(f"plots/{path.name}")
-    (folder / "results.json").write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
-    (folder / "report.md").write_text(markdown_report(results, plot_paths), encoding="utf-8")
+    results = json.dumps(to_json(record), indent=1, ensure_ascii=False)
+    (folder / "results.json").write_text(results, encoding="utf-8")
+    (folder / "report.md").write_text(markdown_report(record, plot_paths), encoding="utf-8")
     with open(folder / "summary.csv", "w", newline="", encoding="utf-8") as file:
-        rows = summary_rows(results)
+        rows = summary_rows(record)
         writer = csv.DictWriter(file, fieldnames=summary_columns(rows), restval="")
         writer.writeheader()
         writer.writerows(rows)

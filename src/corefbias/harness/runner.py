@@ -48,15 +48,13 @@ from .. import __version__
 from ..benchmarks import Benchmark, resolve
 from ..models.base import ChoiceModel, ClusterModel, ModelError
 from ..models.identity import digest, library_versions
-from . import cluster_links
+from . import cluster_links, result_schema
 from .benchmark_data import data_provenance, default_data_dir, load_part
 from .executors import Executor, ExecutorSession, LocalExecutor, model_identity
 from .limits import limit_units
-from .parse_rates import is_low, parse_rate
-from .position_rates import results_fields as position_fields
 from .prediction_cache import CACHE_MODES, PredictionCache
-from .prompt_sets import chosen_templates, headline_spreads, prompts_json, with_template
-from .result_schema import SCHEMA_VERSION, ResultsFile, headline_scores, resampling_record
+from .prompt_sets import chosen_templates, headline_spreads, prompts_record, with_template
+from .result_schema import SCHEMA_VERSION, ResultsFile, resampling_record
 from .scoring import BenchmarkRun, refusal_of_clusters, score_benchmark
 
 # What each cache mode (prediction_cache.CACHE_MODES) takes from the cache: sound parsed answers, every sound
@@ -75,7 +73,9 @@ class RunResult:
     prompt_runs: dict[str, dict[str, BenchmarkRun]] = field(default_factory=dict)
     prompt_spreads: dict[str, list[dict]] = field(default_factory=dict)
 
-    def to_json(self) -> ResultsFile:
+    def record(self) -> dict:
+        """``results.json`` as the run holds it: sections as ``MeasureResult``, headlines as ``HeadlineScore``, which
+        the report, ``summary.csv``, the terminal and the Space read (``result_schema.upgrade`` gives a file's)."""
         return {
             "schema_version": SCHEMA_VERSION,
             "model": self.model,
@@ -86,21 +86,14 @@ class RunResult:
                     "description": run.benchmark.description,
                     "metric_modules": list(run.benchmark.metric_modules),
                     "language": run.benchmark.language,
-                    "num_instances": len(run.instances),
-                    "num_unparsed": run.num_unparsed,
-                    "parse_rate": parse_rate(len(run.instances), run.num_unparsed),
-                    "low_parse_rate": is_low(parse_rate(len(run.instances), run.num_unparsed)),
-                    **position_fields(run.instances),
-                    "num_predicted": run.num_predicted,
+                    **run.record(),
                     "model_seconds": run.model_seconds,
                     "predict_seconds": run.predict_seconds,
                     "score_seconds": run.score_seconds,
                     "wall_seconds": run.wall_seconds,
-                    "headlines": headline_scores(run.benchmark.headlines, run.sections),
-                    "sections": {section: scores.to_json() for section, scores in run.sections.items()},
                     "resampling": resampling_record(run.benchmark, run.sections),
                     **(
-                        {"prompts": prompts_json(run.benchmark, self.prompt_runs[name], self.prompt_spreads[name])}
+                        {"prompts": prompts_record(self.prompt_runs[name], self.prompt_spreads[name])}
                         if name in self.prompt_spreads
                         else {}
                     ),
@@ -109,6 +102,10 @@ class RunResult:
             },
             "provenance": self.provenance,
         }
+
+    def to_json(self) -> ResultsFile:
+        """``results.json``: :meth:`record` as JSON."""
+        return result_schema.to_json(self.record())
 
 
 def cache_key(identity: dict) -> str:

@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..benchmarks import Benchmark, Figure, Part, rows_of
-from ..measures.result import Estimate, MeasureResult
-from ..measures.result_building import from_flat
+from ..measures.result import Estimate, MeasureResult, from_flat
 from . import cluster_links
 from .dont_know_scores import dont_know_sections
-from .parse_rates import without_readable_answers
+from .parse_rates import is_low, parse_rate, without_readable_answers
+from .position_rates import results_fields as position_fields
+from .result_schema import headline_scores
 
 
 @dataclass
@@ -58,6 +59,21 @@ class BenchmarkRun:
     predict_seconds: float = 0.0  # the prediction loop: the model plus the harness around it
     score_seconds: float = 0.0
     wall_seconds: float = 0.0  # everything, loading the set included
+
+    def record(self) -> dict:
+        """What ``results.json`` records of the run (``result_schema.PromptRun``'s fields but the template): its
+        counts, parse and position rates, headlines (``HeadlineScore``) and sections (``MeasureResult``)."""
+        rate = parse_rate(len(self.instances), self.num_unparsed)
+        return {
+            "num_instances": len(self.instances),
+            "num_unparsed": self.num_unparsed,
+            "parse_rate": rate,
+            "low_parse_rate": is_low(rate),
+            **position_fields(self.instances),
+            "num_predicted": self.num_predicted,
+            "headlines": headline_scores(self.benchmark.headlines, self.sections),
+            "sections": self.sections,
+        }
 
 
 def decision_of(output, row: dict, mode: str) -> tuple[list[bool], bool]:
@@ -148,7 +164,7 @@ def scored_sections(
     -------
     dict of str to MeasureResult
         Section name → its result; a scorer's flat dict of scores (a declaration outside the package may return
-        one) is read with ``result_building.from_flat``.
+        one) is read with ``measures.result.from_flat``.
 
     Examples
     --------

@@ -39,8 +39,7 @@ import numpy as np
 from . import structured_inputs, validation
 from .blocks import table_units, unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div, safe_log2
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 PRONOUN_GENDERS = ("neutral", "male", "female")
 OCCUPATION_GENDERS = ("female", "male")

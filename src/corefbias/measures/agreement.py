@@ -24,8 +24,7 @@ import numpy as np
 from . import structured_inputs, validation
 from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 
 def coincidences(values: Sequence, categories: Sequence) -> np.ndarray:

@@ -35,8 +35,7 @@ from . import pro_anti, structured_inputs, validation
 from .blocks import unit_blocks
 from .estimate import Correlation
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 from .winogender import pearson_correlation
 
 # evaluate_coref.py's BIN_SIZE: a sentence's distance bin is floor(distance / BIN_SIZE).

@@ -33,8 +33,7 @@ import numpy as np
 from . import comparison, structured_inputs, validation
 from .blocks import Blocks, unit_blocks
 from .resampling import Inference, Statistic, UnitRows, bootstrap_test, no_null_reason, safe_div
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 # The reference accuracy's key where several reference conditions are averaged.
 REFERENCE_ACCURACY = "accuracy/reference"

@@ -18,8 +18,7 @@ from scipy import stats
 from . import structured_inputs, validation
 from .blocks import table_units, unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
-from .result import MeasureResult
-from .result_building import measure_result
+from .result import MeasureResult, measure_result
 
 ROLES = ("original", "gender_controlled", "gender_swapped_1", "gender_swapped_2")
 GENDERS = ("female", "male")

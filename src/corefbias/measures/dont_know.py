@@ -39,8 +39,7 @@ import numpy as np
 from . import structured_inputs
 from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 _RATES = ("confidence_weighted_accuracy", "accuracy", "dont_know_rate")
 

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .resampling import Inference
+from .resampling import SIGNIFICANCE_LEVEL, Inference
 
 SIGNIFICANCE_SUFFIXES = ("p_value", "ci_low", "ci_high")
 """The significance fields of a tested score, in the order the flat view lists them as ``<key>_<field>``."""
@@ -88,6 +88,9 @@ class Estimate:
     n_blocks : int or None, default None
         How many blocks (templates, occupations, documents: ``corefbias.measures.blocks``) its bootstrap interval
         and p-value rest on; None where no bootstrap tested it.
+    unbiased : float or None, default None
+        What a model without the bias scores, where the score is a bias score its benchmark headlines (0 for a
+        difference, 1 for a ratio: ``Headline.unbiased``); None otherwise.
 
     Examples
     --------
@@ -107,11 +110,17 @@ class Estimate:
     reported: tuple[str, ...] = ()
     significance_undefined: Mapping[str, str] = field(default_factory=dict)
     n_blocks: int | None = None
+    unbiased: float | None = None
 
     @property
     def ci(self) -> tuple[float | None, float | None]:
         """``(ci_low, ci_high)``."""
         return self.ci_low, self.ci_high
+
+    @property
+    def significant(self) -> bool | None:
+        """Whether its p-value is below ``SIGNIFICANCE_LEVEL`` (None: no p-value)."""
+        return None if self.p_value is None else self.p_value < SIGNIFICANCE_LEVEL
 
     def __repr__(self) -> str:
         parts = [repr(self.key), repr(self.value)]
@@ -152,8 +161,8 @@ class Estimate:
         Returns
         -------
         dict
-            ``key``, ``value``, ``undefined``, the reported significance fields with their reasons, and ``n_blocks``
-            where a bootstrap tested it.
+            ``key``, ``value``, ``undefined``, the reported significance fields with their reasons, ``n_blocks``
+            where a bootstrap tested it, and ``unbiased_value`` where it is a bias score.
         """
         data: dict[str, Any] = {"key": self.key, "value": self.value, "undefined": self.undefined}
         if self.reported:
@@ -161,6 +170,8 @@ class Estimate:
             data["significance_undefined"] = dict(self.significance_undefined)
         if self.n_blocks is not None:
             data["n_blocks"] = self.n_blocks
+        if self.unbiased is not None:
+            data["unbiased_value"] = self.unbiased
         return data
 
     @classmethod
@@ -170,11 +181,18 @@ class Estimate:
         Parameters
         ----------
         data : mapping
-            What :meth:`to_json` returned (or ``results.json`` holds).
+            What :meth:`to_json` returned (or ``results.json`` holds: also a headline, whose significance fields
+            files before schema version 6 held whether or not the score reported them).
 
         Returns
         -------
         Estimate
+
+        Examples
+        --------
+        >>> estimate = Estimate("diff", 0.25, p_value=0.01, reported=("p_value",), unbiased=0.0)
+        >>> Estimate.from_json(estimate.to_json()) == estimate, estimate.significant
+        (True, True)
         """
         reported = tuple(name for name in SIGNIFICANCE_SUFFIXES if name in data)
         return cls(
@@ -185,6 +203,7 @@ class Estimate:
             reported=reported,
             significance_undefined=dict(data.get("significance_undefined") or {}),
             n_blocks=data.get("n_blocks"),
+            unbiased=data.get("unbiased_value"),
         )
 
 

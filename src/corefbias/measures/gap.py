@@ -30,8 +30,7 @@ from . import gap_properties, structured_inputs, validation
 from .blocks import unit_blocks
 from .gap_rows import COLUMNS, check_inputs, check_weights, example_rows, ratio_reason, statistic, weighted_statistic
 from .resampling import UnitRows, bootstrap_test, paired_randomization_test
-from .result import MeasureResult
-from .result_building import measure_result
+from .result import MeasureResult, measure_result
 
 ACC_BIAS_NULLS = {"acc_bias": 1.0, "f1_bias": 1.0}
 W_BIAS_NULLS = {"w_bias": 1.0}

@@ -23,8 +23,7 @@ import numpy as np
 from . import validation
 from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 ACCURACY = "accuracy"
 # The paper's kinds of pronoun set (MISGENDERED, Sec. 3; RUFF's he, she, they and xe fall in them alike).

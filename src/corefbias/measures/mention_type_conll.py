@@ -33,8 +33,7 @@ from . import comparison, structured_inputs, validation
 from .blocks import unit_blocks
 from .conll_f1 import COLUMNS, _reasons, deduplicated, document_counts, statistic_of
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 # Per mention type: B³ recall numerator, recall denominator (key mentions), precision numerator and denominator
 # (response mentions).

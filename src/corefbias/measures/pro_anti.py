@@ -41,8 +41,7 @@ import numpy as np
 from . import structured_inputs, validation
 from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, safe_div, safe_log2
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 CONDITIONS = ("pro", "anti")
 SCORES = ("accuracy", "f1")

@@ -41,8 +41,7 @@ from .resampling import (
     draw_weights,
     infer,
 )
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 
 def two_level_replicates(

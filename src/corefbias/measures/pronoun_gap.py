@@ -39,8 +39,7 @@ from . import comparison, structured_inputs, validation
 from .blocks import unit_blocks
 from .condition_gap import REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
 from .resampling import Inference, no_null_reason
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 from .winogender import pearson_correlation
 
 REFERENCE_SETS = ("he", "she")

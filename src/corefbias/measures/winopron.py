@@ -34,8 +34,7 @@ import numpy as np
 from . import structured_inputs, validation
 from .blocks import unit_blocks
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult
-from .result_building import measure_result
+from .result import Cell, MeasureResult, measure_result
 
 PREDICTIONS = ("occupation", "participant", "neither")
 ANSWERS = ("occupation", "participant")

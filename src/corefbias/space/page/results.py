@@ -104,7 +104,7 @@ def values(job, downloads: list[str] | None) -> tuple:
     weights, bin_width = charts.gap_weights_frame(result) or (None, None)
     return (
         status,
-        charts.summary_frame(result.to_json()),
+        charts.summary_frame(result.record()),
         _plot(gr.ScatterPlot, charts.occupation_preference_frame(result)),
         _plot(gr.BarPlot, charts.inconsistency_frame(result)),
         _plot(gr.BarPlot, charts.pro_anti_frame(result)),
