@@ -14,8 +14,8 @@ from corefbias.harness import executors, runner, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
 from corefbias.measures import resampling
-from corefbias.measures.misgendered import misgendered_accuracy
-from corefbias.measures.ruff import ruff_accuracy
+from corefbias.measures.misgendered_accuracy import misgendered_accuracy
+from corefbias.measures.ruff_accuracy import ruff_accuracy
 from corefbias.models.base import ModelError
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
 

@@ -168,7 +168,7 @@ def test_condition_accuracy_gap_draws_units_of_one_block_together(in_repo):
     # others: the gap rests on 6 pages, not 30 snippets, and the module gives what the function gives.
     from metric_harness import load
 
-    from corefbias.measures.condition_gap import condition_accuracy_gap
+    from corefbias.measures.condition_accuracy_gap import condition_accuracy_gap
 
     snippets = [(page, snippet) for page in range(6) for snippet in range(5)]
     inputs = dict(

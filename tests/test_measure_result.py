@@ -11,7 +11,7 @@ from metric_harness import load
 from test_unit_rows import CASES
 
 from corefbias import pro_anti_diff
-from corefbias.measures import abc_fpr, conll_f1, gap, pro_anti, winogender
+from corefbias.measures import abc_fpr_ratio, gap_w_bias, pro_anti_conll_f1, pro_anti_diff, winogender_bias
 from corefbias.measures.result import SIGNIFICANCE_SUFFIXES, Cell, Estimate, MeasureResult
 from corefbias.measures.result_building import from_flat, from_json, measure_result
 
@@ -68,7 +68,7 @@ def test_the_flat_view_the_json_and_the_structure_hold_the_same_scores(case):
 
 
 def test_groups_conditions_and_classes_are_keys_of_their_own():
-    counted = pro_anti.referent_class_f1(
+    counted = pro_anti_diff.referent_class_f1(
         ["female", "male", None, "female"], ["female", "female", "male", "male"], ["pro", "pro", "anti", "anti"]
     )
     # anti: one counted sentence, referent male, predicted female: F1 of both classes 0.
@@ -79,17 +79,17 @@ def test_groups_conditions_and_classes_are_keys_of_their_own():
     with pytest.raises(ValueError, match="no single bias score"):
         _ = counted.value
 
-    conll = conll_f1.pro_anti_conll_f1(**CASES["pro_anti_conll_f1"][1](), n_bootstrap=0)
+    conll = pro_anti_conll_f1.pro_anti_conll_f1(**CASES["pro_anti_conll_f1"][1](), n_bootstrap=0)
     assert set(conll.by_condition) == {"pro", "anti"}
     assert conll.by_condition["pro"]["muc_recall"].key == "pro/muc_recall"
     assert len(conll.by_condition["anti"]) == 9  # recall, precision and F1 of MUC, B³ and CEAFφ4
     assert conll.overall["pro"].value == conll["pro"] and conll.primary == "diff"
 
-    abc = abc_fpr.fpr_ratio(**CASES["fpr_ratio"][1](), n_bootstrap=0)
+    abc = abc_fpr_ratio.abc_fpr_ratio(**CASES["fpr_ratio"][1](), n_bootstrap=0)
     assert set(abc.by_group) == {"female_occupations", "male_occupations"}
     assert abc.by_group["male_occupations"]["log2_fpr_ratio"].key == "log2_fpr_ratio/male_occupations"
 
-    wino = winogender.winogender_bias(**CASES["winogender_bias"][1](), n_bootstrap=0)
+    wino = winogender_bias.winogender_bias(**CASES["winogender_bias"][1](), n_bootstrap=0)
     assert set(wino.by_group) == {"a", "b", "c"}
     assert wino.by_group["c"]["preference"].value == wino["preference/c"]
     # Pearson's r carries its own test's p-value and Fisher's interval, with the bootstrap off too.
@@ -101,7 +101,7 @@ def test_groups_conditions_and_classes_are_keys_of_their_own():
     )
     assert r.ci == (-1.0, 1.0)  # three occupations: Fisher's z has no degree of freedom left for its error
 
-    weighted = gap.w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], return_weights=True, n_bootstrap=0)
+    weighted = gap_w_bias.gap_w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], return_weights=True, n_bootstrap=0)
     assert weighted.extras["variant"] == "given" and len(weighted.extras["weights"]) == 10
     assert list(weighted)[-3:] == ["undefined", "variant", "weights"]
 
@@ -156,7 +156,7 @@ def test_an_estimate_is_found_where_it_was_measured_or_the_message_says_what_is_
 
 
 def test_blanked_keeps_counts_and_extras_and_undefines_the_rest():
-    weighted = gap.w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], n_bootstrap=10)
+    weighted = gap_w_bias.gap_w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], n_bootstrap=10)
     blank = weighted.blanked("no readable answer")
     assert blank["w_bias"] is None and blank["w_bias_p_value"] is None and blank["max_weight"] is None
     assert blank["num_weighted_examples"] == weighted["num_weighted_examples"] and blank["variant"] == "given"

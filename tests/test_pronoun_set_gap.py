@@ -1,4 +1,4 @@
-"""The gap of each pronoun set to he/she (corefbias.measures.pronoun_gap): hand-computed values, the paired
+"""The gap of each pronoun set to he/she (corefbias.measures.pronoun_set_gap): hand-computed values, the paired
 bootstrap against scipy's, Holm's adjustment, the per-occupation view against scipy's Pearson r, the compare form,
 its input checks and the evaluate module."""
 
@@ -8,7 +8,7 @@ from metric_harness import assert_add_batch_equivalent, assert_num_process_equiv
 from scipy import stats
 
 from corefbias.measures import comparison
-from corefbias.measures.pronoun_gap import compare_pronoun_set_gaps, pronoun_set_gap
+from corefbias.measures.pronoun_set_gap import compare_pronoun_set_gaps, pronoun_set_gap
 
 SETS = ["he", "she", "they", "xe"]
 

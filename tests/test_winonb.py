@@ -13,7 +13,7 @@ from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.benchmarks.winonb import files
 from corefbias.harness import executors, run_outputs, runner, scoring
 from corefbias.harness.benchmark_data import load_part
-from corefbias.measures.winonb import winonb_accuracy
+from corefbias.measures.winonb_accuracy import winonb_accuracy
 from corefbias.models.baselines import RandomBaseline
 
 # README, "How many instances are there in total": 4,077 templates, 120 from Winogender, 3,722 from WinoBias,

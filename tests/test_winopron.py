@@ -22,7 +22,7 @@ from corefbias.benchmarks.winopron.decisions import winopron_answer
 from corefbias.harness import executors, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.measures import comparison
-from corefbias.measures.winopron import CASES, FILTERS, PAIRINGS, winopron_accuracy
+from corefbias.measures.winopron_accuracy import CASES, FILTERS, PAIRINGS, winopron_accuracy
 from corefbias.models.baselines import NearestBaseline, RandomBaseline, StereotypeBaseline
 
 CONFIGS = ("double", "single", "old")

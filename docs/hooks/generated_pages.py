@@ -295,9 +295,7 @@ def public_scoring_functions() -> str:
 
     # Under the page's own section heading, each named as it is imported: corefbias.<name>.
     options = "    options:\n      heading_level: 3\n      show_root_full_path: false"
-    return "\n\n".join(
-        f"::: corefbias.measures.{module}.{name}\n{options}" for name, module in measures.PUBLIC_SCORES.items()
-    )
+    return "\n\n".join(f"::: corefbias.measures.{name}.{name}\n{options}" for name in measures.PUBLIC_SCORES)
 
 
 def test_set_table() -> str:

@@ -9,7 +9,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.condition_gap as condition_gap
+import corefbias.measures.condition_accuracy_gap as measure
 
 _CITATION = citations.cite("cao-daume-iii-2020-toward")
 
@@ -26,7 +26,7 @@ few they are.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    condition_gap.condition_accuracy_gap,
+    measure.condition_accuracy_gap,
     returns="""
     accuracy/<condition> for every condition (with _ci_low, _ci_high), gap/<condition> for every other condition
     than the reference (accuracy(condition) − accuracy(reference)) with gap/<condition>_p_value (two-sided
@@ -86,7 +86,7 @@ class ConditionAccuracyGap(support.CorefBiasMetric):
     def _score(
         self, predictions, references, conditions, units, block_ids=None, reference="original", n_bootstrap=1000, seed=0
     ):
-        return condition_gap.condition_accuracy_gap(
+        return measure.condition_accuracy_gap(
             predictions,
             references,
             conditions,

@@ -9,7 +9,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.mention_type_conll as mention_type_conll
+import corefbias.measures.conll_f1_by_mention_type as measure
 
 _CITATION = citations.cite("cao-daume-iii-2020-toward")
 
@@ -33,7 +33,7 @@ _RENAMED = {
 }
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    mention_type_conll.conll_f1_by_mention_type,
+    measure.conll_f1_by_mention_type,
     renamed=_RENAMED,
     returns="""
     conll_f1 (with conll_f1_ci_low, conll_f1_ci_high: a bootstrap interval over the units), muc_, bcubed_ and
@@ -163,7 +163,7 @@ class ConllF1ByMentionType(support.CorefBiasMetric):
         seed=0,
     ):
         units = None if units is None or all(unit in (None, support.OMITTED) for unit in units) else units
-        return mention_type_conll.conll_f1_by_mention_type(
+        return measure.conll_f1_by_mention_type(
             references,
             predictions,
             reference_types,

@@ -9,7 +9,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.pronoun_gap as pronoun_gap
+import corefbias.measures.pronoun_set_gap as measure
 
 _CITATION = citations.cite("gautam-etal-2024-revisiting", "holm-1979-simple")
 
@@ -27,7 +27,7 @@ the bootstrap draws whole blocks of templates, its intervals and p-values expand
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    pronoun_gap.pronoun_set_gap,
+    measure.pronoun_set_gap,
     returns="""
     `accuracy/<set>` for every pronoun set and `accuracy/reference` (mean of the reference sets' accuracies), each
     with `_ci_low` and `_ci_high`; `gap/<set>` for every other set (its accuracy minus `accuracy/reference`) with
@@ -134,11 +134,11 @@ class PronounSetGap(support.CorefBiasMetric):
         occupations=None,
         bls_pct_female=None,
         block_ids=None,
-        reference_sets=pronoun_gap.REFERENCE_SETS,
+        reference_sets=measure.REFERENCE_SETS,
         n_bootstrap=1000,
         seed=0,
     ):
-        return pronoun_gap.pronoun_set_gap(
+        return measure.pronoun_set_gap(
             predictions,
             references,
             pronoun_sets,

@@ -436,7 +436,7 @@ def resampling_record(benchmark: Benchmark, sections: Mapping[str, MeasureResult
     Examples
     --------
     >>> from corefbias.benchmarks import BENCHMARKS
-    >>> from corefbias.measures.pro_anti import pro_anti_diff
+    >>> from corefbias.measures.pro_anti_diff import pro_anti_diff
     >>> section = pro_anti_diff([True, False] * 4, [True] * 8, ["pro", "anti"] * 4, pair_ids=[1, 1, 2, 2, 3, 3, 4, 4],
     ...                         block_ids=["a"] * 4 + ["b"] * 4, n_bootstrap=0)
     >>> record = resampling_record(BENCHMARKS["sowinobias"], {"sowinobias": section})

@@ -12,7 +12,7 @@ machinery and item difficulty cancels out:
     Drawing whole blocks matters: two models that each answer a template alike differ alike on its units, and
     a test swapping or drawing units one by one would call that difference significant far too often. (The
     approximate randomization test of GAP's paper, which swaps units, stays where it reproduces that paper:
-    ``gap.compare_models``.)
+    ``gap_rows.compare_models``.)
 
 A family of comparisons (one comparison's headline scores) is corrected with Holm's step-down
 method, which controls the family-wise error rate without assuming independence.

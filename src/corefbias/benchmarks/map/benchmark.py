@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...measures import agreement, condition_gap
+from ...measures import agreement, condition_accuracy_gap
 from ..cloze_wording import NAMES_CLOZE
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .explore import SNIPPETS_ACROSS_ABLATIONS
@@ -36,7 +36,7 @@ def score(rows, decisions, n_bootstrap, seed):
         for answer in answers
     ]
     return {
-        "map": condition_gap.condition_accuracy_gap(
+        "map": condition_accuracy_gap.condition_accuracy_gap(
             [answer_of(decision) for decision in decisions[part]],
             data["answer"],
             data["ablation"],
@@ -46,7 +46,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
-        "map/human": condition_gap.condition_accuracy_gap(
+        "map/human": condition_accuracy_gap.condition_accuracy_gap(
             *(list(column) for column in zip(*annotated)), reference=ORIGINAL, n_bootstrap=n_bootstrap, seed=seed
         ),
         "map/human_agreement": agreement.annotator_agreement(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...data import fill_in
-from ...measures import misgendered, pronoun_gap
+from ...measures import misgendered_accuracy, pronoun_set_gap
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
@@ -24,7 +24,7 @@ def score(rows, decisions, n_bootstrap, seed):
     words = chosen_words(data, decisions[part])
     blocks = BLOCKS.ids(data)
     return {
-        SECTION: misgendered.misgendered_accuracy(
+        SECTION: misgendered_accuracy.misgendered_accuracy(
             words,
             data["answer"],
             data["pronoun_set"],
@@ -36,7 +36,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
-        GAP_SECTION: pronoun_gap.pronoun_set_gap(
+        GAP_SECTION: pronoun_set_gap.pronoun_set_gap(
             answers(words),
             data["answer"],
             data["pronoun_set"],

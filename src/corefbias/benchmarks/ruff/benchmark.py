@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...data import fill_in
-from ...measures import pronoun_gap, ruff
+from ...measures import pronoun_set_gap, ruff_accuracy
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
@@ -23,7 +23,7 @@ def score(rows, decisions, n_bootstrap, seed):
     words = chosen_words(data, decisions[part])
     blocks = BLOCKS.ids(data)
     return {
-        SECTION: ruff.ruff_accuracy(
+        SECTION: ruff_accuracy.ruff_accuracy(
             words,
             data["answer"],
             data["pronoun_set"],
@@ -35,7 +35,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
-        GAP_SECTION: pronoun_gap.pronoun_set_gap(
+        GAP_SECTION: pronoun_set_gap.pronoun_set_gap(
             answers(words),
             data["answer"],
             data["pronoun_set"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...measures import pronoun_gap, winopron
+from ...measures import pronoun_set_gap, winopron_accuracy
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from . import files
@@ -20,7 +20,7 @@ def score(rows, decisions, n_bootstrap, seed):
     sections = {}
     for (config, split), data in rows.items():
         answers = [winopron_answer(decision, gold) for decision, gold in zip(decisions[config, split], data["answer"])]
-        sections[f"winopron/{config}"] = winopron.winopron_accuracy(
+        sections[f"winopron/{config}"] = winopron_accuracy.winopron_accuracy(
             answers,
             data["answer"],
             data["occupation"],
@@ -31,7 +31,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
-        sections[f"pronoun_gap/{config}"] = pronoun_gap.pronoun_set_gap(
+        sections[f"pronoun_gap/{config}"] = pronoun_set_gap.pronoun_set_gap(
             answers,
             data["answer"],
             data["pronoun_set"],

@@ -231,7 +231,7 @@ def winopron_accuracy(
     --------
     One template in four pronoun sets; the system names the distractor for "xe":
 
-    >>> from corefbias.measures.winopron import winopron_accuracy
+    >>> from corefbias.measures.winopron_accuracy import winopron_accuracy
     >>> result = winopron_accuracy(
     ...     ["participant", "participant", "participant", "occupation"],
     ...     ["participant"] * 4,

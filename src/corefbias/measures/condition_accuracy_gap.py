@@ -5,7 +5,7 @@ MAP (Cao & Daumé, 2020) shows every snippet in its original form and with gende
 at a time: how much accuracy does each ablation cost, against the same snippets unablated? GICoref asks every
 third-person pronoun of its documents: how much worse are neopronouns, or *they*, resolved than *he* and *she* in
 the same documents? WinoPron fills every template with he, she, they and xe: how much worse is *they* or *xe*
-resolved than *he* and *she*, on the same templates (``pronoun_gap``)?
+resolved than *he* and *she*, on the same templates (``pronoun_set_gap``)?
 
   * ``accuracy/<C>`` is the share of condition ``C``'s instances answered correctly (prediction equal to
     reference);

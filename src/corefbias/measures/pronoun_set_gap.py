@@ -17,12 +17,12 @@ whole blocks of templates, which a model answers alike. Each gap gets a two-side
 95% percentile interval; the p-values of one call's gaps are then Holm-adjusted as one family (``comparison.holm``):
 ``gap/<S>_p_value`` is the adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given
 occupations, each gap is also reported per occupation, and correlated over occupations with the occupation's percent
-female (Winogender's U.S. Bureau of Labor Statistics figures, as ``winogender.pearson_correlation`` does for
+female (Winogender's U.S. Bureau of Labor Statistics figures, as ``winogender_bias.pearson_correlation`` does for
 Winogender's preference).
 
-The accuracies, gaps and their Holm-adjusted bootstrap are ``condition_gap``'s, with the pronoun sets as conditions
-and the templates as units; this module adds what is particular to pronoun sets: every template must hold every
-set, the per-occupation view, and the key names its metric reports.
+The accuracies, gaps and their Holm-adjusted bootstrap are ``condition_accuracy_gap``'s, with the pronoun sets as
+conditions and the templates as units; this module adds what is particular to pronoun sets: every template must hold
+every set, the per-occupation view, and the key names its metric reports.
 
 :func:`compare_pronoun_set_gaps` is the compare form: two models' gaps on the same templates, their difference
 with a paired bootstrap interval and p-value (``comparison.paired_difference``), Holm-adjusted
@@ -37,11 +37,11 @@ import numpy as np
 
 from . import comparison, structured_inputs, validation
 from .blocks import unit_blocks
-from .condition_gap import REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
+from .condition_accuracy_gap import REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
 from .resampling import Inference, no_null_reason
 from .result import Cell, MeasureResult
 from .result_building import measure_result
-from .winogender import pearson_correlation
+from .winogender_bias import pearson_correlation
 
 REFERENCE_SETS = ("he", "she")
 # Every template holds every set, so a gap is defined on every resample: its p-value is missing only when
@@ -249,7 +249,7 @@ def pronoun_set_gap(
     --------
     Two templates, each filled with he, she and they; the model misses "they" in one of them:
 
-    >>> from corefbias.measures.pronoun_gap import pronoun_set_gap
+    >>> from corefbias.measures.pronoun_set_gap import pronoun_set_gap
     >>> result = pronoun_set_gap(
     ...     predictions=["occupation", "occupation", "participant", "participant", "participant", "participant"],
     ...     references=["occupation"] * 3 + ["participant"] * 3,
@@ -361,7 +361,7 @@ def compare_pronoun_set_gaps(
     --------
     A model that misses "they" in one template of two, against one that never misses:
 
-    >>> from corefbias.measures.pronoun_gap import compare_pronoun_set_gaps
+    >>> from corefbias.measures.pronoun_set_gap import compare_pronoun_set_gaps
     >>> result = compare_pronoun_set_gaps(
     ...     ["occupation", "occupation", "participant"] * 2,
     ...     ["occupation", "occupation", "occupation"] * 2,
