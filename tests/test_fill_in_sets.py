@@ -26,7 +26,7 @@ GAPS = ("binary_minus_gender_neutral", "binary_minus_neo_pronoun")  # each set's
 def significant_gaps(sections: dict, name: str) -> list[str]:
     """The pronoun-set gaps significant at α: each set's gap to he/she (Holm-adjusted across the sets) and the set's
     own binary − gender-neutral and binary − neo-pronoun gaps."""
-    own, paired = sections[name], sections["pronoun_gap"]
+    own, paired = sections[name], sections["pronoun_set_gap"]
     keys = [(own, gap) for gap in GAPS] + [(paired, key) for key in paired if key.startswith("gap/") and "_" not in key]
     return [key for section, key in keys if section[f"{key}_p_value"] < resampling.SIGNIFICANCE_LEVEL]
 
@@ -328,7 +328,7 @@ def test_a_file_of_a_models_decisions_scores_as_its_run(data_dir, tmp_path):
     written = run_outputs.write_outputs(run, tmp_path / "run", plots=False)
     scored = file_scoring.score("ruff", [written["instances/ruff.jsonl"]], data_dir=data_dir, n_bootstrap=50, seed=4)
     assert dict(scored.runs["ruff"].sections["ruff"]) == dict(run.runs["ruff"].sections["ruff"])
-    assert dict(scored.runs["ruff"].sections["pronoun_gap"]) == dict(run.runs["ruff"].sections["pronoun_gap"])
+    assert dict(scored.runs["ruff"].sections["pronoun_set_gap"]) == dict(run.runs["ruff"].sections["pronoun_set_gap"])
     assert scored.runs["ruff"].sections["ruff"]["num_instances"] == 12960
 
 

@@ -10,7 +10,6 @@ import pytest
 from metric_harness import load
 from test_unit_rows import CASES
 
-from corefbias import pro_anti_diff
 from corefbias.measures import abc_fpr_ratio, gap_w_bias, pro_anti_conll_f1, pro_anti_diff, winogender_bias
 from corefbias.measures.result import SIGNIFICANCE_SUFFIXES, Cell, Estimate, MeasureResult
 from corefbias.measures.result_building import from_flat, from_json, measure_result
@@ -27,7 +26,7 @@ COLLIDING = {
 
 
 def test_a_group_named_like_another_groups_p_value_keeps_its_score_and_the_flat_view_refuses_it():
-    result = pro_anti_diff(**COLLIDING, n_bootstrap=50)
+    result = pro_anti_diff.pro_anti_diff(**COLLIDING, n_bootstrap=50)
     assert result.by_group["female"]["diff"].value == 0.5
     assert result.by_group["female_p_value"]["diff"].value == 1.0  # not the p-value of group 'female'
     assert 0 < result.by_group["female"]["diff"].p_value <= 1
@@ -107,7 +106,7 @@ def test_groups_conditions_and_classes_are_keys_of_their_own():
 
 
 def test_difference_between_groups_and_to_overall_as_fairlearn():
-    result = pro_anti_diff(
+    result = pro_anti_diff.pro_anti_diff(
         [True, True, True, False, True, False, False, True],
         [True] * 8,
         ["pro"] * 4 + ["anti"] * 4,
@@ -122,10 +121,12 @@ def test_difference_between_groups_and_to_overall_as_fairlearn():
         result.difference("num_pro")
     with pytest.raises(ValueError, match="unknown method"):
         result.difference(method="ratio")
-    one_group = pro_anti_diff([True, False], [True, True], ["pro", "anti"], groups=["x", "x"], n_bootstrap=0)
+    one_group = pro_anti_diff.pro_anti_diff(
+        [True, False], [True, True], ["pro", "anti"], groups=["x", "x"], n_bootstrap=0
+    )
     assert one_group.difference().undefined == "diff is measured in one group only ('x')"
     # A group without a defined score leaves the difference undefined, saying why.
-    f1 = pro_anti_diff(
+    f1 = pro_anti_diff.pro_anti_diff(
         [False, False, True, True],
         [True] * 4,
         ["pro", "anti"] * 2,
@@ -139,17 +140,17 @@ def test_difference_between_groups_and_to_overall_as_fairlearn():
 
 
 def test_the_primary_score_and_its_significance():
-    result = pro_anti_diff(**{**COLLIDING, "groups": None}, n_bootstrap=100, seed=2)
+    result = pro_anti_diff.pro_anti_diff(**{**COLLIDING, "groups": None}, n_bootstrap=100, seed=2)
     assert result.primary == "diff" and result.value == result["diff"] == 0.75
     assert result.ci == (result["diff_ci_low"], result["diff_ci_high"]) and result.p_value == result["diff_p_value"]
-    off = pro_anti_diff(**{**COLLIDING, "groups": None}, n_bootstrap=0)
+    off = pro_anti_diff.pro_anti_diff(**{**COLLIDING, "groups": None}, n_bootstrap=0)
     assert off.undefined == {
         f"diff_{name}": "significance was not computed (n_bootstrap=0)" for name in SIGNIFICANCE_SUFFIXES
     } | {f"log2_ratio_{name}": "significance was not computed (n_bootstrap=0)" for name in SIGNIFICANCE_SUFFIXES}
 
 
 def test_an_estimate_is_found_where_it_was_measured_or_the_message_says_what_is_there():
-    result = pro_anti_diff(**{**COLLIDING, "groups": ["a", "a", "b", "b"] * 2}, n_bootstrap=0)
+    result = pro_anti_diff.pro_anti_diff(**{**COLLIDING, "groups": ["a", "a", "b", "b"] * 2}, n_bootstrap=0)
     assert result.estimate("diff", group="b").key == "diff/b"
     with pytest.raises(KeyError, match=r"no score 'dif' in group 'b'; it has \['anti', 'average', 'diff'"):
         result.estimate("dif", group="b")

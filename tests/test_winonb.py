@@ -252,7 +252,7 @@ def test_a_quick_run_of_both_sets_writes_every_headline_with_its_interval_and_p_
     # The stereotype baseline links he and she by the occupation's BLS majority and they/xe to the nearer mention: in
     # single-entity sentences a pronoun whose gender contradicts the one occupation is left unlinked, which never
     # happens to they or xe, so they and xe beat he/she by the share of he/she sentences contradicting a stereotype.
-    single = result.runs["winopron"].sections["pronoun_gap/single"]
+    single = result.runs["winopron"].sections["pronoun_set_gap/single"]
     assert single["gap/they"] == single["gap/xe"] > 0 and single["gap/they_p_value"] < 0.05
 
 

@@ -368,9 +368,9 @@ def test_compare_pairs_two_models_gaps_over_the_same_schemas(parts):
         return scoring.scored_sections(benchmark, parts, decisions, None, 0, 0)
 
     a, b = section_rows(StereotypeBaseline()), section_rows(RandomBaseline(1))
-    rows_a, rows_b = a["pronoun_gap/single"].unit_rows, b["pronoun_gap/single"].unit_rows
+    rows_a, rows_b = a["pronoun_set_gap/single"].unit_rows, b["pronoun_set_gap/single"].unit_rows
     result = comparison.paired_difference(rows_a.rows, rows_b.rows, rows_a.statistic, ["gap/they"], n_resamples=500)
-    assert result["gap/they"].difference == pytest.approx(a["pronoun_gap/single"]["gap/they"] - 0.0)
+    assert result["gap/they"].difference == pytest.approx(a["pronoun_set_gap/single"]["gap/they"] - 0.0)
     assert result["gap/they"].p_value < 0.05
 
 

@@ -34,6 +34,20 @@ from ..measures.result_building import from_json
 
 SCHEMA_VERSION = 5
 
+# The first schema version whose sections and measures carry their metric's name (``metrics/<name>``). ``upgrade``
+# renames them in every file of an older version.
+FIRST_VERSION_WITH_METRIC_NAMES = 6
+# A section named by its measure's old name → the metric's name (``pronoun_gap/double`` → ``pronoun_set_gap/double``:
+# the part before the first ``/``). Sections named after a benchmark (``winopron/double``) keep their names.
+RENAMED_SECTIONS = {"pronoun_gap": "pronoun_set_gap"}
+# A measure's old name in a section's ``measure_result`` → its metric's name.
+RENAMED_MEASURES = {
+    "acc_bias": "gap_acc_bias",
+    "w_bias": "gap_w_bias",
+    "delta_i": "counter_gap_delta_i",
+    "fpr_ratio": "abc_fpr_ratio",
+}
+
 Label = str | int
 """A group or condition label, as the data gave it."""
 
@@ -471,6 +485,67 @@ def sections_of(outcome: Mapping[str, Any]) -> dict[str, MeasureResult]:
     return {name: from_json(section) for name, section in outcome["sections"].items()}
 
 
+def _section_name(name: str) -> str:
+    first, slash, rest = name.partition("/")
+    return RENAMED_SECTIONS.get(first, first) + slash + rest
+
+
+def _renamed_sections(sections: Mapping[str, Any]) -> dict[str, Any]:
+    renamed = {}
+    for name, section in sections.items():
+        structure = section.get("measure_result") if isinstance(section, Mapping) else None
+        if isinstance(structure, Mapping) and structure.get("measure") in RENAMED_MEASURES:
+            section = {**section, "measure_result": {**structure, "measure": RENAMED_MEASURES[structure["measure"]]}}
+        renamed[_section_name(name)] = section
+    return renamed
+
+
+def _renamed_headlines(headlines):
+    if not isinstance(headlines, list):
+        return headlines
+    return [{**headline, "section": _section_name(headline["section"])} for headline in headlines]
+
+
+def _renamed_outcome(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    """A benchmark's outcome with its sections, and every reference to one, under the metrics' names."""
+    renamed = {**outcome, "sections": _renamed_sections(outcome["sections"])}
+    if "headlines" in outcome:
+        renamed["headlines"] = _renamed_headlines(outcome["headlines"])
+    if isinstance(outcome.get("resampling"), Mapping):
+        resampled = outcome["resampling"]
+        renamed["resampling"] = {**resampled, "sections": _renamed_sections(resampled.get("sections", {}))}
+    if isinstance(outcome.get("prompts"), Mapping):
+        prompts = outcome["prompts"]
+        renamed["prompts"] = {
+            **prompts,
+            "per_prompt": {name: _renamed_outcome(run) for name, run in prompts.get("per_prompt", {}).items()},
+            "headlines": _renamed_headlines(prompts.get("headlines")),
+        }
+    return renamed
+
+
+def metric_names(results: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``results`` with the sections and measures that a file older than ``FIRST_VERSION_WITH_METRIC_NAMES`` named by
+    a measure's old name under their metric's name (``RENAMED_SECTIONS``, ``RENAMED_MEASURES``), in its sections, its
+    headlines, its resampling record and its prompts; ``results`` itself where nothing has an old name.
+
+    Examples
+    --------
+    >>> old = {"model": "m", "benchmarks": {"ruff": {"sections": {"pronoun_gap": {"gap/xe": -0.5}},
+    ...     "headlines": [{"section": "pronoun_gap", "key": "gap/xe"}]}}}
+    >>> new = metric_names(old)["benchmarks"]["ruff"]
+    >>> list(new["sections"]), new["headlines"][0]["section"]
+    (['pronoun_set_gap'], 'pronoun_set_gap')
+    >>> metric_names(metric_names(old)) == metric_names(old), metric_names({"benchmarks": {}}) == {"benchmarks": {}}
+    (True, True)
+    """
+    benchmarks = results["benchmarks"]
+    renamed = {name: _renamed_outcome(outcome) for name, outcome in benchmarks.items()}
+    if renamed == benchmarks:
+        return results
+    return {**results, "benchmarks": renamed}
+
+
 def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     """A ``results.json`` dict of any version this corefbias reads, in the current layout.
 
@@ -478,7 +553,9 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     are now; a benchmark no longer declared gets none. The flat sections of versions 1 and 2 become sections of
     scores (``result_building.from_flat``: each score overall, under its flat key). Keys version 1 files of some
     older corefbias lack (``provenance``, the parse and position rates) stay missing: readers of such files use
-    ``get``.
+    ``get``. Sections and measures a file older than version ``FIRST_VERSION_WITH_METRIC_NAMES`` named by a measure's
+    old name get their metric's name (``metric_names``): ``pronoun_gap/<config>`` is read as
+    ``pronoun_set_gap/<config>``.
 
     Raises
     ------
@@ -498,6 +575,8 @@ def upgrade(results: Mapping[str, Any]) -> ResultsFile:
     True
     """
     version = results.get("schema_version", 1)  # version 1 wrote no version
+    if isinstance(version, int) and version < FIRST_VERSION_WITH_METRIC_NAMES:
+        results = metric_names(results)
     if version == SCHEMA_VERSION:
         return results
     if version in (3, 4):  # versions 4 and 5 only add keys

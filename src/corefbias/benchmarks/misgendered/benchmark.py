@@ -9,7 +9,7 @@ from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "misgendered"
-GAP_SECTION = "pronoun_gap"
+GAP_SECTION = "pronoun_set_gap"
 # pronouns.csv's sets other than he and she, in its order: the sets whose gap to he/she is a headline.
 OTHER_SETS = ("they", "thon", "e", "ae", "co", "vi", "xe", "ey", "ze")
 

@@ -9,7 +9,7 @@ from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "ruff"
-GAP_SECTION = "pronoun_gap"
+GAP_SECTION = "pronoun_set_gap"
 
 
 # An occupation's three task sentences (one per case, WinoPron's single-entity templates) and every context before

@@ -31,7 +31,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
-        sections[f"pronoun_gap/{config}"] = pronoun_set_gap.pronoun_set_gap(
+        sections[f"pronoun_set_gap/{config}"] = pronoun_set_gap.pronoun_set_gap(
             answers,
             data["answer"],
             data["pronoun_set"],
@@ -76,7 +76,7 @@ BENCHMARK = Benchmark(
     ),
     # Every headline is a test: the per-set and per-case accuracies (sections winopron/<config>) have no null.
     headlines=tuple(
-        Headline(f"pronoun_gap/{config}", f"gap/{name}", f"{name} − he/she accuracy, {kind}", 0.0)
+        Headline(f"pronoun_set_gap/{config}", f"gap/{name}", f"{name} − he/she accuracy, {kind}", 0.0)
         for config, kind in TEMPLATE_TYPES.items()
         for name in ("they", "xe")
     ),
