@@ -28,7 +28,7 @@ def test_simulated_rows_are_the_scoring_rows(designs):
     links = calibration.simulate_links(design, behaviour, 0.1, rng)
     scored = linear.recorded(calibration._split(design, links))
     assert np.array_equal(linear.rows(links)["abc"], scored["abc"].rows)
-    assert linear.unit_rows(links)["abc"].blocks.sizes == (60, 75)  # occupations × sentence frames
+    assert linear.rows_by_section(links)["abc"].blocks.sizes == (60, 75)  # occupations × sentence frames
     assert not calibration.SectionRowsModel(designs["winogender"], rng).linear  # an answer needs both links
 
 

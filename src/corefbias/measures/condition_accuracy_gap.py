@@ -106,7 +106,7 @@ def gap_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
     return statistic
 
 
-def unit_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: Sequence) -> tuple[list, np.ndarray]:
+def count_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: Sequence) -> tuple[list, np.ndarray]:
     """Units in first-seen order and their rows ``[n_C, correct_C for C in order]``.
 
     Parameters
@@ -129,8 +129,8 @@ def unit_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: S
 
     Examples
     --------
-    >>> found, rows = unit_rows([True, False, True], ["original", "ent", "ent"], ["s1", "s1", "s2"],
-    ...                         ("original", "ent"))
+    >>> found, rows = count_rows([True, False, True], ["original", "ent", "ent"], ["s1", "s1", "s2"],
+    ...                          ("original", "ent"))
     >>> found, rows.tolist()
     (['s1', 's2'], [[1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0]])
     """
@@ -244,7 +244,7 @@ def condition_gaps(
     (0.5, -0.5, ['s1', 's2'])
     """
     order = ordered_conditions(conditions, reference)
-    found_units, rows = unit_rows(correct, conditions, units, order)
+    found_units, rows = count_rows(correct, conditions, units, order)
     index = {unit: position for position, unit in enumerate(found_units)}
     blocks = unit_blocks(block_ids, [index[name] for name in units], found_units, unit=unit)
     statistic = gap_statistic(order, reference)

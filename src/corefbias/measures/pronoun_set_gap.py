@@ -37,7 +37,7 @@ import numpy as np
 
 from . import comparison, structured_inputs, validation
 from .blocks import unit_blocks
-from .condition_accuracy_gap import REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
+from .condition_accuracy_gap import REFERENCE_ACCURACY, condition_gaps, count_rows, gap_statistic, ordered_conditions
 from .resampling import Inference, no_null_reason
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -389,8 +389,8 @@ def compare_pronoun_set_gaps(
     )
     predictions_b = validation.check_ids("predictions_b", predictions_b, integers=False)
     correct_b = [prediction == reference for prediction, reference in zip(predictions_b, references)]
-    templates, rows_a = unit_rows(correct_a, pronoun_sets, template_ids, sets)
-    _, rows_b = unit_rows(correct_b, pronoun_sets, template_ids, sets)
+    templates, rows_a = count_rows(correct_a, pronoun_sets, template_ids, sets)
+    _, rows_b = count_rows(correct_b, pronoun_sets, template_ids, sets)
     position = {template: index for index, template in enumerate(templates)}
     blocks = unit_blocks(block_ids, [position[template] for template in template_ids], templates, unit="template")
     names = [f"gap/{name}" for name in sets[len(chosen) :]]

@@ -109,7 +109,7 @@ def _any_in_group(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return holding[groups] > 0
 
 
-def _unit_rows(
+def _count_rows(
     predictions: np.ndarray,
     references: np.ndarray,
     occupations: list,
@@ -268,7 +268,7 @@ def winopron_accuracy(
                 f"instance {index} has the occupation and the participant {occupation!r}; the two entities must "
                 f"differ, or a named noun could not tell the answer from the distractor"
             )
-    rows, units = _unit_rows(
+    rows, units = _count_rows(
         np.asarray(predictions),
         np.asarray(references),
         occupations,
