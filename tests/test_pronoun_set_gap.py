@@ -204,7 +204,7 @@ def test_evaluate_module_batches_and_processes_agree(in_repo):
 def test_blocks_of_templates_answered_alike_widen_the_interval_and_its_p_value():
     # 40 templates of 10 occupations; a model's answers depend on the occupation alone: for half of them it misses
     # "they" in every template. Template by template the gap looks certain; occupation by occupation it rests on
-    # 10 blocks, and the interval is the bootstrap of the 10 occupations' own gaps (0 or −1).
+    # 10 blocks, and the interval is the bootstrap of the 10 occupations' own differences (0 or −1).
     misses_they = [job < 5 for job in range(10)]
     correct = [{**dict.fromkeys(SETS, True), "they": not misses_they[index // 4]} for index in range(40)]
     inputs = filled(correct, occupation_of=lambda index: f"job{index // 4}")

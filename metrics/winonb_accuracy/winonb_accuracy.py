@@ -62,10 +62,10 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     ... )
     >>> by_sentence = winonb_accuracy.compute(**inputs)
     >>> by_noun = winonb_accuracy.compute(**inputs, block_ids=[noun for noun in nouns for _ in range(4)])
-    >>> gap = "accuracy_singular_minus_plural"
-    >>> [round(by_sentence[gap + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
+    >>> diff = "accuracy_singular_minus_plural"
+    >>> [round(by_sentence[diff + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
     [-0.375, -0.682, -0.005, 0.052]
-    >>> [round(by_noun[gap + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
+    >>> [round(by_noun[diff + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
     [-0.375, -0.875, 0.25, 0.262]
 """,
 )

@@ -19,7 +19,7 @@ three schemas, which a model answers alike): each unit contributes a row ``[n_C,
 and each score is a function of column sums, so a replicate is a matrix product (``resampling``). Where every unit
 holds every condition (MAP, the pronoun sets) the comparison is paired and unit difficulty cancels out of the gap;
 where it does not (GICoref's documents) the units still keep their instances together. Each gap has a two-sided
-bootstrap p-value against 0 and a 95% percentile interval; the gaps of one call are one family, Holm-adjusted
+bootstrap p-value against 0 and a 95% percentile interval; the differences of one call are one family, Holm-adjusted
 (``comparison.holm_adjusted``).
 """
 
@@ -65,7 +65,7 @@ def ordered_conditions(conditions: Sequence, reference: Sequence) -> tuple:
     return (*reference, *(condition for condition in dict.fromkeys(conditions) if condition not in reference))
 
 
-def gap_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
+def diff_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
     """The statistic of the unit rows ``[n_C, correct_C for C in conditions]``: every accuracy, the reference
     accuracy (the mean of the reference conditions', each weighing equally) and every other condition's gap to it.
 
@@ -83,11 +83,11 @@ def gap_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
 
     Examples
     --------
-    >>> statistic = gap_statistic(("original", "pro"), ["original"])
+    >>> statistic = diff_statistic(("original", "pro"), ["original"])
     >>> scores = statistic(np.array([10.0, 9.0, 10.0, 6.0]))
     >>> float(scores["accuracy/pro"]), round(float(scores["gap/pro"]), 10)
     (0.6, -0.3)
-    >>> statistic = gap_statistic(("he", "she", "they"), ["he", "she"])
+    >>> statistic = diff_statistic(("he", "she", "they"), ["he", "she"])
     >>> scores = statistic(np.array([4.0, 4.0, 4.0, 3.0, 4.0, 1.0]))
     >>> float(scores["accuracy/reference"]), float(scores["gap/they"])
     (0.875, -0.625)
@@ -144,7 +144,7 @@ def count_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: 
 
 
 @dataclass(frozen=True)
-class ConditionGaps:
+class ConditionDiffs:
     """Every accuracy and gap of one call, with the rows and statistic its bootstrap resampled.
 
     Attributes
@@ -158,7 +158,7 @@ class ConditionGaps:
     rows : numpy.ndarray
         Per unit ``[n_C, correct_C for C in conditions]``.
     statistic : Statistic
-        Column sums → the scores (:func:`gap_statistic`).
+        Column sums → the scores (:func:`diff_statistic`).
     scores : dict of str to float
         ``accuracy/<C>``, ``accuracy/reference`` and ``gap/<C>`` on all units.
     inferences : dict of str to Inference
@@ -170,9 +170,9 @@ class ConditionGaps:
 
     Examples
     --------
-    >>> gaps = condition_gaps([True, True, True, False], ["he", "she", "they", "they"], ["t1", "t1", "t1", "t2"],
+    >>> diffs = condition_diffs([True, True, True, False], ["he", "she", "they", "they"], ["t1", "t1", "t1", "t2"],
     ...                       ["he", "she"], n_bootstrap=0, seed=0)
-    >>> gaps.compared, gaps.scores["gap/they"], gaps.unit_rows().tested
+    >>> diffs.compared, diffs.scores["gap/they"], diffs.unit_rows().tested
     (('they',), -0.5, ('gap/they',))
     """
 
@@ -187,7 +187,8 @@ class ConditionGaps:
     blocks: Blocks | None = None
 
     def unit_rows(self) -> UnitRows:
-        """The rows, statistic and tested gaps, for a result's ``unit_rows`` (a paired comparison resamples them).
+        """The rows, statistic and tested differences, for a result's ``unit_rows`` (a paired comparison resamples
+        them).
 
         Returns
         -------
@@ -196,7 +197,7 @@ class ConditionGaps:
         return UnitRows(self.rows, self.statistic, tuple(f"gap/{c}" for c in self.compared), blocks=self.blocks)
 
 
-def condition_gaps(
+def condition_diffs(
     correct: Sequence,
     conditions: Sequence,
     units: Sequence,
@@ -206,7 +207,7 @@ def condition_gaps(
     unit: str = "unit",
     n_bootstrap: int,
     seed: int,
-) -> ConditionGaps:
+) -> ConditionDiffs:
     """Every condition's accuracy and every other condition's gap to the reference accuracy, resampling units, the
     gaps' p-values Holm-adjusted as one family. The inputs are checked by the caller.
 
@@ -232,28 +233,28 @@ def condition_gaps(
 
     Returns
     -------
-    ConditionGaps
+    ConditionDiffs
 
     Examples
     --------
     Two snippets, each original and with names removed: right on both originals, on one of the two ablated:
 
-    >>> gaps = condition_gaps([True, True, True, False], ["original", "original", "ent", "ent"],
+    >>> diffs = condition_diffs([True, True, True, False], ["original", "original", "ent", "ent"],
     ...                       ["s1", "s2", "s1", "s2"], ["original"], n_bootstrap=0, seed=0)
-    >>> gaps.scores["accuracy/ent"], gaps.scores["gap/ent"], gaps.units
+    >>> diffs.scores["accuracy/ent"], diffs.scores["gap/ent"], diffs.units
     (0.5, -0.5, ['s1', 's2'])
     """
     order = ordered_conditions(conditions, reference)
     found_units, rows = count_rows(correct, conditions, units, order)
     index = {unit: position for position, unit in enumerate(found_units)}
     blocks = unit_blocks(block_ids, [index[name] for name in units], found_units, unit=unit)
-    statistic = gap_statistic(order, reference)
+    statistic = diff_statistic(order, reference)
     scores = {name: float(value) for name, value in statistic(rows.sum(axis=0)).items()}
     compared = order[len(reference) :]
     nulls = {**dict.fromkeys(scores), **{f"gap/{c}": 0.0 for c in compared}}
     inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit", blocks=blocks)
     inferences, unadjusted = comparison.holm_adjusted(inferences, [f"gap/{c}" for c in compared])
-    return ConditionGaps(
+    return ConditionDiffs(
         order,
         compared,
         found_units,
@@ -362,21 +363,21 @@ def condition_accuracy_gap(
             f"instances of other conditions too"
         )
     correct = [prediction == truth for prediction, truth in zip(predictions, references)]
-    gaps = condition_gaps(
+    diffs = condition_diffs(
         correct, conditions, units, [reference], block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed
     )
-    scores = {key: value for key, value in gaps.scores.items() if key != REFERENCE_ACCURACY}
-    counts = {f"count/{c}": int(gaps.rows[:, 2 * index].sum()) for index, c in enumerate(gaps.conditions)}
-    scores.update(counts, num_instances=len(predictions), num_units=len(gaps.units))
-    reasons = {f"gap/{c}": f"the {c!r} or the {reference!r} accuracy is undefined" for c in gaps.compared}
+    scores = {key: value for key, value in diffs.scores.items() if key != REFERENCE_ACCURACY}
+    counts = {f"count/{c}": int(diffs.rows[:, 2 * index].sum()) for index, c in enumerate(diffs.conditions)}
+    scores.update(counts, num_instances=len(predictions), num_units=len(diffs.units))
+    reasons = {f"gap/{c}": f"the {c!r} or the {reference!r} accuracy is undefined" for c in diffs.compared}
     return measure_result(
         "condition_accuracy_gap",
         scores,
         reasons,
-        gaps.inferences,
+        diffs.inferences,
         n_bootstrap=n_bootstrap,
-        cells={f"count/{c}": (Cell(condition=c), "count") for c in gaps.conditions},
-        significance_reasons={f"accuracy/{c}": no_null_reason(f"accuracy/{c}") for c in gaps.conditions},
-        extras={"reference": reference, "gap_unadjusted_p_value": gaps.unadjusted},
-        unit_rows=gaps.unit_rows(),
+        cells={f"count/{c}": (Cell(condition=c), "count") for c in diffs.conditions},
+        significance_reasons={f"accuracy/{c}": no_null_reason(f"accuracy/{c}") for c in diffs.conditions},
+        extras={"reference": reference, "gap_unadjusted_p_value": diffs.unadjusted},
+        unit_rows=diffs.unit_rows(),
     )

@@ -13,18 +13,18 @@ A *template* is one sentence filled with every pronoun set (or a group of such s
 templates of one occupation, participant and case), and is the resampling unit: a bootstrap replicate draws
 templates with every pronoun set's instances in them, so template difficulty cancels out of the gap (the comparison
 is paired); given ``block_ids`` (WinoPron's and RUFF's occupation, MISGENDERED's template and declaration), it draws
-whole blocks of templates, which a model answers alike. Each gap gets a two-sided bootstrap p-value against 0 and a
-95% percentile interval; the p-values of one call's gaps are then Holm-adjusted as one family (``comparison.holm``):
-``gap/<S>_p_value`` is the adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given
-occupations, each gap is also reported per occupation, and correlated over occupations with the occupation's percent
-female (Winogender's U.S. Bureau of Labor Statistics figures, as ``winogender_bias.pearson_correlation`` does for
-Winogender's preference).
+whole blocks of templates, which a model answers alike. Each gap gets a two-sided bootstrap p-value against 0 and a 95%
+percentile interval; the p-values of one call's differences are then Holm-adjusted as one family (``comparison.holm``):
+``gap/<S>_p_value`` is the adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given occupations,
+each gap is also reported per occupation, and correlated over occupations with the occupation's percent female
+(Winogender's U.S. Bureau of Labor Statistics figures, as ``winogender_bias.pearson_correlation`` does for Winogender's
+preference).
 
-The accuracies, gaps and their Holm-adjusted bootstrap are ``condition_accuracy_gap``'s, with the pronoun sets as
+The accuracies, differences and their Holm-adjusted bootstrap are ``condition_accuracy_gap``'s, with the pronoun sets as
 conditions and the templates as units; this module adds what is particular to pronoun sets: every template must hold
 every set, the per-occupation view, and the key names its metric reports.
 
-:func:`compare_pronoun_set_gaps` is the compare form: two models' gaps on the same templates, their difference
+:func:`compare_pronoun_set_gaps` is the compare form: two models' differences on the same templates, their difference
 with a paired bootstrap interval and p-value (``comparison.paired_difference``), Holm-adjusted
 over the pronoun sets.
 """
@@ -37,7 +37,7 @@ import numpy as np
 
 from . import comparison, structured_inputs, validation
 from .blocks import unit_blocks
-from .condition_accuracy_gap import REFERENCE_ACCURACY, condition_gaps, count_rows, gap_statistic, ordered_conditions
+from .condition_accuracy_gap import REFERENCE_ACCURACY, condition_diffs, count_rows, diff_statistic, ordered_conditions
 from .resampling import Inference, no_null_reason
 from .result import Cell, MeasureResult
 from .result_building import measure_result
@@ -116,18 +116,18 @@ def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets)
     return correct, pronoun_sets, template_ids, chosen, sets
 
 
-def _occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, correlations) -> dict:
+def _occupation_view(diffs, occupations, bls_pct_female, template_ids, reasons, cells, correlations) -> dict:
     """Per occupation, each set's gap (``occupation_gap/<set>`` in the occupation's group); and its Pearson r over
     occupations with the percent female (BLS), whose tests go to ``correlations``."""
     occupations = validation.check_ids("occupations", occupations, integers=False)
-    per_template = _one_per_template("occupation", occupations, template_ids, gaps.units)
+    per_template = _one_per_template("occupation", occupations, template_ids, diffs.units)
     names = sorted(set(per_template))
     template_occupation = np.searchsorted(names, per_template)
-    by_occupation = np.zeros((len(names), gaps.rows.shape[1]))
-    np.add.at(by_occupation, template_occupation, gaps.rows)
-    per_occupation = gaps.statistic(by_occupation)
+    by_occupation = np.zeros((len(names), diffs.rows.shape[1]))
+    np.add.at(by_occupation, template_occupation, diffs.rows)
+    per_occupation = diffs.statistic(by_occupation)
     scores: dict = {}
-    for name in gaps.compared:
+    for name in diffs.compared:
         for job, value in zip(names, per_occupation[f"gap/{name}"]):
             scores[f"occupation_gap/{name}/{job}"] = value
             cells[f"occupation_gap/{name}/{job}"] = (Cell(group=job), f"occupation_gap/{name}")
@@ -147,7 +147,7 @@ def _occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, c
         if known != value:
             raise ValueError(f"occupation {job!r} has bls_pct_female {known} and {value}; an occupation has one value")
     female = [by_job[job] for job in names]
-    for name in gaps.compared:
+    for name in diffs.compared:
         key = f"pearson_r_bls/{name}"
         correlations[key] = pearson_correlation(per_occupation[f"gap/{name}"], female)
         scores[key] = correlations[key].r
@@ -188,7 +188,7 @@ def pronoun_set_gap(
         the template each instance fills: the same sentence with another pronoun shares its id;
         every template needs every pronoun set.
     occupations : list of str, optional
-        the template's occupation; gives the per-occupation gaps.
+        the template's occupation; gives the per-occupation differences.
     bls_pct_female : list of float, optional
         the occupation's percent female per the U.S. Bureau of Labor Statistics (0-100, as in
         Winogender's occupations-stats.tsv); gives each gap's Pearson r with it over occupations.
@@ -239,7 +239,7 @@ def pronoun_set_gap(
     With ``c_S`` and ``n_S`` the correct and all instances of set S over the templates and R the
     reference sets: acc_S = c_S / n_S, acc_R = mean of acc_r over r in R, gap_S = acc_S − acc_R.
     Every template holds every set, so a resample of templates keeps the comparison paired. The
-    Holm adjustment (step-down, family-wise error) treats one call's gaps as one family.
+    Holm adjustment (step-down, family-wise error) treats one call's differences as one family.
 
     Undefined cases (None, with the reason under ``undefined``): the p-values and intervals with
     ``n_bootstrap=0``; ``pearson_r_bls/<set>`` and its p-value with fewer than 3 occupations or a
@@ -275,7 +275,7 @@ def pronoun_set_gap(
     correct, pronoun_sets, template_ids, chosen, sets = _inputs(
         predictions, references, pronoun_sets, template_ids, reference_sets
     )
-    gaps = condition_gaps(
+    diffs = condition_diffs(
         correct,
         pronoun_sets,
         template_ids,
@@ -285,19 +285,19 @@ def pronoun_set_gap(
         n_bootstrap=n_bootstrap,
         seed=seed,
     )
-    scores: dict = dict(gaps.scores)
-    scores.update({f"gap/{name}_unadjusted_p_value": gaps.unadjusted[name] for name in gaps.compared})
-    scores["num_templates"] = len(gaps.units)
-    reasons = {f"gap/{name}_unadjusted_p_value": _NOT_COMPUTED for name in gaps.compared}
+    scores: dict = dict(diffs.scores)
+    scores.update({f"gap/{name}_unadjusted_p_value": diffs.unadjusted[name] for name in diffs.compared})
+    scores["num_templates"] = len(diffs.units)
+    reasons = {f"gap/{name}_unadjusted_p_value": _NOT_COMPUTED for name in diffs.compared}
     cells: dict = {}
     correlations: dict = {}
     if occupations is not None:
-        scores.update(_occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, correlations))
+        scores.update(_occupation_view(diffs, occupations, bls_pct_female, template_ids, reasons, cells, correlations))
     return measure_result(
         "pronoun_set_gap",
         scores,
         reasons,
-        gaps.inferences,
+        diffs.inferences,
         n_bootstrap=n_bootstrap,
         cells=cells,
         correlations=correlations,
@@ -306,7 +306,7 @@ def pronoun_set_gap(
             REFERENCE_ACCURACY: no_null_reason(REFERENCE_ACCURACY),
             **{key: reasons[key] for key in correlations},
         },
-        unit_rows=gaps.unit_rows(),
+        unit_rows=diffs.unit_rows(),
     )
 
 
@@ -395,7 +395,7 @@ def compare_pronoun_set_gaps(
     blocks = unit_blocks(block_ids, [position[template] for template in template_ids], templates, unit="template")
     names = [f"gap/{name}" for name in sets[len(chosen) :]]
     differences = comparison.paired_difference(
-        rows_a, rows_b, gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed, blocks=blocks
+        rows_a, rows_b, diff_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed, blocks=blocks
     )
     adjusted = comparison.holm([differences[name].p_value for name in names])
     scores: dict = {"num_templates": len(templates)}

@@ -9,7 +9,7 @@ from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "misgendered"
-GAP_SECTION = "pronoun_set_gap"
+SET_DIFF_SECTION = "pronoun_set_gap"
 # pronouns.csv's sets other than he and she, in its order: the sets whose gap to he/she is a headline.
 OTHER_SETS = ("they", "thon", "e", "ae", "co", "vi", "xe", "ey", "ze")
 
@@ -36,7 +36,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
-        GAP_SECTION: pronoun_set_gap.pronoun_set_gap(
+        SET_DIFF_SECTION: pronoun_set_gap.pronoun_set_gap(
             answers(words),
             data["answer"],
             data["pronoun_set"],
@@ -76,7 +76,7 @@ BENCHMARK = Benchmark(
     headlines=(
         Headline(SECTION, "accuracy", "accuracy", None),
         Headline(SECTION, "binary_minus_neo_pronoun", "accuracy he/she − neo-pronouns", 0.0),
-        *(Headline(GAP_SECTION, f"gap/{name}", f"{name} − he/she accuracy", 0.0) for name in OTHER_SETS),
+        *(Headline(SET_DIFF_SECTION, f"gap/{name}", f"{name} − he/she accuracy", 0.0) for name in OTHER_SETS),
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, **dict.fromkeys(OTHER_SETS, -1)}, "toward_gold"),
     explore=pronoun_set_view("sentence_id"),

@@ -9,7 +9,7 @@ from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "ruff"
-GAP_SECTION = "pronoun_set_gap"
+SET_DIFF_SECTION = "pronoun_set_gap"
 
 
 # An occupation's three task sentences (one per case, WinoPron's single-entity templates) and every context before
@@ -35,7 +35,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
-        GAP_SECTION: pronoun_set_gap.pronoun_set_gap(
+        SET_DIFF_SECTION: pronoun_set_gap.pronoun_set_gap(
             answers(words),
             data["answer"],
             data["pronoun_set"],
@@ -74,8 +74,8 @@ BENCHMARK = Benchmark(
     ),
     headlines=(
         Headline(SECTION, "accuracy", "accuracy", None),
-        Headline(GAP_SECTION, "gap/they", "they − he/she accuracy", 0.0),
-        Headline(GAP_SECTION, "gap/xe", "xe − he/she accuracy", 0.0),
+        Headline(SET_DIFF_SECTION, "gap/they", "they − he/she accuracy", 0.0),
+        Headline(SET_DIFF_SECTION, "gap/xe", "xe − he/she accuracy", 0.0),
         Headline(SECTION, "no_distractors_minus_five", "accuracy 0 − 5 distractors", 0.0),
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, "they": -1, "xe": -1}, "toward_gold"),
