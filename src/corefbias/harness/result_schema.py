@@ -503,12 +503,19 @@ def _renamed_sections(sections: Mapping[str, Any]) -> dict[str, Any]:
 def _renamed_headlines(headlines):
     if not isinstance(headlines, list):
         return headlines
-    return [{**headline, "section": _section_name(headline["section"])} for headline in headlines]
+    return [
+        {**headline, "section": _section_name(headline["section"])}
+        if isinstance(headline, Mapping) and isinstance(headline.get("section"), str)
+        else headline
+        for headline in headlines
+    ]
 
 
 def _renamed_outcome(outcome: Mapping[str, Any]) -> dict[str, Any]:
     """A benchmark's outcome with its sections, and every reference to one, under the metrics' names."""
-    renamed = {**outcome, "sections": _renamed_sections(outcome["sections"])}
+    renamed = dict(outcome)
+    if isinstance(outcome.get("sections"), Mapping):
+        renamed["sections"] = _renamed_sections(outcome["sections"])
     if "headlines" in outcome:
         renamed["headlines"] = _renamed_headlines(outcome["headlines"])
     if isinstance(outcome.get("resampling"), Mapping):
@@ -540,7 +547,10 @@ def metric_names(results: Mapping[str, Any]) -> Mapping[str, Any]:
     (True, True)
     """
     benchmarks = results["benchmarks"]
-    renamed = {name: _renamed_outcome(outcome) for name, outcome in benchmarks.items()}
+    renamed = {
+        name: _renamed_outcome(outcome) if isinstance(outcome, Mapping) else outcome
+        for name, outcome in benchmarks.items()
+    }
     if renamed == benchmarks:
         return results
     return {**results, "benchmarks": renamed}
