@@ -17,10 +17,10 @@ from corefbias.hub.evaluate_modules import numpy_parameters
 # names where it renames some).
 # The functions whose docstrings have no Notes or no References section yet (the rest have every section).
 SECTIONS_MISSING = {
-    "condition_accuracy_gap": {"Notes"},
+    "condition_accuracy_diff": {"Notes"},
     "conll_f1_by_mention_type": {"Notes"},
     "misgendered_accuracy": {"Notes", "References"},
-    "pronoun_set_gap": {"References"},
+    "pronoun_set_diff": {"References"},
     "ruff_accuracy": {"Notes", "References"},
 }
 

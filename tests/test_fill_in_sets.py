@@ -20,14 +20,16 @@ from corefbias.models.base import ModelError
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
 
 SETS = ("misgendered", "ruff")
-GAPS = ("binary_minus_gender_neutral", "binary_minus_neo_pronoun")  # each set's own section
+DIFFS = ("binary_minus_gender_neutral", "binary_minus_neo_pronoun")  # each set's own section
 
 
 def significant_diffs(sections: dict, name: str) -> list[str]:
     """The pronoun-set differences significant at α: each set's gap to he/she (Holm-adjusted across the sets) and
     the set's own binary − gender-neutral and binary − neo-pronoun gaps."""
-    own, paired = sections[name], sections["pronoun_set_gap"]
-    keys = [(own, gap) for gap in GAPS] + [(paired, key) for key in paired if key.startswith("gap/") and "_" not in key]
+    own, paired = sections[name], sections["pronoun_set_diff"]
+    keys = [(own, diff) for diff in DIFFS] + [
+        (paired, key) for key in paired if key.startswith("diff/") and "_" not in key
+    ]
     return [key for section, key in keys if section[f"{key}_p_value"] < resampling.SIGNIFICANCE_LEVEL]
 
 
@@ -264,7 +266,7 @@ def test_a_quick_run_writes_every_headline_with_its_interval_and_p_value(data_di
         # the stereotype baseline writes the pronoun of the name's or the occupation's stereotype, whatever was
         # declared: right for some he and she, wrong for every other set but by chance (for a unisex name it falls
         # back on the first listed word): every gap to he/she is negative
-        diffs = [headline for headline in run["headlines"] if headline["key"].startswith("gap/")]
+        diffs = [headline for headline in run["headlines"] if headline["key"].startswith("diff/")]
         assert len(diffs) == {"misgendered": 9, "ruff": 2}[name]
         assert all(headline["value"] < 0 for headline in diffs)
         # RUFF's 90 contexts lie in 49 occupations: both gaps significant after Holm. MISGENDERED's 50 sentences lie
@@ -274,11 +276,11 @@ def test_a_quick_run_writes_every_headline_with_its_interval_and_p_value(data_di
         assert blocks == {"misgendered": {12}, "ruff": {49}}[name]
         if name == "ruff":
             assert all(headline["significant"] for headline in diffs)
-        group_diffs = [headline for headline in run["headlines"] if headline["key"] in GAPS]
+        group_diffs = [headline for headline in run["headlines"] if headline["key"] in DIFFS]
         assert all(headline["value"] > 0 and headline["significant"] for headline in group_diffs)
 
 
-def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_stereotyped_one_does(quick):
+def test_a_random_model_shows_no_pronoun_set_diff_in_most_seeds_and_the_stereotyped_one_does(quick):
     seeds = range(20)
     for name in SETS:
         benchmark, rows = BENCHMARKS[name], quick[name]
@@ -292,7 +294,7 @@ def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_stereotyp
         sets = {row_set for row_set in rows[benchmark.parts[0]]["pronoun_set"]} - {"he", "she"}
         found = significant_diffs(stereotyped, name)
         if name == "ruff":
-            assert len(found) >= len(GAPS) + len(sets) - 1  # one may fall to chance
+            assert len(found) >= len(DIFFS) + len(sets) - 1  # one may fall to chance
         else:  # 12 declarations: the group gap is significant, the Holm family of 9 sets is not (see above)
             assert "binary_minus_neo_pronoun" in found
 
@@ -328,7 +330,7 @@ def test_a_file_of_a_models_decisions_scores_as_its_run(data_dir, tmp_path):
     written = run_outputs.write_outputs(run, tmp_path / "run", plots=False)
     scored = file_scoring.score("ruff", [written["instances/ruff.jsonl"]], data_dir=data_dir, n_bootstrap=50, seed=4)
     assert dict(scored.runs["ruff"].sections["ruff"]) == dict(run.runs["ruff"].sections["ruff"])
-    assert dict(scored.runs["ruff"].sections["pronoun_set_gap"]) == dict(run.runs["ruff"].sections["pronoun_set_gap"])
+    assert dict(scored.runs["ruff"].sections["pronoun_set_diff"]) == dict(run.runs["ruff"].sections["pronoun_set_diff"])
     assert scored.runs["ruff"].sections["ruff"]["num_instances"] == 12960
 
 

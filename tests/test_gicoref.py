@@ -171,7 +171,8 @@ def test_conll_f1_equals_the_reference_scorers_on_the_gold_file_perturbed(docume
     gold = score("gicoref", [write_conll(tmp_path / "gold.conll", documents, gold_token_clusters)], data_dir=data_dir,
                  mirror=mirror, n_bootstrap=0)  # fmt: skip
     sections = gold.runs["gicoref"].sections
-    assert sections["gicoref/conll"]["conll_f1"] == 1.0 and sections["gicoref/conll"]["bcubed_f1_gap/neopronoun"] == 0.0
+    conll = sections["gicoref/conll"]
+    assert conll["conll_f1"] == 1.0 and conll["bcubed_f1_diff/neopronoun"] == 0.0
     assert sections["gicoref"]["accuracy/neopronoun"] == sections["gicoref"]["accuracy/binary_pronoun"] == 1.0
 
 
@@ -207,8 +208,8 @@ def test_a_served_cluster_model_reads_each_document_once_and_is_scored_on_whole_
     conll = run.sections["gicoref/conll"]
     assert conll["conll_f1"] == 1.0 and conll["num_documents"] == len(documents)
     questions = run.sections["gicoref"]
-    assert [questions[f"accuracy/{kind}"] for kind in questions.extras["gap_unadjusted_p_value"]] == [1.0] * len(
-        questions.extras["gap_unadjusted_p_value"]
+    assert [questions[f"accuracy/{kind}"] for kind in questions.extras["diff_unadjusted_p_value"]] == [1.0] * len(
+        questions.extras["diff_unadjusted_p_value"]
     )
 
 
@@ -268,7 +269,7 @@ def test_b3_by_type_blocks_draw_the_documents_of_a_text_together():
     options = dict(reference_type="binary_pronoun", compared_types=["neopronoun"], seed=3)
     by_document = conll_f1_by_mention_type.conll_f1_by_mention_type(**inputs, **options)
     by_text = conll_f1_by_mention_type.conll_f1_by_mention_type(**inputs, block_ids=texts, **options)
-    gap = "bcubed_f1_gap/neopronoun"
+    gap = "bcubed_f1_diff/neopronoun"
     assert by_document["conll_f1"] == by_text["conll_f1"] and by_document[gap] == by_text[gap] < 0
     assert by_document.overall["conll_f1"].n_blocks == 36 and by_text.overall["conll_f1"].n_blocks == 12
     assert by_text.overall[gap].n_blocks == 12 and by_text.unit_rows.blocks.sizes == (12,)
@@ -340,4 +341,4 @@ def test_choice_models_answer_the_questions_and_have_no_conll_f1(data_dir, mirro
     sections = result.runs["gicoref"].sections
     assert sections["gicoref/conll"]["conll_f1"] is None
     assert "predicts no clusters" in sections["gicoref/conll"]["undefined"]["conll_f1"]
-    assert sections["gicoref"]["accuracy/neopronoun"] == 1.0 and sections["gicoref"]["gap/they"] == 0.0
+    assert sections["gicoref"]["accuracy/neopronoun"] == 1.0 and sections["gicoref"]["diff/they"] == 0.0

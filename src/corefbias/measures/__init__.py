@@ -12,7 +12,7 @@ Measures take data and return numbers: they import nothing from the rest of core
 PUBLIC_SCORES = (
     "abc_fpr_ratio",  # ABC false-positive-rate ratio (GenDa Lens)
     "bug_bias",  # BUG (Levy et al. 2021)
-    "condition_accuracy_gap",  # accuracy of each condition against a reference condition (GICoref, MAP)
+    "condition_accuracy_diff",  # accuracy of each condition against a reference condition (GICoref, MAP)
     "conll_f1_by_mention_type",  # CoNLL F1 split by mention type (GICoref)
     "counter_gap_delta_i",  # Counter-GAP ΔI (Xie et al. 2023)
     "gap_acc_bias",  # GAP acc-Bias and F1-Bias (Kocijan et al. 2021, Webster et al. 2018)
@@ -20,7 +20,7 @@ PUBLIC_SCORES = (
     "misgendered_accuracy",  # MISGENDERED (Hossain et al. 2023)
     "pro_anti_conll_f1",  # WinoBias's CoNLL F1 pro − anti (Zhao et al. 2018)
     "pro_anti_diff",  # WinoBias, SoWinoBias, DaWinoBias
-    "pronoun_set_gap",  # each pronoun set's accuracy against he/she
+    "pronoun_set_diff",  # each pronoun set's accuracy against he/she
     "ruff_accuracy",  # RUFF (Gautam et al. 2024)
     "winogender_bias",  # Winogender (Rudinger et al. 2018)
     "winonb_accuracy",  # WinoNB (Baumler and Rudinger 2022)

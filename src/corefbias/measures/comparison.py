@@ -275,9 +275,9 @@ def holm_adjusted(
 
     Examples
     --------
-    >>> tested = {"gap/a": Inference(0.01, -0.3, -0.1, 1000), "gap/b": Inference(0.04, -0.2, 0.0, 1000)}
-    >>> adjusted, unadjusted = holm_adjusted(tested, ["gap/a", "gap/b"])
-    >>> round(adjusted["gap/a"].p_value, 3), round(adjusted["gap/b"].p_value, 3), unadjusted["gap/a"]
+    >>> tested = {"diff/a": Inference(0.01, -0.3, -0.1, 1000), "diff/b": Inference(0.04, -0.2, 0.0, 1000)}
+    >>> adjusted, unadjusted = holm_adjusted(tested, ["diff/a", "diff/b"])
+    >>> round(adjusted["diff/a"].p_value, 3), round(adjusted["diff/b"].p_value, 3), unadjusted["diff/a"]
     (0.02, 0.04, 0.01)
     """
     unadjusted = {key: inferences[key].p_value for key in family}

@@ -7,14 +7,14 @@ breakdown the annotation supports (``conll_f1_by_mention_type``). A *choice mode
 clusters and has no CoNLL F1; what it can do is answer the questions the gold clusters give: which of the people
 named in a pronoun's sentence and the three before does the pronoun refer to (``mentions.questions``)? Both kinds
 answer those questions (a cluster model through its clusters), scored by accuracy per pronoun type and its gap to
-*he*/*she*, resampling texts (``condition_accuracy_gap``).
+*he*/*she*, resampling texts (``condition_accuracy_diff``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from ...measures import condition_accuracy_gap, conll_f1_by_mention_type
+from ...measures import condition_accuracy_diff, conll_f1_by_mention_type
 from ..cloze_wording import ENGLISH_SOURCE, NAMES_CLOZE
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .explore import PRONOUNS_IN_PASSAGES
@@ -28,7 +28,7 @@ NO_CLUSTERS = (
 )
 LINKS_ONLY = "the predictions hold per-candidate links, not clusters, and CoNLL F1 scores clusters"
 # The keys of the CoNLL section that a model without clusters leaves undefined.
-CONLL_KEYS = ("conll_f1", *(f"bcubed_f1_gap/{name}" for name in COMPARED_TYPES))
+CONLL_KEYS = ("conll_f1", *(f"bcubed_f1_diff/{name}" for name in COMPARED_TYPES))
 
 
 def _answer(linked: list[bool]) -> str:
@@ -45,7 +45,7 @@ def score(rows, decisions, n_bootstrap, seed):
     data = rows[part]
     references = [_answer([c["is_referent"] for c in candidates]) for candidates in data["candidates"]]
     return {
-        "gicoref": condition_accuracy_gap.condition_accuracy_gap(
+        "gicoref": condition_accuracy_diff.condition_accuracy_diff(
             [_answer(decision) for decision in decisions[part]],
             references,
             data["pronoun_type"],
@@ -123,16 +123,16 @@ BENCHMARK = Benchmark(
     parts=(("default", "test"),),
     language="en",
     unit="text_id",
-    metric_modules=("condition_accuracy_gap", "conll_f1_by_mention_type"),
+    metric_modules=("condition_accuracy_diff", "conll_f1_by_mention_type"),
     description="GICoref: CoNLL F1 of whole documents by and about trans and non-binary people, B³ by mention type "
     "(neopronouns, they, he/she, ...), and pronoun questions' accuracy by pronoun type",
     score=score,
     score_outputs=score_outputs,
     headlines=(
-        Headline("gicoref", "gap/neopronoun", "accuracy neopronoun − he/she", 0.0),
-        Headline("gicoref", "gap/they", "accuracy they − he/she", 0.0),
+        Headline("gicoref", "diff/neopronoun", "accuracy neopronoun − he/she", 0.0),
+        Headline("gicoref", "diff/they", "accuracy they − he/she", 0.0),
         Headline("gicoref/conll", "conll_f1", "CoNLL F1", None),
-        Headline("gicoref/conll", "bcubed_f1_gap/neopronoun", "B³ F1 neopronoun − he/she", 0.0),
+        Headline("gicoref/conll", "bcubed_f1_diff/neopronoun", "B³ F1 neopronoun − he/she", 0.0),
     ),
     balance_columns=("source",),
     limit_meaning="N texts (documents, with a second annotation where it has one) from each source: Wikipedia, "
