@@ -1,4 +1,4 @@
-"""The ``pro_anti_conll_f1`` evaluate module: a thin shell over ``measures.conll_f1.pro_anti_conll_f1``."""
+"""The ``pro_anti_conll_f1`` evaluate module: a thin shell over ``measures.pro_anti_conll_f1.pro_anti_conll_f1``."""
 
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
