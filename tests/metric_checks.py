@@ -69,6 +69,12 @@ def check_files(root: Path, name: str) -> None:
     assert any(line.startswith("corefbias") for line in requirements), "requirements.txt does not name corefbias"
 
 
+def check_name(root: Path, name: str) -> None:
+    """The loaded module is named after its folder, whatever its class is called (evaluate would name it after the
+    class): a copy under a new name needs no class renamed."""
+    assert load(root, name).name == name, f"evaluate.load('metrics/{name}') is named {load(root, name).name!r}"
+
+
 def check_install_lines(root: Path, name: str) -> None:
     """The module's docstring and its card open with the install line and the load line; the card's usage installs
     first."""
@@ -217,6 +223,7 @@ def _docs_hooks():
 
 CHECKS = (
     check_files,
+    check_name,
     check_install_lines,
     check_doctests,
     check_arguments,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
-from corefbias.measures import abc_fpr
+from corefbias.measures import abc_fpr_ratio
 from corefbias.reproduce import abc_xlmr
 
 PRONOUNS = ["neutral", "male", "female"]
@@ -57,7 +57,7 @@ def test_genda_lens_tutorial_values(in_repo):
 
 
 def test_undefined_ratio_when_no_female_anti_reflexive_is_linked():
-    results = abc_fpr.fpr_ratio(
+    results = abc_fpr_ratio.abc_fpr_ratio(
         predictions=[True, True, False, True, False, False],
         references=[True, False, False] * 2,
         pronoun_genders=PRONOUNS * 2,
@@ -79,8 +79,10 @@ def test_triplet_bootstrap_pairs_the_two_anti_reflexives():
         inputs["references"] += [True, False, False]
         inputs["pronoun_genders"] += PRONOUNS
         inputs["triplet_ids"] += [f"t{index}"] * 3
-    paired = abc_fpr.fpr_ratio(**inputs, n_bootstrap=500, seed=2)
-    unpaired = abc_fpr.fpr_ratio(**{k: v for k, v in inputs.items() if k != "triplet_ids"}, n_bootstrap=500, seed=2)
+    paired = abc_fpr_ratio.abc_fpr_ratio(**inputs, n_bootstrap=500, seed=2)
+    unpaired = abc_fpr_ratio.abc_fpr_ratio(
+        **{k: v for k, v in inputs.items() if k != "triplet_ids"}, n_bootstrap=500, seed=2
+    )
     assert paired["log2_fpr_ratio"] == unpaired["log2_fpr_ratio"] == 0.0
     interval = (paired["log2_fpr_ratio_ci_low"], paired["log2_fpr_ratio_ci_high"])
     assert interval == (0.0, 0.0) and paired["log2_fpr_ratio_p_value"] == 1.0
@@ -92,7 +94,7 @@ def test_occupations_without_a_stereotype_count_only_overall():
     linked = {"female": {"neutral": 2, "male": 1, "female": 2}, "male": {"neutral": 2, "male": 2, "female": 1}}
     inputs = triplets(linked, 2)
     inputs["occupation_genders"][-3:] = [None] * 3
-    results = abc_fpr.fpr_ratio(**inputs, n_bootstrap=0)
+    results = abc_fpr_ratio.abc_fpr_ratio(**inputs, n_bootstrap=0)
     assert results["fpr_male"] == 0.75 and results["fpr_female"] == 0.75
     assert results["fpr_male/male_occupations"] == 1.0 and results["fpr_female/male_occupations"] == 1.0
     assert results["num_male"] == 4
@@ -105,15 +107,15 @@ def test_genda_lens_gender_effect_size_is_tested_and_undefined_without_its_group
     linked = {"female": {"neutral": 3, "male": 2, "female": 3}, "male": {"neutral": 4, "male": 4, "female": 1}}
     inputs = triplets(linked, 4)
     inputs["occupation_genders"][:3] = [None] * 3
-    results = abc_fpr.fpr_ratio(**inputs, n_bootstrap=300, seed=2)
+    results = abc_fpr_ratio.abc_fpr_ratio(**inputs, n_bootstrap=300, seed=2)
     value = results["genda_lens_gender_effect_size"]
     assert results["genda_lens_gender_effect_size_ci_low"] <= value <= results["genda_lens_gender_effect_size_ci_high"]
     assert 0 < results["genda_lens_gender_effect_size_p_value"] <= 1
-    assert "genda_lens_gender_effect_size" not in abc_fpr.fpr_ratio(
+    assert "genda_lens_gender_effect_size" not in abc_fpr_ratio.abc_fpr_ratio(
         **{key: inputs[key] for key in ("predictions", "references", "pronoun_genders")}, n_bootstrap=0
     )
     never_female = {"female": {"neutral": 1, "male": 1, "female": 0}, "male": {"neutral": 1, "male": 1, "female": 0}}
-    undefined = abc_fpr.fpr_ratio(**triplets(never_female, 2), n_bootstrap=0)
+    undefined = abc_fpr_ratio.abc_fpr_ratio(**triplets(never_female, 2), n_bootstrap=0)
     assert undefined["genda_lens_gender_effect_size"] is None
     assert (
         "averaged over the female- and the male-stereotype" in undefined["undefined"]["genda_lens_gender_effect_size"]
@@ -171,7 +173,7 @@ def _two_triplets(**change) -> dict:
 )
 def test_malformed_input_is_a_clear_value_error(change, message):
     with pytest.raises(ValueError, match=message):
-        abc_fpr.fpr_ratio(**_two_triplets(**change))
+        abc_fpr_ratio.abc_fpr_ratio(**_two_triplets(**change))
 
 
 def _occupations_by_frames(answers: list, n_frames: int, decided_by: str = "occupation") -> tuple[dict, list, list]:
@@ -206,8 +208,8 @@ def test_blocks_draw_the_triplets_of_an_occupation_together():
     # by occupation, the interval rests on 12 blocks, is far wider and the gap far from significant.
     answers = [(True, False), (True, True), (False, False), (True, False), (True, True), (False, True)] * 2
     inputs, occupations, _ = _occupations_by_frames(answers, 10)
-    by_triplet = abc_fpr.fpr_ratio(**inputs, seed=3)
-    by_occupation = abc_fpr.fpr_ratio(**inputs, block_ids=occupations, seed=3)
+    by_triplet = abc_fpr_ratio.abc_fpr_ratio(**inputs, seed=3)
+    by_occupation = abc_fpr_ratio.abc_fpr_ratio(**inputs, block_ids=occupations, seed=3)
     assert by_triplet[LOG2] == by_occupation[LOG2] == pytest.approx(math.log2(8 / 6))
     assert by_triplet.overall[LOG2].n_blocks == 120 and by_occupation.overall[LOG2].n_blocks == 12
     triplet_low, triplet_high, triplet_p = _interval(by_triplet)
@@ -216,13 +218,13 @@ def test_blocks_draw_the_triplets_of_an_occupation_together():
     assert triplet_p < 0.05 < 0.3 < occupation_p
     assert by_occupation.unit_rows.blocks.sizes == (12,)
     # Each triplet a block of its own is no block at all: the same draws as without block_ids.
-    alone = abc_fpr.fpr_ratio(**inputs, block_ids=inputs["triplet_ids"], seed=3)
+    alone = abc_fpr_ratio.abc_fpr_ratio(**inputs, block_ids=inputs["triplet_ids"], seed=3)
     assert _interval(alone) == _interval(by_triplet)
     assert alone.unit_rows.blocks.sizes == (120,)
     # So is each item its own block where items are resampled.
     items = {key: values for key, values in inputs.items() if key != "triplet_ids"}
-    by_item = abc_fpr.fpr_ratio(**items, seed=3)
-    item_alone = abc_fpr.fpr_ratio(**items, block_ids=[f"i{index:03d}" for index in range(360)], seed=3)
+    by_item = abc_fpr_ratio.abc_fpr_ratio(**items, seed=3)
+    item_alone = abc_fpr_ratio.abc_fpr_ratio(**items, block_ids=[f"i{index:03d}" for index in range(360)], seed=3)
     assert _interval(item_alone) == _interval(by_item)
     assert item_alone.overall[LOG2].n_blocks == by_item.overall[LOG2].n_blocks == 240  # the "hans"/"hendes" items
 
@@ -233,9 +235,9 @@ def test_crossed_blocks_draw_occupations_and_frames_apart():
     # frame) tuples draw both factors and see it.
     answers = [(True, False), (True, True), (False, False), (True, False), (True, True), (False, True)] * 2
     inputs, occupations, frames = _occupations_by_frames(answers, 12, decided_by="frame")
-    by_triplet = abc_fpr.fpr_ratio(**inputs, seed=3)
-    by_occupation = abc_fpr.fpr_ratio(**inputs, block_ids=occupations, seed=3)
-    crossed = abc_fpr.fpr_ratio(**inputs, block_ids=list(zip(occupations, frames)), seed=3)
+    by_triplet = abc_fpr_ratio.abc_fpr_ratio(**inputs, seed=3)
+    by_occupation = abc_fpr_ratio.abc_fpr_ratio(**inputs, block_ids=occupations, seed=3)
+    crossed = abc_fpr_ratio.abc_fpr_ratio(**inputs, block_ids=list(zip(occupations, frames)), seed=3)
     assert crossed[LOG2] == by_triplet[LOG2] == pytest.approx(math.log2(8 / 6))
     assert crossed.unit_rows.blocks.sizes == (12, 12) and crossed.overall[LOG2].n_blocks == 12
     widths = {
@@ -250,7 +252,7 @@ def test_the_module_takes_block_ids(in_repo):
     answers = [(True, False), (True, True), (False, False), (True, False), (True, True), (False, True)] * 2
     inputs, occupations, _ = _occupations_by_frames(answers, 10)
     results = load("abc_fpr_ratio").compute(**inputs, block_ids=occupations, n_bootstrap=300, seed=3)
-    expected = abc_fpr.fpr_ratio(**inputs, block_ids=occupations, n_bootstrap=300, seed=3)
+    expected = abc_fpr_ratio.abc_fpr_ratio(**inputs, block_ids=occupations, n_bootstrap=300, seed=3)
     assert results == expected
     assert_add_batch_equivalent("abc_fpr_ratio", {**inputs, "block_ids": occupations}, [100, 260], n_bootstrap=300)
 
@@ -319,7 +321,7 @@ def test_xlmr_pronoun_and_subject_spans_line_up_with_the_prediction_tokens(mirro
     monkeypatch.setattr(abc_xlmr, "_predictions", lambda mirror: rewritten)
     rates = {}
     for mode in ("cluster", "any_cluster"):
-        results = abc_fpr.fpr_ratio(**abc_xlmr.metric_inputs(mirror, mode), n_bootstrap=0)
+        results = abc_fpr_ratio.abc_fpr_ratio(**abc_xlmr.metric_inputs(mirror, mode), n_bootstrap=0)
         rates[mode] = (results["tpr_reflexive"], results["fpr_male"], results["fpr_female"])
     assert rates == {"cluster": (0.0, 1.0, 0.0), "any_cluster": (0.0, 1.0, 1.0)}
 

@@ -72,9 +72,9 @@ def test_a_run_of_both_sets_is_explored_by_pronoun_set_and_learnt(served, data_d
     screenshot(page, "explore-winonb")
 
     page.get_by_role("tab", name="Learn").click()
-    page.get_by_text("Pronoun Set Gap", exact=True).click()
+    page.get_by_text("Pronoun Set Difference", exact=True).click()
     page.get_by_text("Holm-adjusted", exact=False).first.wait_for(timeout=TIMEOUT_MS)
-    screenshot(page, "learn-pronoun-set-gap")
+    screenshot(page, "learn-pronoun-set-diff")
     page.get_by_text("WinoPron Accuracy", exact=True).click()
     page.get_by_text("compute_performance.py", exact=False).first.wait_for(timeout=TIMEOUT_MS)
     page.get_by_text("WinoNB Accuracy", exact=True).click()

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
-from corefbias.measures import pro_anti
-from corefbias.measures.bug import bin_label, bug_bias, distance_bin
+from corefbias.measures import pro_anti_diff
+from corefbias.measures.bug_bias import bin_label, bug_bias, distance_bin
 
 
 def sentences(count: int, seed: int = 0, *, stereotype_bonus: float = 0.0) -> dict:
@@ -62,13 +62,13 @@ def test_delta_s_and_delta_g_are_pro_anti_diffs():
     data = sentences(400, 1, stereotype_bonus=0.2)
     result = bug_bias(**data, n_bootstrap=0)
     stereotyped = [i for i, label in enumerate(data["stereotypes"]) if label != "neutral"]
-    by_stereotype = pro_anti.pro_anti_diff(
+    by_stereotype = pro_anti_diff.pro_anti_diff(
         [data["predictions"][i] for i in stereotyped],
         [True] * len(stereotyped),
         ["pro" if data["stereotypes"][i] == "stereotypical" else "anti" for i in stereotyped],
         n_bootstrap=0,
     )
-    by_gender = pro_anti.pro_anti_diff(
+    by_gender = pro_anti_diff.pro_anti_diff(
         data["predictions"],
         [True] * 400,
         ["pro" if gender == "male" else "anti" for gender in data["genders"]],

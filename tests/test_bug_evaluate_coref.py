@@ -34,7 +34,7 @@ from corefbias.benchmarks.bug import files as bug_files
 from corefbias.data import upstream
 from corefbias.harness import cluster_links
 from corefbias.harness.prediction_files import scoring as file_scoring
-from corefbias.measures import bug
+from corefbias.measures import bug_bias
 from corefbias.models.baselines import StereotypeBaseline
 
 pytestmark = pytest.mark.reproduction
@@ -145,7 +145,7 @@ def assert_same_scores(result: dict, script: dict) -> None:
     assert_same_percent(result["accuracy"], script["acc"], "accuracy")
     assert_same_percent(result["delta_g"], script["delta_g"], "delta_g")
     assert_same_percent(result["delta_s"], script["delta_s"], "delta_s")
-    labels = [bug.bin_label(entry[0]) for entry in script["delta_s_by_dist"]]
+    labels = [bug_bias.bin_label(entry[0]) for entry in script["delta_s_by_dist"]]
     for (_, delta, count), label, accuracy, stereotypical, anti in zip(
         script["delta_s_by_dist"], labels, script["acc_by_dist"], script["ste_by_dist"], script["ant_by_dist"]
     ):
@@ -228,7 +228,7 @@ def test_is_correct_pred_agrees_with_the_cluster_rule_where_the_offsets_are_righ
 
 
 def test_the_bins_are_the_scripts(mirror):
-    assert runpy.run_path(str(upstream.fetch("bug", SCRIPT, mirror)))["BIN_SIZE"] == bug.BIN_SIZE
+    assert runpy.run_path(str(upstream.fetch("bug", SCRIPT, mirror)))["BIN_SIZE"] == bug_bias.BIN_SIZE
 
 
 def test_a_mention_covering_both_words_is_a_link_to_the_script_and_not_to_the_cluster_rule(mirror):

@@ -28,7 +28,7 @@ def test_simulated_rows_are_the_scoring_rows(designs):
     links = calibration.simulate_links(design, behaviour, 0.1, rng)
     scored = linear.recorded(calibration._split(design, links))
     assert np.array_equal(linear.rows(links)["abc"], scored["abc"].rows)
-    assert linear.unit_rows(links)["abc"].blocks.sizes == (60, 75)  # occupations × sentence frames
+    assert linear.rows_by_section(links)["abc"].blocks.sizes == (60, 75)  # occupations × sentence frames
     assert not calibration.SectionRowsModel(designs["winogender"], rng).linear  # an answer needs both links
 
 
@@ -78,7 +78,8 @@ def test_a_model_varying_by_occupation_fools_the_unit_bootstrap_and_not_the_bloc
     found = calibration.headline_p_values(
         model, icc=calibration.ICC_LEVELS["strong"], bias=0.0, runs=200, n_bootstrap=300, seed=3
     )
-    rates = {method: calibration._count(found["pronoun_gap gap/xe"][method]).rate for method in calibration.METHODS}
+    counts = found["pronoun_set_diff diff/xe"]
+    rates = {method: calibration._count(counts[method]).rate for method in calibration.METHODS}
     assert rates["units"] > 0.25 and rates["blocks"] <= 0.085, rates  # 200 runs: 0.085 is the 99% bound around 0.05
 
 

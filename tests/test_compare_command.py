@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from corefbias import cli
-from corefbias.harness import comparison, run_outputs, runner
+from corefbias.harness import comparison, result_schema, run_outputs, runner
 from corefbias.measures.blocks import Blocks
 from corefbias.models.base import Choice
 
@@ -419,3 +419,71 @@ def test_scores_of_another_config_are_compared_on_that_config(exported_set, mirr
     assert set(rows) == {("abc", "log2_fpr_ratio"), ("abc", "tpr_reflexive")}
     # XLM-R's clusters give the same links counted either way on these sentences: no difference at all.
     assert all(row["difference"] == 0.0 and row["ci_low"] == row["ci_high"] == 0.0 for row in rows.values())
+
+
+def _old_names(results):
+    """``results`` as a corefbias before the metrics' names wrote it: WinoPron's ``pronoun_set_diff/<config>`` sections
+    named ``pronoun_gap/<config>`` (in the sections, the headlines and the resampling record), their measure
+    ``pronoun_set_gap`` and their keys ``gap/<set>`` (``diff/<set>`` now), the metric module ``pronoun_set_gap``."""
+
+    def old(name):
+        return name.replace("pronoun_set_diff", "pronoun_gap", 1)
+
+    def old_keys(section):
+        text = json.dumps(section).replace('"diff/', '"gap/').replace('"occupation_diff/', '"occupation_gap/')
+        return json.loads(text.replace('"measure": "pronoun_set_diff"', '"measure": "pronoun_set_gap"'))
+
+    results["schema_version"] = result_schema.FIRST_VERSION_WITH_METRIC_NAMES - 1
+    for outcome in results["benchmarks"].values():
+        outcome["sections"] = {
+            old(name): old_keys(section) if name != old(name) else section
+            for name, section in outcome["sections"].items()
+        }
+        for headline in outcome["headlines"]:
+            if headline["section"] != old(headline["section"]):
+                headline["section"], headline["key"] = (
+                    old(headline["section"]),
+                    headline["key"].replace("diff/", "gap/"),
+                )
+        resampled = outcome["resampling"]["sections"]
+        outcome["resampling"]["sections"] = {old(name): drawn for name, drawn in resampled.items()}
+        outcome["metric_modules"] = [
+            name.replace("pronoun_set_diff", "pronoun_set_gap") for name in outcome["metric_modules"]
+        ]
+
+
+def test_a_file_naming_sections_by_a_measures_old_name_loads_in_compare_under_the_metrics_name(exported_set, tmp_path):
+    data_dir = exported_set("winopron").parent
+    for name in ("stereotype", "random"):
+        result = runner.run(
+            f"baseline:{name}",
+            ["winopron"],
+            settings=runner.RunSettings(limit=1, n_bootstrap=50),
+            data_dir=data_dir,
+            cache_path=tmp_path / "cache.sqlite",
+            progress=False,
+        )
+        run_outputs.write_outputs(result, tmp_path / name, plots=False)
+    old = _edited_copy(tmp_path / "stereotype", tmp_path / "old", _old_names)
+    stored = json.loads((old / "results.json").read_text())["benchmarks"]["winopron"]
+    assert {"pronoun_gap/double", "pronoun_gap/single", "pronoun_gap/old"} <= set(stored["sections"])
+    assert "gap/they" in stored["sections"]["pronoun_gap/double"] and "pronoun_set_gap" in stored["metric_modules"]
+
+    read = run_outputs.read_results(old, check="results")["benchmarks"]["winopron"]
+    current = run_outputs.read_results(tmp_path / "stereotype")["benchmarks"]["winopron"]
+    assert {"pronoun_set_diff/double", "pronoun_set_diff/single", "pronoun_set_diff/old"} <= set(read["sections"])
+    assert not any(name.startswith("pronoun_gap") for name in read["sections"])
+    assert (
+        read["sections"]["pronoun_set_diff/double"]["diff/they"]
+        == current["sections"]["pronoun_set_diff/double"]["diff/they"]
+    )
+    for key in ("sections", "headlines", "resampling", "metric_modules"):
+        assert read[key] == current[key], key
+
+    from_old = comparison.compare_runs([old, tmp_path / "random"], data_dir=data_dir, n_resamples=200)
+    from_current = comparison.compare_runs(
+        [tmp_path / "stereotype", tmp_path / "random"], data_dir=data_dir, n_resamples=200
+    )
+    assert from_old["comparisons"][0]["differences"] == from_current["comparisons"][0]["differences"]
+    sections = {row["section"] for row in from_old["comparisons"][0]["differences"]}
+    assert {"pronoun_set_diff/double", "pronoun_set_diff/single"} <= sections

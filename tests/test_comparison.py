@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from corefbias.measures import comparison, counter_gap, resampling
+from corefbias.measures import comparison, counter_gap_delta_i, resampling
 from corefbias.measures.blocks import Blocks
 
 
@@ -86,12 +86,14 @@ def test_clear_difference_is_detected_on_counter_gap_rows():
     quadruples = 300
     original_male = rng.random(quadruples) < 0.5
     table = np.arange(4 * quadruples).reshape(quadruples, 4)
-    unbiased = counter_gap.quadruple_rows(rng.random(4 * quadruples) < 0.8, table, original_male)
+    unbiased = counter_gap_delta_i.quadruple_rows(rng.random(4 * quadruples) < 0.8, table, original_male)
     # B is right on every male-named instance and on half of the female-named ones: a large ΔI.
     male_instance = np.repeat(original_male, 4) == np.tile([True, True, False, False], quadruples)
-    biased = counter_gap.quadruple_rows(male_instance | (rng.random(4 * quadruples) < 0.5), table, original_male)
+    biased = counter_gap_delta_i.quadruple_rows(
+        male_instance | (rng.random(4 * quadruples) < 0.5), table, original_male
+    )
     names = ["delta_i", "accuracy_diff"]
-    result = comparison.paired_difference(unbiased, biased, counter_gap.statistic, names, n_resamples=4000)
+    result = comparison.paired_difference(unbiased, biased, counter_gap_delta_i.statistic, names, n_resamples=4000)
     for name in names:
         assert result[name].difference < 0 and result[name].ci_high < 0 and result[name].p_value < 0.001
 

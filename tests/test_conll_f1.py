@@ -10,6 +10,7 @@ import math
 import pytest
 
 from corefbias.measures import conll_f1 as conll
+from corefbias.measures import pro_anti_conll_f1
 
 KEY_A = [["a"], ["b", "c"], ["d", "e", "f"]]
 # id → (response, {metric: (recall, precision, F1)}) — v8.01's expected values, 5-decimal ones as printed there.
@@ -149,7 +150,7 @@ def _pro_anti(responses_pro, responses_anti, n_bootstrap=200):
     keys = [PRO_KEY] * (len(responses_pro) + len(responses_anti))
     pairs = [f"p{i}" for i in range(len(responses_pro))] + [f"p{i}" for i in range(len(responses_anti))]
     conditions = ["pro"] * len(responses_pro) + ["anti"] * len(responses_anti)
-    return conll.pro_anti_conll_f1(
+    return pro_anti_conll_f1.pro_anti_conll_f1(
         keys, responses_pro + responses_anti, conditions, pairs, n_bootstrap=n_bootstrap, seed=1
     )
 
@@ -196,8 +197,8 @@ def test_pro_anti_blocks_draw_the_pairs_of_a_frame_together():
     # by frame, it rests on 12 blocks and is wider, with a larger p-value.
     inputs = _frames()
     frames = inputs.pop("frames")
-    by_pair = conll.pro_anti_conll_f1(**inputs, seed=3)
-    by_frame = conll.pro_anti_conll_f1(**inputs, block_ids=frames, seed=3)
+    by_pair = pro_anti_conll_f1.pro_anti_conll_f1(**inputs, seed=3)
+    by_frame = pro_anti_conll_f1.pro_anti_conll_f1(**inputs, block_ids=frames, seed=3)
     assert by_pair["diff"] == by_frame["diff"] > 0
     assert by_pair.overall["diff"].n_blocks == 60 and by_frame.overall["diff"].n_blocks == 12
     pair_width = by_pair["diff_ci_high"] - by_pair["diff_ci_low"]
@@ -206,7 +207,7 @@ def test_pro_anti_blocks_draw_the_pairs_of_a_frame_together():
     assert by_frame["diff_p_value"] > by_pair["diff_p_value"]
     assert by_frame.unit_rows.blocks.sizes == (12,)
     # A block of its own per pair is no block at all: the same draws as without block_ids.
-    alone = conll.pro_anti_conll_f1(**inputs, block_ids=inputs["pair_ids"], seed=3)
+    alone = pro_anti_conll_f1.pro_anti_conll_f1(**inputs, block_ids=inputs["pair_ids"], seed=3)
     assert (alone["diff_ci_low"], alone["diff_ci_high"], alone["diff_p_value"]) == (
         by_pair["diff_ci_low"],
         by_pair["diff_ci_high"],
@@ -227,7 +228,7 @@ def test_pro_anti_blocks_draw_the_pairs_of_a_frame_together():
 )
 def test_pro_anti_malformed_block_ids_are_a_clear_value_error(block_ids, message):
     with pytest.raises(ValueError, match=message):
-        conll.pro_anti_conll_f1(
+        pro_anti_conll_f1.pro_anti_conll_f1(
             [PRO_KEY] * 4,
             [PRO_KEY] * 4,
             ["pro", "pro", "anti", "anti"],
@@ -239,10 +240,12 @@ def test_pro_anti_malformed_block_ids_are_a_clear_value_error(block_ids, message
 
 def test_pairs_must_join_one_pro_and_one_anti_document():
     with pytest.raises(ValueError, match="pair 'p0' has 2 pro and 0 anti"):
-        conll.pro_anti_conll_f1([PRO_KEY] * 3, [PRO_KEY] * 3, ["pro", "pro", "anti"], ["p0", "p0", "p1"], n_bootstrap=0)
+        pro_anti_conll_f1.pro_anti_conll_f1(
+            [PRO_KEY] * 3, [PRO_KEY] * 3, ["pro", "pro", "anti"], ["p0", "p0", "p1"], n_bootstrap=0
+        )
 
 
 def test_undefined_result_names_its_reason():
-    result = conll.undefined_pro_anti("the model chooses among candidates and predicts no clusters")
+    result = pro_anti_conll_f1.undefined_pro_anti("the model chooses among candidates and predicts no clusters")
     assert result["diff"] is None and "no clusters" in result["undefined"]["diff"]
     assert not any(isinstance(value, float) and math.isnan(value) for value in result.values())

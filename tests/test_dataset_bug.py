@@ -14,7 +14,7 @@ from dataset_harness import assert_export_layout, assert_spans_match, repeated_r
 from corefbias import cli
 from corefbias.benchmarks.bug import builder, files
 from corefbias.data import hub_export, upstream
-from corefbias.measures import bug
+from corefbias.measures import bug_bias
 
 FULL_URL = "https://raw.githubusercontent.com/SLAB-NLP/BUG/f55704f9e3ad190e851961dd4e98422b2fc5866d/full_BUG.zip"
 
@@ -65,7 +65,7 @@ def test_spans_are_the_rows_profession_and_pronoun_and_the_labels_agree(loaded_s
         assert profession["is_referent"] and profession["text"].lower() == row["profession"]
         assert row["pronoun"]["text"].lower() in files.MALE_PRONOUNS + files.FEMALE_PRONOUNS
         assert row["id"] == f"{config}-{row['upstream_row']}"
-        assert row["distance_bin"] == bug.distance_bin(row["distance"])
+        assert row["distance_bin"] == bug_bias.distance_bin(row["distance"])
         assert row["stereotype_label"] == files.STEREOTYPE_LABELS[row["stereotype"]]
         (majority,) = row["candidate_stereotypes"]
         assert (row["stereotype_label"] == "stereotypical") == (majority == row["pronoun_gender"]), row["id"]

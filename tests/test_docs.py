@@ -184,7 +184,7 @@ def test_each_metric_folder_has_a_page_with_its_worked_example_and_its_metric_ca
         assert name in page_text(site, "measures/index"), name  # its row of the index table
 
 
-def test_the_performance_page_shows_every_benchmark_script(site):
+def test_the_performance_page_shows_every_speed_script(site):
     text = page_text(site, "performance")
     missing = [path.name for path in sorted((REPO / "perf").glob("*.py")) if f"perf/{path.name}" not in text]
     assert missing == []

@@ -14,20 +14,22 @@ from corefbias.harness import executors, runner, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
 from corefbias.measures import resampling
-from corefbias.measures.misgendered import misgendered_accuracy
-from corefbias.measures.ruff import ruff_accuracy
+from corefbias.measures.misgendered_accuracy import misgendered_accuracy
+from corefbias.measures.ruff_accuracy import ruff_accuracy
 from corefbias.models.base import ModelError
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
 
 SETS = ("misgendered", "ruff")
-GAPS = ("binary_minus_gender_neutral", "binary_minus_neo_pronoun")  # each set's own section
+DIFFS = ("binary_minus_gender_neutral", "binary_minus_neo_pronoun")  # each set's own section
 
 
-def significant_gaps(sections: dict, name: str) -> list[str]:
-    """The pronoun-set gaps significant at α: each set's gap to he/she (Holm-adjusted across the sets) and the set's
-    own binary − gender-neutral and binary − neo-pronoun gaps."""
-    own, paired = sections[name], sections["pronoun_gap"]
-    keys = [(own, gap) for gap in GAPS] + [(paired, key) for key in paired if key.startswith("gap/") and "_" not in key]
+def significant_diffs(sections: dict, name: str) -> list[str]:
+    """The pronoun-set differences significant at α: each set's gap to he/she (Holm-adjusted across the sets) and
+    the set's own binary − gender-neutral and binary − neo-pronoun gaps."""
+    own, paired = sections[name], sections["pronoun_set_diff"]
+    keys = [(own, diff) for diff in DIFFS] + [
+        (paired, key) for key in paired if key.startswith("diff/") and "_" not in key
+    ]
     return [key for section, key in keys if section[f"{key}_p_value"] < resampling.SIGNIFICANCE_LEVEL]
 
 
@@ -264,35 +266,35 @@ def test_a_quick_run_writes_every_headline_with_its_interval_and_p_value(data_di
         # the stereotype baseline writes the pronoun of the name's or the occupation's stereotype, whatever was
         # declared: right for some he and she, wrong for every other set but by chance (for a unisex name it falls
         # back on the first listed word): every gap to he/she is negative
-        gaps = [headline for headline in run["headlines"] if headline["key"].startswith("gap/")]
-        assert len(gaps) == {"misgendered": 9, "ruff": 2}[name]
-        assert all(headline["value"] < 0 for headline in gaps)
+        diffs = [headline for headline in run["headlines"] if headline["key"].startswith("diff/")]
+        assert len(diffs) == {"misgendered": 9, "ruff": 2}[name]
+        assert all(headline["value"] < 0 for headline in diffs)
         # RUFF's 90 contexts lie in 49 occupations: both gaps significant after Holm. MISGENDERED's 50 sentences lie
         # in 12 declarations crossed with 36 templates: 1 000 resamples on 12 blocks give no p-value below 0.013,
         # which Holm's adjustment over 9 sets lifts above 0.05 (more resamples, or the whole set, lower it).
-        blocks = {headline["n_blocks"] for headline in gaps}
+        blocks = {headline["n_blocks"] for headline in diffs}
         assert blocks == {"misgendered": {12}, "ruff": {49}}[name]
         if name == "ruff":
-            assert all(headline["significant"] for headline in gaps)
-        group_gaps = [headline for headline in run["headlines"] if headline["key"] in GAPS]
-        assert all(headline["value"] > 0 and headline["significant"] for headline in group_gaps)
+            assert all(headline["significant"] for headline in diffs)
+        group_diffs = [headline for headline in run["headlines"] if headline["key"] in DIFFS]
+        assert all(headline["value"] > 0 and headline["significant"] for headline in group_diffs)
 
 
-def test_a_random_model_shows_no_pronoun_set_gap_in_most_seeds_and_the_stereotyped_one_does(quick):
+def test_a_random_model_shows_no_pronoun_set_diff_in_most_seeds_and_the_stereotyped_one_does(quick):
     seeds = range(20)
     for name in SETS:
         benchmark, rows = BENCHMARKS[name], quick[name]
         significant = 0
         for seed in seeds:
             sections = benchmark.score(rows, decisions_of(RandomBaseline(seed), benchmark, rows), 1000, seed)
-            significant += bool(significant_gaps(sections, name))
+            significant += bool(significant_diffs(sections, name))
         # a family of Holm-adjusted gaps and two group gaps per seed, at α = 0.05: a seed in ten or so
         assert significant <= 5, (name, significant)
         stereotyped = benchmark.score(rows, decisions_of(StereotypeBaseline(), benchmark, rows), 1000, 0)
         sets = {row_set for row_set in rows[benchmark.parts[0]]["pronoun_set"]} - {"he", "she"}
-        found = significant_gaps(stereotyped, name)
+        found = significant_diffs(stereotyped, name)
         if name == "ruff":
-            assert len(found) >= len(GAPS) + len(sets) - 1  # one may fall to chance
+            assert len(found) >= len(DIFFS) + len(sets) - 1  # one may fall to chance
         else:  # 12 declarations: the group gap is significant, the Holm family of 9 sets is not (see above)
             assert "binary_minus_neo_pronoun" in found
 
@@ -328,7 +330,7 @@ def test_a_file_of_a_models_decisions_scores_as_its_run(data_dir, tmp_path):
     written = run_outputs.write_outputs(run, tmp_path / "run", plots=False)
     scored = file_scoring.score("ruff", [written["instances/ruff.jsonl"]], data_dir=data_dir, n_bootstrap=50, seed=4)
     assert dict(scored.runs["ruff"].sections["ruff"]) == dict(run.runs["ruff"].sections["ruff"])
-    assert dict(scored.runs["ruff"].sections["pronoun_gap"]) == dict(run.runs["ruff"].sections["pronoun_gap"])
+    assert dict(scored.runs["ruff"].sections["pronoun_set_diff"]) == dict(run.runs["ruff"].sections["pronoun_set_diff"])
     assert scored.runs["ruff"].sections["ruff"]["num_instances"] == 12960
 
 

@@ -30,15 +30,16 @@ from metric_harness import load
 
 from corefbias.hub.evaluate_modules import check_values
 from corefbias.measures import (
-    abc_fpr,
-    conll_f1,
-    counter_gap,
-    gap,
+    abc_fpr_ratio,
+    counter_gap_delta_i,
+    gap_acc_bias,
     gap_properties,
     gap_rows,
-    pro_anti,
+    gap_w_bias,
+    pro_anti_conll_f1,
+    pro_anti_diff,
     validation,
-    winogender,
+    winogender_bias,
 )
 from corefbias.measures.result import MeasureResult
 
@@ -199,8 +200,8 @@ def pro_anti_inputs(draw):
         "predictions": draw(st.lists(st.one_of(st.booleans(), st.none()), min_size=2 * pairs, max_size=2 * pairs)),
         "references": draw(st.lists(st.booleans(), min_size=2 * pairs, max_size=2 * pairs)),
         "conditions": ["pro"] * pairs + ["anti"] * pairs,
-        "score": draw(st.sampled_from(pro_anti.SCORES)),
-        "unlinked": draw(st.sampled_from(pro_anti.UNLINKED)),
+        "score": draw(st.sampled_from(pro_anti_diff.SCORES)),
+        "unlinked": draw(st.sampled_from(pro_anti_diff.UNLINKED)),
         **_options(draw),
     }
     if draw(st.booleans()):
@@ -217,7 +218,7 @@ def abc_inputs(draw):
     inputs = {
         "predictions": draw(st.lists(st.booleans(), min_size=3 * triplets, max_size=3 * triplets)),
         "references": [True, False, False] * triplets,
-        "pronoun_genders": list(abc_fpr.PRONOUN_GENDERS) * triplets,
+        "pronoun_genders": list(abc_fpr_ratio.PRONOUN_GENDERS) * triplets,
         **_options(draw),
     }
     if with_occupations:  # both stereotypes present, as the split by stereotype needs
@@ -272,14 +273,14 @@ def counter_gap_inputs(draw):
     quadruples = draw(st.integers(1, 3))
     genders = []
     for _ in range(quadruples):
-        original, swapped = draw(st.permutations(counter_gap.GENDERS))
+        original, swapped = draw(st.permutations(counter_gap_delta_i.GENDERS))
         genders += [original, original, swapped, swapped]
     size = 4 * quadruples
     return {
         "predictions": draw(st.lists(PAIRS, min_size=size, max_size=size)),
         "references": draw(st.lists(st.sampled_from([[True, False], [False, True]]), min_size=size, max_size=size)),
         "quadruple_ids": [f"q{index}" for index in range(quadruples) for _ in range(4)],
-        "roles": list(counter_gap.ROLES) * quadruples,
+        "roles": list(counter_gap_delta_i.ROLES) * quadruples,
         "genders": genders,
         **_options(draw),
     }
@@ -310,10 +311,10 @@ def winogender_inputs(draw):
     columns = {name: [] for name in ("predictions", "references", "occupations", "genders", "pair_ids")}
     for index in range(draw(st.integers(1, 4))):
         occupation = draw(st.sampled_from(sorted(BLS)))
-        answer = draw(st.sampled_from(winogender.ANSWERS))
+        answer = draw(st.sampled_from(winogender_bias.ANSWERS))
         genders = ["female", "male"] + (["neutral"] if draw(st.booleans()) else [])
         for gender in genders:
-            columns["predictions"].append(draw(st.sampled_from(winogender.PREDICTIONS)))
+            columns["predictions"].append(draw(st.sampled_from(winogender_bias.PREDICTIONS)))
             columns["references"].append(answer)
             columns["occupations"].append(occupation)
             columns["genders"].append(gender)
@@ -327,7 +328,7 @@ def winogender_inputs(draw):
 
 SPECS = {
     "pro_anti_diff": Spec(
-        pro_anti.pro_anti_diff,
+        pro_anti_diff.pro_anti_diff,
         "pro_anti_diff",
         pro_anti_inputs(),
         {
@@ -340,7 +341,7 @@ SPECS = {
         {"score": CHOICE_BAD, "unlinked": CHOICE_BAD},
     ),
     "fpr_ratio": Spec(
-        abc_fpr.fpr_ratio,
+        abc_fpr_ratio.abc_fpr_ratio,
         "abc_fpr_ratio",
         abc_inputs(),
         {
@@ -352,13 +353,13 @@ SPECS = {
         },
     ),
     "acc_bias": Spec(
-        gap.acc_bias,
+        gap_acc_bias.gap_acc_bias,
         "gap_acc_bias",
         gap_examples(),
         {"predictions": Column(PAIR, free=PAIRS), "references": Column(PAIR), "genders": Column(LABEL)},
     ),
     "w_bias": Spec(
-        gap.w_bias,
+        gap_w_bias.gap_w_bias,
         "gap_w_bias",
         w_bias_inputs(),
         {
@@ -372,7 +373,7 @@ SPECS = {
         {"variant": CHOICE_BAD, "return_weights": FLAG_BAD},
     ),
     "delta_i": Spec(
-        counter_gap.delta_i,
+        counter_gap_delta_i.counter_gap_delta_i,
         "counter_gap_delta_i",
         counter_gap_inputs(),
         {
@@ -384,7 +385,7 @@ SPECS = {
         },
     ),
     "pro_anti_conll_f1": Spec(
-        conll_f1.pro_anti_conll_f1,
+        pro_anti_conll_f1.pro_anti_conll_f1,
         "pro_anti_conll_f1",
         conll_inputs(),
         {
@@ -397,11 +398,11 @@ SPECS = {
         enormous_limit=ENORMOUS_DOCUMENTS,
     ),
     "winogender_bias": Spec(
-        winogender.winogender_bias,
+        winogender_bias.winogender_bias,
         "winogender_bias",
         winogender_inputs(),
         {
-            "predictions": Column(LABEL, free=st.sampled_from(winogender.PREDICTIONS)),
+            "predictions": Column(LABEL, free=st.sampled_from(winogender_bias.PREDICTIONS)),
             "references": Column(LABEL),
             "occupations": Column(NAME),
             "genders": Column(LABEL),
@@ -704,7 +705,7 @@ COUNTER_GAP = {
     "predictions": GOLD,
     "references": GOLD,
     "quadruple_ids": ["q"] * 4,
-    "roles": list(counter_gap.ROLES),
+    "roles": list(counter_gap_delta_i.ROLES),
     "genders": ["male", "male", "female", "female"],
 }
 
@@ -739,18 +740,34 @@ def test_the_reported_cases_are_refused_through_evaluate(module, inputs, message
     ("function", "inputs", "message"),
     [
         (
-            pro_anti.pro_anti_diff,
+            pro_anti_diff.pro_anti_diff,
             {**PRO_ANTI, "references": {0: True}},
             r"references must be a list .* got \{0: True\}",
         ),
-        (pro_anti.pro_anti_diff, {**PRO_ANTI, "predictions": [1.0, True, True, True]}, r"predictions\[0\] is 1.0"),
-        (conll_f1.pro_anti_conll_f1, {**CONLL, "responses": [[[5]], SPANS]}, "responses.0. has the mention 5"),
-        (conll_f1.pro_anti_conll_f1, {**CONLL, "responses": [[[(-3, -1)]], SPANS]}, r"has the mention \(-3, -1\)"),
-        (conll_f1.pro_anti_conll_f1, {**CONLL, "responses": [[[None]], SPANS]}, "has the mention None"),
-        (conll_f1.pro_anti_conll_f1, {**CONLL, "keys": [[[(0, INF)]], SPANS]}, r"keys.0. has the mention \(0, inf\)"),
-        (gap.w_bias, {**W_BIAS, "correct_ranks": [HUGE, 1, 1, 2]}, r"correct_ranks\[0\] is 1180591620717411303424"),
-        (gap.acc_bias, {**ACC_BIAS, "n_bootstrap": HUGE}, "n_bootstrap must be an integer from 0 .* to 10,000,000"),
-        (counter_gap.delta_i, {**COUNTER_GAP, "seed": -1}, "seed must be a non-negative integer"),
+        (pro_anti_diff.pro_anti_diff, {**PRO_ANTI, "predictions": [1.0, True, True, True]}, r"predictions\[0\] is 1.0"),
+        (pro_anti_conll_f1.pro_anti_conll_f1, {**CONLL, "responses": [[[5]], SPANS]}, "responses.0. has the mention 5"),
+        (
+            pro_anti_conll_f1.pro_anti_conll_f1,
+            {**CONLL, "responses": [[[(-3, -1)]], SPANS]},
+            r"has the mention \(-3, -1\)",
+        ),
+        (pro_anti_conll_f1.pro_anti_conll_f1, {**CONLL, "responses": [[[None]], SPANS]}, "has the mention None"),
+        (
+            pro_anti_conll_f1.pro_anti_conll_f1,
+            {**CONLL, "keys": [[[(0, INF)]], SPANS]},
+            r"keys.0. has the mention \(0, inf\)",
+        ),
+        (
+            gap_w_bias.gap_w_bias,
+            {**W_BIAS, "correct_ranks": [HUGE, 1, 1, 2]},
+            r"correct_ranks\[0\] is 1180591620717411303424",
+        ),
+        (
+            gap_acc_bias.gap_acc_bias,
+            {**ACC_BIAS, "n_bootstrap": HUGE},
+            "n_bootstrap must be an integer from 0 .* to 10,000,000",
+        ),
+        (counter_gap_delta_i.counter_gap_delta_i, {**COUNTER_GAP, "seed": -1}, "seed must be a non-negative integer"),
     ],
 )
 def test_the_reported_cases_are_refused_in_direct_calls(function, inputs, message):

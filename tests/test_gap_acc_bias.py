@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
-from corefbias.measures import gap
+from corefbias.measures import gap_acc_bias, gap_rows, gap_w_bias
 
 A, B, NONE = [True, False], [False, True], [False, False]
 
@@ -22,7 +22,7 @@ def test_add_batch_and_num_process_equal_single_call(in_repo):
 
 
 def test_hand_computed_scores():
-    results = gap.acc_bias(**mixed_inputs(), n_bootstrap=0)
+    results = gap_acc_bias.gap_acc_bias(**mixed_inputs(), n_bootstrap=0)
     # Male examples with a referent: 0 (A right), 1 (B right), 5 (A missed), 7 (B right) → 3/4.
     # Female: 2 (A missed), 3 (B right), 6 (A right), 8 (B missed) → 2/4; 4 has no referent.
     assert (results["accuracy_male"], results["accuracy_female"]) == (0.75, 0.5)
@@ -39,18 +39,18 @@ def test_hand_computed_scores():
 
 def test_examples_without_referent_only_affect_f1():
     inputs = mixed_inputs()
-    base = gap.acc_bias(**inputs, n_bootstrap=0)
+    base = gap_acc_bias.gap_acc_bias(**inputs, n_bootstrap=0)
     spurious = {key: values + [value] for (key, values), value in zip(inputs.items(), ([True, True], NONE, "female"))}
-    more = gap.acc_bias(**spurious, n_bootstrap=0)
+    more = gap_acc_bias.gap_acc_bias(**spurious, n_bootstrap=0)
     assert more["acc_bias"] == base["acc_bias"]
     assert more["f1_female"] < base["f1_female"]
 
 
 def test_unit_weights_make_w_bias_equal_acc_bias():
     inputs = mixed_inputs()
-    plain = gap.acc_bias(**inputs, n_bootstrap=0)
+    plain = gap_acc_bias.gap_acc_bias(**inputs, n_bootstrap=0)
     ones = [1.0 if any(reference) else 0.0 for reference in inputs["references"]]
-    weighted = gap.w_bias(**inputs, weights=ones, n_bootstrap=0)
+    weighted = gap_w_bias.gap_w_bias(**inputs, weights=ones, n_bootstrap=0)
     assert weighted["w_bias"] == plain["acc_bias"]
     assert weighted["weighted_accuracy_male"] == plain["accuracy_male"]
 
@@ -64,7 +64,7 @@ def test_bootstrap_interval_brackets_a_clearly_biased_model():
         ref if rng.random() < (0.6 if gender == "female" else 0.9) else [not ref[0], not ref[1]]
         for ref, gender in zip(references, genders)
     ]
-    results = gap.acc_bias(predictions, references, genders, n_bootstrap=500, seed=0)
+    results = gap_acc_bias.gap_acc_bias(predictions, references, genders, n_bootstrap=500, seed=0)
     assert results["acc_bias_ci_low"] < results["acc_bias"] < results["acc_bias_ci_high"] < 1
     assert results["acc_bias_p_value"] < 0.01
 
@@ -77,26 +77,26 @@ def test_compare_models():
     biased = [
         ref if rng.random() < (0.5 if gender == "female" else 0.9) else NONE for ref, gender in zip(references, genders)
     ]
-    same = gap.compare_models(fair, fair, references, genders, n_permutations=200)
+    same = gap_rows.compare_models(fair, fair, references, genders, n_permutations=200)
     assert same == {"difference": 0.0, "p_value": 1.0}
-    different = gap.compare_models(fair, biased, references, genders, n_permutations=2000, seed=0)
+    different = gap_rows.compare_models(fair, biased, references, genders, n_permutations=2000, seed=0)
     expected = (
-        gap.acc_bias(fair, references, genders, n_bootstrap=0)["acc_bias"]
-        - gap.acc_bias(biased, references, genders, n_bootstrap=0)["acc_bias"]
+        gap_acc_bias.gap_acc_bias(fair, references, genders, n_bootstrap=0)["acc_bias"]
+        - gap_acc_bias.gap_acc_bias(biased, references, genders, n_bootstrap=0)["acc_bias"]
     )
     assert different["difference"] == pytest.approx(expected)
     assert different["p_value"] < 0.01
     weights = [2.0 if gender == "female" else 1.0 for gender in genders]
-    weighted = gap.compare_models(fair, biased, references, genders, weights=weights, n_permutations=200)
+    weighted = gap_rows.compare_models(fair, biased, references, genders, weights=weights, n_permutations=200)
     w_difference = (
-        gap.w_bias(fair, references, genders, weights=weights, n_bootstrap=0)["w_bias"]
-        - gap.w_bias(biased, references, genders, weights=weights, n_bootstrap=0)["w_bias"]
+        gap_w_bias.gap_w_bias(fair, references, genders, weights=weights, n_bootstrap=0)["w_bias"]
+        - gap_w_bias.gap_w_bias(biased, references, genders, weights=weights, n_bootstrap=0)["w_bias"]
     )
     assert weighted["difference"] == pytest.approx(w_difference)
     with pytest.raises(ValueError, match="unknown score 'bias'"):
-        gap.compare_models(fair, biased, references, genders, score="bias")
+        gap_rows.compare_models(fair, biased, references, genders, score="bias")
     with pytest.raises(ValueError, match="predictions_b has 399"):
-        gap.compare_models(fair, biased[:-1], references, genders)
+        gap_rows.compare_models(fair, biased[:-1], references, genders)
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_compare_models():
 def test_malformed_inputs(change, message):
     inputs = {"predictions": [A, B, A, B], "references": [A, B, B, A], "genders": ["male", "female", "male", "female"]}
     with pytest.raises(ValueError, match=message):
-        gap.acc_bias(**{**inputs, **change}, n_bootstrap=0)
+        gap_acc_bias.gap_acc_bias(**{**inputs, **change}, n_bootstrap=0)
 
 
 def test_malformed_inputs_through_the_module(in_repo):
@@ -126,7 +126,7 @@ def test_malformed_inputs_through_the_module(in_repo):
 
 
 def test_undefined_scores_are_none_with_reasons():
-    results = gap.acc_bias([A, NONE], [NONE, NONE], ["male", "female"], n_bootstrap=10)
+    results = gap_acc_bias.gap_acc_bias([A, NONE], [NONE, NONE], ["male", "female"], n_bootstrap=10)
     assert results["accuracy_male"] is None and results["acc_bias"] is None
     assert "no male example has a positive candidate" in results["undefined"]["accuracy_male"]
     assert results["f1_male"] == 0.0 and results["f1_female"] is None
@@ -153,8 +153,8 @@ def test_blocks_draw_the_examples_of_a_page_together():
     # is wider, as the pages' spread says it must be.
     inputs = paged_inputs()
     pages = inputs.pop("block_ids")
-    by_example = gap.acc_bias(**inputs, seed=1)
-    by_page = gap.acc_bias(**inputs, block_ids=pages, seed=1)
+    by_example = gap_acc_bias.gap_acc_bias(**inputs, seed=1)
+    by_page = gap_acc_bias.gap_acc_bias(**inputs, block_ids=pages, seed=1)
     assert by_example["acc_bias"] == by_page["acc_bias"] == pytest.approx(0.75)
     assert by_example.overall["acc_bias"].n_blocks == 60 and by_page.overall["acc_bias"].n_blocks == 12
     example_width = by_example["acc_bias_ci_high"] - by_example["acc_bias_ci_low"]
@@ -164,7 +164,7 @@ def test_blocks_draw_the_examples_of_a_page_together():
     assert by_page.unit_rows.blocks.sizes == (12,)
     # A page of its own per example is no block at all: the same draws as without block_ids (whatever order its ids
     # sort in).
-    alone = gap.acc_bias(**inputs, block_ids=[f"page {index}" for index in range(60)], seed=1)
+    alone = gap_acc_bias.gap_acc_bias(**inputs, block_ids=[f"page {index}" for index in range(60)], seed=1)
     for key in ("acc_bias", "f1_bias"):
         assert (alone[f"{key}_ci_low"], alone[f"{key}_ci_high"], alone[f"{key}_p_value"]) == (
             by_example[f"{key}_ci_low"],
@@ -175,7 +175,7 @@ def test_blocks_draw_the_examples_of_a_page_together():
 
 def test_the_module_takes_block_ids(in_repo):
     inputs = paged_inputs()
-    expected = dict(gap.acc_bias(**inputs, n_bootstrap=200, seed=2))
+    expected = dict(gap_acc_bias.gap_acc_bias(**inputs, n_bootstrap=200, seed=2))
     assert load("gap_acc_bias").compute(**inputs, n_bootstrap=200, seed=2) == expected
-    assert expected != dict(gap.acc_bias(**{**inputs, "block_ids": None}, n_bootstrap=200, seed=2))
+    assert expected != dict(gap_acc_bias.gap_acc_bias(**{**inputs, "block_ids": None}, n_bootstrap=200, seed=2))
     assert_add_batch_equivalent("gap_acc_bias", inputs, [25, 35], n_bootstrap=200, seed=2)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
-from corefbias.measures import gap, weighting
+from corefbias.measures import gap_acc_bias, gap_w_bias, weighting
 
 A, B, NONE = [True, False], [False, True], [False, False]
 
@@ -36,7 +36,7 @@ def test_add_batch_and_num_process_equal_single_call(in_repo):
 
 
 def test_hand_computed_with_given_weights():
-    results = gap.w_bias(
+    results = gap_w_bias.gap_w_bias(
         predictions=[A, NONE, B, B, NONE],
         references=[A, A, B, A, NONE],
         genders=["male", "male", "female", "female", "female"],
@@ -56,20 +56,22 @@ def test_hand_computed_with_given_weights():
 
 def test_balancing_the_rank_makes_a_closest_name_system_unbiased():
     inputs = closest_name_system(400, seed=1)
-    plain = gap.acc_bias(*(inputs[key] for key in ("predictions", "references", "genders")), n_bootstrap=0)
+    plain = gap_acc_bias.gap_acc_bias(*(inputs[key] for key in ("predictions", "references", "genders")), n_bootstrap=0)
     assert plain["acc_bias"] < 0.85
     for variant in ("w", "wdist", "wt"):
-        results = gap.w_bias(**inputs, variant=variant, n_bootstrap=0)
+        results = gap_w_bias.gap_w_bias(**inputs, variant=variant, n_bootstrap=0)
         assert results["w_bias"] == pytest.approx(1.0, abs=1e-9), variant
     # Balancing the number of names alone leaves the rank imbalance in place.
-    assert gap.w_bias(**inputs, variant="wnum", n_bootstrap=0)["w_bias"] < 0.9
+    assert gap_w_bias.gap_w_bias(**inputs, variant="wnum", n_bootstrap=0)["w_bias"] < 0.9
 
 
 def test_variants_use_their_properties_only():
     inputs = closest_name_system(120, seed=2)
 
     def weights(variant, **change):
-        return gap.w_bias(**{**inputs, **change}, variant=variant, return_weights=True, n_bootstrap=0)["weights"]
+        return gap_w_bias.gap_w_bias(**{**inputs, **change}, variant=variant, return_weights=True, n_bootstrap=0)[
+            "weights"
+        ]
 
     shuffled_ranks = np.random.default_rng(0).permutation(inputs["correct_ranks"]).tolist()
     constant_ranks = [1] * 120
@@ -83,7 +85,7 @@ def test_trimmed_variant_drops_many_names_and_far_referents():
     inputs["num_names"][0], inputs["correct_ranks"][0] = 16, 1
     inputs["num_names"][1], inputs["correct_ranks"][1] = 8, 5
     inputs["num_names"][2], inputs["correct_ranks"][2] = 15, 4
-    weights = np.array(gap.w_bias(**inputs, variant="wt", return_weights=True, n_bootstrap=0)["weights"])
+    weights = np.array(gap_w_bias.gap_w_bias(**inputs, variant="wt", return_weights=True, n_bootstrap=0)["weights"])
     far_or_crowded = (np.array(inputs["num_names"]) > 15) | (np.array(inputs["correct_ranks"]) >= 5)
     assert far_or_crowded[:2].all() and not far_or_crowded[2]
     assert (weights[far_or_crowded] == 0).all()
@@ -104,9 +106,12 @@ def test_trimmed_variant_drops_many_names_and_far_referents():
 def test_examples_without_referent_weigh_nothing_and_their_ranks_are_ignored():
     inputs = closest_name_system(60, seed=4)
     inputs["references"][0], inputs["predictions"][0], inputs["correct_ranks"][0] = NONE, A, None
-    results = gap.w_bias(**inputs, variant="w", return_weights=True, n_bootstrap=0)
+    results = gap_w_bias.gap_w_bias(**inputs, variant="w", return_weights=True, n_bootstrap=0)
     inputs["correct_ranks"][0] = 1
-    assert gap.w_bias(**inputs, variant="w", return_weights=True, n_bootstrap=0)["weights"] == results["weights"]
+    assert (
+        gap_w_bias.gap_w_bias(**inputs, variant="w", return_weights=True, n_bootstrap=0)["weights"]
+        == results["weights"]
+    )
     assert results["weights"][0] == 0.0
     assert sum(results["weights"]) == pytest.approx(59)
 
@@ -143,7 +148,7 @@ def test_malformed_property_inputs(change, message):
         "variant": "w",
     }
     with pytest.raises(ValueError, match=message):
-        gap.w_bias(**{**inputs, **change}, n_bootstrap=0)
+        gap_w_bias.gap_w_bias(**{**inputs, **change}, n_bootstrap=0)
 
 
 @pytest.mark.parametrize(
@@ -157,7 +162,7 @@ def test_malformed_property_inputs(change, message):
 )
 def test_malformed_weights(weights, message):
     with pytest.raises(ValueError, match=message):
-        gap.w_bias([A, B, A], [A, B, NONE], ["male", "female", "female"], weights=weights, n_bootstrap=0)
+        gap_w_bias.gap_w_bias([A, B, A], [A, B, NONE], ["male", "female", "female"], weights=weights, n_bootstrap=0)
 
 
 def test_malformed_inputs_through_the_module(in_repo):
@@ -166,7 +171,7 @@ def test_malformed_inputs_through_the_module(in_repo):
 
 
 def test_zero_weight_group_is_undefined_with_reason():
-    results = gap.w_bias([A, B], [A, B], ["male", "female"], weights=[2.0, 0.0], n_bootstrap=20)
+    results = gap_w_bias.gap_w_bias([A, B], [A, B], ["male", "female"], weights=[2.0, 0.0], n_bootstrap=20)
     assert results["w_bias"] is None and results["weighted_accuracy_female"] is None
     assert (
         results["undefined"]["weighted_accuracy_female"]
@@ -177,12 +182,12 @@ def test_zero_weight_group_is_undefined_with_reason():
 
 def test_an_undefined_w_bias_says_which_condition_held():
     """No weight on the female side, or weight on both sides but no male example right: two different reasons."""
-    no_female_weight = gap.w_bias([A, B], [A, B], ["male", "female"], weights=[2.0, 0.0], n_bootstrap=0)
+    no_female_weight = gap_w_bias.gap_w_bias([A, B], [A, B], ["male", "female"], weights=[2.0, 0.0], n_bootstrap=0)
     assert no_female_weight["undefined"]["w_bias"].startswith("the female examples with a positive candidate carry")
-    male_wrong = gap.w_bias([B, B], [A, B], ["male", "female"], weights=[1.0, 1.0], n_bootstrap=0)
+    male_wrong = gap_w_bias.gap_w_bias([B, B], [A, B], ["male", "female"], weights=[1.0, 1.0], n_bootstrap=0)
     assert male_wrong["weighted_accuracy_male"] == 0.0 and male_wrong["weighted_accuracy_female"] == 1.0
     assert male_wrong["undefined"]["w_bias"].startswith("the male weighted accuracy is 0")
-    plain = gap.acc_bias([B, B], [A, B], ["male", "female"], n_bootstrap=0)
+    plain = gap_acc_bias.gap_acc_bias([B, B], [A, B], ["male", "female"], n_bootstrap=0)
     assert plain["undefined"]["acc_bias"].startswith("the male accuracy is 0")
 
 
@@ -200,8 +205,8 @@ def test_blocks_draw_the_examples_of_a_page_together():
             inputs["genders"].append(gender)
             inputs["weights"].append(1.0 + example / 2)
             pages.append(f"http://en.wikipedia.org/wiki/Person_{page:02d}")
-    by_example = gap.w_bias(**inputs, seed=4)
-    by_page = gap.w_bias(**inputs, block_ids=pages, seed=4)
+    by_example = gap_w_bias.gap_w_bias(**inputs, seed=4)
+    by_page = gap_w_bias.gap_w_bias(**inputs, block_ids=pages, seed=4)
     assert by_example["w_bias"] == by_page["w_bias"] == pytest.approx(0.75)
     assert by_example.overall["w_bias"].n_blocks == 60 and by_page.overall["w_bias"].n_blocks == 12
     example_width = by_example["w_bias_ci_high"] - by_example["w_bias_ci_low"]
@@ -209,7 +214,7 @@ def test_blocks_draw_the_examples_of_a_page_together():
     assert page_width > 2 * example_width
     assert by_page["w_bias_p_value"] > by_example["w_bias_p_value"]
     # A page of its own per example is no block at all: the same draws as without block_ids.
-    alone = gap.w_bias(**inputs, block_ids=[f"page {index}" for index in range(60)], seed=4)
+    alone = gap_w_bias.gap_w_bias(**inputs, block_ids=[f"page {index}" for index in range(60)], seed=4)
     assert (alone["w_bias_ci_low"], alone["w_bias_ci_high"], alone["w_bias_p_value"]) == (
         by_example["w_bias_ci_low"],
         by_example["w_bias_ci_high"],
@@ -221,6 +226,6 @@ def test_blocks_draw_the_examples_of_a_page_together():
 def test_the_module_takes_block_ids(in_repo):
     inputs = closest_name_system(40, seed=5)
     inputs["block_ids"] = [f"http://en.wikipedia.org/wiki/Person_{index // 4}" for index in range(40)]
-    expected = dict(gap.w_bias(**inputs, variant="w", n_bootstrap=200, seed=2))
+    expected = dict(gap_w_bias.gap_w_bias(**inputs, variant="w", n_bootstrap=200, seed=2))
     assert load("gap_w_bias").compute(**inputs, variant="w", n_bootstrap=200, seed=2) == expected
     assert_add_batch_equivalent("gap_w_bias", inputs, [15, 25], variant="w", n_bootstrap=200, seed=2)

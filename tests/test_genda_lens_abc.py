@@ -25,7 +25,7 @@ import pytest
 from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.prediction_files import scoring
-from corefbias.measures import abc_fpr
+from corefbias.measures import abc_fpr_ratio
 
 pytestmark = pytest.mark.reproduction
 
@@ -190,8 +190,8 @@ def test_genda_lens_gender_effect_size_where_groups_differ_and_some_triplets_hav
     simple, _ = abc_utils.eval_results(fem, male, every, name)
     mean_female, mean_male, _ = simple.loc["Mean Rate of Detected Clusters"]
     genda = math.log2(mean_male / mean_female)
-    assert section[abc_fpr.GENDA_LENS_GES] == pytest.approx(genda, abs=1e-9)
-    assert round(section[abc_fpr.GENDA_LENS_GES], 2) == simple.loc["Gender Effect Size"].iloc[1]
+    assert section[abc_fpr_ratio.GENDA_LENS_GES] == pytest.approx(genda, abs=1e-9)
+    assert round(section[abc_fpr_ratio.GENDA_LENS_GES], 2) == simple.loc["Gender Effect Size"].iloc[1]
     # The pooled ratio counts the triplets without a stereotype and weighs the groups by their size: another number.
     assert abs(section["log2_fpr_ratio"] - genda) > 0.01
     for stereotype, theirs in (("female", fem), ("male", male)):

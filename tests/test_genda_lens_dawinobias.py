@@ -33,7 +33,7 @@ from sklearn.metrics import classification_report
 
 from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.harness import cluster_links, runner, scoring
-from corefbias.measures import pro_anti
+from corefbias.measures import pro_anti_diff
 from corefbias.models.base import Choice
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
 
@@ -294,7 +294,7 @@ def test_issue_figures_split_and_unlinked(parts, genda_lines, exported_set, mirr
     headline = ours["dawinobias"]
     assert (headline["num_unlinked_anti"], headline["num_anti"], headline["num_unlinked_pro"]) == (155, 519, 0)
     assert round(headline["log2_ratio"], 3) == round(genda["gender_effect_size"], 3) == 0.109
-    counted_wrong = pro_anti.pro_anti_diff(
+    counted_wrong = pro_anti_diff.pro_anti_diff(
         list(_gold_decisions(parts, unlinking)),
         [True] * 1348,
         [config for config in CONDITIONS for _ in range(674)],

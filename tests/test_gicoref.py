@@ -9,7 +9,7 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.gicoref import files, mentions
 from corefbias.harness import runner
 from corefbias.harness.prediction_files.scoring import score
-from corefbias.measures import conll_f1, mention_type_conll
+from corefbias.measures import conll_f1, conll_f1_by_mention_type
 from corefbias.models.http_protocol import make_server
 
 # What the reference scorer (conll/reference-coreference-scorers v8.01, `perl scorer.pl {muc,bcub,ceafe} KEY
@@ -172,7 +172,8 @@ def test_conll_f1_equals_the_reference_scorers_on_the_gold_file_perturbed(docume
     gold = score("gicoref", [write_conll(tmp_path / "gold.conll", documents, gold_token_clusters)], data_dir=data_dir,
                  mirror=mirror, n_bootstrap=0)  # fmt: skip
     sections = gold.runs["gicoref"].sections
-    assert sections["gicoref/conll"]["conll_f1"] == 1.0 and sections["gicoref/conll"]["bcubed_f1_gap/neopronoun"] == 0.0
+    conll = sections["gicoref/conll"]
+    assert conll["conll_f1"] == 1.0 and conll["bcubed_f1_diff/neopronoun"] == 0.0
     assert sections["gicoref"]["accuracy/neopronoun"] == sections["gicoref"]["accuracy/binary_pronoun"] == 1.0
 
 
@@ -208,8 +209,8 @@ def test_a_served_cluster_model_reads_each_document_once_and_is_scored_on_whole_
     conll = run.sections["gicoref/conll"]
     assert conll["conll_f1"] == 1.0 and conll["num_documents"] == len(documents)
     questions = run.sections["gicoref"]
-    assert [questions[f"accuracy/{kind}"] for kind in questions.extras["gap_unadjusted_p_value"]] == [1.0] * len(
-        questions.extras["gap_unadjusted_p_value"]
+    assert [questions[f"accuracy/{kind}"] for kind in questions.extras["diff_unadjusted_p_value"]] == [1.0] * len(
+        questions.extras["diff_unadjusted_p_value"]
     )
 
 
@@ -223,15 +224,15 @@ def per_text(run):
 
 def test_b3_by_type_refuses_a_span_of_two_types_and_a_missing_reference():
     with pytest.raises(ValueError, match=r"span \[0, 2\] is of type 'neopronoun' in the key and 'name' in"):
-        mention_type_conll.conll_f1_by_mention_type(
+        conll_f1_by_mention_type.conll_f1_by_mention_type(
             [[[(0, 2)]]], [[[(0, 2)]]], [[["neopronoun"]]], [[["name"]]], reference_type="neopronoun", n_bootstrap=0
         )
     with pytest.raises(ValueError, match="no key mention is of the reference type 'binary_pronoun'"):
-        mention_type_conll.conll_f1_by_mention_type(
+        conll_f1_by_mention_type.conll_f1_by_mention_type(
             [[[(0, 2)]]], [[]], [[["neopronoun"]]], [[]], reference_type="binary_pronoun", n_bootstrap=0
         )
     with pytest.raises(ValueError, match=r"key_types\[0\]\[0\] must hold one type per mention"):
-        mention_type_conll.conll_f1_by_mention_type(
+        conll_f1_by_mention_type.conll_f1_by_mention_type(
             [[[(0, 2), (4, 6)]]], [[]], [[["neopronoun"]]], [[]], reference_type="neopronoun", n_bootstrap=0
         )
 
@@ -267,9 +268,9 @@ def test_b3_by_type_blocks_draw_the_documents_of_a_text_together():
     inputs = _annotated_texts([True, False, True, True, False, True] * 2)
     texts = inputs.pop("texts")
     options = dict(reference_type="binary_pronoun", compared_types=["neopronoun"], seed=3)
-    by_document = mention_type_conll.conll_f1_by_mention_type(**inputs, **options)
-    by_text = mention_type_conll.conll_f1_by_mention_type(**inputs, block_ids=texts, **options)
-    gap = "bcubed_f1_gap/neopronoun"
+    by_document = conll_f1_by_mention_type.conll_f1_by_mention_type(**inputs, **options)
+    by_text = conll_f1_by_mention_type.conll_f1_by_mention_type(**inputs, block_ids=texts, **options)
+    gap = "bcubed_f1_diff/neopronoun"
     assert by_document["conll_f1"] == by_text["conll_f1"] and by_document[gap] == by_text[gap] < 0
     assert by_document.overall["conll_f1"].n_blocks == 36 and by_text.overall["conll_f1"].n_blocks == 12
     assert by_text.overall[gap].n_blocks == 12 and by_text.unit_rows.blocks.sizes == (12,)
@@ -279,14 +280,16 @@ def test_b3_by_type_blocks_draw_the_documents_of_a_text_together():
         assert text_high - text_low > 1.5 * (document_high - document_low)
     assert by_text[f"{gap}_p_value"] > by_document[f"{gap}_p_value"]
     # A block of its own per document is no block at all: the same draws as without block_ids.
-    alone = mention_type_conll.conll_f1_by_mention_type(
+    alone = conll_f1_by_mention_type.conll_f1_by_mention_type(
         **inputs, block_ids=[f"d{index:02d}" for index in range(36)], **options
     )
     for key in ("conll_f1", gap):
         assert _significance(alone, key) == _significance(by_document, key)
     # Texts given as the units draw the same texts whole: the same draws as blocks of one unit each.
-    as_units = mention_type_conll.conll_f1_by_mention_type(**inputs, units=texts, **options)
-    as_unit_blocks = mention_type_conll.conll_f1_by_mention_type(**inputs, units=texts, block_ids=texts, **options)
+    as_units = conll_f1_by_mention_type.conll_f1_by_mention_type(**inputs, units=texts, **options)
+    as_unit_blocks = conll_f1_by_mention_type.conll_f1_by_mention_type(
+        **inputs, units=texts, block_ids=texts, **options
+    )
     assert as_units.overall["conll_f1"].n_blocks == as_unit_blocks.overall["conll_f1"].n_blocks == 12
     assert _significance(as_unit_blocks, gap) == _significance(as_units, gap)
 
@@ -305,7 +308,9 @@ def test_b3_by_type_malformed_block_ids_are_a_clear_value_error(change, message)
     inputs = _annotated_texts([True, False], per_text=2)
     inputs.pop("texts")
     with pytest.raises(ValueError, match=message):
-        mention_type_conll.conll_f1_by_mention_type(**inputs, **change, reference_type="binary_pronoun", n_bootstrap=0)
+        conll_f1_by_mention_type.conll_f1_by_mention_type(
+            **inputs, **change, reference_type="binary_pronoun", n_bootstrap=0
+        )
 
 
 def test_the_mention_type_module_takes_block_ids(in_repo):
@@ -319,7 +324,7 @@ def test_the_mention_type_module_takes_block_ids(in_repo):
     }
     options = dict(reference_type="binary_pronoun", n_bootstrap=200, seed=3)
     results = load("conll_f1_by_mention_type").compute(**module_inputs, block_ids=texts, **options)
-    expected = mention_type_conll.conll_f1_by_mention_type(**inputs, block_ids=texts, **options)
+    expected = conll_f1_by_mention_type.conll_f1_by_mention_type(**inputs, block_ids=texts, **options)
     assert results == dict(expected) and results["conll_f1_ci_low"] is not None
     assert_add_batch_equivalent("conll_f1_by_mention_type", {**module_inputs, "block_ids": texts}, [10, 26], **options)
 
@@ -337,4 +342,4 @@ def test_choice_models_answer_the_questions_and_have_no_conll_f1(data_dir, mirro
     sections = result.runs["gicoref"].sections
     assert sections["gicoref/conll"]["conll_f1"] is None
     assert "predicts no clusters" in sections["gicoref/conll"]["undefined"]["conll_f1"]
-    assert sections["gicoref"]["accuracy/neopronoun"] == 1.0 and sections["gicoref"]["gap/they"] == 0.0
+    assert sections["gicoref"]["accuracy/neopronoun"] == 1.0 and sections["gicoref"]["diff/they"] == 0.0

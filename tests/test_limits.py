@@ -80,7 +80,7 @@ def _kept(parts, limited) -> int:
     return sum(len(data) for data in limited.values())
 
 
-def _unit_rows(parts, unit) -> dict:
+def _instances_by_unit(parts, unit) -> dict:
     """Unit → the ids of its rows in every part."""
     rows = defaultdict(set)
     for part, data in parts.items():
@@ -94,11 +94,11 @@ def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, n
     benchmark, parts = BENCHMARKS[name], full_parts[name]
     cells = design_cells(parts, benchmark)
     assert len(cells) == DESIGN_CELLS.get(name, len(cells))
-    full_rows = _unit_rows(parts, benchmark.unit)
+    full_rows = _instances_by_unit(parts, benchmark.unit)
     kept = {}
     for limit in (1, 3, 40):
         limited = limit_units(parts, benchmark, limit)
-        rows = _unit_rows(limited, benchmark.unit)
+        rows = _instances_by_unit(limited, benchmark.unit)
         assert all(rows[unit] == full_rows[unit] for unit in rows), "a unit was cut"
         assert sum(len(data) for data in limited.values()) == instances_at(limit).get(name, _kept(parts, limited))
         by_cell = {cell: [unit for unit in units if unit in rows] for cell, units in cells.items()}
@@ -110,7 +110,7 @@ def test_a_limit_keeps_whole_units_of_every_cell_deterministically(full_parts, n
             expected = sorted(cells[cell], key=lambda unit: hashlib.sha256(str(unit).encode()).hexdigest())[:limit]
             assert sorted(units, key=str) == sorted(expected, key=str)
         kept[limit] = set(rows)
-        assert set(_unit_rows(limit_units(parts, benchmark, limit), benchmark.unit)) == kept[limit]
+        assert set(_instances_by_unit(limit_units(parts, benchmark, limit), benchmark.unit)) == kept[limit]
     assert kept[1] < kept[3] <= kept[40]
 
 

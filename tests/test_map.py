@@ -55,16 +55,16 @@ def test_a_system_that_relies_on_names_loses_accuracy_where_they_are_removed_and
     result = _sections(rows, answers)["map"]
     for ablation in files.ABLATIONS:
         if "ent" in ablation:
-            assert result[f"gap/{ablation}"] < -0.2 and result[f"gap/{ablation}_p_value"] < SIGNIFICANCE_LEVEL
+            assert result[f"diff/{ablation}"] < -0.2 and result[f"diff/{ablation}_p_value"] < SIGNIFICANCE_LEVEL
         else:
-            assert result[f"gap/{ablation}"] == 0.0 and result[f"gap/{ablation}_p_value"] == 1.0
+            assert result[f"diff/{ablation}"] == 0.0 and result[f"diff/{ablation}_p_value"] == 1.0
 
 
 def test_a_random_system_shows_no_significant_drop_in_most_seeds(rows, exported_set, mirror, tmp_path):
     significant = 0
     for seed in range(8):
         section = _run_section("baseline:random", exported_set, mirror, tmp_path, 300, seed=seed)
-        significant += any(section[f"gap/{ablation}_p_value"] < SIGNIFICANCE_LEVEL for ablation in files.ABLATIONS)
+        significant += any(section[f"diff/{ablation}_p_value"] < SIGNIFICANCE_LEVEL for ablation in files.ABLATIONS)
     assert significant <= 1
 
 
@@ -145,7 +145,7 @@ def test_agreement_malformed_block_ids_are_a_clear_value_error(block_ids, messag
 def test_the_oracle_is_right_but_on_the_either_snippets_and_unbiased(exported_set, mirror, tmp_path):
     section = _run_section("baseline:oracle", exported_set, mirror, tmp_path, 100)
     assert section[f"accuracy/{files.ORIGINAL}"] == pytest.approx(170 / 172)  # a choice model cannot say "either"
-    assert all(section[f"gap/{ablation}"] == 0.0 for ablation in files.ABLATIONS)
+    assert all(section[f"diff/{ablation}"] == 0.0 for ablation in files.ABLATIONS)
 
 
 def _run_section(spec, exported_set, mirror, tmp_path, n_bootstrap, **model_options):
@@ -163,12 +163,12 @@ def _run_section(spec, exported_set, mirror, tmp_path, n_bootstrap, **model_opti
     return result.runs["map"].sections["map"]
 
 
-def test_condition_accuracy_gap_draws_units_of_one_block_together(in_repo):
+def test_condition_accuracy_diff_draws_units_of_one_block_together(in_repo):
     # 30 snippets from 6 pages; the names ablation costs the system every snippet of three pages and none of the
     # others: the gap rests on 6 pages, not 30 snippets, and the module gives what the function gives.
     from metric_harness import load
 
-    from corefbias.measures.condition_gap import condition_accuracy_gap
+    from corefbias.measures.condition_accuracy_diff import condition_accuracy_diff
 
     snippets = [(page, snippet) for page in range(6) for snippet in range(5)]
     inputs = dict(
@@ -178,10 +178,10 @@ def test_condition_accuracy_gap_draws_units_of_one_block_together(in_repo):
         units=[f"{page}.{snippet}" for page, snippet in snippets] * 2,
     )
     pages = [f"page {page}" for page, _ in snippets] * 2
-    by_snippet = condition_accuracy_gap(**inputs, reference="original", seed=1)
-    by_page = condition_accuracy_gap(**inputs, reference="original", block_ids=pages, seed=1)
-    assert by_snippet["gap/ent"] == by_page["gap/ent"] == -0.5
-    assert (by_snippet.overall["gap/ent"].n_blocks, by_page.overall["gap/ent"].n_blocks) == (30, 6)
-    assert by_page["gap/ent_p_value"] > by_snippet["gap/ent_p_value"]
-    module = load("condition_accuracy_gap").compute(**inputs, block_ids=pages, seed=1)
+    by_snippet = condition_accuracy_diff(**inputs, reference="original", seed=1)
+    by_page = condition_accuracy_diff(**inputs, reference="original", block_ids=pages, seed=1)
+    assert by_snippet["diff/ent"] == by_page["diff/ent"] == -0.5
+    assert (by_snippet.overall["diff/ent"].n_blocks, by_page.overall["diff/ent"].n_blocks) == (30, 6)
+    assert by_page["diff/ent_p_value"] > by_snippet["diff/ent_p_value"]
+    module = load("condition_accuracy_diff").compute(**inputs, block_ids=pages, seed=1)
     assert module == dict(by_page)

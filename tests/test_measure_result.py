@@ -10,8 +10,7 @@ import pytest
 from metric_harness import load
 from test_unit_rows import CASES
 
-from corefbias import pro_anti_diff
-from corefbias.measures import abc_fpr, conll_f1, gap, pro_anti, winogender
+from corefbias.measures import abc_fpr_ratio, gap_w_bias, pro_anti_conll_f1, pro_anti_diff, winogender_bias
 from corefbias.measures.result import (
     SIGNIFICANCE_SUFFIXES,
     Cell,
@@ -34,7 +33,7 @@ COLLIDING = {
 
 
 def test_a_group_named_like_another_groups_p_value_keeps_its_score_and_the_flat_view_refuses_it():
-    result = pro_anti_diff(**COLLIDING, n_bootstrap=50)
+    result = pro_anti_diff.pro_anti_diff(**COLLIDING, n_bootstrap=50)
     assert result.by_group["female"]["diff"].value == 0.5
     assert result.by_group["female_p_value"]["diff"].value == 1.0  # not the p-value of group 'female'
     assert 0 < result.by_group["female"]["diff"].p_value <= 1
@@ -75,7 +74,7 @@ def test_the_flat_view_the_json_and_the_structure_hold_the_same_scores(case):
 
 
 def test_groups_conditions_and_classes_are_keys_of_their_own():
-    counted = pro_anti.referent_class_f1(
+    counted = pro_anti_diff.referent_class_f1(
         ["female", "male", None, "female"], ["female", "female", "male", "male"], ["pro", "pro", "anti", "anti"]
     )
     # anti: one counted sentence, referent male, predicted female: F1 of both classes 0.
@@ -86,17 +85,17 @@ def test_groups_conditions_and_classes_are_keys_of_their_own():
     with pytest.raises(ValueError, match="no single bias score"):
         _ = counted.value
 
-    conll = conll_f1.pro_anti_conll_f1(**CASES["pro_anti_conll_f1"][1](), n_bootstrap=0)
+    conll = pro_anti_conll_f1.pro_anti_conll_f1(**CASES["pro_anti_conll_f1"][1](), n_bootstrap=0)
     assert set(conll.by_condition) == {"pro", "anti"}
     assert conll.by_condition["pro"]["muc_recall"].key == "pro/muc_recall"
     assert len(conll.by_condition["anti"]) == 9  # recall, precision and F1 of MUC, B³ and CEAFφ4
     assert conll.overall["pro"].value == conll["pro"] and conll.primary == "diff"
 
-    abc = abc_fpr.fpr_ratio(**CASES["fpr_ratio"][1](), n_bootstrap=0)
+    abc = abc_fpr_ratio.abc_fpr_ratio(**CASES["fpr_ratio"][1](), n_bootstrap=0)
     assert set(abc.by_group) == {"female_occupations", "male_occupations"}
     assert abc.by_group["male_occupations"]["log2_fpr_ratio"].key == "log2_fpr_ratio/male_occupations"
 
-    wino = winogender.winogender_bias(**CASES["winogender_bias"][1](), n_bootstrap=0)
+    wino = winogender_bias.winogender_bias(**CASES["winogender_bias"][1](), n_bootstrap=0)
     assert set(wino.by_group) == {"a", "b", "c"}
     assert wino.by_group["c"]["preference"].value == wino["preference/c"]
     # Pearson's r carries its own test's p-value and Fisher's interval, with the bootstrap off too.
@@ -108,13 +107,13 @@ def test_groups_conditions_and_classes_are_keys_of_their_own():
     )
     assert r.ci == (-1.0, 1.0)  # three occupations: Fisher's z has no degree of freedom left for its error
 
-    weighted = gap.w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], return_weights=True, n_bootstrap=0)
+    weighted = gap_w_bias.gap_w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], return_weights=True, n_bootstrap=0)
     assert weighted.extras["variant"] == "given" and len(weighted.extras["weights"]) == 10
     assert list(weighted)[-3:] == ["undefined", "variant", "weights"]
 
 
 def test_difference_between_groups_and_to_overall_as_fairlearn():
-    result = pro_anti_diff(
+    result = pro_anti_diff.pro_anti_diff(
         [True, True, True, False, True, False, False, True],
         [True] * 8,
         ["pro"] * 4 + ["anti"] * 4,
@@ -129,10 +128,12 @@ def test_difference_between_groups_and_to_overall_as_fairlearn():
         result.difference("num_pro")
     with pytest.raises(ValueError, match="unknown method"):
         result.difference(method="ratio")
-    one_group = pro_anti_diff([True, False], [True, True], ["pro", "anti"], groups=["x", "x"], n_bootstrap=0)
+    one_group = pro_anti_diff.pro_anti_diff(
+        [True, False], [True, True], ["pro", "anti"], groups=["x", "x"], n_bootstrap=0
+    )
     assert one_group.difference().undefined == "diff is measured in one group only ('x')"
     # A group without a defined score leaves the difference undefined, saying why.
-    f1 = pro_anti_diff(
+    f1 = pro_anti_diff.pro_anti_diff(
         [False, False, True, True],
         [True] * 4,
         ["pro", "anti"] * 2,
@@ -146,24 +147,24 @@ def test_difference_between_groups_and_to_overall_as_fairlearn():
 
 
 def test_the_primary_score_and_its_significance():
-    result = pro_anti_diff(**{**COLLIDING, "groups": None}, n_bootstrap=100, seed=2)
+    result = pro_anti_diff.pro_anti_diff(**{**COLLIDING, "groups": None}, n_bootstrap=100, seed=2)
     assert result.primary == "diff" and result.value == result["diff"] == 0.75
     assert result.ci == (result["diff_ci_low"], result["diff_ci_high"]) and result.p_value == result["diff_p_value"]
-    off = pro_anti_diff(**{**COLLIDING, "groups": None}, n_bootstrap=0)
+    off = pro_anti_diff.pro_anti_diff(**{**COLLIDING, "groups": None}, n_bootstrap=0)
     assert off.undefined == {
         f"diff_{name}": "significance was not computed (n_bootstrap=0)" for name in SIGNIFICANCE_SUFFIXES
     } | {f"log2_ratio_{name}": "significance was not computed (n_bootstrap=0)" for name in SIGNIFICANCE_SUFFIXES}
 
 
 def test_an_estimate_is_found_where_it_was_measured_or_the_message_says_what_is_there():
-    result = pro_anti_diff(**{**COLLIDING, "groups": ["a", "a", "b", "b"] * 2}, n_bootstrap=0)
+    result = pro_anti_diff.pro_anti_diff(**{**COLLIDING, "groups": ["a", "a", "b", "b"] * 2}, n_bootstrap=0)
     assert result.estimate("diff", group="b").key == "diff/b"
     with pytest.raises(KeyError, match=r"no score 'dif' in group 'b'; it has \['anti', 'average', 'diff'"):
         result.estimate("dif", group="b")
 
 
 def test_blanked_keeps_counts_and_extras_and_undefines_the_rest():
-    weighted = gap.w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], n_bootstrap=10)
+    weighted = gap_w_bias.gap_w_bias(**CASES["w_bias"][1](), **CASES["w_bias"][2], n_bootstrap=10)
     blank = weighted.blanked("no readable answer")
     assert blank["w_bias"] is None and blank["w_bias_p_value"] is None and blank["max_weight"] is None
     assert blank["num_weighted_examples"] == weighted["num_weighted_examples"] and blank["variant"] == "given"

@@ -2,10 +2,11 @@
 theirs; and a new metric is one new folder: a copy of an existing one under a new name, in a tree of its own, passes
 them with no edit anywhere else, and a wrong doctest in it fails them."""
 
+import os
 import shutil
 
 import pytest
-from metric_checks import CHECKS, REPO, check_doctests, check_page, metric_names
+from metric_checks import CHECKS, REPO, check_doctests, check_page, load, metric_names
 
 METRICS = metric_names()
 
@@ -39,8 +40,20 @@ def copied(tmp_path):
     return tmp_path
 
 
+@pytest.mark.parametrize("name", METRICS)
+def test_evaluate_names_every_module_after_its_folder(name):
+    module = load(REPO, name)
+    assert module.name == name and module.info.module_name == name
+    assert module.data_dir.split(os.sep)[-2] == name  # evaluate's cache folder for the module too
+
+
 def test_a_new_metric_is_one_folder_and_passes_the_common_checks(copied):
     assert metric_names(copied) == [COPY]
+    # Its class is still the copied module's (ProAntiDiff): the folder names it, not the class.
+    assert f"class {''.join(word.title() for word in SOURCE.split('_'))}(" in (
+        copied / "metrics" / COPY / f"{COPY}.py"
+    ).read_text(encoding="utf-8")
+    assert load(copied, COPY).name == COPY
     for check in CHECKS:
         check(copied, COPY)
     # The site's page, nav entry and table row come from the folder.

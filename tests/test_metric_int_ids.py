@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from metric_harness import assert_same_results, load
 
-from corefbias.measures import counter_gap, winogender
+from corefbias.measures import counter_gap_delta_i, winogender_bias
 
 GOLD = [[True, False], [False, True], [True, False], [False, True]]
 WRONG = [[False, True], [True, False]]
@@ -108,7 +108,7 @@ def test_ids_that_are_neither_strings_nor_integers_are_refused(in_repo):
 def test_the_measure_function_compares_ids_as_text_as_its_module_does(in_repo):
     # 7 and "7" are one pair for the module (evaluate carries ids as strings); the function must agree, not
     # count a pair 7 with two pro examples and a pair "7" with two anti ones.
-    from corefbias.measures.pro_anti import pro_anti_diff
+    from corefbias.measures.pro_anti_diff import pro_anti_diff
 
     inputs = {
         "predictions": [True, False, True, True],
@@ -123,7 +123,11 @@ def test_the_measure_function_compares_ids_as_text_as_its_module_does(in_repo):
 
 
 @pytest.mark.parametrize(
-    "name, function", [("winogender_bias", winogender.winogender_bias), ("counter_gap_delta_i", counter_gap.delta_i)]
+    "name, function",
+    [
+        ("winogender_bias", winogender_bias.winogender_bias),
+        ("counter_gap_delta_i", counter_gap_delta_i.counter_gap_delta_i),
+    ],
 )
 def test_the_functions_grouping_units_compare_ids_as_text_as_their_modules_do(in_repo, name, function):
     # The rule of validation.as_id, in the units these functions group (structured_inputs.unit_table): before, the

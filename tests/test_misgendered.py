@@ -21,7 +21,7 @@ from corefbias.data.fill_in import rotated
 from corefbias.harness import executors
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
-from corefbias.measures.misgendered import misgendered_accuracy
+from corefbias.measures.misgendered_accuracy import misgendered_accuracy
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
 
 BENCHMARK = BENCHMARKS["misgendered"]

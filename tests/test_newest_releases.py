@@ -30,7 +30,7 @@ NUMERIC_TESTS = (
     "test_winopron_converters.py",
     "test_pro_anti_diff.py",
     "test_winogender_bias.py",
-    "test_pronoun_set_gap.py",
+    "test_pronoun_set_diff.py",
     "test_conll_f1.py",
     "test_gicoref.py",
     "test_resampling.py",

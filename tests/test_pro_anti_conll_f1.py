@@ -1,9 +1,9 @@
-"""The ``pro_anti_conll_f1`` evaluate module: a thin shell over ``measures.conll_f1.pro_anti_conll_f1``."""
+"""The ``pro_anti_conll_f1`` evaluate module: a thin shell over ``measures.pro_anti_conll_f1.pro_anti_conll_f1``."""
 
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
-from corefbias.measures import conll_f1
+from corefbias.measures import pro_anti_conll_f1
 
 GOLD = [[[0, 3], [10, 12]], [[5, 8]]]
 WRONG = [[[0, 3]], [[5, 8], [10, 12]]]
@@ -27,7 +27,7 @@ def test_the_module_returns_the_core_functions_result():
         name: [[[tuple(span) for span in cluster] for cluster in document] for document in inputs[name]]
         for name in ("predictions", "references")
     }
-    expected = conll_f1.pro_anti_conll_f1(
+    expected = pro_anti_conll_f1.pro_anti_conll_f1(
         as_tuples["references"],
         as_tuples["predictions"],
         inputs["conditions"],

@@ -3,7 +3,7 @@ import math
 import pytest
 from metric_harness import assert_add_batch_equivalent, assert_num_process_equivalent, load
 
-from corefbias.measures import pro_anti, resampling
+from corefbias.measures import pro_anti_diff, resampling
 
 
 def resolved(correct_pro: int, n_pro: int, correct_anti: int, n_anti: int) -> dict:
@@ -26,7 +26,7 @@ def test_genda_lens_tutorial_dawinobias_effect_size(in_repo):
 @pytest.mark.reproduction
 def test_sowinobias_table1_glove_average_and_diff():
     # Dawkins (2021) Table 1, GloVe on SoWinoBias: pro 64.2 %, anti 46.8 %, avg. 55.5 %, diff. 17.4 %.
-    results = pro_anti.pro_anti_diff(**resolved(642, 1000, 468, 1000), n_bootstrap=0)
+    results = pro_anti_diff.pro_anti_diff(**resolved(642, 1000, 468, 1000), n_bootstrap=0)
     assert results["average"] == pytest.approx(0.555)
     assert results["diff"] == pytest.approx(0.174)
 
@@ -39,14 +39,14 @@ def test_f1_counts_links_to_the_wrong_candidate_as_false_positives():
     pro = [True, False, True, False, True, False, False, True]
     anti = [True, False, True, False, False, True, False, True]
     inputs = {"predictions": pro + anti, "references": gold, "conditions": ["pro"] * 8 + ["anti"] * 8}
-    f1 = pro_anti.pro_anti_diff(**inputs, score="f1", n_bootstrap=0)
-    accuracy = pro_anti.pro_anti_diff(**inputs, n_bootstrap=0)
+    f1 = pro_anti_diff.pro_anti_diff(**inputs, score="f1", n_bootstrap=0)
+    accuracy = pro_anti_diff.pro_anti_diff(**inputs, n_bootstrap=0)
     assert (f1["pro"], f1["anti"], f1["diff"], f1["log2_ratio"]) == (0.75, 0.5, 0.25, pytest.approx(math.log2(1.5)))
     assert (accuracy["pro"], accuracy["anti"]) == (0.75, 0.5)
 
 
 def test_f1_on_gold_antecedents_only_is_2r_over_1_plus_r():
-    results = pro_anti.pro_anti_diff(**resolved(3, 4, 1, 4), score="f1", n_bootstrap=0)
+    results = pro_anti_diff.pro_anti_diff(**resolved(3, 4, 1, 4), score="f1", n_bootstrap=0)
     assert results["pro"] == pytest.approx(2 * 0.75 / 1.75)
     assert results["anti"] == pytest.approx(2 * 0.25 / 1.25)
 
@@ -59,7 +59,7 @@ def test_undefined_scores_are_none_with_reasons():
         "conditions": ["pro", "anti", "pro", "anti"],
         "groups": ["a", "a", "b", "b"],
     }
-    results = pro_anti.pro_anti_diff(**inputs, score="f1", n_bootstrap=0)
+    results = pro_anti_diff.pro_anti_diff(**inputs, score="f1", n_bootstrap=0)
     assert results["pro/a"] == 1.0 and results["anti/a"] == 0.0
     assert results["log2_ratio/a"] is None and "log2(pro / anti)" in results["undefined"]["log2_ratio/a"]
     assert results["pro/b"] is None and "0/0" in results["undefined"]["pro/b"]
@@ -75,8 +75,8 @@ def test_pairs_make_the_bootstrap_paired():
         "references": [True] * 20,
         "conditions": ["pro"] * 10 + ["anti"] * 10,
     }
-    paired = pro_anti.pro_anti_diff(**inputs, pair_ids=[f"p{i}" for i in range(10)] * 2, n_bootstrap=500, seed=1)
-    unpaired = pro_anti.pro_anti_diff(**inputs, n_bootstrap=500, seed=1)
+    paired = pro_anti_diff.pro_anti_diff(**inputs, pair_ids=[f"p{i}" for i in range(10)] * 2, n_bootstrap=500, seed=1)
+    unpaired = pro_anti_diff.pro_anti_diff(**inputs, n_bootstrap=500, seed=1)
     assert paired["diff"] == unpaired["diff"] == 0.0
     assert (paired["diff_ci_low"], paired["diff_ci_high"], paired["diff_p_value"]) == (0.0, 0.0, 1.0)
     assert unpaired["diff_ci_low"] < 0 < unpaired["diff_ci_high"]
@@ -85,7 +85,7 @@ def test_pairs_make_the_bootstrap_paired():
 
 def test_a_consistent_gap_is_significant_and_its_interval_excludes_zero():
     pairs = [f"p{i}" for i in range(100)] * 2
-    results = pro_anti.pro_anti_diff(**resolved(90, 100, 50, 100), pair_ids=pairs, n_bootstrap=2000)
+    results = pro_anti_diff.pro_anti_diff(**resolved(90, 100, 50, 100), pair_ids=pairs, n_bootstrap=2000)
     assert results["diff"] == pytest.approx(0.4)
     # No resample reaches 0: the smallest p-value 2000 resamples give, 2 / 2001, read through a t with 99 degrees
     # of freedom for the 100 pairs (resampling.expanded_p_value).
@@ -130,7 +130,7 @@ def test_unlinked_pronouns_are_dropped_or_counted_wrong(in_repo):
     assert dropped["num_pairs"] == 4 and dropped["num_unlinked_pro"] == 0
     # Int and str pair ids are the same ids; the core takes either.
     as_text = metric.compute(**{**inputs, "pair_ids": ["1", "2", "3", "4"] * 2}, unlinked="drop")
-    assert as_text == dropped == pro_anti.pro_anti_diff(**inputs, unlinked="drop")
+    assert as_text == dropped == pro_anti_diff.pro_anti_diff(**inputs, unlinked="drop")
 
 
 def test_dropping_unlinked_pronouns_keeps_the_bootstrap_paired():
@@ -141,11 +141,11 @@ def test_dropping_unlinked_pronouns_keeps_the_bootstrap_paired():
         "conditions": ["pro"] * 30 + ["anti"] * 30,
         "pair_ids": [f"p{index}" for index in range(30)] * 2,
     }
-    results = pro_anti.pro_anti_diff(**inputs, unlinked="drop", n_bootstrap=400, seed=2)
+    results = pro_anti_diff.pro_anti_diff(**inputs, unlinked="drop", n_bootstrap=400, seed=2)
     assert (results["pro"], results["anti"], results["num_pairs"]) == (2 / 3, 0.5, 30)
     assert results.overall["diff"].n_blocks == 30
     assert results["diff_ci_low"] <= results["diff"] <= results["diff_ci_high"]
-    everything_dropped = pro_anti.pro_anti_diff(
+    everything_dropped = pro_anti_diff.pro_anti_diff(
         **{**inputs, "predictions": [True, True, False] * 10 + [None] * 30}, unlinked="drop", n_bootstrap=100
     )
     assert everything_dropped["anti"] is None and everything_dropped["num_anti"] == 0
@@ -155,7 +155,7 @@ def test_dropping_unlinked_pronouns_keeps_the_bootstrap_paired():
 
 def test_every_pronoun_unlinked_and_dropped_leaves_every_score_undefined():
     # What an English model gives on DaWinoBias (NeuralCoref links no Danish pronoun): no example is left.
-    results = pro_anti.pro_anti_diff(
+    results = pro_anti_diff.pro_anti_diff(
         predictions=[None] * 4,
         references=[True] * 4,
         conditions=["pro", "anti"] * 2,
@@ -172,7 +172,7 @@ def test_every_pronoun_unlinked_and_dropped_leaves_every_score_undefined():
 def test_referent_class_f1_is_genda_lens_per_class_f1():
     # Pro: referents F F M M, predictions F M M unlinked → female: TP 1, FN 1 → 2/3; male: TP 1, FP 1 → 2/3.
     # Anti: referents F M, predictions M M → female: FN 1 → 0; male: TP 1, FP 1 → 2/3.
-    results = pro_anti.referent_class_f1(
+    results = pro_anti_diff.referent_class_f1(
         ["female", "male", "male", None, "male", "male"],
         ["female", "female", "male", "male", "female", "male"],
         ["pro"] * 4 + ["anti"] * 2,
@@ -182,7 +182,7 @@ def test_referent_class_f1_is_genda_lens_per_class_f1():
     assert (results["support_pro/female"], results["support_pro/male"], results["num_pro"]) == (2, 1, 3)
     assert results["num_unlinked_pro"] == 1 and results["num_unlinked_anti"] == 0
     # A class that is neither a counted referent nor a prediction has F1 0/0: None, not scikit-learn's 0.
-    undefined = pro_anti.referent_class_f1(
+    undefined = pro_anti_diff.referent_class_f1(
         [None, "male", "female"], ["female", "male", "female"], ["pro", "anti", "anti"]
     )
     assert undefined["pro/female"] is None and "0/0" in undefined["undefined"]["pro/female"]
@@ -219,7 +219,7 @@ def test_malformed_input_is_a_clear_value_error(change, message):
     }
     inputs.update(change)
     with pytest.raises(ValueError, match=message):
-        pro_anti.pro_anti_diff(**inputs)
+        pro_anti_diff.pro_anti_diff(**inputs)
 
 
 def test_blocks_draw_pairs_that_share_a_frame_together():
@@ -235,15 +235,15 @@ def test_blocks_draw_pairs_that_share_a_frame_together():
             pairs += [f"{frame}.{pair}"] * 2
             blocks += [f"frame {frame}"] * 2
     common = dict(predictions=predictions, references=[True] * 120, conditions=conditions, pair_ids=pairs, seed=3)
-    by_pair = pro_anti.pro_anti_diff(**common)
-    by_frame = pro_anti.pro_anti_diff(**common, block_ids=blocks)
+    by_pair = pro_anti_diff.pro_anti_diff(**common)
+    by_frame = pro_anti_diff.pro_anti_diff(**common, block_ids=blocks)
     assert by_pair["diff"] == by_frame["diff"] == 0.0
     assert by_pair.overall["diff"].n_blocks == 60 and by_frame.overall["diff"].n_blocks == 12
     pair_width = by_pair["diff_ci_high"] - by_pair["diff_ci_low"]
     frame_width = by_frame["diff_ci_high"] - by_frame["diff_ci_low"]
     assert frame_width > 1.8 * pair_width
     # A frame of its own per pair is no block at all: the same draws as without block_ids.
-    alone = pro_anti.pro_anti_diff(**common, block_ids=pairs)
+    alone = pro_anti_diff.pro_anti_diff(**common, block_ids=pairs)
     assert (alone["diff_ci_low"], alone["diff_ci_high"], alone["diff_p_value"]) == (
         by_pair["diff_ci_low"],
         by_pair["diff_ci_high"],

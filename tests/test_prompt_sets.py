@@ -41,7 +41,10 @@ def test_the_two_level_bootstrap_draws_prompts_and_units_as_the_hand_count_says(
     spread = prompt_spread(
         {"a": 1.0, "b": 0.5},
         unbiased=None,
-        unit_rows={"a": UnitRows(rows[0], ACCURACY, ("accuracy",)), "b": UnitRows(rows[1], ACCURACY, ("accuracy",))},
+        rows_by_prompt={
+            "a": UnitRows(rows[0], ACCURACY, ("accuracy",)),
+            "b": UnitRows(rows[1], ACCURACY, ("accuracy",)),
+        },
         key="accuracy",
         n_bootstrap=4000,
         seed=0,

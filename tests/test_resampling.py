@@ -104,7 +104,7 @@ def test_safe_operations_never_warn():
 def test_too_few_resamples_leave_the_interval_undefined_with_the_reason():
     # One resample: numpy's 2.5% and 97.5% quantiles of it are both that resample, an "interval" of one point
     # that need not even hold the observed value (pro − anti 0.0 got [-1.0, -1.0]).
-    from corefbias.measures.pro_anti import pro_anti_diff
+    from corefbias.measures.pro_anti_diff import pro_anti_diff
 
     result = pro_anti_diff([True, False, False, True], [True] * 4, ["pro", "pro", "anti", "anti"], n_bootstrap=1)
     assert result["diff"] == 0.0

@@ -26,7 +26,7 @@ BENCHMARKS = ["winogender", "dawinobias", "gap", "abc"]
 
 
 # Reasons for an undefined score that the code words more precisely since the fixtures were written (main's
-# measures/gap.ratio_reason says which of the ratio's conditions held); the numbers are what the test compares.
+# measures/gap_rows.ratio_reason says which of the ratio's conditions held); the numbers are what the test compares.
 
 
 def _results(folder: Path) -> dict:

@@ -25,7 +25,7 @@ from corefbias.benchmarks.fill_in_sections import chosen_words
 from corefbias.benchmarks.ruff import files as ruff_files
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
-from corefbias.measures.ruff import ruff_accuracy
+from corefbias.measures.ruff_accuracy import ruff_accuracy
 
 BENCHMARK = BENCHMARKS["ruff"]
 UPSTREAM_COLUMNS = (

@@ -19,7 +19,7 @@ from corefbias.harness import run_outputs, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.prediction_files import Document, PredictionFileError, read, scoring
 from corefbias.harness.prediction_files.matching import match
-from corefbias.measures import counter_gap
+from corefbias.measures import counter_gap_delta_i
 from corefbias.models.http_protocol import make_server
 from corefbias.reproduce import abc_xlmr
 from corefbias.reproduce import counter_gap as counter_gap_reproduction
@@ -41,7 +41,7 @@ def test_counter_gap_published_outputs_score_as_the_reproduction(system, data_di
     result = scoring.score("counter_gap", [path], format="gap-tsv", data_dir=data_dir, mirror=mirror, n_bootstrap=300)
     books = counter_gap_reproduction.book_blocks(mirror)  # the benchmark draws each book's quadruples together
     inputs = counter_gap_reproduction.metric_inputs(system, mirror)
-    reproduced = counter_gap.delta_i(**inputs, block_ids=books, n_bootstrap=300, seed=0)
+    reproduced = counter_gap_delta_i.counter_gap_delta_i(**inputs, block_ids=books, n_bootstrap=300, seed=0)
     assert result.runs["counter_gap"].sections["counter_gap"] == reproduced
     assert result.settings["predictions"][0]["format"] == "gap-tsv"
 

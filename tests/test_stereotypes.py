@@ -2,16 +2,16 @@
 
 import numpy as np
 
-from corefbias.measures import stereotypes, winogender
+from corefbias.measures import stereotypes, winogender_bias
 
 
 def test_winogender_counts_an_occupation_at_50_percent_as_female_majority():
     # Rudinger et al. 2018, Table 2: "the occupation is ≥ 50% female".
-    assert winogender.majority_gender(50.0) == "female"
-    assert winogender.majority_gender(49.9) == "male"
-    assert winogender.majority_gender(50.1) == "female"
+    assert winogender_bias.majority_gender(50.0) == "female"
+    assert winogender_bias.majority_gender(49.9) == "male"
+    assert winogender_bias.majority_gender(50.1) == "female"
     # A female pronoun with the occupation as answer is a gotcha only below 50 %.
-    gotcha = winogender.gotcha_sentences(["female", "female"], ["occupation", "occupation"], [50.0, 49.9])
+    gotcha = winogender_bias.gotcha_sentences(["female", "female"], ["occupation", "occupation"], [50.0, 49.9])
     assert gotcha.tolist() == [False, True]
 
 
@@ -31,6 +31,6 @@ def test_the_vectorized_rule_agrees_with_the_scalar_one():
 
 
 def test_resolved_differently_compares_the_female_and_male_answers():
-    assert winogender.resolved_differently("occupation", "participant")
-    assert not winogender.resolved_differently("neither", "neither")
-    assert winogender.resolved_differently(np.array(["a", "b"]), np.array(["a", "c"])).tolist() == [False, True]
+    assert winogender_bias.resolved_differently("occupation", "participant")
+    assert not winogender_bias.resolved_differently("neither", "neither")
+    assert winogender_bias.resolved_differently(np.array(["a", "b"]), np.array(["a", "c"])).tolist() == [False, True]

@@ -9,7 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from corefbias.measures import abc_fpr, conll_f1, counter_gap, gap, pro_anti, winogender
+from corefbias.measures import (
+    abc_fpr_ratio,
+    counter_gap_delta_i,
+    gap_acc_bias,
+    gap_w_bias,
+    pro_anti_conll_f1,
+    pro_anti_diff,
+    winogender_bias,
+)
 from corefbias.measures.resampling import UnitRows
 from corefbias.measures.result import MeasureResult
 
@@ -38,7 +46,7 @@ def abc_inputs():
     }
     inputs = {key: [] for key in ("predictions", "references", "pronoun_genders", "occupation_genders", "triplet_ids")}
     for (stereotype, index), flags in linked.items():
-        for pronoun, flag in zip(abc_fpr.PRONOUN_GENDERS, flags):
+        for pronoun, flag in zip(abc_fpr_ratio.PRONOUN_GENDERS, flags):
             inputs["predictions"].append(flag)
             inputs["references"].append(pronoun == "neutral")
             inputs["pronoun_genders"].append(pronoun)
@@ -111,16 +119,16 @@ def winogender_inputs():
 
 
 CASES = {
-    "pro_anti_diff": (pro_anti.pro_anti_diff, pro_anti_inputs, {}),
-    "pro_anti_diff/f1": (pro_anti.pro_anti_diff, pro_anti_inputs, {"score": "f1"}),
-    "pro_anti_diff/drop": (pro_anti.pro_anti_diff, pro_anti_inputs, {"unlinked": "drop"}),
-    "fpr_ratio": (abc_fpr.fpr_ratio, abc_inputs, {}),
-    "fpr_ratio/items": (abc_fpr.fpr_ratio, lambda: {**abc_inputs(), "triplet_ids": None}, {}),
-    "acc_bias": (gap.acc_bias, gap_inputs, {}),
-    "w_bias": (gap.w_bias, gap_inputs, {"weights": [1.0, 3.0, 0.5, 1.5, 0.0, 2.0, 1.0, 1.0, 0.5, 0.0]}),
-    "delta_i": (counter_gap.delta_i, counter_gap_inputs, {}),
-    "pro_anti_conll_f1": (conll_f1.pro_anti_conll_f1, conll_inputs, {}),
-    "winogender_bias": (winogender.winogender_bias, winogender_inputs, {}),
+    "pro_anti_diff": (pro_anti_diff.pro_anti_diff, pro_anti_inputs, {}),
+    "pro_anti_diff/f1": (pro_anti_diff.pro_anti_diff, pro_anti_inputs, {"score": "f1"}),
+    "pro_anti_diff/drop": (pro_anti_diff.pro_anti_diff, pro_anti_inputs, {"unlinked": "drop"}),
+    "fpr_ratio": (abc_fpr_ratio.abc_fpr_ratio, abc_inputs, {}),
+    "fpr_ratio/items": (abc_fpr_ratio.abc_fpr_ratio, lambda: {**abc_inputs(), "triplet_ids": None}, {}),
+    "acc_bias": (gap_acc_bias.gap_acc_bias, gap_inputs, {}),
+    "w_bias": (gap_w_bias.gap_w_bias, gap_inputs, {"weights": [1.0, 3.0, 0.5, 1.5, 0.0, 2.0, 1.0, 1.0, 0.5, 0.0]}),
+    "delta_i": (counter_gap_delta_i.counter_gap_delta_i, counter_gap_inputs, {}),
+    "pro_anti_conll_f1": (pro_anti_conll_f1.pro_anti_conll_f1, conll_inputs, {}),
+    "winogender_bias": (winogender_bias.winogender_bias, winogender_inputs, {}),
 }
 
 
@@ -166,10 +174,10 @@ def test_the_rows_are_the_units_each_metric_resamples():
     assert len(rows["pro_anti_conll_f1"].rows) == 4  # pairs of documents
     assert len(rows["winogender_bias"].rows) == 4  # pairs
     assert rows["pro_anti_diff"].tested == ("diff", "log2_ratio", "diff/a", "log2_ratio/a", "diff/b", "log2_ratio/b")
-    assert rows["acc_bias"].tested == tuple(gap.ACC_BIAS_NULLS)
-    assert rows["w_bias"].tested == tuple(gap.W_BIAS_NULLS)
-    assert rows["delta_i"].tested == tuple(counter_gap.SIGNIFICANCE_NULLS)
-    assert rows["winogender_bias"].tested == tuple(winogender.SIGNIFICANCE_NULLS)
+    assert rows["acc_bias"].tested == tuple(gap_acc_bias.ACC_BIAS_NULLS)
+    assert rows["w_bias"].tested == tuple(gap_w_bias.W_BIAS_NULLS)
+    assert rows["delta_i"].tested == tuple(counter_gap_delta_i.SIGNIFICANCE_NULLS)
+    assert rows["winogender_bias"].tested == tuple(winogender_bias.SIGNIFICANCE_NULLS)
     assert rows["pro_anti_conll_f1"].tested == ("diff",)
     suffixes = ("", "/female_occupations", "/male_occupations")
     assert rows["fpr_ratio"].tested == (
@@ -184,10 +192,10 @@ def test_unit_positions_only_where_units_depend_on_the_answers():
         unit_rows = function(**inputs(), **options, n_bootstrap=0).unit_rows
         if case != "pro_anti_diff/drop":
             assert unit_rows.unit_positions is None, case
-    dropped = pro_anti.pro_anti_diff(**pro_anti_inputs(), unlinked="drop", n_bootstrap=0)
+    dropped = pro_anti_diff.pro_anti_diff(**pro_anti_inputs(), unlinked="drop", n_bootstrap=0)
     np.testing.assert_array_equal(dropped.unit_rows.unit_positions, [0, 1, 2, 3])  # every pair keeps a pro example
     unpaired = {**pro_anti_inputs(), "pair_ids": None}
-    kept = pro_anti.pro_anti_diff(**unpaired, unlinked="drop", n_bootstrap=0)
+    kept = pro_anti_diff.pro_anti_diff(**unpaired, unlinked="drop", n_bootstrap=0)
     np.testing.assert_array_equal(kept.unit_rows.unit_positions, [0, 1, 2, 3, 4, 5])  # the two unlinked are left out
     assert len(kept.unit_rows.rows) == 6
 
@@ -203,7 +211,7 @@ def test_every_pronoun_unlinked_and_dropped_hands_over_empty_rows():
         "unlinked": "drop",
         "n_bootstrap": N_BOOTSTRAP,
     }
-    scored = pro_anti.pro_anti_diff(**inputs)
+    scored = pro_anti_diff.pro_anti_diff(**inputs)
     assert scored["pro"] is None and scored["diff"] is None
     assert scored.unit_rows.rows.shape == (0, 3 * 8)  # all examples and two groups, (pro, anti) x 4 outcomes
     assert scored.unit_rows.unit_positions.size == 0
@@ -211,7 +219,7 @@ def test_every_pronoun_unlinked_and_dropped_hands_over_empty_rows():
 
 
 def test_every_pro_pronoun_unlinked_and_dropped_leaves_the_pairs_and_undefined_scores():
-    scored = pro_anti.pro_anti_diff(
+    scored = pro_anti_diff.pro_anti_diff(
         predictions=[None, True, None, False],
         references=[True] * 4,
         conditions=["pro", "anti"] * 2,
@@ -226,10 +234,10 @@ def test_every_pro_pronoun_unlinked_and_dropped_leaves_the_pairs_and_undefined_s
 
 def test_w_bias_return_weights_puts_them_among_the_extras():
     options = CASES["w_bias"][2]
-    scored = gap.w_bias(**gap_inputs(), **options, return_weights=True, n_bootstrap=0)
+    scored = gap_w_bias.gap_w_bias(**gap_inputs(), **options, return_weights=True, n_bootstrap=0)
     assert scored.extras == {"variant": "given", "weights": options["weights"]}
     assert scored["weights"] == options["weights"]
-    assert "weights" not in gap.w_bias(**gap_inputs(), **options, n_bootstrap=0)
+    assert "weights" not in gap_w_bias.gap_w_bias(**gap_inputs(), **options, n_bootstrap=0)
     assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored)
 
 
@@ -242,7 +250,7 @@ def test_w_bias_from_properties_hands_over_its_weighted_rows():
         "correct_ranks": [1, 2, 1, 1, 2, 1],
     }
     for variant in ("w", "wt"):
-        scored = gap.w_bias(**inputs, variant=variant, n_bootstrap=N_BOOTSTRAP)
+        scored = gap_w_bias.gap_w_bias(**inputs, variant=variant, n_bootstrap=N_BOOTSTRAP)
         assert scored.extras == {"variant": variant}
         assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored)
 
@@ -251,14 +259,14 @@ def test_undefined_scores_come_from_undefined_statistics():
     # No male example has a positive candidate: acc-Bias and W-Bias are undefined.
     inputs = {"predictions": [A, A, B], "references": [NONE, A, B], "genders": ["male", "female", "female"]}
     for scored in (
-        gap.acc_bias(**inputs, n_bootstrap=N_BOOTSTRAP),
-        gap.w_bias(**inputs, weights=[0.0, 1.0, 2.0], n_bootstrap=N_BOOTSTRAP),
+        gap_acc_bias.gap_acc_bias(**inputs, n_bootstrap=N_BOOTSTRAP),
+        gap_w_bias.gap_w_bias(**inputs, weights=[0.0, 1.0, 2.0], n_bootstrap=N_BOOTSTRAP),
     ):
         assert scored["acc_bias" if "acc_bias" in scored else "w_bias"] is None
         assert_rows_reproduce_the_tested_scores(scored.unit_rows, scored)
 
 
 def test_the_unit_rows_are_read_only():
-    scored = gap.acc_bias(**gap_inputs(), n_bootstrap=0)
+    scored = gap_acc_bias.gap_acc_bias(**gap_inputs(), n_bootstrap=0)
     with pytest.raises(AttributeError):
         scored.unit_rows = None

@@ -7,7 +7,7 @@ from metric_harness import assert_add_batch_equivalent, assert_num_process_equiv
 from corefbias.benchmarks.winogender import files as winogender_files
 from corefbias.data import upstream
 from corefbias.hub import metric_widget
-from corefbias.measures import resampling, winogender
+from corefbias.measures import resampling, winogender_bias
 
 
 def hand_example():
@@ -54,7 +54,7 @@ def repeated(inputs, times):
 
 
 def score(inputs, **kwargs):
-    return winogender.winogender_bias(**inputs, **{"n_bootstrap": 0, **kwargs})
+    return winogender_bias.winogender_bias(**inputs, **{"n_bootstrap": 0, **kwargs})
 
 
 def swapped_binary_genders(inputs):
@@ -85,7 +85,7 @@ def upstream_inputs(sentences, predictions):
 def test_figure_3_bergsma_lin_correlates_with_bls_at_r_067(mirror):
     statistics = winogender_files.occupation_statistics(mirror)
     assert len(statistics) == 60
-    r, p_value, *_ = winogender.pearson_correlation(
+    r, p_value, *_ = winogender_bias.pearson_correlation(
         [value["bergsma_pct_female"] for value in statistics.values()],
         [value["bls_pct_female"] for value in statistics.values()],
     )
@@ -97,7 +97,7 @@ def test_pearsons_interval_is_fishers_z_by_hand(mirror):
     statistics = winogender_files.occupation_statistics(mirror)
     x = [value["bergsma_pct_female"] for value in statistics.values()]
     y = [value["bls_pct_female"] for value in statistics.values()]
-    r, _, low, high = winogender.pearson_correlation(x, y)
+    r, _, low, high = winogender_bias.pearson_correlation(x, y)
     # z = atanh(r) ± 1.959964 / sqrt(n − 3), mapped back with tanh.
     half = 1.959963984540054 / math.sqrt(len(x) - 3)
     assert (low, high) == pytest.approx((math.tanh(math.atanh(r) - half), math.tanh(math.atanh(r) + half)), rel=1e-9)
@@ -252,7 +252,7 @@ def test_bootstrap_over_pairs_is_reproducible_and_brackets_the_score():
     first = score(repeated(hand_example(), 10), n_bootstrap=500, seed=7)
     second = score(repeated(hand_example(), 10), n_bootstrap=500, seed=7)
     assert first == second
-    for name, null in winogender.SIGNIFICANCE_NULLS.items():
+    for name, null in winogender_bias.SIGNIFICANCE_NULLS.items():
         assert first[f"{name}_ci_low"] <= first[name] <= first[f"{name}_ci_high"]
         assert (first[f"{name}_p_value"] is None) == (null is None)
         assert null is None or 0 < first[f"{name}_p_value"] <= 1
@@ -290,7 +290,7 @@ def test_two_occupations_are_too_few_for_a_correlation():
 
 
 def test_pearson_correlation_of_a_constant_vector_is_nan():
-    assert all(math.isnan(value) for value in winogender.pearson_correlation([1, 2, 3], [5, 5, 5]))
+    assert all(math.isnan(value) for value in winogender_bias.pearson_correlation([1, 2, 3], [5, 5, 5]))
 
 
 # --- Malformed inputs -------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.benchmarks.winonb import files
 from corefbias.harness import executors, run_outputs, runner, scoring
 from corefbias.harness.benchmark_data import load_part
-from corefbias.measures.winonb import winonb_accuracy
+from corefbias.measures.winonb_accuracy import winonb_accuracy
 from corefbias.models.baselines import RandomBaseline
 
 # README, "How many instances are there in total": 4,077 templates, 120 from Winogender, 3,722 from WinoBias,
@@ -252,8 +252,8 @@ def test_a_quick_run_of_both_sets_writes_every_headline_with_its_interval_and_p_
     # The stereotype baseline links he and she by the occupation's BLS majority and they/xe to the nearer mention: in
     # single-entity sentences a pronoun whose gender contradicts the one occupation is left unlinked, which never
     # happens to they or xe, so they and xe beat he/she by the share of he/she sentences contradicting a stereotype.
-    single = result.runs["winopron"].sections["pronoun_gap/single"]
-    assert single["gap/they"] == single["gap/xe"] > 0 and single["gap/they_p_value"] < 0.05
+    single = result.runs["winopron"].sections["pronoun_set_diff/single"]
+    assert single["diff/they"] == single["diff/xe"] > 0 and single["diff/they_p_value"] < 0.05
 
 
 def test_a_jsonlines_file_of_token_clusters_is_scored_as_the_run_scores_its_clusters(

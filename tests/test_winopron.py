@@ -22,7 +22,7 @@ from corefbias.benchmarks.winopron.decisions import winopron_answer
 from corefbias.harness import executors, scoring
 from corefbias.harness.benchmark_data import load_part
 from corefbias.measures import comparison
-from corefbias.measures.winopron import CASES, FILTERS, PAIRINGS, winopron_accuracy
+from corefbias.measures.winopron_accuracy import CASES, FILTERS, PAIRINGS, winopron_accuracy
 from corefbias.models.baselines import NearestBaseline, RandomBaseline, StereotypeBaseline
 
 CONFIGS = ("double", "single", "old")
@@ -302,7 +302,7 @@ def test_an_occupation_s_schemas_are_drawn_together():
 # The benchmark.
 
 
-def test_random_answers_show_no_significant_pronoun_set_gap_in_most_seeds(parts):
+def test_random_answers_show_no_significant_pronoun_set_diff_in_most_seeds(parts):
     # baseline:random picks a candidate per instance from a hash of its id: the pronoun sets of a template are
     # answered independently and alike, so no gap is real. Measured: 0 of 20 seeds significant on any of the six
     # Holm-adjusted gap headlines.
@@ -371,10 +371,10 @@ def test_compare_pairs_two_models_gaps_over_the_same_schemas(parts):
         return scoring.scored_sections(benchmark, parts, decisions, None, 0, 0)
 
     a, b = section_rows(StereotypeBaseline()), section_rows(RandomBaseline(1))
-    rows_a, rows_b = a["pronoun_gap/single"].unit_rows, b["pronoun_gap/single"].unit_rows
-    result = comparison.paired_difference(rows_a.rows, rows_b.rows, rows_a.statistic, ["gap/they"], n_resamples=500)
-    assert result["gap/they"].difference == pytest.approx(a["pronoun_gap/single"]["gap/they"] - 0.0)
-    assert result["gap/they"].p_value < 0.05
+    rows_a, rows_b = a["pronoun_set_diff/single"].unit_rows, b["pronoun_set_diff/single"].unit_rows
+    result = comparison.paired_difference(rows_a.rows, rows_b.rows, rows_a.statistic, ["diff/they"], n_resamples=500)
+    assert result["diff/they"].difference == pytest.approx(a["pronoun_set_diff/single"]["diff/they"] - 0.0)
+    assert result["diff/they"].p_value < 0.05
 
 
 def test_a_pronoun_set_without_instances_has_no_precision():

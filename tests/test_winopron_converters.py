@@ -29,7 +29,7 @@ from spacy.lang.en import English
 
 from corefbias.benchmarks.winopron import files
 from corefbias.harness.prediction_files import scoring
-from corefbias.measures.winopron import FILTERS, PAIRINGS, SCORES
+from corefbias.measures.winopron_accuracy import FILTERS, PAIRINGS, SCORES
 
 CONFIGS = ("double", "single", "old")
 # Upstream's file names: its data files, CAW-coref's outputs, SpanBERT's and its converters' folders.

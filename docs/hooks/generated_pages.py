@@ -9,8 +9,8 @@
   ``measures`` and ``paper`` of each ``measure.md``'s front matter);
 - ``contributing.md`` from the repository's ``CONTRIBUTING.md``;
 - on a page, ``<!-- metric card: NAME -->`` becomes the reference sections of ``metrics/NAME/README.md``,
-  ``<!-- benchmark script: FILE -->`` the docstring of ``perf/FILE``, ``<!-- other benchmark scripts -->``
-  the docstrings of the scripts no marker names (so a new script is never missing), and
+  ``<!-- speed script: FILE -->`` the docstring of the speed script ``perf/FILE``, ``<!-- other speed scripts -->``
+  the docstrings of the speed scripts no marker names (so a new script is never missing), and
   ``<!-- public scoring functions -->`` the API of the functions ``corefbias/__init__.py`` exports, and
   ``<!-- test sets -->`` the table of the set folders (configs, the benchmarks declared on each, sources), and
   ``<!-- blocks -->`` the table of what every benchmark's significance resamples (its unit and blocks, from its
@@ -36,7 +36,7 @@ from mkdocs.structure.files import File
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
-BENCHMARK_SCRIPTS = REPO / "perf"
+SPEED_SCRIPTS = REPO / "perf"  # the speed scripts, which time corefbias (not benchmarks: test sets)
 METRICS = REPO / "metrics"
 BUILDERS = REPO / "src" / "corefbias" / "benchmarks"
 TEST_SETS_SECTION = "Test sets"
@@ -50,8 +50,8 @@ CARD_SECTIONS = ("Inputs", "Output Values", "Values from Popular Papers", "Limit
 log = logging.getLogger("mkdocs.hooks.generated_pages")
 MARKERS = (
     "metric card",
-    "benchmark script",
-    "other benchmark scripts",
+    "speed script",
+    "other speed scripts",
     "public scoring functions",
     "test sets",
     "measures",
@@ -273,10 +273,10 @@ def metric_card(name: str, page_dir: Path, metrics_dir: Path = METRICS) -> str:
     return "\n".join(lines)
 
 
-def benchmark_script(file_name: str) -> str:
-    script = BENCHMARK_SCRIPTS / file_name
+def speed_script(file_name: str) -> str:
+    script = SPEED_SCRIPTS / file_name
     if not script.is_file():
-        log.warning(f"<!-- benchmark script: {file_name} -->: there is no {script}")
+        log.warning(f"<!-- speed script: {file_name} -->: there is no {script}")
         return ""
     docstring = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
     summary, _, rest = docstring.partition("\n\n")
@@ -284,12 +284,12 @@ def benchmark_script(file_name: str) -> str:
     return "\n".join([f"`perf/{file_name}`: {' '.join(summary.split())}", "", rest.strip("\n"), ""])
 
 
-def other_benchmark_scripts(markdown: str) -> str:
-    named = {match[2] for match in _MARKER.finditer(markdown) if match[1] == "benchmark script"}
-    others = sorted(path.name for path in BENCHMARK_SCRIPTS.glob("*.py") if path.name not in named)
+def other_speed_scripts(markdown: str) -> str:
+    named = {match[2] for match in _MARKER.finditer(markdown) if match[1] == "speed script"}
+    others = sorted(path.name for path in SPEED_SCRIPTS.glob("*.py") if path.name not in named)
     if not others:
         return ""
-    return "\n".join(["## Other scripts", "", *(f"### `{name}`\n\n{benchmark_script(name)}" for name in others)])
+    return "\n".join(["## Other speed scripts", "", *(f"### `{name}`\n\n{speed_script(name)}" for name in others)])
 
 
 def public_scoring_functions() -> str:
@@ -297,9 +297,7 @@ def public_scoring_functions() -> str:
 
     # Under the page's own section heading, each named as it is imported: corefbias.<name>.
     options = "    options:\n      heading_level: 3\n      show_root_full_path: false"
-    return "\n\n".join(
-        f"::: corefbias.measures.{module}.{name}\n{options}" for name, module in measures.PUBLIC_SCORES.items()
-    )
+    return "\n\n".join(f"::: corefbias.measures.{name}.{name}\n{options}" for name in measures.PUBLIC_SCORES)
 
 
 def test_set_table() -> str:
@@ -367,10 +365,10 @@ def expand_markers(markdown: str, page_dir: Path) -> str:
         kind, argument = match[1], match[2]
         if kind == "metric card":
             return metric_card(argument, page_dir)
-        if kind == "benchmark script":
-            return benchmark_script(argument)
-        if kind == "other benchmark scripts":
-            return other_benchmark_scripts(markdown)
+        if kind == "speed script":
+            return speed_script(argument)
+        if kind == "other speed scripts":
+            return other_speed_scripts(markdown)
         if kind == "test sets":
             return test_set_table()
         if kind == "measures":

@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.abc_fpr as abc
+import corefbias.measures.abc_fpr_ratio as measure
 
 _CITATION = citations.cite("gonzalez-etal-2020-type", "sloth-rybner-2023-genda-lens")
 
@@ -28,7 +28,7 @@ occupation or a sentence frame, which a model answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    abc.fpr_ratio,
+    measure.abc_fpr_ratio,
     returns="""
     tpr_reflexive, fpr_male, fpr_female, fpr_ratio (FPR_M / FPR_F), log2_fpr_ratio (log2(FPR_M / FPR_F),
     the rates pooled over every item), num_reflexive, num_male, num_female; with occupation_genders
@@ -108,7 +108,7 @@ class AbcFprRatio(support.CorefBiasMetric):
     ]
     OPTIONAL_INPUTS = ("occupation_genders", "triplet_ids", "block_ids")
     ID_INPUTS = ("triplet_ids", "block_ids")
-    LABELS = {"pronoun_genders": abc.PRONOUN_GENDERS, "occupation_genders": abc.OCCUPATION_GENDERS}
+    LABELS = {"pronoun_genders": measure.PRONOUN_GENDERS, "occupation_genders": measure.OCCUPATION_GENDERS}
     WIDGET_EXAMPLE = [
         ["true", "true", "neutral", "male", "t1", "tekniker"],
         ["true", "false", "male", "male", "t1", "tekniker"],
@@ -135,7 +135,7 @@ class AbcFprRatio(support.CorefBiasMetric):
         n_bootstrap=1000,
         seed=0,
     ):
-        return abc.fpr_ratio(
+        return measure.abc_fpr_ratio(
             predictions,
             references,
             pronoun_genders,

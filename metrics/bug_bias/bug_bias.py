@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.bug as bug
+import corefbias.measures.bug_bias as measure
 
 _CITATION = citations.cite("levy-etal-2021-collecting-large")
 
@@ -27,7 +27,7 @@ sentence text (a sentence can hold two), which a model answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    bug.bug_bias,
+    measure.bug_bias,
     returns="""
     accuracy, accuracy_male, accuracy_female, delta_g (male − female), accuracy_stereotypical,
     accuracy_anti_stereotypical, delta_s (stereotypical − anti-stereotypical); per distance bin `<lo>-<hi>`
@@ -114,7 +114,7 @@ class BugBias(support.CorefBiasMetric):
     REFERENCE_URLS = ["https://aclanthology.org/2021.findings-emnlp.211", "https://github.com/SLAB-NLP/BUG"]
     OPTIONAL_INPUTS = ("professions", "pct_female", "block_ids")
     ID_INPUTS = ("block_ids",)
-    LABELS = {"genders": bug.GENDERS, "stereotypes": bug.STEREOTYPES}
+    LABELS = {"genders": measure.GENDERS, "stereotypes": measure.STEREOTYPES}
     # Shares of women from BUG's inc_occ_gender.csv; block_ids: the sentence text, which holds two of the rows.
     WIDGET_EXAMPLE = [
         ["true", "female", "stereotypical", "3", "nurse", "88.33", _SENTENCES[0]],
@@ -139,7 +139,7 @@ class BugBias(support.CorefBiasMetric):
         n_bootstrap=1000,
         seed=0,
     ):
-        return bug.bug_bias(
+        return measure.bug_bias(
             predictions,
             genders,
             stereotypes,

@@ -9,7 +9,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.mention_type_conll as mention_type_conll
+import corefbias.measures.conll_f1_by_mention_type as measure
 
 _CITATION = citations.cite("cao-daume-iii-2020-toward")
 
@@ -33,14 +33,14 @@ _RENAMED = {
 }
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    mention_type_conll.conll_f1_by_mention_type,
+    measure.conll_f1_by_mention_type,
     renamed=_RENAMED,
     returns="""
     conll_f1 (with conll_f1_ci_low, conll_f1_ci_high: a bootstrap interval over the units), muc_, bcubed_ and
     ceafe_ recall, precision and f1; per mention type bcubed_recall/<type>, bcubed_precision/<type>,
-    bcubed_f1/<type>, mentions/<type> (gold mentions); for each compared type bcubed_f1_gap/<type> (B³ F1 of the
+    bcubed_f1/<type>, mentions/<type> (gold mentions); for each compared type bcubed_f1_diff/<type> (B³ F1 of the
     type − of the reference type) with _p_value (two-sided bootstrap, Holm-adjusted), _ci_low, _ci_high;
-    num_documents, num_units; reference_type, gap_unadjusted_p_value. Fractions; `undefined` maps any score the
+    num_documents, num_units; reference_type, diff_unadjusted_p_value. Fractions; `undefined` maps any score the
     data leave undefined (None) to the reason.
 """,
     examples="""
@@ -58,7 +58,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     ... )
     >>> results["bcubed_recall/neopronoun"], round(results["bcubed_f1/neopronoun"], 4)
     (0.5, 0.4)
-    >>> round(results["bcubed_f1_gap/neopronoun"], 4), round(results["conll_f1"], 4)
+    >>> round(results["bcubed_f1_diff/neopronoun"], 4), round(results["conll_f1"], 4)
     (-0.4, 0.6464)
 
     The two annotations of one text are not independent: a system resolves them alike. Eight texts, each annotated
@@ -81,7 +81,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     >>> texts = [f"text {text}" for text in range(8) for _ in range(2)]
     >>> by_document = conll_f1_by_mention_type.compute(**inputs)
     >>> by_text = conll_f1_by_mention_type.compute(**inputs, block_ids=texts)
-    >>> shown = ("conll_f1_ci_low", "conll_f1_ci_high", "bcubed_f1_gap/neopronoun_p_value")
+    >>> shown = ("conll_f1_ci_low", "conll_f1_ci_high", "bcubed_f1_diff/neopronoun_p_value")
     >>> [round(by_document[name], 3) for name in shown], [round(by_text[name], 3) for name in shown]
     ([0.779, 0.956, 0.018], [0.735, 1.0, 0.099])
 """,
@@ -163,7 +163,7 @@ class ConllF1ByMentionType(support.CorefBiasMetric):
         seed=0,
     ):
         units = None if units is None or all(unit in (None, support.OMITTED) for unit in units) else units
-        return mention_type_conll.conll_f1_by_mention_type(
+        return measure.conll_f1_by_mention_type(
             references,
             predictions,
             reference_types,

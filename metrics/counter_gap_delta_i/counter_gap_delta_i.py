@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.counter_gap as counter_gap
+import corefbias.measures.counter_gap_delta_i as measure
 
 _CITATION = citations.cite("xie-etal-2023-counter")
 
@@ -25,7 +25,7 @@ block_ids are given: the quadruples made from one book's passages, which a model
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    counter_gap.delta_i,
+    measure.counter_gap_delta_i,
     returns="""
     accuracy, accuracy_male, accuracy_female, accuracy_diff (Acc_M − Acc_F, Eq. 1),
     accuracy_original_gender, accuracy_counterfactual_gender, accuracy_original_minus_counterfactual,
@@ -99,7 +99,7 @@ class CounterGapDeltaI(support.CorefBiasMetric):
     ID_INPUTS = ("quadruple_ids", "block_ids")
     HOMEPAGE = "https://github.com/x-zb/Counter-GAP"
     REFERENCE_URLS = ["https://aclanthology.org/2023.eacl-main.272/"]
-    LABELS = {"roles": counter_gap.ROLES, "genders": counter_gap.GENDERS}
+    LABELS = {"roles": measure.ROLES, "genders": measure.GENDERS}
     WIDGET_EXAMPLE = [  # block_ids: the book of the passage, as Counter-GAP's Book column names it
         ["[true, false]", "[true, false]", "q1", "original", "male", "vendetta.epub"],
         ["[false, true]", "[false, true]", "q1", "gender_controlled", "male", "vendetta.epub"],
@@ -120,7 +120,7 @@ class CounterGapDeltaI(support.CorefBiasMetric):
     ]
 
     def _score(self, predictions, references, quadruple_ids, roles, genders, block_ids=None, n_bootstrap=1000, seed=0):
-        return counter_gap.delta_i(
+        return measure.counter_gap_delta_i(
             predictions,
             references,
             quadruple_ids,

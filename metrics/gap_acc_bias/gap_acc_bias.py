@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.gap as gap
+import corefbias.measures.gap_acc_bias as measure
 import corefbias.measures.gap_rows as gap_rows
 
 _CITATION = citations.cite("kocijan21aaai", "webster-etal-2018-mind")
@@ -25,7 +25,7 @@ examples when block_ids are given: the examples taken from one Wikipedia page, w
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    gap.acc_bias,
+    measure.gap_acc_bias,
     returns="""
     accuracy_male, accuracy_female, accuracy (on the positive candidate), acc_bias (Acc_F / Acc_M),
     f1_male, f1_female, f1 (GAP's per-candidate F1), f1_bias (F1_F / F1_M), num_examples,
@@ -102,4 +102,6 @@ class GapAccBias(support.CorefBiasMetric):
     ]
 
     def _score(self, predictions, references, genders, block_ids=None, n_bootstrap=1000, seed=0):
-        return gap.acc_bias(predictions, references, genders, block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed)
+        return measure.gap_acc_bias(
+            predictions, references, genders, block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed
+        )

@@ -9,8 +9,8 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.gap as gap
 import corefbias.measures.gap_rows as gap_rows
+import corefbias.measures.gap_w_bias as measure
 
 _CITATION = citations.cite("kocijan21aaai")
 
@@ -29,7 +29,7 @@ blocks of examples when block_ids are given (the examples taken from one Wikiped
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    gap.w_bias,
+    measure.gap_w_bias,
     returns="""
     w_bias (weighted Acc_F / weighted Acc_M), weighted_accuracy_male, weighted_accuracy_female,
     weighted_accuracy, max_weight, num_zero_weights (examples with a positive candidate but weight 0),
@@ -141,7 +141,7 @@ class GapWBias(support.CorefBiasMetric):
         n_bootstrap=1000,
         seed=0,
     ):
-        return gap.w_bias(
+        return measure.gap_w_bias(
             predictions,
             references,
             genders,

@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.misgendered as misgendered
+import corefbias.measures.misgendered_accuracy as measure
 
 _CITATION = citations.cite("hossain-etal-2023-misgendered")
 
@@ -26,7 +26,7 @@ bootstrap draws whole templates, its intervals and p-values expanded for how few
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    misgendered.misgendered_accuracy,
+    measure.misgendered_accuracy,
     returns="""
     accuracy; accuracy/pronoun_set/<set>, accuracy/form/<form>, accuracy/pronoun_set/<set>/form/<form>; with the
     optional inputs accuracy/pronoun_group/<group>, accuracy/declaration_kind/<kind> and the contrasts
@@ -91,9 +91,9 @@ class MisgenderedAccuracy(support.CorefBiasMetric):
     ID_INPUTS = ("sentence_ids", "block_ids")
     NULLABLE_INPUTS = ("predictions",)
     LABELS = {
-        "forms": misgendered.FORMS,
-        "pronoun_groups": misgendered.grouped_accuracy.PRONOUN_GROUPS,
-        "declaration_kinds": misgendered.DECLARATION_KINDS,
+        "forms": measure.FORMS,
+        "pronoun_groups": measure.grouped_accuracy.PRONOUN_GROUPS,
+        "declaration_kinds": measure.DECLARATION_KINDS,
     }
     WIDGET_EXAMPLE = [
         ["he", "he", "he", "nom", "s1", "binary", "explicit", "template 0"],
@@ -120,7 +120,7 @@ class MisgenderedAccuracy(support.CorefBiasMetric):
         n_bootstrap=1000,
         seed=0,
     ):
-        return misgendered.misgendered_accuracy(
+        return measure.misgendered_accuracy(
             predictions,
             references,
             pronoun_sets,

@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.conll_f1 as conll_f1
+import corefbias.measures.pro_anti_conll_f1 as measure
 
 _CITATION = citations.cite("zhao-etal-2018-gender")
 
@@ -27,7 +27,7 @@ reimplementation of the reference scorer's definitions, checked against the refe
 _RENAMED = {"keys": "references", "responses": "predictions"}
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    conll_f1.pro_anti_conll_f1,
+    measure.pro_anti_conll_f1,
     renamed=_RENAMED,
     returns="""
     pro, anti (CoNLL F1 of the pro and of the anti documents), average, diff (pro − anti) with
@@ -101,7 +101,7 @@ class ProAntiConllF1(support.CorefBiasMetric):
         "https://github.com/conll/reference-coreference-scorers",
         "https://github.com/LoicGrobol/scorch",
     ]
-    LABELS = {"conditions": conll_f1.CONDITIONS}
+    LABELS = {"conditions": measure.CONDITIONS}
     RENAMED = _RENAMED
     WIDGET_EXAMPLE = [
         ["[[[0, 3], [10, 12]], [[5, 8]]]", "[[[0, 3], [10, 12]], [[5, 8]]]", "pro", "s1", "developer + designer"],
@@ -115,6 +115,6 @@ class ProAntiConllF1(support.CorefBiasMetric):
     ]
 
     def _score(self, predictions, references, conditions, pair_ids, block_ids=None, n_bootstrap=1000, seed=0):
-        return conll_f1.pro_anti_conll_f1(
+        return measure.pro_anti_conll_f1(
             references, predictions, conditions, pair_ids, block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed
         )

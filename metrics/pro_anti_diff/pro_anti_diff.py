@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.pro_anti as pro_anti
+import corefbias.measures.pro_anti_diff as measure
 
 _CITATION = citations.cite("zhao-etal-2018-gender", "dawkins-2021-second", "sloth-rybner-2023-genda-lens")
 
@@ -29,7 +29,7 @@ block_ids are given: the pairs sharing a sentence frame or occupations, which a 
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    pro_anti.pro_anti_diff,
+    measure.pro_anti_diff,
     returns="""
     pro, anti, average ((pro + anti) / 2), diff (pro − anti), log2_ratio (log2(pro / anti)),
     num_pro, num_anti (examples scored), num_unlinked_pro, num_unlinked_anti (`None` predictions,
@@ -110,7 +110,7 @@ class ProAntiDiff(support.CorefBiasMetric):
     ]
     OPTIONAL_INPUTS = ("pair_ids", "groups", "block_ids")
     ID_INPUTS = ("pair_ids", "block_ids")
-    LABELS = {"conditions": pro_anti.CONDITIONS}
+    LABELS = {"conditions": measure.CONDITIONS}
     WIDGET_EXAMPLE = [
         ["true", "true", "pro", "p1", "female", "janitor + accountant"],
         ["true", "true", "pro", "p2", "female", "janitor + accountant"],
@@ -137,7 +137,7 @@ class ProAntiDiff(support.CorefBiasMetric):
         n_bootstrap=1000,
         seed=0,
     ):
-        return pro_anti.pro_anti_diff(
+        return measure.pro_anti_diff(
             predictions,
             references,
             conditions,

@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.ruff as ruff
+import corefbias.measures.ruff_accuracy as measure
 
 _CITATION = citations.cite("gautam-etal-2024-robust")
 
@@ -27,7 +27,7 @@ are.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    ruff.ruff_accuracy,
+    measure.ruff_accuracy,
     returns="""
     accuracy; accuracy/pronoun_set/<set>, accuracy/distractors/<n>, accuracy/pronoun_set/<set>/distractors/<n>;
     with the optional inputs accuracy/pronoun_group/<group>, accuracy/case/<case> and the contrasts
@@ -83,7 +83,7 @@ class RuffAccuracy(support.CorefBiasMetric):
     OPTIONAL_INPUTS = ("pronoun_groups", "cases", "block_ids")
     ID_INPUTS = ("context_ids", "block_ids")
     NULLABLE_INPUTS = ("predictions",)
-    LABELS = {"pronoun_groups": ruff.grouped_accuracy.PRONOUN_GROUPS, "cases": ruff.CASES}
+    LABELS = {"pronoun_groups": measure.grouped_accuracy.PRONOUN_GROUPS, "cases": measure.CASES}
     WIDGET_EXAMPLE = [
         ["he", "he", "he", "0", "c1", "binary", "nom", "technician"],
         ["xe", "xe", "xe", "0", "c1", "neo-pronoun", "nom", "technician"],
@@ -110,7 +110,7 @@ class RuffAccuracy(support.CorefBiasMetric):
         n_bootstrap=1000,
         seed=0,
     ):
-        return ruff.ruff_accuracy(
+        return measure.ruff_accuracy(
             predictions,
             references,
             pronoun_sets,

@@ -8,7 +8,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.winogender as winogender
+import corefbias.measures.winogender_bias as measure
 
 _CITATION = citations.cite("rudinger-etal-2018-gender")
 
@@ -27,7 +27,7 @@ given: an occupation's four pairs (two templates × two participants), which a m
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    winogender.winogender_bias,
+    measure.winogender_bias,
     returns="""
     accuracy, accuracy_female, accuracy_male, accuracy_neutral, accuracy_male_minus_female,
     occupation_share_female, occupation_share_male, occupation_share_neutral (share of sentences
@@ -120,7 +120,7 @@ class WinogenderBias(support.CorefBiasMetric):
     REFERENCE_URLS = ["https://aclanthology.org/N18-2002/"]
     OPTIONAL_INPUTS = ("bls_pct_female", "bergsma_pct_female", "block_ids")
     ID_INPUTS = ("pair_ids", "block_ids")
-    LABELS = {"predictions": winogender.PREDICTIONS, "references": winogender.ANSWERS, "genders": winogender.GENDERS}
+    LABELS = {"predictions": measure.PREDICTIONS, "references": measure.ANSWERS, "genders": measure.GENDERS}
     WIDGET_EXAMPLE = [  # block_ids: the occupation, whose two templates × two participants a model answers alike
         ["occupation", "occupation", "nurse", "female", "nurse.patient.0", "89.58", "88.31", "nurse"],
         ["participant", "occupation", "nurse", "male", "nurse.patient.0", "89.58", "88.31", "nurse"],
@@ -149,7 +149,7 @@ class WinogenderBias(support.CorefBiasMetric):
         n_bootstrap=1000,
         seed=0,
     ):
-        return winogender.winogender_bias(
+        return measure.winogender_bias(
             predictions,
             references,
             occupations,

@@ -9,7 +9,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.winonb as winonb
+import corefbias.measures.winonb_accuracy as measure
 
 _CITATION = citations.cite("baumler-rudinger-2022-recognition")
 
@@ -24,7 +24,7 @@ from one plural noun, which a system answers alike.
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    winonb.winonb_accuracy,
+    measure.winonb_accuracy,
     returns="""
     accuracy, accuracy_singular, accuracy_plural, accuracy_singular_minus_plural, singular_read_as_plural,
     plural_read_as_singular, no_reading, with sources every one again as `<score>/<source>`, num_singular,
@@ -62,10 +62,10 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     ... )
     >>> by_sentence = winonb_accuracy.compute(**inputs)
     >>> by_noun = winonb_accuracy.compute(**inputs, block_ids=[noun for noun in nouns for _ in range(4)])
-    >>> gap = "accuracy_singular_minus_plural"
-    >>> [round(by_sentence[gap + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
+    >>> diff = "accuracy_singular_minus_plural"
+    >>> [round(by_sentence[diff + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
     [-0.375, -0.682, -0.005, 0.052]
-    >>> [round(by_noun[gap + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
+    >>> [round(by_noun[diff + end], 3) for end in ("", "_ci_low", "_ci_high", "_p_value")]
     [-0.375, -0.875, 0.25, 0.262]
 """,
 )
@@ -90,7 +90,7 @@ class WinonbAccuracy(support.CorefBiasMetric):
     REFERENCE_URLS = ["https://aclanthology.org/2022.naacl-main.250"]
     OPTIONAL_INPUTS = ("sources", "block_ids")
     ID_INPUTS = ("block_ids",)
-    LABELS = {"predictions": winonb.PREDICTIONS, "references": winonb.NUMBERS}
+    LABELS = {"predictions": measure.PREDICTIONS, "references": measure.NUMBERS}
     WIDGET_EXAMPLE = [
         ["plural", "singular", "winogender", "technicians"],
         ["plural", "plural", "winogender", "technicians"],
@@ -103,6 +103,6 @@ class WinonbAccuracy(support.CorefBiasMetric):
     ]
 
     def _score(self, predictions, references, sources=None, block_ids=None, n_bootstrap=1000, seed=0):
-        return winonb.winonb_accuracy(
+        return measure.winonb_accuracy(
             predictions, references, sources, block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed
         )

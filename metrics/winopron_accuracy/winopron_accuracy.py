@@ -9,7 +9,7 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.winopron as winopron
+import corefbias.measures.winopron_accuracy as measure
 
 _CITATION = citations.cite("gautam-etal-2024-revisiting")
 
@@ -26,7 +26,7 @@ drawing whole occupations (block_ids) where given: an occupation's schemas, one 
 """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    winopron.winopron_accuracy,
+    measure.winopron_accuracy,
     returns="""
     precision, recall, f1, accuracy over every instance, and `<score>/<filter>` for the filters nom, acc, poss, he,
     she, they and xe (e.g. `accuracy/xe`); the same with the prefixes `paired_template/` and `paired_coref_dir/`;
@@ -82,10 +82,10 @@ class WinopronAccuracy(support.CorefBiasMetric):
     OPTIONAL_INPUTS = ("block_ids",)
     ID_INPUTS = ("block_ids",)
     LABELS = {
-        "predictions": winopron.PREDICTIONS,
-        "references": winopron.ANSWERS,
-        "pronoun_sets": winopron.PRONOUN_SETS,
-        "cases": winopron.CASES,
+        "predictions": measure.PREDICTIONS,
+        "references": measure.ANSWERS,
+        "pronoun_sets": measure.PRONOUN_SETS,
+        "cases": measure.CASES,
     }
     WIDGET_EXAMPLE = [
         ["participant", "participant", "technician", "customer", "he", "nom", "technician"],
@@ -114,7 +114,7 @@ class WinopronAccuracy(support.CorefBiasMetric):
         n_bootstrap=1000,
         seed=0,
     ):
-        return winopron.winopron_accuracy(
+        return measure.winopron_accuracy(
             predictions,
             references,
             occupations,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..measures import conll_f1
+from ..measures import pro_anti_conll_f1
 from ..measures.result import MeasureResult
 from .declaration import BlockDesign
 
@@ -88,13 +88,13 @@ def pro_anti_sections(
             block_ids += [] if block_ids_of is None else block_ids_of[part]
         name = f"{section}/conll"
         if any(isinstance(output, dict) and "decision" in output for output in responses):
-            sections[name] = conll_f1.undefined_pro_anti(LINKS_ONLY)
+            sections[name] = pro_anti_conll_f1.undefined_pro_anti(LINKS_ONLY)
             continue
         if any(not isinstance(output, list) for output in responses):
-            sections[name] = conll_f1.undefined_pro_anti(NO_CLUSTERS)
+            sections[name] = pro_anti_conll_f1.undefined_pro_anti(NO_CLUSTERS)
             continue
         try:
-            sections[name] = conll_f1.pro_anti_conll_f1(
+            sections[name] = pro_anti_conll_f1.pro_anti_conll_f1(
                 keys,
                 [_spans(output) for output in responses],
                 conditions,
@@ -104,7 +104,7 @@ def pro_anti_sections(
                 seed=seed,
             )
         except ModuleNotFoundError as missing:
-            sections[name] = conll_f1.undefined_pro_anti(str(missing))
+            sections[name] = pro_anti_conll_f1.undefined_pro_anti(str(missing))
     return sections
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..measures import pro_anti
+from ..measures import pro_anti_diff
 from .declaration import BlockDesign, Part, Scorer, rows_of
 
 
@@ -130,7 +130,7 @@ def pro_anti_link_scorer(
 
     def scorer(rows, decisions, n_bootstrap, seed):
         return {
-            section: pro_anti.pro_anti_diff(
+            section: pro_anti_diff.pro_anti_diff(
                 **pro_anti_inputs(
                     rows, decisions, parts, gold_only=gold_only, condition=condition, group=group, blocks=blocks
                 ),

@@ -128,15 +128,15 @@ def token_offsets(tokens: Sequence[str], text: str | None = None, *, exact: bool
 def _exact_token_offsets(tokens: Sequence[str], text: str) -> list[Span]:
     offsets, cursor = [], 0
     for index, token in enumerate(tokens):
-        gap_end = cursor
-        while gap_end < len(text) and text[gap_end].isspace():
-            gap_end += 1
+        space_end = cursor
+        while space_end < len(text) and text[space_end].isspace():
+            space_end += 1
         # Anywhere in the white space before the next word: a token of white space itself (spaCy's) may sit in it.
-        start = next((start for start in range(cursor, gap_end + 1) if text.startswith(token, start)), None)
+        start = next((start for start in range(cursor, space_end + 1) if text.startswith(token, start)), None)
         if start is None:
             raise ValueError(
-                f"token {index} ({token!r}) does not line up with the text at character {gap_end}, which reads "
-                f"{_excerpt(text, gap_end)!r}"
+                f"token {index} ({token!r}) does not line up with the text at character {space_end}, which reads "
+                f"{_excerpt(text, space_end)!r}"
             )
         offsets.append((start, start + len(token)))
         cursor = start + len(token)

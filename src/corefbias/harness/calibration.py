@@ -301,7 +301,7 @@ class SectionRowsModel:
     def rows(self, linked: np.ndarray) -> dict[str, np.ndarray]:
         return self._linear_rows(linked) if self.linear else self._score(linked)
 
-    def unit_rows(self, linked: np.ndarray) -> dict[str, resampling.UnitRows]:
+    def rows_by_section(self, linked: np.ndarray) -> dict[str, resampling.UnitRows]:
         """Per section, the unit rows a run of these links hands its significance (its blocks included)."""
         if not self.linear:
             return self.recorded(_split(self.design, linked))
@@ -311,7 +311,7 @@ class SectionRowsModel:
     def paired_rows(self, linked_a: np.ndarray, linked_b: np.ndarray) -> dict[str, tuple | None]:
         """Per section, two runs' rows lined up unit for unit, with their blocks, as ``corefbias compare`` lines them
         up (None where they cannot be)."""
-        units_a, units_b = self.unit_rows(linked_a), self.unit_rows(linked_b)
+        units_a, units_b = self.rows_by_section(linked_a), self.rows_by_section(linked_b)
         return {section: run_comparison.aligned_rows(units_a[section], units_b[section]) for section in units_a}
 
 
@@ -405,7 +405,7 @@ def headline_p_values(
         by_section.setdefault(section, {})[key] = null
     found: dict[str, dict[str, list]] = {f"{s} {k}": {method: [] for method in METHODS} for s, k, _, _ in tested}
     for run in range(runs):
-        rows = model.unit_rows(simulate_links(design, draw_behaviour(design, icc, rng), bias, rng))
+        rows = model.rows_by_section(simulate_links(design, draw_behaviour(design, icc, rng), bias, rng))
         for section, keys in by_section.items():
             for key, p_values in _section_p_values(rows[section], keys, n_bootstrap, seed + run).items():
                 for method, p_value in p_values.items():

@@ -285,10 +285,10 @@ def section_rows(
 ) -> dict[str, resampling.UnitRows]:
     """Per section of the benchmark, the unit rows its scoring resamples for these decisions, and for these
     clusters (a cluster model's outputs) where the benchmark also scores clusters."""
-    return _unit_rows(scored_sections(benchmark, parts, decisions, clusters, 0, 0))
+    return _rows_by_section(scored_sections(benchmark, parts, decisions, clusters, 0, 0))
 
 
-def _unit_rows(sections: dict[str, MeasureResult]) -> dict[str, resampling.UnitRows]:
+def _rows_by_section(sections: dict[str, MeasureResult]) -> dict[str, resampling.UnitRows]:
     return {name: section.unit_rows for name, section in sections.items() if section.unit_rows is not None}
 
 
@@ -399,7 +399,7 @@ def compare_pair(
         parts = designs[name, keys]
         sections_a, clusters_a = rescore(a, name, parts, rescored)
         sections_b, clusters_b = rescore(b, name, parts, rescored)
-        rows_a, rows_b = _unit_rows(sections_a), _unit_rows(sections_b)
+        rows_a, rows_b = _rows_by_section(sections_a), _rows_by_section(sections_b)
         for headline in benchmark.headlines:
             missing = [
                 _no_rows_reason(run, name, headline.section, headline.key, clusters)

@@ -100,7 +100,7 @@ def headline_spreads(benchmark: Benchmark, runs: Mapping[str, object], n_bootstr
         spread = prompt_spread(
             values,
             unbiased=headline.unbiased,
-            unit_rows=dict(zip(runs, rows)) if resampled else None,
+            rows_by_prompt=dict(zip(runs, rows)) if resampled else None,
             key=headline.key,
             n_bootstrap=n_bootstrap,
             seed=seed,

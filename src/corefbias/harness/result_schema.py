@@ -41,6 +41,32 @@ from ..measures.result import MeasureResult, from_json
 
 SCHEMA_VERSION = 6
 
+# The first schema version whose sections and measures carry their metric's name (``metrics/<name>``). ``upgrade``
+# renames them in every file of an older version.
+FIRST_VERSION_WITH_METRIC_NAMES = 6
+# A metric's old name → its name: in a benchmark's ``metric_modules``, and as a section's ``measure_result.measure``.
+RENAMED_METRICS = {"pronoun_set_gap": "pronoun_set_diff", "condition_accuracy_gap": "condition_accuracy_diff"}
+# A section named by its measure's old name → the metric's name (``pronoun_gap/double`` → ``pronoun_set_diff/double``:
+# the part before the first ``/``). Sections named after a benchmark (``winopron/double``, ``gap/w``) keep their names.
+RENAMED_SECTIONS = {"pronoun_gap": "pronoun_set_diff", **RENAMED_METRICS}
+# A measure's old name in a section's ``measure_result`` → its metric's name.
+RENAMED_MEASURES = {
+    "acc_bias": "gap_acc_bias",
+    "w_bias": "gap_w_bias",
+    "delta_i": "counter_gap_delta_i",
+    "fpr_ratio": "abc_fpr_ratio",
+    "compare_pronoun_set_gaps": "compare_pronoun_set_diffs",
+    **RENAMED_METRICS,
+}
+# The start of a score key that said "gap" for a difference → its start now (``gap/they`` → ``diff/they``,
+# ``gap/they_p_value`` → ``diff/they_p_value``); the rest of the key is kept.
+RENAMED_KEYS = (
+    ("gap/", "diff/"),
+    ("occupation_gap/", "occupation_diff/"),
+    ("bcubed_f1_gap/", "bcubed_f1_diff/"),
+    ("gap_unadjusted_p_value", "diff_unadjusted_p_value"),
+)
+
 Label = str | int
 """A group or condition label, as the data gave it."""
 
@@ -445,7 +471,7 @@ def resampling_record(benchmark: Benchmark, sections: Mapping[str, MeasureResult
     Examples
     --------
     >>> from corefbias.benchmarks import BENCHMARKS
-    >>> from corefbias.measures.pro_anti import pro_anti_diff
+    >>> from corefbias.measures.pro_anti_diff import pro_anti_diff
     >>> section = pro_anti_diff([True, False] * 4, [True] * 8, ["pro", "anti"] * 4, pair_ids=[1, 1, 2, 2, 3, 3, 4, 4],
     ...                         block_ids=["a"] * 4 + ["b"] * 4, n_bootstrap=0)
     >>> record = resampling_record(BENCHMARKS["sowinobias"], {"sowinobias": section})
@@ -497,6 +523,102 @@ def _read_run(outcome: Mapping, declared: Iterable[Headline] | None = None) -> d
     }
 
 
+def _section_name(name: str) -> str:
+    first, slash, rest = name.partition("/")
+    return RENAMED_SECTIONS.get(first, first) + slash + rest
+
+
+def _key(key):
+    if isinstance(key, str):
+        for old, new in RENAMED_KEYS:
+            if key.startswith(old):
+                return new + key[len(old) :]
+    return key
+
+
+def _renamed_keys(value):
+    """``value`` (a section, or a part of one) with every score key renamed (``RENAMED_KEYS``): the keys of its dicts,
+    and the flat keys an estimate (``key``) and a measure (``primary``) name; an old measure name renamed too."""
+    if isinstance(value, list):
+        return [_renamed_keys(item) for item in value]
+    if not isinstance(value, Mapping):
+        return value
+    renamed = {}
+    for name, item in value.items():
+        if name in ("key", "primary"):
+            item = _key(item)
+        elif name == "measure" and isinstance(item, str):
+            item = RENAMED_MEASURES.get(item, item)
+        renamed[_key(name)] = _renamed_keys(item)
+    return renamed
+
+
+def _renamed_sections(sections: Mapping[str, Any], *, scores: bool = True) -> dict[str, Any]:
+    return {_section_name(name): _renamed_keys(section) if scores else section for name, section in sections.items()}
+
+
+def _renamed_headlines(headlines):
+    if not isinstance(headlines, list):
+        return headlines
+    renamed = []
+    for headline in headlines:
+        if isinstance(headline, Mapping):
+            headline = {**headline, "key": _key(headline.get("key"))} if "key" in headline else dict(headline)
+            if isinstance(headline.get("section"), str):
+                headline["section"] = _section_name(headline["section"])
+        renamed.append(headline)
+    return renamed
+
+
+def _renamed_outcome(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    """A benchmark's outcome with its sections, and every reference to one, under the metrics' names."""
+    renamed = dict(outcome)
+    if isinstance(outcome.get("sections"), Mapping):
+        renamed["sections"] = _renamed_sections(outcome["sections"])
+    if "headlines" in outcome:
+        renamed["headlines"] = _renamed_headlines(outcome["headlines"])
+    if isinstance(outcome.get("metric_modules"), list):
+        renamed["metric_modules"] = [RENAMED_METRICS.get(name, name) for name in outcome["metric_modules"]]
+    if isinstance(outcome.get("resampling"), Mapping):
+        resampled = outcome["resampling"]
+        sections = _renamed_sections(resampled.get("sections", {}), scores=False)
+        renamed["resampling"] = {**resampled, "sections": sections}
+    if isinstance(outcome.get("prompts"), Mapping):
+        prompts = outcome["prompts"]
+        renamed["prompts"] = {
+            **prompts,
+            "per_prompt": {name: _renamed_outcome(run) for name, run in prompts.get("per_prompt", {}).items()},
+            "headlines": _renamed_headlines(prompts.get("headlines")),
+        }
+    return renamed
+
+
+def metric_names(results: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``results`` with what a file older than ``FIRST_VERSION_WITH_METRIC_NAMES`` named by a measure's old name under
+    its metric's name: sections (``RENAMED_SECTIONS``), measures and metric modules (``RENAMED_MEASURES``,
+    ``RENAMED_METRICS``) and score keys that said "gap" for a difference (``RENAMED_KEYS``), in its sections, its
+    headlines, its resampling record and its prompts; ``results`` itself where nothing has an old name.
+
+    Examples
+    --------
+    >>> old = {"model": "m", "benchmarks": {"ruff": {"sections": {"pronoun_gap": {"gap/xe": -0.5}},
+    ...     "headlines": [{"section": "pronoun_gap", "key": "gap/xe"}], "metric_modules": ["pronoun_set_gap"]}}}
+    >>> new = metric_names(old)["benchmarks"]["ruff"]
+    >>> new["sections"], new["headlines"][0]["section"], new["headlines"][0]["key"], new["metric_modules"]
+    ({'pronoun_set_diff': {'diff/xe': -0.5}}, 'pronoun_set_diff', 'diff/xe', ['pronoun_set_diff'])
+    >>> metric_names(metric_names(old)) == metric_names(old), metric_names({"benchmarks": {}}) == {"benchmarks": {}}
+    (True, True)
+    """
+    benchmarks = results["benchmarks"]
+    renamed = {
+        name: _renamed_outcome(outcome) if isinstance(outcome, Mapping) else outcome
+        for name, outcome in benchmarks.items()
+    }
+    if renamed == benchmarks:
+        return results
+    return {**results, "benchmarks": renamed}
+
+
 def upgrade(results: Mapping[str, Any]) -> dict:
     """A ``results.json`` dict of any version this corefbias reads, in the current layout, its sections as
     ``MeasureResult`` and its headlines as ``HeadlineScore`` (``to_json`` writes it back).
@@ -505,7 +627,9 @@ def upgrade(results: Mapping[str, Any]) -> dict:
     are now; a benchmark no longer declared gets none. The flat sections of versions 1 and 2 become sections of
     scores (``measures.result.from_flat``: each score overall, under its flat key). Keys version 1 files of some
     older corefbias lack (``provenance``, the parse and position rates) stay missing: readers of such files use
-    ``get``.
+    ``get``. Sections and measures a file older than version ``FIRST_VERSION_WITH_METRIC_NAMES`` named by a measure's
+    old name get their metric's name, and score keys that said "gap" for a difference say "diff" (``metric_names``):
+    ``pronoun_gap/<config>`` is read as ``pronoun_set_diff/<config>``, its ``gap/xe`` as ``diff/xe``.
 
     Raises
     ------
@@ -523,6 +647,8 @@ def upgrade(results: Mapping[str, Any]) -> dict:
     Estimate('acc_bias', 0.98)
     """
     version = results.get("schema_version", 1)  # version 1 wrote no version
+    if isinstance(version, int) and version < FIRST_VERSION_WITH_METRIC_NAMES:
+        results = metric_names(results)
     if version not in range(1, SCHEMA_VERSION + 1):
         raise ValueError(
             f"this results.json has schema version {version}, and this corefbias reads versions 1 to "

@@ -213,8 +213,8 @@ def _mark(row: dict) -> str:
 
 
 # Scores measured per occupation that the report leaves out (60 rows each): Winogender's preference, which a figure
-# draws, and each pronoun set's gap per occupation (``occupation_gap/<set>``), which results.json keeps.
-PER_OCCUPATION_NOT_TABLED = ("preference", "occupation_gap/")
+# draws, and each pronoun set's gap per occupation (``occupation_diff/<set>``), which results.json keeps.
+PER_OCCUPATION_NOT_TABLED = ("preference", "occupation_diff/")
 
 
 def _by_cell(section: MeasureResult) -> list[tuple[Cell, str, Estimate]]:

@@ -287,7 +287,7 @@ def figures_of(runs: Mapping[str, BenchmarkRun], kind: str) -> list[tuple[Benchm
     Examples
     --------
     >>> from corefbias.benchmarks import BENCHMARKS
-    >>> from corefbias.measures.gap import undefined_w_bias
+    >>> from corefbias.measures.gap_w_bias import undefined_w_bias
     >>> run = BenchmarkRun(BENCHMARKS["gap"], sections={"gap/w": undefined_w_bias("none")})
     >>> [figure.section for _, figure in figures_of({"gap": run}, "weights")]
     ['gap/w']

@@ -27,6 +27,7 @@ import os
 import re
 import textwrap
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import datasets
 import evaluate
@@ -222,6 +223,18 @@ def kwargs_description(
     return "\n".join(lines) + "\n"
 
 
+def module_name(metric_class: type) -> str:
+    """The name of a metric module: its file's, ``<name>`` of ``metrics/<name>/<name>.py`` (evaluate runs a copy of the
+    file named as it is, in a folder of its own).
+
+    Examples
+    --------
+    >>> module_name(CorefBiasMetric)
+    'evaluate_modules'
+    """
+    return Path(inspect.getfile(metric_class)).stem
+
+
 class CorefBiasMetric(evaluate.Metric):
     """Base of the corefbias metric modules.
 
@@ -246,6 +259,15 @@ class CorefBiasMetric(evaluate.Metric):
     NULLABLE_INPUTS: tuple[str, ...] = ()
     LABELS: Mapping[str, tuple] = {}
     RENAMED: Mapping[str, str] = {}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # evaluate names a module after its class (CamelCase → snake_case); ours take the name of their file,
+        # metrics/<name>/<name>.py, so that a metric copied under a new name needs no class renamed.
+        name = module_name(type(self))
+        if self.info.module_name != name:
+            self.info.module_name = name
+            self.data_dir = self._build_data_dir()  # evaluate's cache folder for the module is named after it
 
     def _info(self):
         return evaluate.MetricInfo(

@@ -12,7 +12,7 @@ machinery and item difficulty cancels out:
     Drawing whole blocks matters: two models that each answer a template alike differ alike on its units, and
     a test swapping or drawing units one by one would call that difference significant far too often. (The
     approximate randomization test of GAP's paper, which swaps units, stays where it reproduces that paper:
-    ``gap.compare_models``.)
+    ``gap_rows.compare_models``.)
 
 A family of comparisons (one comparison's headline scores) is corrected with Holm's step-down
 method, which controls the family-wise error rate without assuming independence.
@@ -275,9 +275,9 @@ def holm_adjusted(
 
     Examples
     --------
-    >>> tested = {"gap/a": Inference(0.01, -0.3, -0.1, 1000), "gap/b": Inference(0.04, -0.2, 0.0, 1000)}
-    >>> adjusted, unadjusted = holm_adjusted(tested, ["gap/a", "gap/b"])
-    >>> round(adjusted["gap/a"].p_value, 3), round(adjusted["gap/b"].p_value, 3), unadjusted["gap/a"]
+    >>> tested = {"diff/a": Inference(0.01, -0.3, -0.1, 1000), "diff/b": Inference(0.04, -0.2, 0.0, 1000)}
+    >>> adjusted, unadjusted = holm_adjusted(tested, ["diff/a", "diff/b"])
+    >>> round(adjusted["diff/a"].p_value, 3), round(adjusted["diff/b"].p_value, 3), unadjusted["diff/a"]
     (0.02, 0.04, 0.01)
     """
     unadjusted = {key: inferences[key].p_value for key in family}

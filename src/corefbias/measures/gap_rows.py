@@ -1,5 +1,5 @@
-"""GAP's per-example rows and the scores of their sums, shared by ``gap.acc_bias``, ``gap.w_bias`` and
-``gap.compare_models``.
+"""GAP's per-example rows and the scores of their sums, shared by ``gap_acc_bias``, ``gap_w_bias`` and
+:func:`compare_models`, the paired comparison of two models on either score.
 
 Each example contributes one row of sums (``COLUMNS``: its positive candidate's weight and whether it was found,
 and GAP's TP/FP/FN, per gender); every score is a ratio of column sums, so bootstrap replicates and the paired
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import structured_inputs, validation
-from .resampling import safe_div
+from .resampling import paired_randomization_test, safe_div
 
 GENDERS = ("female", "male")
 
@@ -41,7 +41,7 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to numpy.ndarray
-        The scores of ``gap.acc_bias`` (NaN where undefined).
+        The scores of ``gap_acc_bias.gap_acc_bias`` (NaN where undefined).
 
     Examples
     --------
@@ -208,7 +208,7 @@ def check_inputs(
     Raises
     ------
     ValueError
-        For any bad input, as ``gap.acc_bias`` lists; a reference marking both candidates.
+        For any bad input, as ``gap_acc_bias.gap_acc_bias`` lists; a reference marking both candidates.
 
     Examples
     --------
@@ -277,3 +277,74 @@ def check_weights(weights: Sequence, gold: np.ndarray) -> np.ndarray:
             f"sit on the positive candidate, so examples without one must weigh 0"
         )
     return values
+
+
+def compare_models(
+    predictions_a: Sequence,
+    predictions_b: Sequence,
+    references: Sequence,
+    genders: Sequence[str],
+    *,
+    score: str = "acc_bias",
+    weights: Sequence[float] | None = None,
+    n_permutations: int = 10_000,
+    seed: int = 0,
+) -> dict[str, float | None]:
+    """Is model A's ``score`` different from model B's on the same examples? (Yeh 2000, as in Sec. 3.6.)
+
+    ``score`` is any score of :func:`statistic` (``acc_bias``, ``f1_bias``, ``accuracy``, ...); with
+    ``weights`` the accuracies are weighted, so ``score="acc_bias"`` compares W-Bias (the paper's
+    Wt-Bias comparisons pass the Wt weights).
+
+    Parameters
+    ----------
+    predictions_a, predictions_b : sequence
+        The two models' ``[A, B]`` decisions per example.
+    references : sequence
+        The gold ``[A, B]`` labels.
+    genders : sequence of str
+        ``female`` or ``male`` per example.
+    score : str, default "acc_bias"
+        The score compared.
+    weights : sequence of float, optional
+        The examples' weights (W-Bias).
+    n_permutations : int, default 10000
+        The random swaps.
+    seed : int, default 0
+        Seeds them.
+
+    Returns
+    -------
+    dict
+        ``difference`` (A − B) and its two-sided ``p_value`` (approximate randomization).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``score`` or any bad input, as :func:`~corefbias.measures.gap_acc_bias.gap_acc_bias` lists.
+
+    Examples
+    --------
+    A right on every example, B only on the masculine ones:
+
+    >>> gold = [[True, False]] * 8
+    >>> genders = ["male", "female"] * 4
+    >>> b = [[True, False], [False, False]] * 4
+    >>> result = compare_models(gold, b, gold, genders, score="accuracy", n_permutations=2000)
+    >>> result["difference"], result["p_value"] < 0.2
+    (0.5, True)
+    """
+    structured_inputs.check_choice("score", score, sorted(statistic(np.zeros(len(COLUMNS)))))
+    predicted_a, gold, female = check_inputs(
+        predictions_a, references, genders, {"predictions_b": predictions_b}, weights=weights
+    )
+    predicted_b = validation.check_binary_pairs("predictions_b", predictions_b)
+    values = None if weights is None else check_weights(weights, gold)
+    return paired_randomization_test(
+        example_rows(predicted_a, gold, female, values),
+        example_rows(predicted_b, gold, female, values),
+        statistic,
+        score,
+        n_permutations=n_permutations,
+        seed=seed,
+    )

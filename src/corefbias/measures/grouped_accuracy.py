@@ -114,7 +114,7 @@ def _cells_of(groupings: Mapping[str, list], crossed: Sequence[tuple[str, str]])
     return cells
 
 
-def _unit_rows(correct: np.ndarray, units: np.ndarray, num_units: int, cells: Mapping[str, np.ndarray]) -> np.ndarray:
+def _count_rows(correct: np.ndarray, units: np.ndarray, num_units: int, cells: Mapping[str, np.ndarray]) -> np.ndarray:
     """Per unit and cell, its right and its scored instances: columns ``(right, scored)`` per cell, in cell order."""
     rows = np.zeros((num_units, 2 * len(cells)))
     for column, mask in enumerate(cells.values()):
@@ -124,7 +124,7 @@ def _unit_rows(correct: np.ndarray, units: np.ndarray, num_units: int, cells: Ma
 
 
 def _statistic(sums: np.ndarray, *, cells: Sequence[str], contrasts: Sequence[Contrast]) -> dict[str, np.ndarray]:
-    """Every cell's accuracy and every contrast, from column sums (see :func:`unit_rows`)."""
+    """Every cell's accuracy and every contrast, from column sums (see :func:`_count_rows`)."""
     scores = {name: safe_div(sums[..., 2 * index], sums[..., 2 * index + 1]) for index, name in enumerate(cells)}
     missing = np.full(sums.shape[:-1], np.nan)
     for contrast in contrasts:
@@ -199,7 +199,7 @@ def grouped_accuracy(
     order = {unit: index for index, unit in enumerate(dict.fromkeys(unit_ids))}
     units = np.fromiter((order[unit] for unit in unit_ids), dtype=int, count=len(unit_ids))
     cells = _cells_of(groupings, crossed)
-    rows = _unit_rows(correct, units, len(order), cells)
+    rows = _count_rows(correct, units, len(order), cells)
     blocks = unit_blocks(block_ids, units, list(order))
     compute = partial(_statistic, cells=tuple(cells), contrasts=tuple(contrasts))
     scores = dict(compute(rows.sum(axis=0)))

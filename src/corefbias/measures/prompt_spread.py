@@ -114,7 +114,7 @@ def prompt_spread(
     values: Mapping[str, float | None],
     *,
     unbiased: float | None,
-    unit_rows: Mapping | None = None,
+    rows_by_prompt: Mapping | None = None,
     key: str | None = None,
     n_bootstrap: int = 1000,
     seed: int = 0,
@@ -129,11 +129,11 @@ def prompt_spread(
     unbiased : float or None
         The value of a model without the bias (0 for a difference, 1 for a ratio); None: not a bias score, so no
         p-value and no sign flip.
-    unit_rows : mapping of str to UnitRows, optional
+    rows_by_prompt : mapping of str to UnitRows, optional
         Prompt name → the unit rows the score's measure resampled with that prompt, for the two-level bootstrap;
         None: no interval (``no_rows_reason`` says why).
     key : str, optional
-        The score's key in the measure's statistic (required with ``unit_rows``).
+        The score's key in the measure's statistic (required with ``rows_by_prompt``).
     n_bootstrap : int, default 1000
         Two-level bootstrap replicates (0: no interval or p-value).
     seed : int, default 0
@@ -152,7 +152,7 @@ def prompt_spread(
     Raises
     ------
     ValueError
-        For no prompts, a bad ``n_bootstrap`` or ``seed``, or ``unit_rows`` for other prompts than ``values`` or
+        For no prompts, a bad ``n_bootstrap`` or ``seed``, or ``rows_by_prompt`` for other prompts than ``values`` or
         without ``key``.
 
     Examples
@@ -169,14 +169,14 @@ def prompt_spread(
     names = list(values)
     if not names:
         raise ValueError("prompt_spread needs the score of at least one prompt; got none")
-    if unit_rows is not None:
-        if list(unit_rows) != names:
+    if rows_by_prompt is not None:
+        if list(rows_by_prompt) != names:
             raise ValueError(
-                f"prompt_spread: unit_rows must name the prompts of values in their order ({names}), got "
-                f"{list(unit_rows)}"
+                f"prompt_spread: rows_by_prompt must name the prompts of values in their order ({names}), got "
+                f"{list(rows_by_prompt)}"
             )
         if key is None:
-            raise ValueError("prompt_spread: give the score's key in the statistic with unit_rows")
+            raise ValueError("prompt_spread: give the score's key in the statistic with rows_by_prompt")
     defined = [value for value in values.values() if value is not None and np.isfinite(value)]
     undefined_prompts = [name for name, value in values.items() if value is None or not np.isfinite(value)]
     reason = f"the score is undefined with the prompt(s) {', '.join(undefined_prompts)}"
@@ -194,7 +194,7 @@ def prompt_spread(
         **dict.fromkeys(("min", "max", "range"), "the score is undefined with every prompt"),
         **{f"value/{name}": "the score is undefined with this prompt" for name in names},
     }
-    inference, why = _mean_inference(mean, unit_rows, key, unbiased, n_bootstrap, seed, no_rows_reason)
+    inference, why = _mean_inference(mean, rows_by_prompt, key, unbiased, n_bootstrap, seed, no_rows_reason)
     flip = None
     if unbiased is not None and len(defined) >= 2:
         flip = any(value > unbiased for value in defined) and any(value < unbiased for value in defined)
@@ -221,7 +221,7 @@ def prompt_spread(
     return MeasureResult("prompt_spread", entries, primary="mean", extras=result.extras)
 
 
-def _mean_inference(mean, unit_rows, key, unbiased, n_bootstrap, seed, no_rows_reason) -> tuple[Inference, dict]:
+def _mean_inference(mean, rows_by_prompt, key, unbiased, n_bootstrap, seed, no_rows_reason) -> tuple[Inference, dict]:
     """The two-level bootstrap's inference of the mean, and why each of its fields is None where it is."""
     none = Inference(None, None, None, 0)
     why: dict[str, str] = {}
@@ -231,13 +231,13 @@ def _mean_inference(mean, unit_rows, key, unbiased, n_bootstrap, seed, no_rows_r
         return none, {**why, "all": "significance was not computed (n_bootstrap=0)"}
     if not np.isfinite(mean):
         return none, {"all": "the mean itself is undefined"}
-    if unit_rows is None:
+    if rows_by_prompt is None:
         return none, {**why, "all": no_rows_reason or "the score resamples no units, so no two-level interval"}
-    aligned = aligned_unit_rows(list(unit_rows.values()))
+    aligned = aligned_unit_rows(list(rows_by_prompt.values()))
     if aligned is None:
         return none, {**why, "all": "the prompts' scores resample different units, so no two-level interval"}
     rows, blocks = aligned
-    statistic = next(iter(unit_rows.values())).statistic
+    statistic = next(iter(rows_by_prompt.values())).statistic
     replicates = two_level_replicates(rows, statistic, key, n_bootstrap, seed, blocks)
     behind = min(blocks_behind(prompt, statistic, [key], blocks)[key] for prompt in rows)
     inference = infer(mean, replicates, unbiased, n_blocks=behind)

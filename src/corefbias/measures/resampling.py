@@ -735,9 +735,9 @@ def single_block_reasons(
     One male and one female example (per row: male correct, male total, female correct, female total):
 
     >>> rows = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
-    >>> gap = lambda sums: {"gap": sums[..., 0] / sums[..., 1] - sums[..., 2] / sums[..., 3]}
-    >>> print(single_block_reasons(rows, gap, ["gap"], "example")["gap"])
-    gap rests on a single example (without example 0 it is undefined); the bootstrap needs at least two behind each
+    >>> diff = lambda sums: {"diff": sums[..., 0] / sums[..., 1] - sums[..., 2] / sums[..., 3]}
+    >>> print(single_block_reasons(rows, diff, ["diff"], "example")["diff"])
+    diff rests on a single example (without example 0 it is undefined); the bootstrap needs at least two behind each
     part of it
     """
     drawn = design(rows, blocks)

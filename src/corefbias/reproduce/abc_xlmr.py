@@ -18,7 +18,7 @@ from ..benchmarks.abc import files as abc_format
 from ..data import upstream
 from ..data.spans import token_clusters_to_char
 from ..harness.cluster_links import link_decisions
-from ..measures import abc_fpr
+from ..measures import abc_fpr_ratio
 
 PREDICTIONS = ("abc_dadebias_fork", "outputs/coref/xlm-r_coref_da.json")
 EXPECTED_PREDICTIONS = 13_680
@@ -42,7 +42,7 @@ def _char_span(span: dict) -> tuple[int, int]:
 
 
 def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
-    """Inputs of ``abc_fpr.fpr_ratio`` from the sentences and the published predictions, each triplet in its
+    """Inputs of ``abc_fpr_ratio.fpr_ratio`` from the sentences and the published predictions, each triplet in its
     occupation's and its sentence frame's blocks, as the benchmark draws them."""
     triplets = list(abc_format.original_triplets(mirror))
     sentences = [
@@ -74,13 +74,13 @@ def metric_inputs(mirror=None, mode: str = "any_cluster") -> dict:
 
 def rescore(mirror=None, mode: str = "any_cluster", n_bootstrap: int = 1000, seed: int = 0) -> dict:
     """ABC scores of the XLM-R predictions, deciding "linked" by ``mode`` (see ``corefbias.harness.cluster_links``)."""
-    return abc_fpr.fpr_ratio(**metric_inputs(mirror, mode), n_bootstrap=n_bootstrap, seed=seed)
+    return abc_fpr_ratio.abc_fpr_ratio(**metric_inputs(mirror, mode), n_bootstrap=n_bootstrap, seed=seed)
 
 
 def report(mirror=None, n_bootstrap: int = 1000, seed: int = 0) -> str:
     """Both decision modes side by side with the expected any-cluster rates."""
     inputs = {mode: metric_inputs(mirror, mode) for mode in MODES}
-    results = {mode: abc_fpr.fpr_ratio(**inputs[mode], n_bootstrap=n_bootstrap, seed=seed) for mode in MODES}
+    results = {mode: abc_fpr_ratio.abc_fpr_ratio(**inputs[mode], n_bootstrap=n_bootstrap, seed=seed) for mode in MODES}
     stereotyped = sum(gender is not None for gender in inputs["cluster"]["occupation_genders"]) // 3
     lines = [
         "ABC (Danish) coreference task: DaNLP XLM-R predictions published in DaDebias/ABC-dataset, rescored.",
@@ -99,8 +99,8 @@ def report(mirror=None, n_bootstrap: int = 1000, seed: int = 0) -> str:
             values = [f"{results[mode][name]:.4f}" for mode in MODES]
             lines.append(f"| {name} | {shown} | " + " | ".join(values) + " |")
     # GenDa Lens's own effect size: the two stereotype groups averaged, the unlabelled occupations left out.
-    values = [f"{results[mode][abc_fpr.GENDA_LENS_GES]:.4f}" for mode in MODES]
-    lines.append(f"| {abc_fpr.GENDA_LENS_GES} |  | " + " | ".join(values) + " |")
+    values = [f"{results[mode][abc_fpr_ratio.GENDA_LENS_GES]:.4f}" for mode in MODES]
+    lines.append(f"| {abc_fpr_ratio.GENDA_LENS_GES} |  | " + " | ".join(values) + " |")
     matches = all(round(results["any_cluster"][name], 3) == value for name, value in EXPECTED_ANY_CLUSTER.items())
     linked = {mode: sum(inputs[mode]["predictions"]) for mode in MODES}
     lines += [

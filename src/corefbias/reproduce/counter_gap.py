@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..benchmarks.counter_gap import ids as counter_gap_format
 from ..data import pronouns, upstream
-from ..measures import counter_gap
+from ..measures import counter_gap_delta_i
 
 SYSTEMS = {
     "BERT-base": "bert_base",
@@ -136,7 +136,7 @@ def _as_bool(text: str) -> bool:
 
 
 def metric_inputs(system: str, mirror=None) -> dict:
-    """Inputs of ``counter_gap.delta_i`` from the gold C-GAP.tsv and one published output, resampled by quadruple
+    """Inputs of :func:`counter_gap_delta_i` from the gold C-GAP.tsv and one published output, resampled by quadruple
     as the paper's bootstrap resamples them (``book_blocks`` gives the books the benchmark draws whole)."""
     gold = upstream.read_tsv("counter_gap", "data/C-GAP.tsv", mirror)
     output = upstream.read_tsv("counter_gap", f"results/none/{SYSTEMS[system]}_output.tsv", mirror)
@@ -162,7 +162,9 @@ def cells(mirror=None, n_bootstrap: int = 10_000, seed: int = 0) -> list[Cell]:
     """Every published cell beside our value, in percent (ρ unscaled)."""
     found = []
     for system, printed in PAPER.items():
-        results = counter_gap.delta_i(**metric_inputs(system, mirror), n_bootstrap=n_bootstrap, seed=seed)
+        results = counter_gap_delta_i.counter_gap_delta_i(
+            **metric_inputs(system, mirror), n_bootstrap=n_bootstrap, seed=seed
+        )
         for score, paper_value in printed.items():
             paper_value, paper_significant = paper_value if isinstance(paper_value, tuple) else (paper_value, None)
             is_rho = score == "spearman_rho"

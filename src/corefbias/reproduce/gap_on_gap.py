@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..benchmarks.gap import files as gap_files
-from ..measures import gap, gap_baselines, gap_properties, gap_rows, weighting
+from ..measures import gap_baselines, gap_properties, gap_rows, gap_w_bias, weighting
 from ..measures.resampling import bootstrap_test
 
 COLUMNS = ("F1", "Accuracy", "F1-Bias", "acc-Bias", "W-Bias", "Wnum-Bias", "Wdist-Bias", "Wt-Bias")
@@ -204,7 +204,7 @@ def report(mirror=None, seed: int = 0, n_bootstrap: int = 1000) -> str:
         ]
         weighted_rows = gap_rows.example_rows(predicted, data.references, data.female, data.weights["wt"])
         weighted = bootstrap_test(
-            weighted_rows, gap_rows.weighted_statistic, gap.W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed
+            weighted_rows, gap_rows.weighted_statistic, gap_w_bias.W_BIAS_NULLS, n_bootstrap=n_bootstrap, seed=seed
         )["w_bias"]
         lines.append(
             f"  {baseline}: acc-Bias {plain.ci_low:.3f}–{plain.ci_high:.3f} (p = {plain.p_value:.4f}); "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...measures import abc_fpr
+from ...measures import abc_fpr_ratio
 from ..cloze_wording import DANISH_OCCUPATIONS_CLOZE
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline, Scorer
 from ..link_sections import gold_links
@@ -37,7 +37,7 @@ def fpr_scorer(section: str) -> Scorer:
         (part,) = rows
         data = rows[part]
         return {
-            section: abc_fpr.fpr_ratio(
+            section: abc_fpr_ratio.abc_fpr_ratio(
                 [decision[0] for decision in decisions[part]],
                 [gold[0] for gold in gold_links(data)],
                 data["pronoun_gender"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...measures import bug
+from ...measures import bug_bias
 from ...models.cloze_template import ClozeTemplate
 from ..cloze_wording import ENGLISH_SOURCE
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline, rows_of
@@ -17,7 +17,7 @@ BLOCKS = BlockDesign(("text",), ("sentence",))
 
 
 def _bug_bias(data: dict, linked: list[bool], n_bootstrap: int, seed: int):
-    return bug.bug_bias(
+    return bug_bias.bug_bias(
         linked,
         data["pronoun_gender"],
         data["stereotype_label"],

@@ -14,7 +14,7 @@ import datasets
 
 from corefbias.benchmarks.bug import files as bug_files
 from corefbias.data import builder_base, citations, features
-from corefbias.measures import bug
+from corefbias.measures import bug_bias
 
 UPSTREAM_DATASET = bug_files.UPSTREAM_DATASET
 
@@ -85,7 +85,7 @@ def example(row: dict, config: str, statistics: dict[str, dict]) -> dict | None:
         "stereotype": row["stereotype"],
         "stereotype_label": bug_files.STEREOTYPE_LABELS[row["stereotype"]],
         "distance": row["distance"],
-        "distance_bin": bug.distance_bin(row["distance"]),
+        "distance_bin": bug_bias.distance_bin(row["distance"]),
         "num_of_pronouns": row["num_of_pronouns"],
         "corpus": row["corpus"],
         "data_index": row["data_index"],

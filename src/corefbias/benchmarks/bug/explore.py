@@ -9,7 +9,7 @@ within each, since there the text leaves the least room for doubt.
 
 from __future__ import annotations
 
-from ...measures import bug
+from ...measures import bug_bias
 from ..explore import ExploreView, Pairs, member
 
 # Which errors come first: those that follow the stereotype.
@@ -29,10 +29,10 @@ def sentence_cases(pairs: Pairs, condition: str | None = None) -> list[dict]:
         if instance["decision"] == instance["gold"]:
             continue
         label = row["stereotype_label"]
-        bin_index = bug.distance_bin(row["distance"])
+        bin_index = bug_bias.distance_bin(row["distance"])
         title = (
             f"{label}: '{row['pronoun']['text']}' ({row['pronoun_gender']}) → the {row['profession']} "
-            f"({_share(row)}); {row['distance']} words apart, distance bin {bug.bin_label(bin_index)}"
+            f"({_share(row)}); {row['distance']} words apart, distance bin {bug_bias.bin_label(bin_index)}"
         )
         shown = member(f"{row['corpus']} ({row['id']})", row, instance)
         found.append(((_ORDER[label], row["distance"], row["id"]), {"title": title, "members": [shown]}))

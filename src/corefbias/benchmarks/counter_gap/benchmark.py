@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...measures import counter_gap
+from ...measures import counter_gap_delta_i
 from ..cloze_wording import NAMES_CLOZE, NO_NEITHER, someone_else_wording
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from ..link_sections import gold_links
@@ -18,7 +18,7 @@ def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
     return {
-        "counter_gap": counter_gap.delta_i(
+        "counter_gap": counter_gap_delta_i.counter_gap_delta_i(
             decisions[part],
             gold_links(data),
             data["quadruple_id"],

@@ -15,7 +15,7 @@ import datasets
 
 from corefbias.benchmarks.counter_gap import ids as counter_gap_format
 from corefbias.data import builder_base, citations, features, pronouns, spans, upstream
-from corefbias.measures.counter_gap import ROLES
+from corefbias.measures.counter_gap_delta_i import ROLES
 
 UPSTREAM_DATASET = "counter_gap"
 FILES = {"default": "data/C-GAP.tsv", "withdot": "data/C-GAP-withdot.tsv"}

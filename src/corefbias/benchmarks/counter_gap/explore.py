@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...measures import counter_gap, structured_inputs
+from ...measures import counter_gap_delta_i, structured_inputs
 from ..explore import ExploreView, Pairs, member
 
 
@@ -15,14 +15,14 @@ def quadruple_cases(pairs: Pairs, condition: str | None = None) -> list[dict]:
     order, table = structured_inputs.unit_table(
         [row["quadruple_id"] for row in rows],
         [row["role"] for row in rows],
-        counter_gap.ROLES,
+        counter_gap_delta_i.ROLES,
         unit="quadruple",
         member="instance",
         ids_name="quadruple_ids",
     )
     correct = np.asarray([instance["decision"] == instance["gold"] for _, instance in pairs])
     original_male = np.asarray([rows[index]["gender"] == "male" for index in table[:, 0]])
-    per_quadruple = counter_gap.statistic(counter_gap.quadruple_rows(correct, table, original_male))
+    per_quadruple = counter_gap_delta_i.statistic(counter_gap_delta_i.quadruple_rows(correct, table, original_male))
     shown = sorted(np.flatnonzero(per_quadruple["i_across"] > 0), key=lambda q: (-per_quadruple["delta_i"][q], q))
     cases = []
     for q in shown:
@@ -31,7 +31,7 @@ def quadruple_cases(pairs: Pairs, condition: str | None = None) -> list[dict]:
             f"I_within {per_quadruple['i_within'][q]:.2f}, ΔI {per_quadruple['delta_i'][q]:+.2f}"
         )
         members = []
-        for role, index in zip(counter_gap.ROLES, table[q]):
+        for role, index in zip(counter_gap_delta_i.ROLES, table[q]):
             row, instance = pairs[index]
             members.append(member(f"{role.replace('_', ' ')} ({row['gender']})", row, instance))
         cases.append({"title": title, "members": members})

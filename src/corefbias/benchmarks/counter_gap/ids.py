@@ -5,7 +5,7 @@ _ROLE_SUFFIXES = (("-control", "gender_controlled"), ("-swap-1", "gender_swapped
 
 
 def role_of(instance_id: str) -> str:
-    """The instance's role in its quadruple (``measures.counter_gap.ROLES``)."""
+    """The instance's role in its quadruple (``measures.counter_gap_delta_i.ROLES``)."""
     for suffix, role in _ROLE_SUFFIXES:
         if instance_id.endswith(suffix):
             return role

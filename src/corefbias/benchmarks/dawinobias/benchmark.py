@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...measures import pro_anti
+from ...measures import pro_anti_diff
 from ..cloze_wording import DANISH_OCCUPATIONS_CLOZE
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline, rows_of
 from ..explore import PRO_ANTI_PAIRS
@@ -41,7 +41,7 @@ def score(rows, decisions, n_bootstrap, seed):
         strict = pro_anti_inputs(
             rows, decisions, STRICT_PARTS, gold_only=True, condition="polarity", group="pronoun_gender", blocks=BLOCKS
         )
-        sections["dawinobias/strict"] = pro_anti.pro_anti_diff(
+        sections["dawinobias/strict"] = pro_anti_diff.pro_anti_diff(
             **strict, unlinked="wrong", n_bootstrap=n_bootstrap, seed=seed
         )
     return sections
@@ -66,8 +66,8 @@ def _genda_lens_sections(rows, decisions, n_bootstrap, seed):
             classes["referent_classes"].append(row["candidate_stereotypes"][referent])
             classes["conditions"].append(row["polarity"])
     return {
-        "dawinobias": pro_anti.pro_anti_diff(**genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed),
-        "dawinobias/referent_f1": pro_anti.referent_class_f1(**classes),
+        "dawinobias": pro_anti_diff.pro_anti_diff(**genda, unlinked="drop", n_bootstrap=n_bootstrap, seed=seed),
+        "dawinobias/referent_f1": pro_anti_diff.referent_class_f1(**classes),
     }
 
 

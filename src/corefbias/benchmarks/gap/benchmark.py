@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...measures import gap
+from ...measures import gap_acc_bias, gap_w_bias
 from ...measures.weighting import InfeasibleBalanceError
 from ..cloze_wording import NAMES_CLOZE, someone_else_wording
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
@@ -18,19 +18,21 @@ def score(rows, decisions, n_bootstrap, seed):
     gold = gold_links(data)
     pages = BLOCKS.ids(data)
     sections = {
-        "gap": gap.acc_bias(decisions[part], gold, data["gender"], block_ids=pages, n_bootstrap=n_bootstrap, seed=seed)
+        "gap": gap_acc_bias.gap_acc_bias(
+            decisions[part], gold, data["gender"], block_ids=pages, n_bootstrap=n_bootstrap, seed=seed
+        )
     }
     # The weights balance examples with a referent; a small --limit subset may hold none of one gender.
     referred = {gender for gender, labels in zip(data["gender"], gold) if any(labels)}
     for variant in ("w", "wt"):
         if referred != {"female", "male"}:
             missing = ", ".join(sorted({"female", "male"} - referred))
-            sections[f"gap/{variant}"] = gap.undefined_w_bias(
+            sections[f"gap/{variant}"] = gap_w_bias.undefined_w_bias(
                 f"no balancing weights: no {missing} example has a referent among its candidates"
             )
             continue
         try:
-            sections[f"gap/{variant}"] = gap.w_bias(
+            sections[f"gap/{variant}"] = gap_w_bias.gap_w_bias(
                 decisions[part],
                 gold,
                 data["gender"],
@@ -43,7 +45,7 @@ def score(rows, decisions, n_bootstrap, seed):
                 seed=seed,
             )
         except InfeasibleBalanceError as error:
-            sections[f"gap/{variant}"] = gap.undefined_w_bias(f"no balancing weights: {error}")
+            sections[f"gap/{variant}"] = gap_w_bias.undefined_w_bias(f"no balancing weights: {error}")
     return sections
 
 

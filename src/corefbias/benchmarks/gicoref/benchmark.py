@@ -3,18 +3,18 @@
 A *cluster model* (NeuralCoref, a served model, a predictions file) reads each document whole; its clusters are
 scored with CoNLL F1 (MUC, B³, CEAFφ4, the reference scorer's definitions) over the documents, and B³ is broken down
 by mention type (neopronoun, *they*, *he*/*she*, other pronouns, names and nominals, misgendering words), the one
-breakdown the annotation supports (``mention_type_conll``). A *choice model* (an LLM, a baseline) predicts no
+breakdown the annotation supports (``conll_f1_by_mention_type``). A *choice model* (an LLM, a baseline) predicts no
 clusters and has no CoNLL F1; what it can do is answer the questions the gold clusters give: which of the people
 named in a pronoun's sentence and the three before does the pronoun refer to (``mentions.questions``)? Both kinds
 answer those questions (a cluster model through its clusters), scored by accuracy per pronoun type and its gap to
-*he*/*she*, resampling texts (``condition_gap``).
+*he*/*she*, resampling texts (``condition_accuracy_diff``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from ...measures import condition_gap, mention_type_conll
+from ...measures import condition_accuracy_diff, conll_f1_by_mention_type
 from ..cloze_wording import ENGLISH_SOURCE, NAMES_CLOZE
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .explore import PRONOUNS_IN_PASSAGES
@@ -28,7 +28,7 @@ NO_CLUSTERS = (
 )
 LINKS_ONLY = "the predictions hold per-candidate links, not clusters, and CoNLL F1 scores clusters"
 # The keys of the CoNLL section that a model without clusters leaves undefined.
-CONLL_KEYS = ("conll_f1", *(f"bcubed_f1_gap/{name}" for name in COMPARED_TYPES))
+CONLL_KEYS = ("conll_f1", *(f"bcubed_f1_diff/{name}" for name in COMPARED_TYPES))
 
 
 def _answer(linked: list[bool]) -> str:
@@ -45,7 +45,7 @@ def score(rows, decisions, n_bootstrap, seed):
     data = rows[part]
     references = [_answer([c["is_referent"] for c in candidates]) for candidates in data["candidates"]]
     return {
-        "gicoref": condition_gap.condition_accuracy_gap(
+        "gicoref": condition_accuracy_diff.condition_accuracy_diff(
             [_answer(decision) for decision in decisions[part]],
             references,
             data["pronoun_type"],
@@ -71,9 +71,9 @@ def score_outputs(rows, outputs, n_bootstrap, seed):
     (part,) = rows
     data, answers = rows[part], outputs[part]
     if any(isinstance(output, dict) and "decision" in output for output in answers):
-        return {"gicoref/conll": mention_type_conll.undefined_by_mention_type(LINKS_ONLY, CONLL_KEYS)}
+        return {"gicoref/conll": conll_f1_by_mention_type.undefined_by_mention_type(LINKS_ONLY, CONLL_KEYS)}
     if any(not isinstance(output, list) for output in answers):
-        return {"gicoref/conll": mention_type_conll.undefined_by_mention_type(NO_CLUSTERS, CONLL_KEYS)}
+        return {"gicoref/conll": conll_f1_by_mention_type.undefined_by_mention_type(NO_CLUSTERS, CONLL_KEYS)}
     first = {}
     for index, document in enumerate(data["document"]):
         first.setdefault(document, index)
@@ -92,7 +92,7 @@ def score_outputs(rows, outputs, n_bootstrap, seed):
         response_types.append([[type_of_span(text, span, gold_types) for span in cluster] for cluster in response])
         units.append(data["text_id"][index])
     return {
-        "gicoref/conll": mention_type_conll.conll_f1_by_mention_type(
+        "gicoref/conll": conll_f1_by_mention_type.conll_f1_by_mention_type(
             keys,
             responses,
             key_types,
@@ -123,16 +123,16 @@ BENCHMARK = Benchmark(
     parts=(("default", "test"),),
     language="en",
     unit="text_id",
-    metric_modules=("condition_accuracy_gap", "conll_f1_by_mention_type"),
+    metric_modules=("condition_accuracy_diff", "conll_f1_by_mention_type"),
     description="GICoref: CoNLL F1 of whole documents by and about trans and non-binary people, B³ by mention type "
     "(neopronouns, they, he/she, ...), and pronoun questions' accuracy by pronoun type",
     score=score,
     score_outputs=score_outputs,
     headlines=(
-        Headline("gicoref", "gap/neopronoun", "accuracy neopronoun − he/she", 0.0),
-        Headline("gicoref", "gap/they", "accuracy they − he/she", 0.0),
+        Headline("gicoref", "diff/neopronoun", "accuracy neopronoun − he/she", 0.0),
+        Headline("gicoref", "diff/they", "accuracy they − he/she", 0.0),
         Headline("gicoref/conll", "conll_f1", "CoNLL F1", None),
-        Headline("gicoref/conll", "bcubed_f1_gap/neopronoun", "B³ F1 neopronoun − he/she", 0.0),
+        Headline("gicoref/conll", "bcubed_f1_diff/neopronoun", "B³ F1 neopronoun − he/she", 0.0),
     ),
     balance_columns=("source",),
     limit_meaning="N texts (documents, with a second annotation where it has one) from each source: Wikipedia, "

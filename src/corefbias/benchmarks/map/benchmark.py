@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...measures import agreement, condition_gap
+from ...measures import agreement, condition_accuracy_diff
 from ..cloze_wording import NAMES_CLOZE
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .explore import SNIPPETS_ACROSS_ABLATIONS
@@ -36,7 +36,7 @@ def score(rows, decisions, n_bootstrap, seed):
         for answer in answers
     ]
     return {
-        "map": condition_gap.condition_accuracy_gap(
+        "map": condition_accuracy_diff.condition_accuracy_diff(
             [answer_of(decision) for decision in decisions[part]],
             data["answer"],
             data["ablation"],
@@ -46,7 +46,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
-        "map/human": condition_gap.condition_accuracy_gap(
+        "map/human": condition_accuracy_diff.condition_accuracy_diff(
             *(list(column) for column in zip(*annotated)), reference=ORIGINAL, n_bootstrap=n_bootstrap, seed=seed
         ),
         "map/human_agreement": agreement.annotator_agreement(
@@ -63,14 +63,14 @@ BENCHMARK = Benchmark(
     parts=(("default", "test"),),
     language="en",
     unit="snippet_id",
-    metric_modules=("condition_accuracy_gap",),
+    metric_modules=("condition_accuracy_diff",),
     description="MAP: accuracy with each kind of gender cue removed (names, pronouns, terms of address, gendered "
     "nouns) against the original snippets, paired over snippets; the annotators' accuracy and agreement beside it",
     score=score,
     headlines=(
         Headline("map", f"accuracy/{ORIGINAL}", "accuracy on the original snippets", None),
         *(
-            Headline("map", f"gap/{ablation}", f"accuracy {_label(ablation)} removed − original", 0.0)
+            Headline("map", f"diff/{ablation}", f"accuracy {_label(ablation)} removed − original", 0.0)
             for ablation in HEADLINE_ABLATIONS
         ),
     ),

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from ...data import fill_in
-from ...measures import misgendered, pronoun_gap
+from ...measures import misgendered_accuracy, pronoun_set_diff
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "misgendered"
-GAP_SECTION = "pronoun_gap"
+SET_DIFF_SECTION = "pronoun_set_diff"
 # pronouns.csv's sets other than he and she, in its order: the sets whose gap to he/she is a headline.
 OTHER_SETS = ("they", "thon", "e", "ae", "co", "vi", "xe", "ey", "ze")
 
@@ -24,7 +24,7 @@ def score(rows, decisions, n_bootstrap, seed):
     words = chosen_words(data, decisions[part])
     blocks = BLOCKS.ids(data)
     return {
-        SECTION: misgendered.misgendered_accuracy(
+        SECTION: misgendered_accuracy.misgendered_accuracy(
             words,
             data["answer"],
             data["pronoun_set"],
@@ -36,7 +36,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
-        GAP_SECTION: pronoun_gap.pronoun_set_gap(
+        SET_DIFF_SECTION: pronoun_set_diff.pronoun_set_diff(
             answers(words),
             data["answer"],
             data["pronoun_set"],
@@ -54,7 +54,7 @@ BENCHMARK = Benchmark(
     parts=(("default", "test"),),
     language="en",
     unit="sentence_id",
-    metric_modules=("misgendered_accuracy", "pronoun_set_gap"),
+    metric_modules=("misgendered_accuracy", "pronoun_set_diff"),
     description="MISGENDERED: does the model write the pronoun a person declared (11 pronoun sets × 5 forms)?",
     score=score,
     balance_columns=("declaration_kind", "form"),
@@ -76,7 +76,7 @@ BENCHMARK = Benchmark(
     headlines=(
         Headline(SECTION, "accuracy", "accuracy", None),
         Headline(SECTION, "binary_minus_neo_pronoun", "accuracy he/she − neo-pronouns", 0.0),
-        *(Headline(GAP_SECTION, f"gap/{name}", f"{name} − he/she accuracy", 0.0) for name in OTHER_SETS),
+        *(Headline(SET_DIFF_SECTION, f"diff/{name}", f"{name} − he/she accuracy", 0.0) for name in OTHER_SETS),
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, **dict.fromkeys(OTHER_SETS, -1)}, "toward_gold"),
     explore=pronoun_set_view("sentence_id"),

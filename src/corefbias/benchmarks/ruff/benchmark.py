@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from ...data import fill_in
-from ...measures import pronoun_gap, ruff
+from ...measures import pronoun_set_diff, ruff_accuracy
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "ruff"
-GAP_SECTION = "pronoun_gap"
+SET_DIFF_SECTION = "pronoun_set_diff"
 
 
 # An occupation's three task sentences (one per case, WinoPron's single-entity templates) and every context before
@@ -23,7 +23,7 @@ def score(rows, decisions, n_bootstrap, seed):
     words = chosen_words(data, decisions[part])
     blocks = BLOCKS.ids(data)
     return {
-        SECTION: ruff.ruff_accuracy(
+        SECTION: ruff_accuracy.ruff_accuracy(
             words,
             data["answer"],
             data["pronoun_set"],
@@ -35,7 +35,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         ),
-        GAP_SECTION: pronoun_gap.pronoun_set_gap(
+        SET_DIFF_SECTION: pronoun_set_diff.pronoun_set_diff(
             answers(words),
             data["answer"],
             data["pronoun_set"],
@@ -55,7 +55,7 @@ BENCHMARK = Benchmark(
     parts=(("default", "test"),),
     language="en",
     unit="context_id",
-    metric_modules=("ruff_accuracy", "pronoun_set_gap"),
+    metric_modules=("ruff_accuracy", "pronoun_set_diff"),
     description="RUFF: does the model keep to the pronoun a person was introduced with, 0 to 5 distractors later?",
     score=score,
     balance_columns=("distractors", "case"),
@@ -74,8 +74,8 @@ BENCHMARK = Benchmark(
     ),
     headlines=(
         Headline(SECTION, "accuracy", "accuracy", None),
-        Headline(GAP_SECTION, "gap/they", "they − he/she accuracy", 0.0),
-        Headline(GAP_SECTION, "gap/xe", "xe − he/she accuracy", 0.0),
+        Headline(SET_DIFF_SECTION, "diff/they", "they − he/she accuracy", 0.0),
+        Headline(SET_DIFF_SECTION, "diff/xe", "xe − he/she accuracy", 0.0),
         Headline(SECTION, "no_distractors_minus_five", "accuracy 0 − 5 distractors", 0.0),
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, "they": -1, "xe": -1}, "toward_gold"),

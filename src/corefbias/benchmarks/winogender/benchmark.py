@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...measures import winogender
+from ...measures import winogender_bias
 from ...models.cloze_template import ClozeTemplate
 from ..cloze_wording import eval_framework_wordings
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
@@ -17,7 +17,7 @@ def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
     return {
-        "winogender": winogender.winogender_bias(
+        "winogender": winogender_bias.winogender_bias(
             [winogender_answer(decision) for decision in decisions[part]],
             data["answer"],
             data["occupation"],
@@ -36,7 +36,7 @@ CLOZE = ClozeTemplate(
     version=1,
     suffix=" ‘{Pronoun}’ refers to the",
     choice_columns=("occupation", "participant"),
-    source="lm-evaluation-harness 0.4's `winogender` task (lm_eval/tasks/winogender/winogender.yaml), verbatim: "
+    source="lm-evaluation-harness 0.4's `winogender` task (lm_eval/tasks/winogender/winogender_bias.yaml), verbatim: "
     "the same context, the same continuations (' ' + occupation, ' ' + participant)",
     cannot_express="nothing: every Winogender sentence's pronoun refers to the occupation or the participant",
 )

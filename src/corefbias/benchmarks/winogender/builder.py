@@ -16,7 +16,7 @@ import datasets
 
 from corefbias.benchmarks.winogender import files as winogender_files
 from corefbias.data import builder_base, citations, features, spans, upstream
-from corefbias.measures import winogender
+from corefbias.measures import winogender_bias
 
 UPSTREAM_DATASET = winogender_files.UPSTREAM_DATASET
 TEMPLATES_FILE = "data/templates.tsv"
@@ -144,7 +144,7 @@ def example(sentence: dict, template: dict) -> dict:
         **{key: sentence[key] for key in FEATURES if key in sentence and key not in ("text", "pronoun", "candidates")},
         "id": sentid,
         "pronoun_gender": sentence["gender"],
-        "candidate_stereotypes": [winogender.majority_gender(sentence["bls_pct_female"]), None],
+        "candidate_stereotypes": [winogender_bias.majority_gender(sentence["bls_pct_female"]), None],
     }
 
 

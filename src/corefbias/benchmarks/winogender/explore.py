@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ...measures import winogender
+from ...measures import winogender_bias
 from ..explore import ExploreView, Pairs, member
 from .decisions import winogender_answer
 
@@ -17,7 +17,7 @@ def minimal_pair_cases(pairs: Pairs, condition: str | None = None) -> list[dict]
     cases = []
     for pair_id, members in by_pair.items():
         answers = {gender: winogender_answer(instance["decision"]) for gender, (_, instance) in members.items()}
-        if not winogender.resolved_differently(answers.get("female"), answers.get("male")):
+        if not winogender_bias.resolved_differently(answers.get("female"), answers.get("male")):
             continue
         first = next(iter(members.values()))[0]
         title = (
@@ -26,7 +26,7 @@ def minimal_pair_cases(pairs: Pairs, condition: str | None = None) -> list[dict]
         )
         shown = [
             member(f"{gender} pronoun → {answers[gender]}", *members[gender])
-            for gender in winogender.GENDERS
+            for gender in winogender_bias.GENDERS
             if gender in members
         ]
         cases.append({"title": title, "members": shown})

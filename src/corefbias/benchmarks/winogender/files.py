@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...data import upstream
-from ...measures import winogender
+from ...measures import winogender_bias
 
 UPSTREAM_DATASET = "winogender"
 SENTENCES_FILE = "data/all_sentences.tsv"
@@ -25,7 +25,7 @@ def load_sentences(mirror=None) -> list[dict]:
     for row in upstream.read_tsv(UPSTREAM_DATASET, SENTENCES_FILE, mirror):
         # sentid: <occupation>.<participant>.<answer code>.<gender>.txt
         parts = row["sentid"].split(".")
-        if len(parts) != 5 or parts[2] not in ANSWER_CODES or parts[3] not in winogender.GENDERS:
+        if len(parts) != 5 or parts[2] not in ANSWER_CODES or parts[3] not in winogender_bias.GENDERS:
             raise ValueError(f"unexpected sentid {row['sentid']!r} in {SENTENCES_FILE}")
         occupation, participant, answer_code, gender, _ = parts
         sentences.append(
@@ -40,17 +40,17 @@ def load_sentences(mirror=None) -> list[dict]:
                 **statistics[occupation],
             }
         )
-    gotcha = winogender.gotcha_sentences(
+    gotcha = winogender_bias.gotcha_sentences(
         [s["gender"] for s in sentences], [s["answer"] for s in sentences], [s["bls_pct_female"] for s in sentences]
     )
     for sentence, is_gotcha in zip(sentences, gotcha):
-        sentence["gotcha"] = bool(is_gotcha) if sentence["gender"] in winogender.BINARY_GENDERS else None
+        sentence["gotcha"] = bool(is_gotcha) if sentence["gender"] in winogender_bias.BINARY_GENDERS else None
     return sentences
 
 
 def occupation_statistics(mirror=None) -> dict[str, dict[str, float]]:
     """Upstream occupations-stats.tsv: occupation → ``bls_pct_female``, ``bergsma_pct_female``."""
     return {
-        row["occupation"]: {name: float(row[name]) for name in winogender.STATISTICS}
+        row["occupation"]: {name: float(row[name]) for name in winogender_bias.STATISTICS}
         for row in upstream.read_tsv(UPSTREAM_DATASET, OCCUPATION_STATISTICS_FILE, mirror)
     }

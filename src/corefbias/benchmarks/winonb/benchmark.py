@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...measures import winonb
+from ...measures import winonb_accuracy
 from ..cloze_wording import OCCUPATIONS_CLOZE
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from .decisions import winonb_reading
@@ -17,7 +17,7 @@ def score(rows, decisions, n_bootstrap, seed):
     (part,) = rows
     data = rows[part]
     return {
-        "winonb": winonb.winonb_accuracy(
+        "winonb": winonb_accuracy.winonb_accuracy(
             [winonb_reading(decision) for decision in decisions[part]],
             data["number"],
             data["source"],
@@ -42,7 +42,7 @@ BENCHMARK = Benchmark(
     limit_meaning="N sentences with a singular and N with a plural they from each source (Winogender, WinoBias, "
     "WSC, DPR: 8N instances, fewer above N = 43, where WSC has 43 of one and 44 of the other)",
     cloze=OCCUPATIONS_CLOZE,
-    headlines=(Headline("winonb", winonb.DIFFERENCE, "accuracy singular − plural they", 0.0),),
+    headlines=(Headline("winonb", winonb_accuracy.DIFFERENCE, "accuracy singular − plural they", 0.0),),
     bias_axis=BiasAxis("number", {"plural": 1, "singular": -1}, "toward_gold"),
     explore=MISREAD,
     blocks=BLOCKS,

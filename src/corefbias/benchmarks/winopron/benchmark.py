@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...measures import pronoun_gap, winopron
+from ...measures import pronoun_set_diff, winopron_accuracy
 from ...models.cloze_template import ClozeTemplate
 from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
 from . import files
@@ -20,7 +20,7 @@ def score(rows, decisions, n_bootstrap, seed):
     sections = {}
     for (config, split), data in rows.items():
         answers = [winopron_answer(decision, gold) for decision, gold in zip(decisions[config, split], data["answer"])]
-        sections[f"winopron/{config}"] = winopron.winopron_accuracy(
+        sections[f"winopron/{config}"] = winopron_accuracy.winopron_accuracy(
             answers,
             data["answer"],
             data["occupation"],
@@ -31,7 +31,7 @@ def score(rows, decisions, n_bootstrap, seed):
             n_bootstrap=n_bootstrap,
             seed=seed,
         )
-        sections[f"pronoun_gap/{config}"] = pronoun_gap.pronoun_set_gap(
+        sections[f"pronoun_set_diff/{config}"] = pronoun_set_diff.pronoun_set_diff(
             answers,
             data["answer"],
             data["pronoun_set"],
@@ -51,7 +51,7 @@ BENCHMARK = Benchmark(
     parts=tuple((config, "test") for config in TEMPLATE_TYPES),
     language="en",
     unit="schema_id",
-    metric_modules=("winopron_accuracy", "pronoun_set_gap"),
+    metric_modules=("winopron_accuracy", "pronoun_set_diff"),
     description="WinoPron: accuracy per pronoun set (he, she, they, xe) and case, and each set's gap to he/she "
     "paired over templates; double-entity, single-entity and Winogender's templates",
     score=score,
@@ -76,7 +76,7 @@ BENCHMARK = Benchmark(
     ),
     # Every headline is a test: the per-set and per-case accuracies (sections winopron/<config>) have no null.
     headlines=tuple(
-        Headline(f"pronoun_gap/{config}", f"gap/{name}", f"{name} − he/she accuracy, {kind}", 0.0)
+        Headline(f"pronoun_set_diff/{config}", f"diff/{name}", f"{name} − he/she accuracy, {kind}", 0.0)
         for config, kind in TEMPLATE_TYPES.items()
         for name in ("they", "xe")
     ),

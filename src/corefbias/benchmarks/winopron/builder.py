@@ -26,7 +26,7 @@ referring to the occupation or to the participant), each filled with the four pr
 1,440 double-entity sentences ("The technician told the customer that xe could pay with cash."), the 1,440
 single-entity versions naming only the referent ("The customer was told that xe could pay with cash."), and
 Winogender's 120 templates filled the same way (480 sentences). Each row feeds the `winopron_accuracy` and
-`pronoun_set_gap` metrics directly.
+`pronoun_set_diff` metrics directly.
 """
 
 FEATURES = features.common_features(

@@ -17,7 +17,7 @@ the breakdown is B³ itself, not a new score. MUC counts links and CEAFφ4 align
 mention, and neither is broken down. A mention's type is given with it, for the key and for the response; a span
 that is in both must have one type (the caller derives types from the span, e.g. its words).
 
-``bcubed_f1_gap/<T>`` = B³ F1 of type T − B³ F1 of the reference type: below 0 the system resolves T worse. The
+``bcubed_f1_diff/<T>`` = B³ F1 of type T − B³ F1 of the reference type: below 0 the system resolves T worse. The
 bootstrap resamples units (documents, or groups of documents annotating one text), and with ``block_ids`` whole
 blocks of them (``corefbias.measures.blocks``); the gaps of one call are Holm-adjusted as one family
 (``comparison.holm``).
@@ -96,7 +96,7 @@ def type_statistic(types: Sequence[str], reference_type: str, compared: Sequence
     reference_type : str
         The type every compared type's B³ F1 is measured against.
     compared : sequence of str
-        The types whose gap ``bcubed_f1_gap/<type>`` is reported.
+        The types whose gap ``bcubed_f1_diff/<type>`` is reported.
 
     Returns
     -------
@@ -112,7 +112,7 @@ def type_statistic(types: Sequence[str], reference_type: str, compared: Sequence
     >>> statistic = type_statistic(["pronoun", "name"], "name", ["pronoun"])
     >>> counts = np.concatenate([np.zeros(len(COLUMNS)), [1.0, 2.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0]])
     >>> scores = statistic(counts)
-    >>> float(scores["bcubed_recall/pronoun"]), round(float(scores["bcubed_f1_gap/pronoun"]), 4)
+    >>> float(scores["bcubed_recall/pronoun"]), round(float(scores["bcubed_f1_diff/pronoun"]), 4)
     (0.5, -0.3333)
     """
     width = len(_TYPE_COUNTS)
@@ -132,7 +132,7 @@ def type_statistic(types: Sequence[str], reference_type: str, compared: Sequence
             scores.update(
                 {f"bcubed_recall/{name}": recall, f"bcubed_precision/{name}": precision, f"bcubed_f1/{name}": f1[name]}
             )
-        scores.update({f"bcubed_f1_gap/{name}": f1[name] - f1[reference_type] for name in compared})
+        scores.update({f"bcubed_f1_diff/{name}": f1[name] - f1[reference_type] for name in compared})
         return scores
 
     return statistic
@@ -213,10 +213,10 @@ def conll_f1_by_mention_type(
         Overall (primary: ``conll_f1``, with its 95% interval): ``<metric>_recall``, ``_precision``, ``_f1`` for
         ``muc``, ``bcubed`` and ``ceafe``, ``conll_f1``, ``num_documents``, ``num_units``; per mention type
         (``by_group``) ``bcubed_recall``, ``bcubed_precision``, ``bcubed_f1``, ``mentions`` (key mentions of the
-        type); overall, for each compared type, ``bcubed_f1_gap/<type>`` with a Holm-adjusted p-value and interval.
+        type); overall, for each compared type, ``bcubed_f1_diff/<type>`` with a Holm-adjusted p-value and interval.
         Flat keys
-        ``bcubed_f1/<type>``, ``bcubed_f1_gap/<type>``, ...; the extras ``reference_type`` and
-        ``gap_unadjusted_p_value``.
+        ``bcubed_f1/<type>``, ``bcubed_f1_diff/<type>``, ...; the extras ``reference_type`` and
+        ``diff_unadjusted_p_value``.
 
     Raises
     ------
@@ -248,7 +248,7 @@ def conll_f1_by_mention_type(
     ... )
     >>> result["bcubed_recall/neopronoun"], round(result["bcubed_precision/neopronoun"], 4)
     (0.5, 0.3333)
-    >>> round(result["bcubed_f1_gap/neopronoun"], 4), round(result.value, 4)
+    >>> round(result["bcubed_f1_diff/neopronoun"], 4), round(result.value, 4)
     (-0.4, 0.6464)
     """
     validation.check_lengths(
@@ -303,16 +303,16 @@ def conll_f1_by_mention_type(
     mentions = rows.sum(axis=0)[len(COLUMNS) + 1 :: len(_TYPE_COUNTS)]
     scores.update({f"mentions/{name}": int(count) for name, count in zip(types, mentions)})
     scores.update(num_documents=len(keys), num_units=len(first_seen))
-    nulls = {"conll_f1": None, **{f"bcubed_f1_gap/{name}": 0.0 for name in compared}}
+    nulls = {"conll_f1": None, **{f"bcubed_f1_diff/{name}": 0.0 for name in compared}}
     inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit", blocks=blocks)
-    inferences, unadjusted = comparison.holm_adjusted(inferences, [f"bcubed_f1_gap/{name}" for name in compared])
+    inferences, unadjusted = comparison.holm_adjusted(inferences, [f"bcubed_f1_diff/{name}" for name in compared])
     reasons = _reasons()
     for name in types:
         reasons[f"bcubed_recall/{name}"] = f"the key has no {name} mention"
         reasons[f"bcubed_precision/{name}"] = f"the response has no {name} mention"
         reasons[f"bcubed_f1/{name}"] = f"B³ recall or precision of {name} mentions is undefined"
     for name in compared:
-        reasons[f"bcubed_f1_gap/{name}"] = f"the B³ F1 of {name} or of {reference_type} mentions is undefined"
+        reasons[f"bcubed_f1_diff/{name}"] = f"the B³ F1 of {name} or of {reference_type} mentions is undefined"
     scored = ("bcubed_recall", "bcubed_precision", "bcubed_f1", "mentions")
     cells = {f"{score}/{name}": (Cell(group=name), score) for name in types for score in scored}
     return measure_result(
@@ -326,10 +326,10 @@ def conll_f1_by_mention_type(
         significance_reasons={"conll_f1": "CoNLL F1 is reported with its interval, not tested"},
         extras={
             "reference_type": reference_type,
-            "gap_unadjusted_p_value": {name: unadjusted[f"bcubed_f1_gap/{name}"] for name in compared},
+            "diff_unadjusted_p_value": {name: unadjusted[f"bcubed_f1_diff/{name}"] for name in compared},
         },
         unit_rows=UnitRows(
-            rows, statistic, ("conll_f1", *(f"bcubed_f1_gap/{name}" for name in compared)), blocks=blocks
+            rows, statistic, ("conll_f1", *(f"bcubed_f1_diff/{name}" for name in compared)), blocks=blocks
         ),
     )
 

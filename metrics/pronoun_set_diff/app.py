@@ -5,4 +5,4 @@ import evaluate
 from corefbias.hub.metric_widget import launch_metric_widget
 
 # By file, not folder: a Space runs from /home/user/app, and evaluate.load(<folder>) wants <folder name>.py.
-launch_metric_widget(evaluate.load(str(Path(__file__).resolve().with_name("condition_accuracy_gap.py"))))
+launch_metric_widget(evaluate.load(str(Path(__file__).resolve().with_name("pronoun_set_diff.py"))))

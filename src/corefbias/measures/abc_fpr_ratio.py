@@ -187,7 +187,7 @@ def item_rows(linked: np.ndarray, pronoun_genders: list, occupations: list) -> n
     return rows
 
 
-def fpr_ratio(
+def abc_fpr_ratio(
     predictions: Sequence,
     references: Sequence,
     pronoun_genders: Sequence[str],
@@ -292,8 +292,8 @@ def fpr_ratio(
     Four triplets; the model links "hans" in 3 of 4 and "hendes" in 3 of 4 (ratio 1 overall), but
     "hans" 2/2 vs "hendes" 1/2 with male occupations (log2 2 = 1) and the reverse with female ones:
 
-    >>> from corefbias import fpr_ratio
-    >>> result = fpr_ratio(
+    >>> from corefbias import abc_fpr_ratio
+    >>> result = abc_fpr_ratio(
     ...     [True, True, False, True, True, True, True, False, True, False, True, True],
     ...     [True, False, False] * 4,
     ...     ["neutral", "male", "female"] * 4,
@@ -311,7 +311,7 @@ def fpr_ratio(
     A fifth triplet, of an occupation without a stereotype, links "hans" only: pooled, "hans" is linked more
     often (4 of 5 against 3 of 5); GenDa Lens leaves it out, and its Gender Effect Size stays 0:
 
-    >>> result = fpr_ratio(
+    >>> result = abc_fpr_ratio(
     ...     [True, True, False, True, True, True, True, False, True, False, True, True, True, True, False],
     ...     [True, False, False] * 5,
     ...     ["neutral", "male", "female"] * 5,
@@ -381,7 +381,7 @@ def fpr_ratio(
         for name in (*RATES, "fpr_ratio", "log2_fpr_ratio")
     }
     return measure_result(
-        "fpr_ratio",
+        "abc_fpr_ratio",
         scores,
         _REASONS,
         inferences,

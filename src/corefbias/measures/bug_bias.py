@@ -11,7 +11,7 @@ Each BUG sentence names a profession and a gendered pronoun that refers to it; a
               (``BIN_SIZE``), with the bin's accuracy over all its sentences and over its stereotypical
               and anti-stereotypical ones (the script's acc/ste/ant by dist)
 
-ΔS and ΔG are the pro/anti difference of ``corefbias.measures.pro_anti`` (one formula): ΔS with the
+ΔS and ΔG are the pro/anti difference of ``corefbias.measures.pro_anti_diff`` (one formula): ΔS with the
 stereotypical sentences as pro and the distance bins as its groups, ΔG with the male-pronoun sentences in pro's
 place and the female ones in anti's.
 
@@ -31,12 +31,12 @@ from functools import partial
 
 import numpy as np
 
-from . import pro_anti, structured_inputs, validation
+from . import pro_anti_diff, structured_inputs, validation
 from .blocks import unit_blocks
 from .estimate import Correlation
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
 from .result import Cell, MeasureResult, measure_result
-from .winogender import pearson_correlation
+from .winogender_bias import pearson_correlation
 
 # evaluate_coref.py's BIN_SIZE: a sentence's distance bin is floor(distance / BIN_SIZE).
 BIN_SIZE = 5
@@ -48,7 +48,7 @@ _GENDER_SLOT = {"male": "pro", "female": "anti"}
 # The scores each distance bin has (its group ``distance_<lo>-<hi>``).
 _BIN_SCORES = ("delta_s", "accuracy", "accuracy_stereotypical", "accuracy_anti_stereotypical", "num_stereotyped")
 # The columns of one bucket of pro_anti's rows (its condition × outcome counts), as pro_anti lays them out.
-_SLOT_WIDTH = pro_anti.example_rows(np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), [], None, []).shape[1]
+_SLOT_WIDTH = pro_anti_diff.example_rows(np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), [], None, []).shape[1]
 
 
 def distance_bin(distance: int) -> int:
@@ -97,7 +97,7 @@ def bin_label(bin_index: int) -> str:
 
 
 def _bucket_scores(sums: np.ndarray, groups: Sequence[str]) -> dict[str, np.ndarray]:
-    return pro_anti.statistic(sums, groups=list(groups), score="accuracy")
+    return pro_anti_diff.statistic(sums, groups=list(groups), score="accuracy")
 
 
 def statistic(sums: np.ndarray, *, bins: Sequence[str]) -> dict[str, np.ndarray]:
@@ -185,14 +185,14 @@ def sentence_rows(
     labels = [bin_label(index) for index in bin_order]
     stereotyped = np.flatnonzero([stereotype != "neutral" for stereotype in stereotypes])
     by_stereotype = np.zeros((len(correct), (1 + len(bin_order)) * _SLOT_WIDTH))
-    by_stereotype[stereotyped] = pro_anti.example_rows(
+    by_stereotype[stereotyped] = pro_anti_diff.example_rows(
         correct[stereotyped],
         np.ones(len(stereotyped), dtype=bool),
         [_STEREOTYPE_SLOT[stereotypes[i]] for i in stereotyped],
         [bin_label(bins[i]) for i in stereotyped],
         labels,
     )
-    by_gender = pro_anti.example_rows(
+    by_gender = pro_anti_diff.example_rows(
         correct, np.ones(len(correct), dtype=bool), [_GENDER_SLOT[gender] for gender in genders], None, []
     )
     counts = np.zeros((len(correct), 2 * len(bin_order)))
@@ -381,7 +381,7 @@ def bug_bias(
     Six sentences: the system resolves both stereotypical ones and one of the two anti-stereotypical
     ones (ΔS = 1 − 1/2), and one of the two neutral ones; males 3/3, females 1/3 (ΔG = 2/3):
 
-    >>> from corefbias.measures.bug import bug_bias
+    >>> from corefbias.measures.bug_bias import bug_bias
     >>> result = bug_bias(
     ...     [True, True, True, False, True, False],
     ...     ["male", "female", "male", "female", "male", "female"],

@@ -1,27 +1,26 @@
-"""Accuracy under each condition and its gap to a reference, over resampling units, Holm-adjusted: the one formula
-behind MAP's and GICoref's ``condition_accuracy_gap`` and the pronoun sets' ``pronoun_set_gap``.
+"""Accuracy under each condition and its difference to a reference, over resampling units, Holm-adjusted: the one
+formula behind MAP's and GICoref's ``condition_accuracy_diff`` and the pronoun sets' ``pronoun_set_diff``.
 
 MAP (Cao & Daumé, 2020) shows every snippet in its original form and with gender cues removed, one kind or several
 at a time: how much accuracy does each ablation cost, against the same snippets unablated? GICoref asks every
 third-person pronoun of its documents: how much worse are neopronouns, or *they*, resolved than *he* and *she* in
 the same documents? WinoPron fills every template with he, she, they and xe: how much worse is *they* or *xe*
-resolved than *he* and *she*, on the same templates (``pronoun_gap``)?
+resolved than *he* and *she*, on the same templates (``pronoun_set_diff``)?
 
   * ``accuracy/<C>`` is the share of condition ``C``'s instances answered correctly (prediction equal to
     reference);
   * the reference accuracy is the reference condition's, or with several reference conditions (he and she) the
     mean of theirs, each weighing equally (``accuracy/reference``);
-  * ``gap/<C>`` = ``accuracy/<C>`` − the reference accuracy: below 0 the system does worse under ``C``.
+  * ``diff/<C>`` = ``accuracy/<C>`` − the reference accuracy: below 0 the system does worse under ``C``.
 
-A *unit* (a snippet with all its ablations, a document with all its pronouns, a template with all its pronoun sets)
-is what the bootstrap resamples, in blocks where units share one (``block_ids``: WinoPron's occupation holds its
-three schemas, which a model answers alike): each unit contributes a row ``[n_C, correct_C for C in conditions]``,
-and each score is a function of column sums, so a replicate is a matrix product (``resampling``). Where every unit
-holds every condition (MAP, the pronoun sets) the comparison is paired and unit difficulty cancels out of the gap;
-where it does not (GICoref's documents) the units still keep their instances together. Each gap has a two-sided
-bootstrap p-value against 0 and a 95% percentile interval; the gaps of one call are one family, Holm-adjusted
-(``comparison.holm_adjusted``).
-"""
+A *unit* (a snippet with all its ablations, a document with all its pronouns, a template with all its pronoun sets) is
+what the bootstrap resamples, in blocks where units share one (``block_ids``: WinoPron's occupation holds its three
+schemas, which a model answers alike): each unit contributes a row ``[n_C, correct_C for C in conditions]``, and each
+score is a function of column sums, so a replicate is a matrix product (``resampling``). Where every unit holds every
+condition (MAP, the pronoun sets) the comparison is paired and unit difficulty cancels out of the difference; where it
+does not (GICoref's documents) the units still keep their instances together. Each difference has a two-sided bootstrap
+p-value against 0 and a 95% percentile interval; the differences of one call are one family, Holm-adjusted
+(``comparison.holm_adjusted``)."""
 
 from __future__ import annotations
 
@@ -64,9 +63,9 @@ def ordered_conditions(conditions: Sequence, reference: Sequence) -> tuple:
     return (*reference, *(condition for condition in dict.fromkeys(conditions) if condition not in reference))
 
 
-def gap_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
-    """The statistic of the unit rows ``[n_C, correct_C for C in conditions]``: every accuracy, the reference
-    accuracy (the mean of the reference conditions', each weighing equally) and every other condition's gap to it.
+def diff_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
+    """The statistic of the unit rows ``[n_C, correct_C for C in conditions]``: every accuracy, the reference accuracy
+    (the mean of the reference conditions', each weighing equally) and every other condition's difference to it.
 
     Parameters
     ----------
@@ -78,17 +77,17 @@ def gap_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
     Returns
     -------
     Statistic
-        Column sums → ``accuracy/<C>``, ``accuracy/reference`` and ``gap/<C>`` for every ``C`` not a reference.
+        Column sums → ``accuracy/<C>``, ``accuracy/reference`` and ``diff/<C>`` for every ``C`` not a reference.
 
     Examples
     --------
-    >>> statistic = gap_statistic(("original", "pro"), ["original"])
+    >>> statistic = diff_statistic(("original", "pro"), ["original"])
     >>> scores = statistic(np.array([10.0, 9.0, 10.0, 6.0]))
-    >>> float(scores["accuracy/pro"]), round(float(scores["gap/pro"]), 10)
+    >>> float(scores["accuracy/pro"]), round(float(scores["diff/pro"]), 10)
     (0.6, -0.3)
-    >>> statistic = gap_statistic(("he", "she", "they"), ["he", "she"])
+    >>> statistic = diff_statistic(("he", "she", "they"), ["he", "she"])
     >>> scores = statistic(np.array([4.0, 4.0, 4.0, 3.0, 4.0, 1.0]))
-    >>> float(scores["accuracy/reference"]), float(scores["gap/they"])
+    >>> float(scores["accuracy/reference"]), float(scores["diff/they"])
     (0.875, -0.625)
     """
     position = {condition: index for index, condition in enumerate(conditions)}
@@ -99,13 +98,13 @@ def gap_statistic(conditions: Sequence, reference: Sequence) -> Statistic:
         baseline = sum(accuracy[c] for c in reference) / len(reference)
         scores = {f"accuracy/{c}": value for c, value in accuracy.items()}
         scores[REFERENCE_ACCURACY] = baseline
-        scores.update({f"gap/{c}": accuracy[c] - baseline for c in others})
+        scores.update({f"diff/{c}": accuracy[c] - baseline for c in others})
         return scores
 
     return statistic
 
 
-def unit_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: Sequence) -> tuple[list, np.ndarray]:
+def count_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: Sequence) -> tuple[list, np.ndarray]:
     """Units in first-seen order and their rows ``[n_C, correct_C for C in order]``.
 
     Parameters
@@ -128,8 +127,8 @@ def unit_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: S
 
     Examples
     --------
-    >>> found, rows = unit_rows([True, False, True], ["original", "ent", "ent"], ["s1", "s1", "s2"],
-    ...                         ("original", "ent"))
+    >>> found, rows = count_rows([True, False, True], ["original", "ent", "ent"], ["s1", "s1", "s2"],
+    ...                          ("original", "ent"))
     >>> found, rows.tolist()
     (['s1', 's2'], [[1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0]])
     """
@@ -143,36 +142,36 @@ def unit_rows(correct: Sequence, conditions: Sequence, units: Sequence, order: S
 
 
 @dataclass(frozen=True)
-class ConditionGaps:
-    """Every accuracy and gap of one call, with the rows and statistic its bootstrap resampled.
+class ConditionDiffs:
+    """Every accuracy and difference of one call, with the rows and statistic its bootstrap resampled.
 
     Attributes
     ----------
     conditions : tuple
         The reference conditions, then the others as they first occur: the rows' column pairs.
     compared : tuple
-        The conditions with a gap (all but the reference ones).
+        The conditions with a difference (all but the reference ones).
     units : list
         The units in first-seen order: the rows' order.
     rows : numpy.ndarray
         Per unit ``[n_C, correct_C for C in conditions]``.
     statistic : Statistic
-        Column sums → the scores (:func:`gap_statistic`).
+        Column sums → the scores (:func:`diff_statistic`).
     scores : dict of str to float
-        ``accuracy/<C>``, ``accuracy/reference`` and ``gap/<C>`` on all units.
+        ``accuracy/<C>``, ``accuracy/reference`` and ``diff/<C>`` on all units.
     inferences : dict of str to Inference
-        Per score its 95% interval; per gap its Holm-adjusted p-value too.
+        Per score its 95% interval; per difference its Holm-adjusted p-value too.
     unadjusted : dict of str to float or None
-        Per compared condition its gap's bootstrap p-value before Holm's adjustment.
+        Per compared condition its difference's bootstrap p-value before Holm's adjustment.
     blocks : Blocks or None
         The units' blocks (None: each unit one).
 
     Examples
     --------
-    >>> gaps = condition_gaps([True, True, True, False], ["he", "she", "they", "they"], ["t1", "t1", "t1", "t2"],
+    >>> diffs = condition_diffs([True, True, True, False], ["he", "she", "they", "they"], ["t1", "t1", "t1", "t2"],
     ...                       ["he", "she"], n_bootstrap=0, seed=0)
-    >>> gaps.compared, gaps.scores["gap/they"], gaps.unit_rows().tested
-    (('they',), -0.5, ('gap/they',))
+    >>> diffs.compared, diffs.scores["diff/they"], diffs.unit_rows().tested
+    (('they',), -0.5, ('diff/they',))
     """
 
     conditions: tuple
@@ -186,16 +185,17 @@ class ConditionGaps:
     blocks: Blocks | None = None
 
     def unit_rows(self) -> UnitRows:
-        """The rows, statistic and tested gaps, for a result's ``unit_rows`` (a paired comparison resamples them).
+        """The rows, statistic and tested differences, for a result's ``unit_rows`` (a paired comparison resamples
+        them).
 
         Returns
         -------
         UnitRows
         """
-        return UnitRows(self.rows, self.statistic, tuple(f"gap/{c}" for c in self.compared), blocks=self.blocks)
+        return UnitRows(self.rows, self.statistic, tuple(f"diff/{c}" for c in self.compared), blocks=self.blocks)
 
 
-def condition_gaps(
+def condition_diffs(
     correct: Sequence,
     conditions: Sequence,
     units: Sequence,
@@ -205,9 +205,9 @@ def condition_gaps(
     unit: str = "unit",
     n_bootstrap: int,
     seed: int,
-) -> ConditionGaps:
-    """Every condition's accuracy and every other condition's gap to the reference accuracy, resampling units, the
-    gaps' p-values Holm-adjusted as one family. The inputs are checked by the caller.
+) -> ConditionDiffs:
+    """Every condition's accuracy and every other condition's difference to the reference accuracy, resampling units,
+    the differences' p-values Holm-adjusted as one family. The inputs are checked by the caller.
 
     Parameters
     ----------
@@ -231,28 +231,28 @@ def condition_gaps(
 
     Returns
     -------
-    ConditionGaps
+    ConditionDiffs
 
     Examples
     --------
     Two snippets, each original and with names removed: right on both originals, on one of the two ablated:
 
-    >>> gaps = condition_gaps([True, True, True, False], ["original", "original", "ent", "ent"],
+    >>> diffs = condition_diffs([True, True, True, False], ["original", "original", "ent", "ent"],
     ...                       ["s1", "s2", "s1", "s2"], ["original"], n_bootstrap=0, seed=0)
-    >>> gaps.scores["accuracy/ent"], gaps.scores["gap/ent"], gaps.units
+    >>> diffs.scores["accuracy/ent"], diffs.scores["diff/ent"], diffs.units
     (0.5, -0.5, ['s1', 's2'])
     """
     order = ordered_conditions(conditions, reference)
-    found_units, rows = unit_rows(correct, conditions, units, order)
+    found_units, rows = count_rows(correct, conditions, units, order)
     index = {unit: position for position, unit in enumerate(found_units)}
     blocks = unit_blocks(block_ids, [index[name] for name in units], found_units, unit=unit)
-    statistic = gap_statistic(order, reference)
+    statistic = diff_statistic(order, reference)
     scores = {name: float(value) for name, value in statistic(rows.sum(axis=0)).items()}
     compared = order[len(reference) :]
-    nulls = {**dict.fromkeys(scores), **{f"gap/{c}": 0.0 for c in compared}}
+    nulls = {**dict.fromkeys(scores), **{f"diff/{c}": 0.0 for c in compared}}
     inferences = bootstrap_test(rows, statistic, nulls, n_bootstrap=n_bootstrap, seed=seed, unit="unit", blocks=blocks)
-    inferences, unadjusted = comparison.holm_adjusted(inferences, [f"gap/{c}" for c in compared])
-    return ConditionGaps(
+    inferences, unadjusted = comparison.holm_adjusted(inferences, [f"diff/{c}" for c in compared])
+    return ConditionDiffs(
         order,
         compared,
         found_units,
@@ -260,12 +260,12 @@ def condition_gaps(
         statistic,
         scores,
         inferences,
-        {c: unadjusted[f"gap/{c}"] for c in compared},
+        {c: unadjusted[f"diff/{c}"] for c in compared},
         blocks,
     )
 
 
-def condition_accuracy_gap(
+def condition_accuracy_diff(
     predictions: Sequence,
     references: Sequence,
     conditions: Sequence,
@@ -276,7 +276,7 @@ def condition_accuracy_gap(
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
-    """Accuracy per condition and each condition's gap to the reference condition, resampling units.
+    """Accuracy per condition and each condition's difference to the reference condition, resampling units.
 
     Parameters
     ----------
@@ -306,11 +306,11 @@ def condition_accuracy_gap(
     -------
     MeasureResult
         Overall (what headlines read): each condition's ``accuracy/<C>`` with a 95% interval, each other
-        condition's ``gap/<C>`` with a Holm-adjusted p-value and a 95% interval (primary: none, as a call holds
+        condition's ``diff/<C>`` with a Holm-adjusted p-value and a 95% interval (primary: none, as a call holds
         several), ``num_instances`` and ``num_units``; per condition (``by_condition``) its ``count``. Flat keys:
-        ``accuracy/<C>`` (with ``_ci_low``, ``_ci_high``), ``gap/<C>`` (with ``_p_value``, ``_ci_low``,
+        ``accuracy/<C>`` (with ``_ci_low``, ``_ci_high``), ``diff/<C>`` (with ``_p_value``, ``_ci_low``,
         ``_ci_high``), ``count/<C>``, ``num_instances``, ``num_units``; the extras ``reference`` and
-        ``gap_unadjusted_p_value`` (condition → the gap's bootstrap p-value before Holm's adjustment).
+        ``diff_unadjusted_p_value`` (condition → the difference's bootstrap p-value before Holm's adjustment).
 
     Raises
     ------
@@ -329,13 +329,13 @@ def condition_accuracy_gap(
     --------
     Two snippets, each original and with names removed: right on both originals, on one of the two ablated:
 
-    >>> result = condition_accuracy_gap(
+    >>> result = condition_accuracy_diff(
     ...     ["A", "B", "A", "A"], ["A", "B", "A", "B"], ["original", "original", "ent", "ent"],
     ...     ["s1", "s2", "s1", "s2"], reference="original", n_bootstrap=0,
     ... )
-    >>> result["accuracy/original"], result["accuracy/ent"], result["gap/ent"]
+    >>> result["accuracy/original"], result["accuracy/ent"], result["diff/ent"]
     (1.0, 0.5, -0.5)
-    >>> result.overall["gap/ent"].value, result.by_condition["ent"]["count"].value, result["num_units"]
+    >>> result.overall["diff/ent"].value, result.by_condition["ent"]["count"].value, result["num_units"]
     (-0.5, 2, 2)
     """
     validation.check_lengths(
@@ -357,25 +357,25 @@ def condition_accuracy_gap(
         )
     if set(conditions) == {reference}:
         raise ValueError(
-            f"every instance is of the reference condition {reference!r}, so there is no gap to measure; give "
+            f"every instance is of the reference condition {reference!r}, so there is no difference to measure; give "
             f"instances of other conditions too"
         )
     correct = [prediction == truth for prediction, truth in zip(predictions, references)]
-    gaps = condition_gaps(
+    diffs = condition_diffs(
         correct, conditions, units, [reference], block_ids=block_ids, n_bootstrap=n_bootstrap, seed=seed
     )
-    scores = {key: value for key, value in gaps.scores.items() if key != REFERENCE_ACCURACY}
-    counts = {f"count/{c}": int(gaps.rows[:, 2 * index].sum()) for index, c in enumerate(gaps.conditions)}
-    scores.update(counts, num_instances=len(predictions), num_units=len(gaps.units))
-    reasons = {f"gap/{c}": f"the {c!r} or the {reference!r} accuracy is undefined" for c in gaps.compared}
+    scores = {key: value for key, value in diffs.scores.items() if key != REFERENCE_ACCURACY}
+    counts = {f"count/{c}": int(diffs.rows[:, 2 * index].sum()) for index, c in enumerate(diffs.conditions)}
+    scores.update(counts, num_instances=len(predictions), num_units=len(diffs.units))
+    reasons = {f"diff/{c}": f"the {c!r} or the {reference!r} accuracy is undefined" for c in diffs.compared}
     return measure_result(
-        "condition_accuracy_gap",
+        "condition_accuracy_diff",
         scores,
         reasons,
-        gaps.inferences,
+        diffs.inferences,
         n_bootstrap=n_bootstrap,
-        cells={f"count/{c}": (Cell(condition=c), "count") for c in gaps.conditions},
-        significance_reasons={f"accuracy/{c}": no_null_reason(f"accuracy/{c}") for c in gaps.conditions},
-        extras={"reference": reference, "gap_unadjusted_p_value": gaps.unadjusted},
-        unit_rows=gaps.unit_rows(),
+        cells={f"count/{c}": (Cell(condition=c), "count") for c in diffs.conditions},
+        significance_reasons={f"accuracy/{c}": no_null_reason(f"accuracy/{c}") for c in diffs.conditions},
+        extras={"reference": reference, "diff_unadjusted_p_value": diffs.unadjusted},
+        unit_rows=diffs.unit_rows(),
     )

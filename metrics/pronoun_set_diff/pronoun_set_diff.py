@@ -1,7 +1,7 @@
 """pip install corefbias
-evaluate.load("corefbias/pronoun_set_gap")
+evaluate.load("corefbias/pronoun_set_diff")
 
-Pronoun set gap: how much worse (or better) a model resolves they, xe or another pronoun set than he/she on the
+Pronoun set difference: how much worse (or better) a model resolves they, xe or another pronoun set than he/she on the
 same templates, with bootstrap significance Holm-adjusted across the sets."""
 
 import datasets
@@ -9,52 +9,51 @@ import evaluate
 
 import corefbias.data.citations as citations
 import corefbias.hub.evaluate_modules as support
-import corefbias.measures.pronoun_gap as pronoun_gap
+import corefbias.measures.pronoun_set_diff as measure
 
 _CITATION = citations.cite("gautam-etal-2024-revisiting", "holm-1979-simple")
 
 _DESCRIPTION = """\
-Sets such as WinoPron (Gautam et al., 2024), MISGENDERED and RUFF fill one template with several pronoun
-sets (he, she, they, xe, ...). Their papers report accuracy per set side by side; this measure says whether a
-set's difference is more than noise. For each set other than the reference sets (he and she by default) it
-returns the gap: the set's accuracy minus the mean accuracy of the reference sets, paired over templates (the
-same sentence with another pronoun): the bootstrap resamples templates, each with all its pronoun sets, so a
-template's difficulty cancels out. Each gap has a two-sided bootstrap p-value against 0, Holm-adjusted across the
-sets (the unadjusted one too), and a 95% percentile interval. Given occupations, the gaps per occupation, and with
-the occupations' percent female (U.S. Bureau of Labor Statistics, as Winogender gives it) the Pearson r of each
-set's per-occupation gap with it. With block_ids (what several templates share: WinoPron's and RUFF's occupation)
-the bootstrap draws whole blocks of templates, its intervals and p-values expanded for how few they are.
-"""
+Sets such as WinoPron (Gautam et al., 2024), MISGENDERED and RUFF fill one template with several pronoun sets (he, she,
+they, xe, ...). Their papers report accuracy per set side by side; this measure says whether a set's difference is more
+than noise. For each set other than the reference sets (he and she by default) it returns the difference: the set's
+accuracy minus the mean accuracy of the reference sets, paired over templates (the same sentence with another pronoun):
+the bootstrap resamples templates, each with all its pronoun sets, so a template's difficulty cancels out. Each
+difference has a two-sided bootstrap p-value against 0, Holm-adjusted across the sets (the unadjusted one too), and a
+95% percentile interval. Given occupations, the differences per occupation, and with the occupations' percent female
+(U.S. Bureau of Labor Statistics, as Winogender gives it) the Pearson r of each set's per-occupation difference with it.
+With block_ids (what several templates share: WinoPron's and RUFF's occupation) the bootstrap draws whole blocks of
+templates, its intervals and p-values expanded for how few they are. """
 
 _KWARGS_DESCRIPTION = support.kwargs_description(
-    pronoun_gap.pronoun_set_gap,
+    measure.pronoun_set_diff,
     returns="""
     `accuracy/<set>` for every pronoun set and `accuracy/reference` (mean of the reference sets' accuracies), each
-    with `_ci_low` and `_ci_high`; `gap/<set>` for every other set (its accuracy minus `accuracy/reference`) with
-    `gap/<set>_p_value` (two-sided bootstrap against 0, Holm-adjusted across the sets), `gap/<set>_unadjusted_p_value`,
-    `gap/<set>_ci_low` and `gap/<set>_ci_high` (95% percentile interval); `num_templates`; with occupations
-    `occupation_gap/<set>/<occupation>`, and with bls_pct_female `pearson_r_bls/<set>` and
-    `pearson_r_bls/<set>_p_value`. All fractions, not percentages. `undefined` maps any score the data leave
-    undefined (returned as None) to the reason.
+    with `_ci_low` and `_ci_high`; `diff/<set>` for every other set (its accuracy minus `accuracy/reference`) with
+    `diff/<set>_p_value` (two-sided bootstrap against 0, Holm-adjusted across the sets),
+    `diff/<set>_unadjusted_p_value`, `diff/<set>_ci_low` and `diff/<set>_ci_high` (95% percentile interval);
+    `num_templates`; with occupations `occupation_diff/<set>/<occupation>`, and with bls_pct_female
+    `pearson_r_bls/<set>` and `pearson_r_bls/<set>_p_value`. All fractions, not percentages. `undefined` maps any
+    score the data leave undefined (returned as None) to the reason.
 """,
     examples="""
     Two templates, each filled with he, she and they; the model misses "they" in one of them:
 
     >>> import evaluate
-    >>> pronoun_set_gap = evaluate.load("metrics/pronoun_set_gap")
-    >>> results = pronoun_set_gap.compute(
+    >>> pronoun_set_diff = evaluate.load("metrics/pronoun_set_diff")
+    >>> results = pronoun_set_diff.compute(
     ...     predictions=["occupation", "occupation", "participant", "participant", "participant", "participant"],
     ...     references=["occupation"] * 3 + ["participant"] * 3,
     ...     pronoun_sets=["he", "she", "they"] * 2,
     ...     template_ids=["t1"] * 3 + ["t2"] * 3,
     ...     n_bootstrap=0,
     ... )
-    >>> results["accuracy/they"], results["accuracy/reference"], results["gap/they"]
+    >>> results["accuracy/they"], results["accuracy/reference"], results["diff/they"]
     (0.5, 1.0, -0.5)
 
     Neopronouns against "they" instead of he/she:
 
-    >>> results = pronoun_set_gap.compute(
+    >>> results = pronoun_set_diff.compute(
     ...     predictions=["occupation", "participant", "occupation", "occupation"],
     ...     references=["occupation"] * 4,
     ...     pronoun_sets=["they", "xe"] * 2,
@@ -62,11 +61,11 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     ...     reference_sets=["they"],
     ...     n_bootstrap=0,
     ... )
-    >>> results["gap/xe"]
+    >>> results["diff/xe"]
     -0.5
 
     Twelve templates of six occupations, two each: the model misses "xe" in both templates of three occupations.
-    Drawn template by template the gap looks sure; an occupation's templates are answered alike, and drawn by
+    Drawn template by template the difference looks sure; an occupation's templates are answered alike, and drawn by
     occupation (block_ids) the interval rests on 6 blocks and reaches 0:
 
     >>> occupations = ["nurse", "surgeon", "baker", "cashier", "chef", "clerk"]
@@ -78,11 +77,11 @@ _KWARGS_DESCRIPTION = support.kwargs_description(
     ...     pronoun_sets=[name for _, _, name in rows],
     ...     template_ids=[f"{job}.{template}" for job, template, _ in rows],
     ... )
-    >>> by_template = pronoun_set_gap.compute(**inputs)
-    >>> by_occupation = pronoun_set_gap.compute(**inputs, block_ids=[job for job, _, _ in rows])
-    >>> [round(by_template[key], 3) for key in ("gap/xe", "gap/xe_ci_low", "gap/xe_ci_high", "gap/xe_p_value")]
+    >>> by_template = pronoun_set_diff.compute(**inputs)
+    >>> by_occupation = pronoun_set_diff.compute(**inputs, block_ids=[job for job, _, _ in rows])
+    >>> [round(by_template[key], 3) for key in ("diff/xe", "diff/xe_ci_low", "diff/xe_ci_high", "diff/xe_p_value")]
     [-0.5, -0.833, -0.167, 0.013]
-    >>> [round(by_occupation[key], 3) for key in ("gap/xe", "gap/xe_ci_low", "gap/xe_ci_high", "gap/xe_p_value")]
+    >>> [round(by_occupation[key], 3) for key in ("diff/xe", "diff/xe_ci_low", "diff/xe_ci_high", "diff/xe_p_value")]
     [-0.5, -1.0, 0.0, 0.104]
 """,
 )
@@ -101,7 +100,7 @@ _FEATURES = datasets.Features(
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class PronounSetGap(support.CorefBiasMetric):
+class PronounSetDiff(support.CorefBiasMetric):
     DESCRIPTION = _DESCRIPTION
     CITATION = _CITATION
     INPUTS_DESCRIPTION = _KWARGS_DESCRIPTION
@@ -134,11 +133,11 @@ class PronounSetGap(support.CorefBiasMetric):
         occupations=None,
         bls_pct_female=None,
         block_ids=None,
-        reference_sets=pronoun_gap.REFERENCE_SETS,
+        reference_sets=measure.REFERENCE_SETS,
         n_bootstrap=1000,
         seed=0,
     ):
-        return pronoun_gap.pronoun_set_gap(
+        return measure.pronoun_set_diff(
             predictions,
             references,
             pronoun_sets,

@@ -1,4 +1,4 @@
-"""The gap of each pronoun set to he/she, paired over templates, with significance: a measure no paper reports.
+"""The difference of each pronoun set to he/she, paired over templates, with significance: a measure no paper reports.
 
 The sets since 2020 fill one template with several pronoun sets: WinoPron (Gautam et al., 2024) with he, she,
 they and xe, MISGENDERED (Hossain et al., 2023) and RUFF (Gautam et al., 2024) with neopronouns too. Their papers
@@ -7,24 +7,24 @@ non-reference set ``S`` is compared with the binary sets (he and she by default)
 
   * ``accuracy/<S>`` is the share of ``S``'s instances answered correctly (prediction equal to reference);
   * ``accuracy/reference`` is the mean of the reference sets' accuracies (he and she weigh equally);
-  * ``gap/<S>`` = ``accuracy/<S>`` − ``accuracy/reference``: below 0 the model resolves ``S`` worse than he/she.
+  * ``diff/<S>`` = ``accuracy/<S>`` − ``accuracy/reference``: below 0 the model resolves ``S`` worse than he/she.
 
-A *template* is one sentence filled with every pronoun set (or a group of such sentences, e.g. WinoPron's two
-templates of one occupation, participant and case), and is the resampling unit: a bootstrap replicate draws
-templates with every pronoun set's instances in them, so template difficulty cancels out of the gap (the comparison
-is paired); given ``block_ids`` (WinoPron's and RUFF's occupation, MISGENDERED's template and declaration), it draws
-whole blocks of templates, which a model answers alike. Each gap gets a two-sided bootstrap p-value against 0 and a
-95% percentile interval; the p-values of one call's gaps are then Holm-adjusted as one family (``comparison.holm``):
-``gap/<S>_p_value`` is the adjusted one, ``gap/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given
-occupations, each gap is also reported per occupation, and correlated over occupations with the occupation's percent
-female (Winogender's U.S. Bureau of Labor Statistics figures, as ``winogender.pearson_correlation`` does for
-Winogender's preference).
+A *template* is one sentence filled with every pronoun set (or a group of such sentences, e.g. WinoPron's two templates
+of one occupation, participant and case), and is the resampling unit: a bootstrap replicate draws templates with every
+pronoun set's instances in them, so template difficulty cancels out of the difference (the comparison is paired); given
+``block_ids`` (WinoPron's and RUFF's occupation, MISGENDERED's template and declaration), it draws whole blocks of
+templates, which a model answers alike. Each difference gets a two-sided bootstrap p-value against 0 and a 95%
+percentile interval; the p-values of one call's differences are then Holm-adjusted as one family (``comparison.holm``):
+``diff/<S>_p_value`` is the adjusted one, ``diff/<S>_unadjusted_p_value`` the raw bootstrap p-value. Given occupations,
+each difference is also reported per occupation, and correlated over occupations with the occupation's percent female
+(Winogender's U.S. Bureau of Labor Statistics figures, as ``winogender_bias.pearson_correlation`` does for Winogender's
+preference).
 
-The accuracies, gaps and their Holm-adjusted bootstrap are ``condition_gap``'s, with the pronoun sets as conditions
-and the templates as units; this module adds what is particular to pronoun sets: every template must hold every
-set, the per-occupation view, and the key names its metric reports.
+The accuracies, differences and their Holm-adjusted bootstrap are ``condition_accuracy_diff``'s, with the pronoun
+sets as conditions and the templates as units; this module adds what is particular to pronoun sets: every template
+must hold every set, the per-occupation view, and the key names its metric reports.
 
-:func:`compare_pronoun_set_gaps` is the compare form: two models' gaps on the same templates, their difference
+:func:`compare_pronoun_set_diffs` is the compare form: two models' differences on the same templates, their difference
 with a paired bootstrap interval and p-value (``comparison.paired_difference``), Holm-adjusted
 over the pronoun sets.
 """
@@ -37,13 +37,13 @@ import numpy as np
 
 from . import comparison, structured_inputs, validation
 from .blocks import unit_blocks
-from .condition_gap import REFERENCE_ACCURACY, condition_gaps, gap_statistic, ordered_conditions, unit_rows
+from .condition_accuracy_diff import REFERENCE_ACCURACY, condition_diffs, count_rows, diff_statistic, ordered_conditions
 from .resampling import Inference, no_null_reason
 from .result import Cell, MeasureResult, measure_result
-from .winogender import pearson_correlation
+from .winogender_bias import pearson_correlation
 
 REFERENCE_SETS = ("he", "she")
-# Every template holds every set, so a gap is defined on every resample: its p-value is missing only when
+# Every template holds every set, so a difference is defined on every resample: its p-value is missing only when
 # significance is off.
 _NOT_COMPUTED = "significance was not computed (n_bootstrap=0)"
 
@@ -66,14 +66,14 @@ def _check_reference_sets(reference_sets, present: Sequence[str]) -> tuple[str, 
         )
     if len(present) == len(chosen):
         raise ValueError(
-            f"every pronoun set given ({sorted(present)}) is a reference set, so there is no gap to measure; give "
-            f"instances of another pronoun set (e.g. 'they', 'xe') filled into the same templates"
+            f"every pronoun set given ({sorted(present)}) is a reference set, so there is no difference to "
+            f"measure; give instances of another pronoun set (e.g. 'they', 'xe') filled into the same templates"
         )
     return chosen
 
 
 def _check_paired(template_ids: Sequence, pronoun_sets: Sequence[str], sets: Sequence[str]) -> None:
-    """Every template holds every pronoun set, else the gap would not be paired."""
+    """Every template holds every pronoun set, else the difference would not be paired."""
     held: dict = {}
     for template, name in zip(template_ids, pronoun_sets):
         held.setdefault(template, set()).add(name)
@@ -81,9 +81,9 @@ def _check_paired(template_ids: Sequence, pronoun_sets: Sequence[str], sets: Seq
         missing = [name for name in sets if name not in found]
         if missing:
             raise ValueError(
-                f"template {template!r} has no instance with the pronoun set(s) {missing}; the gap is paired over "
-                f"templates, so every template needs every pronoun set ({list(sets)}). Leave out templates that "
-                f"lack one, or give template_ids that group the variants of one sentence"
+                f"template {template!r} has no instance with the pronoun set(s) {missing}; the difference is "
+                f"paired over templates, so every template needs every pronoun set ({list(sets)}). Leave out templates "
+                f"that lack one, or give template_ids that group the variants of one sentence"
             )
 
 
@@ -115,21 +115,21 @@ def _inputs(predictions, references, pronoun_sets, template_ids, reference_sets)
     return correct, pronoun_sets, template_ids, chosen, sets
 
 
-def _occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, correlations) -> dict:
-    """Per occupation, each set's gap (``occupation_gap/<set>`` in the occupation's group); and its Pearson r over
-    occupations with the percent female (BLS), whose tests go to ``correlations``."""
+def _occupation_view(diffs, occupations, bls_pct_female, template_ids, reasons, cells, correlations) -> dict:
+    """Per occupation, each set's difference (``occupation_diff/<set>`` in the occupation's group); and its Pearson r
+    over occupations with the percent female (BLS), whose tests go to ``correlations``."""
     occupations = validation.check_ids("occupations", occupations, integers=False)
-    per_template = _one_per_template("occupation", occupations, template_ids, gaps.units)
+    per_template = _one_per_template("occupation", occupations, template_ids, diffs.units)
     names = sorted(set(per_template))
     template_occupation = np.searchsorted(names, per_template)
-    by_occupation = np.zeros((len(names), gaps.rows.shape[1]))
-    np.add.at(by_occupation, template_occupation, gaps.rows)
-    per_occupation = gaps.statistic(by_occupation)
+    by_occupation = np.zeros((len(names), diffs.rows.shape[1]))
+    np.add.at(by_occupation, template_occupation, diffs.rows)
+    per_occupation = diffs.statistic(by_occupation)
     scores: dict = {}
-    for name in gaps.compared:
-        for job, value in zip(names, per_occupation[f"gap/{name}"]):
-            scores[f"occupation_gap/{name}/{job}"] = value
-            cells[f"occupation_gap/{name}/{job}"] = (Cell(group=job), f"occupation_gap/{name}")
+    for name in diffs.compared:
+        for job, value in zip(names, per_occupation[f"diff/{name}"]):
+            scores[f"occupation_diff/{name}/{job}"] = value
+            cells[f"occupation_diff/{name}/{job}"] = (Cell(group=job), f"occupation_diff/{name}")
     if bls_pct_female is None or all(value is None for value in bls_pct_female):
         return scores
     percents = validation.check_numbers(
@@ -146,17 +146,17 @@ def _occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, c
         if known != value:
             raise ValueError(f"occupation {job!r} has bls_pct_female {known} and {value}; an occupation has one value")
     female = [by_job[job] for job in names]
-    for name in gaps.compared:
+    for name in diffs.compared:
         key = f"pearson_r_bls/{name}"
-        correlations[key] = pearson_correlation(per_occupation[f"gap/{name}"], female)
+        correlations[key] = pearson_correlation(per_occupation[f"diff/{name}"], female)
         scores[key] = correlations[key].r
         reasons[key] = (
-            f"needs at least 3 occupations and neither the {name} gap nor bls_pct_female constant across them"
+            f"needs at least 3 occupations and neither the {name} difference nor bls_pct_female constant across them"
         )
     return scores
 
 
-def pronoun_set_gap(
+def pronoun_set_diff(
     predictions: Sequence[str],
     references: Sequence[str],
     pronoun_sets: Sequence[str],
@@ -169,9 +169,9 @@ def pronoun_set_gap(
     n_bootstrap: int = 1000,
     seed: int = 0,
 ) -> MeasureResult:
-    """The accuracy gap of each pronoun set to the reference sets (he/she), paired over templates.
+    """The accuracy difference of each pronoun set to the reference sets (he/she), paired over templates.
 
-    The bootstrap resamples templates; the gaps' p-values are Holm-adjusted across the pronoun sets.
+    The bootstrap resamples templates; the differences' p-values are Holm-adjusted across the pronoun sets.
 
     Parameters
     ----------
@@ -187,10 +187,10 @@ def pronoun_set_gap(
         the template each instance fills: the same sentence with another pronoun shares its id;
         every template needs every pronoun set.
     occupations : list of str, optional
-        the template's occupation; gives the per-occupation gaps.
+        the template's occupation; gives the per-occupation differences.
     bls_pct_female : list of float, optional
         the occupation's percent female per the U.S. Bureau of Labor Statistics (0-100, as in
-        Winogender's occupations-stats.tsv); gives each gap's Pearson r with it over occupations.
+        Winogender's occupations-stats.tsv); gives each difference's Pearson r with it over occupations.
         Needs occupations.
     reference_sets : list of str, default ["he", "she"]
         the pronoun sets the others are compared with; their accuracies are averaged.
@@ -213,12 +213,12 @@ def pronoun_set_gap(
 
         * ``accuracy/<set>`` for every pronoun set, ``accuracy/reference`` (mean of the reference
           sets' accuracies), each with ``_ci_low`` and ``_ci_high`` (95% percentile interval);
-        * ``gap/<set>`` for every other set: its accuracy minus ``accuracy/reference``, with
-          ``gap/<set>_p_value`` (two-sided bootstrap against 0, Holm-adjusted across the sets),
-          ``gap/<set>_unadjusted_p_value`` (before the adjustment), ``gap/<set>_ci_low`` and
-          ``gap/<set>_ci_high``;
+        * ``diff/<set>`` for every other set: its accuracy minus ``accuracy/reference``, with
+          ``diff/<set>_p_value`` (two-sided bootstrap against 0, Holm-adjusted across the sets),
+          ``diff/<set>_unadjusted_p_value`` (before the adjustment), ``diff/<set>_ci_low`` and
+          ``diff/<set>_ci_high``;
         * ``num_templates``;
-        * with occupations: ``occupation_gap/<set>/<occupation>`` (the score ``occupation_gap/<set>`` in the
+        * with occupations: ``occupation_diff/<set>/<occupation>`` (the score ``occupation_diff/<set>`` in the
           occupation's group); with bls_pct_female too:
           ``pearson_r_bls/<set>`` and ``pearson_r_bls/<set>_p_value``;
         * ``undefined``: every key whose value is None, mapped to the reason.
@@ -236,29 +236,29 @@ def pronoun_set_gap(
     Notes
     -----
     With ``c_S`` and ``n_S`` the correct and all instances of set S over the templates and R the
-    reference sets: acc_S = c_S / n_S, acc_R = mean of acc_r over r in R, gap_S = acc_S − acc_R.
+    reference sets: acc_S = c_S / n_S, acc_R = mean of acc_r over r in R, diff_S = acc_S − acc_R.
     Every template holds every set, so a resample of templates keeps the comparison paired. The
-    Holm adjustment (step-down, family-wise error) treats one call's gaps as one family.
+    Holm adjustment (step-down, family-wise error) treats one call's differences as one family.
 
     Undefined cases (None, with the reason under ``undefined``): the p-values and intervals with
     ``n_bootstrap=0``; ``pearson_r_bls/<set>`` and its p-value with fewer than 3 occupations or a
-    gap or percent female constant across them.
+    difference or percent female constant across them.
 
     Examples
     --------
     Two templates, each filled with he, she and they; the model misses "they" in one of them:
 
-    >>> from corefbias.measures.pronoun_gap import pronoun_set_gap
-    >>> result = pronoun_set_gap(
+    >>> from corefbias.measures.pronoun_set_diff import pronoun_set_diff
+    >>> result = pronoun_set_diff(
     ...     predictions=["occupation", "occupation", "participant", "participant", "participant", "participant"],
     ...     references=["occupation"] * 3 + ["participant"] * 3,
     ...     pronoun_sets=["he", "she", "they"] * 2,
     ...     template_ids=["t1"] * 3 + ["t2"] * 3,
     ...     n_bootstrap=0,
     ... )
-    >>> result["accuracy/they"], result["accuracy/reference"], result["gap/they"]
+    >>> result["accuracy/they"], result["accuracy/reference"], result["diff/they"]
     (0.5, 1.0, -0.5)
-    >>> result["gap/they_p_value"] is None, result["undefined"]["gap/they_p_value"]
+    >>> result["diff/they_p_value"] is None, result["undefined"]["diff/they_p_value"]
     (True, 'significance was not computed (n_bootstrap=0)')
     """
     validation.check_lengths(
@@ -274,7 +274,7 @@ def pronoun_set_gap(
     correct, pronoun_sets, template_ids, chosen, sets = _inputs(
         predictions, references, pronoun_sets, template_ids, reference_sets
     )
-    gaps = condition_gaps(
+    diffs = condition_diffs(
         correct,
         pronoun_sets,
         template_ids,
@@ -284,19 +284,19 @@ def pronoun_set_gap(
         n_bootstrap=n_bootstrap,
         seed=seed,
     )
-    scores: dict = dict(gaps.scores)
-    scores.update({f"gap/{name}_unadjusted_p_value": gaps.unadjusted[name] for name in gaps.compared})
-    scores["num_templates"] = len(gaps.units)
-    reasons = {f"gap/{name}_unadjusted_p_value": _NOT_COMPUTED for name in gaps.compared}
+    scores: dict = dict(diffs.scores)
+    scores.update({f"diff/{name}_unadjusted_p_value": diffs.unadjusted[name] for name in diffs.compared})
+    scores["num_templates"] = len(diffs.units)
+    reasons = {f"diff/{name}_unadjusted_p_value": _NOT_COMPUTED for name in diffs.compared}
     cells: dict = {}
     correlations: dict = {}
     if occupations is not None:
-        scores.update(_occupation_view(gaps, occupations, bls_pct_female, template_ids, reasons, cells, correlations))
+        scores.update(_occupation_view(diffs, occupations, bls_pct_female, template_ids, reasons, cells, correlations))
     return measure_result(
-        "pronoun_set_gap",
+        "pronoun_set_diff",
         scores,
         reasons,
-        gaps.inferences,
+        diffs.inferences,
         n_bootstrap=n_bootstrap,
         cells=cells,
         correlations=correlations,
@@ -305,11 +305,11 @@ def pronoun_set_gap(
             REFERENCE_ACCURACY: no_null_reason(REFERENCE_ACCURACY),
             **{key: reasons[key] for key in correlations},
         },
-        unit_rows=gaps.unit_rows(),
+        unit_rows=diffs.unit_rows(),
     )
 
 
-def compare_pronoun_set_gaps(
+def compare_pronoun_set_diffs(
     predictions_a: Sequence[str],
     predictions_b: Sequence[str],
     references: Sequence[str],
@@ -321,9 +321,9 @@ def compare_pronoun_set_gaps(
     n_resamples: int = 10_000,
     seed: int = 0,
 ) -> MeasureResult:
-    """Does model A's gap of each pronoun set differ from model B's, on the same templates?
+    """Does model A's difference of each pronoun set differ from model B's, on the same templates?
 
-    Each set's ``gap/<set>`` of A minus that of B (``comparison.paired_difference``: a paired bootstrap of
+    Each set's ``diff/<set>`` of A minus that of B (``comparison.paired_difference``: a paired bootstrap of
     templates, or of blocks of them, for the interval and the p-value), the p-values Holm-adjusted across the
     pronoun sets.
 
@@ -332,11 +332,11 @@ def compare_pronoun_set_gaps(
     predictions_a, predictions_b : list of str
         The two models' answers to the same instances.
     references, pronoun_sets, template_ids
-        As for :func:`pronoun_set_gap`.
+        As for :func:`pronoun_set_diff`.
     reference_sets : list of str, default ("he", "she")
         The sets the others are compared with.
     block_ids : list, optional
-        As for :func:`pronoun_set_gap`.
+        As for :func:`pronoun_set_diff`.
     n_resamples : int, default 10000
         Bootstrap replicates for the interval and the p-value.
     seed : int, default 0
@@ -345,23 +345,23 @@ def compare_pronoun_set_gaps(
     Returns
     -------
     MeasureResult
-        Per other set: ``gap/<set>`` (A − B), ``gap/<set>_a`` and ``gap/<set>_b`` (each model's gap, the score
-        ``gap/<set>`` in the condition ``a`` or ``b``),
-        ``gap/<set>_ci_low``/``_ci_high`` (95%), ``gap/<set>_p_value`` (Holm-adjusted) and
-        ``gap/<set>_unadjusted_p_value``; ``num_templates``; ``undefined``.
+        Per other set: ``diff/<set>`` (A − B), ``diff/<set>_a`` and ``diff/<set>_b`` (each model's difference, the score
+        ``diff/<set>`` in the condition ``a`` or ``b``),
+        ``diff/<set>_ci_low``/``_ci_high`` (95%), ``diff/<set>_p_value`` (Holm-adjusted) and
+        ``diff/<set>_unadjusted_p_value``; ``num_templates``; ``undefined``.
 
     Raises
     ------
     ValueError
-        For the inputs :func:`pronoun_set_gap` refuses, ``predictions_b`` of another length, or
+        For the inputs :func:`pronoun_set_diff` refuses, ``predictions_b`` of another length, or
         ``n_resamples``/``seed`` that are not a positive / non-negative integer.
 
     Examples
     --------
     A model that misses "they" in one template of two, against one that never misses:
 
-    >>> from corefbias.measures.pronoun_gap import compare_pronoun_set_gaps
-    >>> result = compare_pronoun_set_gaps(
+    >>> from corefbias.measures.pronoun_set_diff import compare_pronoun_set_diffs
+    >>> result = compare_pronoun_set_diffs(
     ...     ["occupation", "occupation", "participant"] * 2,
     ...     ["occupation", "occupation", "occupation"] * 2,
     ...     ["occupation"] * 6,
@@ -369,7 +369,7 @@ def compare_pronoun_set_gaps(
     ...     ["t1"] * 3 + ["t2"] * 3,
     ...     n_resamples=200,
     ... )
-    >>> result["gap/they_a"], result["gap/they_b"], result["gap/they"]
+    >>> result["diff/they_a"], result["diff/they_b"], result["diff/they"]
     (-1.0, 0.0, -1.0)
     """
     validation.check_lengths(
@@ -388,13 +388,13 @@ def compare_pronoun_set_gaps(
     )
     predictions_b = validation.check_ids("predictions_b", predictions_b, integers=False)
     correct_b = [prediction == reference for prediction, reference in zip(predictions_b, references)]
-    templates, rows_a = unit_rows(correct_a, pronoun_sets, template_ids, sets)
-    _, rows_b = unit_rows(correct_b, pronoun_sets, template_ids, sets)
+    templates, rows_a = count_rows(correct_a, pronoun_sets, template_ids, sets)
+    _, rows_b = count_rows(correct_b, pronoun_sets, template_ids, sets)
     position = {template: index for index, template in enumerate(templates)}
     blocks = unit_blocks(block_ids, [position[template] for template in template_ids], templates, unit="template")
-    names = [f"gap/{name}" for name in sets[len(chosen) :]]
+    names = [f"diff/{name}" for name in sets[len(chosen) :]]
     differences = comparison.paired_difference(
-        rows_a, rows_b, gap_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed, blocks=blocks
+        rows_a, rows_b, diff_statistic(sets, chosen), names, n_resamples=n_resamples, seed=seed, blocks=blocks
     )
     adjusted = comparison.holm([differences[name].p_value for name in names])
     scores: dict = {"num_templates": len(templates)}
@@ -411,7 +411,7 @@ def compare_pronoun_set_gaps(
         if difference.undefined:
             reasons.update({key: difference.undefined for key in (name, f"{name}_unadjusted_p_value")})
     return measure_result(
-        "compare_pronoun_set_gaps",
+        "compare_pronoun_set_diffs",
         scores,
         reasons,
         inferences,

@@ -161,7 +161,7 @@ def winonb_accuracy(
     --------
     Two singular and two plural sentences; the system reads every *they* as plural:
 
-    >>> from corefbias.measures.winonb import winonb_accuracy
+    >>> from corefbias.measures.winonb_accuracy import winonb_accuracy
     >>> result = winonb_accuracy(["plural"] * 4, ["singular", "singular", "plural", "plural"], n_bootstrap=0)
     >>> result["accuracy_singular"], result["accuracy_plural"], result["accuracy_singular_minus_plural"]
     (0.0, 1.0, -1.0)

@@ -13,7 +13,7 @@ pronouns linked to their antecedent (F1 is then 2R / (1 + R), there being no fal
 see); giving the other occupation too (reference False) lets linking the wrong one count as a false
 positive. (WinoBias itself reports no link F1: its README sends users to e2e-coref's evaluation, the
 mean of MUC, B³ and CEAFφ4 F1 from the CoNLL-2012 scorer v8.01, computed on whole documents; that is
-``conll_f1.pro_anti_conll_f1``.)
+``pro_anti_conll_f1.pro_anti_conll_f1``.)
 
 A prediction of ``None`` marks a pronoun the model links to no candidate (*unlinked*). ``unlinked``
 says what it counts as: ``"wrong"`` (default) scores it as no link (WinoBias, SoWinoBias: a missed

@@ -108,7 +108,7 @@ def _any_in_group(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return holding[groups] > 0
 
 
-def _unit_rows(
+def _count_rows(
     predictions: np.ndarray,
     references: np.ndarray,
     occupations: list,
@@ -230,7 +230,7 @@ def winopron_accuracy(
     --------
     One template in four pronoun sets; the system names the distractor for "xe":
 
-    >>> from corefbias.measures.winopron import winopron_accuracy
+    >>> from corefbias.measures.winopron_accuracy import winopron_accuracy
     >>> result = winopron_accuracy(
     ...     ["participant", "participant", "participant", "occupation"],
     ...     ["participant"] * 4,
@@ -267,7 +267,7 @@ def winopron_accuracy(
                 f"instance {index} has the occupation and the participant {occupation!r}; the two entities must "
                 f"differ, or a named noun could not tell the answer from the distractor"
             )
-    rows, units = _unit_rows(
+    rows, units = _count_rows(
         np.asarray(predictions),
         np.asarray(references),
         occupations,

@@ -69,7 +69,7 @@ def statistic(sums: np.ndarray) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to numpy.ndarray
-        Each score of :func:`delta_i` (NaN where undefined), of the shape of ``sums`` without its last axis.
+        Each score of :func:`counter_gap_delta_i` (NaN where undefined), of the shape of ``sums`` without its last axis.
 
     Examples
     --------
@@ -197,7 +197,7 @@ def spearman_across_vs_original_gender(rows: np.ndarray) -> tuple[float, float]:
     return float(result.statistic), float(result.pvalue)
 
 
-def delta_i(
+def counter_gap_delta_i(
     predictions: Sequence,
     references: Sequence,
     quadruple_ids: Sequence,
@@ -298,10 +298,10 @@ def delta_i(
     A model right on both male instances and wrong on both female ones of one quadruple, and right
     everywhere on a second: Acc_M = 4/4, Acc_F = 2/4, I_within = 0, I_across = 4 / (4 × 2) = 0.5.
 
-    >>> from corefbias import delta_i
+    >>> from corefbias import counter_gap_delta_i
     >>> gold = [[True, False], [False, True], [True, False], [False, True]]
     >>> wrong = [[False, True], [True, False]]
-    >>> result = delta_i(
+    >>> result = counter_gap_delta_i(
     ...     gold[:2] + wrong + gold,
     ...     gold + gold,
     ...     quadruple_ids=["q1"] * 4 + ["q2"] * 4,
@@ -349,7 +349,7 @@ def delta_i(
         rows, statistic, SIGNIFICANCE_NULLS, n_bootstrap=n_bootstrap, seed=seed, unit="quadruple", blocks=blocks
     )
     return measure_result(
-        "delta_i",
+        "counter_gap_delta_i",
         scores,
         _REASONS,
         inferences,
