@@ -235,6 +235,7 @@ def test_batch_size_and_a_forced_prefix_pass_change_nothing_but_rounding(smollm2
         assert c == pytest.approx(list(LM_EVAL[name]), abs=TOLERANCE), name
 
 
+@pytest.mark.reproduction
 def test_the_batched_tokenization_is_lm_evals_pair_by_pair(smollm2, winogender):
     backend = smollm2.backend
     bos = backend.tokenizer.bos_token

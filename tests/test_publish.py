@@ -118,6 +118,7 @@ def _files(folder: Path) -> set[str]:
     return {path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()}
 
 
+@pytest.mark.slow
 def test_each_metric_module_and_the_main_space_are_staged_carrying_the_wheel(staged_spaces):
     assert [(repo.repo_id, repo.repo_type) for repo in staged_spaces.staging.repos] == [
         (f"{NAMESPACE}/{name}", "space") for name in [*METRICS, "corefbias"]
@@ -206,6 +207,7 @@ def test_the_wheel_ships_every_file_of_the_package(staged_spaces):
     assert re.search(r"^Requires-Dist: gradio.*extra == \"space\"$", metadata, re.MULTILINE)
 
 
+@pytest.mark.slow
 def test_staged_modules_compute_with_corefbias_from_the_staged_wheel(staged_spaces, tmp_path):
     site = tmp_path / "site"
     installed = _pip(

@@ -61,8 +61,13 @@ class BenchmarkRun:
     wall_seconds: float = 0.0  # everything, loading the set included
 
     def record(self) -> dict:
-        """What ``results.json`` records of the run (``result_schema.PromptRun``'s fields but the template): its
-        counts, parse and position rates, headlines (``HeadlineScore``) and sections (``MeasureResult``)."""
+        """What ``results.json`` records of the run (``result_schema.PromptRun``'s fields but the template).
+
+        Returns
+        -------
+        dict
+            Its counts, parse and position rates, headlines (``HeadlineScore``) and sections (``MeasureResult``).
+        """
         rate = parse_rate(len(self.instances), self.num_unparsed)
         return {
             "num_instances": len(self.instances),
