@@ -178,6 +178,7 @@ def chat_run(server, data_dir):
     )
 
 
+@pytest.mark.slow
 def test_a_chat_model_is_told_the_language_and_its_position_rate_is_measured(chat_server, data_dir):
     chat_server.policy = reads_the_text  # names the subject, the one person the options name
     outcomes = chat_run(chat_server, data_dir).to_json()["benchmarks"]

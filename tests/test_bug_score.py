@@ -60,7 +60,7 @@ def jsonlines_line(row: dict, *, with_key: bool) -> str:
     return json.dumps({"doc_key": row["id"], **record} if with_key else record) + "\n"
 
 
-@pytest.mark.parametrize("with_key", [True, False], ids=["by doc_key", "by text"])
+@pytest.mark.parametrize("with_key", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["by doc_key", "by text"])
 def test_jsonlines_score_as_the_benchmark_scores_the_same_links(parts, tmp_path, with_key):
     data_dir, rows = parts
     path = tmp_path / "spanbert.jsonlines"

@@ -548,6 +548,7 @@ class _DripHandler(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["cluster protocol", "chat"])
 def test_an_endpoint_sending_one_byte_a_second_ends_the_run_at_its_deadline(
     start_server, data_dir, tmp_path, capsys, kind
@@ -651,6 +652,7 @@ def test_concurrent_runs_share_one_cache(serve, data_dir, mirror, tmp_path):
         assert scores(result) == scores(json.loads(json.dumps(solo.to_json())))
 
 
+@pytest.mark.slow
 def test_runs_saved_at_once_by_many_threads_are_all_stored_whole(data_dir, mirror, tmp_path):
     result = runner.run(
         "baseline:stereotype",
@@ -737,6 +739,7 @@ print("rows", rows, flush=True)
 """
 
 
+@pytest.mark.slow
 def test_runs_started_together_on_a_fresh_data_folder_export_the_set_once(mirror, tmp_path):
     # Before the lock each of them saw no export, exported, and replaced the folder the others were reading.
     data_dir, go = tmp_path / "data", tmp_path / "go"

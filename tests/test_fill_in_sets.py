@@ -337,6 +337,7 @@ def test_a_file_of_a_models_decisions_scores_as_its_run(data_dir, tmp_path):
 # 4. The whole design, on request.
 
 
+@pytest.mark.slow
 def test_the_whole_design_is_built_only_on_request_and_named_configs_are_checked(tmp_path, mirror, capsys):
     builder = hub_export.builder_class("ruff")
     assert hub_export.exported_configs("ruff", builder) == ["default"]

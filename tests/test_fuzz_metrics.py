@@ -47,9 +47,9 @@ NAN, INF = float("nan"), float("inf")
 HUGE = 2**70
 
 # Examples per property (one property per function and mutation): the default run of this file stays within
-# ~30 s on two cores; the slow variants draw new cases on every CI run, a thousand or more per function over its
+# ~15 s on two cores; the slow variants draw new cases on every CI run, a thousand or more per function over its
 # mutations (at 300 and 100 they took a quarter of the CI's test time).
-DIRECT_EXAMPLES, MODULE_EXAMPLES = 25, 6
+DIRECT_EXAMPLES, MODULE_EXAMPLES = 12, 3
 SLOW_DIRECT_EXAMPLES, SLOW_MODULE_EXAMPLES = 100, 30
 # Rows of an "enormous" input (documents, for CoNLL F1, whose scorer works per document).
 ENORMOUS_ROWS, ENORMOUS_DOCUMENTS = 5000, 300

@@ -321,6 +321,7 @@ def test_only_one_float_per_option_leaves_the_device(tiny, winogender, monkeypat
         assert found[index] == pytest.approx(expected, abs=TOLERANCE)
 
 
+@pytest.mark.slow
 def test_the_vocabulary_rows_are_turned_into_log_probabilities_a_few_at_a_time(tiny, winogender, monkeypatch):
     """``LOGITS_CHUNK`` of two vocabularies: pass B's log-softmax two rows at a time, pass C's forward passes one
     option at a time (each but the last from its own copy of the cache): the log-likelihoods of one chunk."""
@@ -713,6 +714,7 @@ def test_the_bytes_norm_divides_by_utf8_bytes_not_characters():
     assert ClozeModel("fixed", FixedBackend(scores), "bytes").choose([row], task)[0].index == 0
 
 
+@pytest.mark.slow
 def test_the_bytes_norm_on_the_model(smollm2, rows):
     requests = requests_of(rows)
     normed = ClozeModel(smollm2.name, smollm2.backend, "bytes").choose(rows, WINOGENDER.task)

@@ -143,6 +143,7 @@ def test_a_missing_main_space_is_skipped_with_a_message(tmp_path):
     assert (staging.repos, staging.skipped) == ([], [f"main Space skipped: {missing} does not exist"])
 
 
+@pytest.mark.slow
 def test_the_real_main_space_stages(staged_spaces, tmp_path, monkeypatch):
     main = REPO / "spaces" / "corefbias"
     assert (main / "app.py").is_file(), f"{main} lost its app.py"
