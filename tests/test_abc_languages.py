@@ -194,6 +194,7 @@ def test_a_chat_model_is_told_the_language_and_its_position_rate_is_measured(cha
         assert (outcome["position_rate"], outcome["top_position"], outcome["position_bias"]) == (1.0, 0, True), name
 
 
+@pytest.mark.slow
 def test_a_jsonlines_file_of_clusters_scores_as_the_run_it_was_written_from(data_dir, tmp_path):
     """Chinese, matched by text: the file's tokens are the sentence's characters, with no spaces to find."""
     name = "abc_zh"

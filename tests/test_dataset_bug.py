@@ -206,6 +206,7 @@ def stand_in_pinned(mirror_with_stand_in, monkeypatch):
     return root
 
 
+@pytest.mark.slow
 def test_the_full_config_builds_from_a_table_in_the_mirror(stand_in_pinned, tmp_path):
     folder = hub_export.export_dataset("bug", tmp_path / "out", stand_in_pinned, requested=["full"])
     full = datasets.load_dataset(str(folder), "full", split="test")

@@ -103,6 +103,7 @@ def test_no_page_of_the_site_loads_anything_from_another_host(site):
     assert "Apache License" in (site / "javascripts" / "mathjax" / "LICENSE").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_measure_page_read_from_disk_renders_its_formulas_with_no_other_host(site, browser_page, screenshot):
     """A measure page opened over file:// in headless Chromium with every other URL refused: MathJax, served by
     the site, typesets every formula, and the page asks nothing of any other host (fonts, API, CDN)."""
@@ -142,6 +143,7 @@ def test_the_site_builds_with_every_link_and_anchor_checked(site):
     assert (site / "results.schema.json").read_bytes() == (DOCS / "results.schema.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_broken_link_an_anchor_or_a_repository_file_fails_the_build(tmp_path):
     """A copy of docs/ and mkdocs.yml beside links to the rest of the repository, with three broken links."""
     for entry in REPO.iterdir():

@@ -194,6 +194,7 @@ def test_the_main_space_installs_cpu_torch_and_the_model_libraries_from_the_regi
     assert f'sdk_version: "{versions["gradio"]}"' in readme and "hf_oauth: true" in readme
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_every_file_of_the_package(staged_spaces):
     source = REPO / "src" / "corefbias"
     package_files = {
