@@ -39,18 +39,16 @@ def exported_set(mirror, tmp_path_factory):
     """``exported_set(name)``: the folder of one set exported from the mirror, built once per test session.
 
     The workers of ``-n auto`` share the folder (their base folders' parent is the session's): the first worker that
-    needs a set exports it under the lock a run takes to export into a data folder (``benchmark_data.set_folder``),
+    needs a set exports it under the lock a run takes to export into a data folder (``benchmark_data.export_lock``),
     and the others wait and read it. Exported by every worker, the sets took a fifth of the quick tier."""
-    from filelock import FileLock
-
     from corefbias.data import hub_export
+    from corefbias.harness.benchmark_data import export_lock
 
     base = tmp_path_factory.getbasetemp()
     out = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "exported-sets"
-    out.mkdir(exist_ok=True)
 
     def export(name: str) -> Path:
-        with FileLock(out / f".{name}.lock"):
+        with export_lock(out, name):
             if not (out / name / "README.md").is_file():
                 hub_export.export_dataset(name, out, mirror)
         return out / name

@@ -300,9 +300,19 @@ def public_scoring_functions() -> str:
     return "\n\n".join(f"::: corefbias.measures.{name}.{name}\n{options}" for name in measures.PUBLIC_SCORES)
 
 
+def built_in_benchmarks() -> dict:
+    """Name → declaration of every benchmark on a set of ``BUILDERS`` (not a plugin's builders or export folder)."""
+    from corefbias.benchmarks import BENCHMARKS
+
+    return {
+        name: benchmark
+        for name, benchmark in BENCHMARKS.items()
+        if benchmark.builders is None and benchmark.export is None
+    }
+
+
 def test_set_table() -> str:
     """One row per set folder: its configs, the benchmarks declared on it (with their language) and its source."""
-    from corefbias.benchmarks import BENCHMARKS
     from corefbias.data import hub_export, upstream
 
     lines = ["| set | configs | benchmarks | source |", "|---|---|---|---|"]
@@ -310,8 +320,8 @@ def test_set_table() -> str:
         builder = hub_export.builder_class(name, BUILDERS)
         benchmarks = ", ".join(
             f"`{benchmark.name}` ({benchmark.language})"
-            for benchmark in BENCHMARKS.values()
-            if benchmark.dataset == name and benchmark.builders is None and benchmark.export is None
+            for benchmark in built_in_benchmarks().values()
+            if benchmark.dataset == name
         )
         sources = ", ".join(
             f"[{source['repository']}](https://github.com/{source['repository']})"
@@ -325,12 +335,8 @@ def test_set_table() -> str:
 def blocks_table() -> str:
     """One row per benchmark: the unit its bootstrap keeps whole and the blocks it draws (their columns, and whether
     crossed or linked), with a link to the card's section saying why."""
-    from corefbias.benchmarks import BENCHMARKS
-
     lines = ["| benchmark | unit | blocks drawn whole | columns | why |", "|---|---|---|---|---|"]
-    for name, benchmark in BENCHMARKS.items():
-        if benchmark.builders is not None or benchmark.export is not None:
-            continue
+    for name, benchmark in built_in_benchmarks().items():
         design = benchmark.blocks
         if design is None:
             blocks, columns = "each unit", f"`{benchmark.unit}`"
@@ -349,12 +355,9 @@ def blocks_table() -> str:
 def quick_runs_table() -> str:
     """One row per benchmark: what ``--limit N`` keeps of it, in its declaration's words (``limit_meaning``);
     benchmarks that keep alike share a row."""
-    from corefbias.benchmarks import BENCHMARKS
-
     rows: dict[str, list[str]] = {}
-    for name, benchmark in BENCHMARKS.items():
-        if benchmark.builders is None and benchmark.export is None:
-            rows.setdefault(benchmark.limit_meaning, []).append(f"`{name}`")
+    for name, benchmark in built_in_benchmarks().items():
+        rows.setdefault(benchmark.limit_meaning, []).append(f"`{name}`")
     lines = ["| benchmark | `--limit N` keeps |", "|---|---|"]
     lines += [f"| {', '.join(names)} | {meaning} |" for meaning, names in rows.items()]
     return "\n".join(lines)

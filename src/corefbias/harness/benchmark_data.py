@@ -33,6 +33,31 @@ def _complete(folder: Path, benchmark: Benchmark, parts: list[Path]) -> bool:
     return all(needed <= set(pyarrow.parquet.read_schema(part).names) for part in parts)
 
 
+def export_lock(data_dir: Path, dataset: str) -> FileLock:
+    """The lock held while a set is exported into a data folder, so that runs (and test workers) sharing the folder
+    export it once: the others wait, then find the export.
+
+    Parameters
+    ----------
+    data_dir : Path
+        The folder of exported sets (made if missing).
+    dataset : str
+        The set's name.
+
+    Returns
+    -------
+    filelock.FileLock
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> export_lock(Path(tempfile.mkdtemp()), "gap").lock_file.endswith(".gap.lock")
+    True
+    """
+    Path(data_dir).mkdir(parents=True, exist_ok=True)
+    return FileLock(Path(data_dir) / f".{dataset}.lock")
+
+
 def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
     """The folder of the benchmark's exported set, exporting it from the mirror first if needed: where it is
     missing, or lacks a part the benchmark scores or a column naming its blocks (an export made before its builder
@@ -51,8 +76,7 @@ def set_folder(benchmark: Benchmark, data_dir: Path, mirror=None) -> Path:
         # Runs started together on a fresh data folder: one exports, the others wait and find its export (a second
         # export would replace the folder while the first run reads it). An export lacking a config or a column a
         # benchmark reads (made before the builder had it) is made again.
-        Path(data_dir).mkdir(parents=True, exist_ok=True)
-        with FileLock(Path(data_dir) / f".{benchmark.dataset}.lock"):
+        with export_lock(data_dir, benchmark.dataset):
             if not _complete(folder, benchmark, parts):
                 hub_export.export_dataset(benchmark.dataset, data_dir, mirror, scripts_dir=benchmark.builders)
     return folder
