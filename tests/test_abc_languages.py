@@ -94,6 +94,7 @@ def test_the_stereotype_baseline_is_found_where_it_follows_the_occupation(data_d
         assert section["log2_fpr_ratio"] == 0.0 and section["log2_fpr_ratio_p_value"] > 0.5
 
 
+@pytest.mark.slow
 def test_the_random_baseline_finds_nothing_in_any_seed(data_dir, tmp_path):
     """ABC's one candidate is the subject, so baseline:random, which picks a candidate, always links it: both FPRs
     are 1 and their ratio exactly 1 in every seed. (The simulated models below are the calibration proper.)"""
@@ -105,6 +106,7 @@ def test_the_random_baseline_finds_nothing_in_any_seed(data_dir, tmp_path):
             assert section["log2_fpr_ratio_p_value"] == 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_simulated_unbiased_models_are_rarely_called_biased_and_biased_ones_always(name, data_dir, mirror):
     model = calibration.SectionRowsModel(calibration.load_design(name, data_dir, mirror), np.random.default_rng(0))

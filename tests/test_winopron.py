@@ -302,6 +302,7 @@ def test_an_occupation_s_schemas_are_drawn_together():
 # The benchmark.
 
 
+@pytest.mark.slow
 def test_random_answers_show_no_significant_pronoun_set_diff_in_most_seeds(parts):
     # baseline:random picks a candidate per instance from a hash of its id: the pronoun sets of a template are
     # answered independently and alike, so no gap is real. Measured: 0 of 20 seeds significant on any of the six
