@@ -536,61 +536,26 @@ def _key(key):
     return key
 
 
-def _renamed_keys(value):
-    """``value`` (a section, or a part of one) with every score key renamed (``RENAMED_KEYS``): the keys of its dicts,
-    and the flat keys an estimate (``key``) and a measure (``primary``) name; an old measure name renamed too."""
+def _renamed(value, field: str | None = None):
+    """``value`` (a benchmark's outcome, or a part of one, under its ``field`` name) with every old name replaced:
+    score keys (``RENAMED_KEYS``) as dict keys and as the ``key`` and ``primary`` an estimate and a measure name,
+    section names (``RENAMED_SECTIONS``) as the keys of ``sections`` and as a headline's ``section``, measure names
+    (``RENAMED_MEASURES``) and ``metric_modules`` (``RENAMED_METRICS``)."""
     if isinstance(value, list):
-        return [_renamed_keys(item) for item in value]
-    if not isinstance(value, Mapping):
+        if field == "metric_modules":
+            return [RENAMED_METRICS.get(name, name) for name in value]
+        return [_renamed(item) for item in value]
+    if isinstance(value, Mapping):
+        if field == "sections":
+            return {_section_name(name): _renamed(item) for name, item in value.items()}
+        return {_key(name): _renamed(item, name) for name, item in value.items()}
+    if not isinstance(value, str):
         return value
-    renamed = {}
-    for name, item in value.items():
-        if name in ("key", "primary"):
-            item = _key(item)
-        elif name == "measure" and isinstance(item, str):
-            item = RENAMED_MEASURES.get(item, item)
-        renamed[_key(name)] = _renamed_keys(item)
-    return renamed
-
-
-def _renamed_sections(sections: Mapping[str, Any], *, scores: bool = True) -> dict[str, Any]:
-    return {_section_name(name): _renamed_keys(section) if scores else section for name, section in sections.items()}
-
-
-def _renamed_headlines(headlines):
-    if not isinstance(headlines, list):
-        return headlines
-    renamed = []
-    for headline in headlines:
-        if isinstance(headline, Mapping):
-            headline = {**headline, "key": _key(headline.get("key"))} if "key" in headline else dict(headline)
-            if isinstance(headline.get("section"), str):
-                headline["section"] = _section_name(headline["section"])
-        renamed.append(headline)
-    return renamed
-
-
-def _renamed_outcome(outcome: Mapping[str, Any]) -> dict[str, Any]:
-    """A benchmark's outcome with its sections, and every reference to one, under the metrics' names."""
-    renamed = dict(outcome)
-    if isinstance(outcome.get("sections"), Mapping):
-        renamed["sections"] = _renamed_sections(outcome["sections"])
-    if "headlines" in outcome:
-        renamed["headlines"] = _renamed_headlines(outcome["headlines"])
-    if isinstance(outcome.get("metric_modules"), list):
-        renamed["metric_modules"] = [RENAMED_METRICS.get(name, name) for name in outcome["metric_modules"]]
-    if isinstance(outcome.get("resampling"), Mapping):
-        resampled = outcome["resampling"]
-        sections = _renamed_sections(resampled.get("sections", {}), scores=False)
-        renamed["resampling"] = {**resampled, "sections": sections}
-    if isinstance(outcome.get("prompts"), Mapping):
-        prompts = outcome["prompts"]
-        renamed["prompts"] = {
-            **prompts,
-            "per_prompt": {name: _renamed_outcome(run) for name, run in prompts.get("per_prompt", {}).items()},
-            "headlines": _renamed_headlines(prompts.get("headlines")),
-        }
-    return renamed
+    if field in ("key", "primary"):
+        return _key(value)
+    if field == "section":
+        return _section_name(value)
+    return RENAMED_MEASURES.get(value, value) if field == "measure" else value
 
 
 def metric_names(results: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -611,8 +576,7 @@ def metric_names(results: Mapping[str, Any]) -> Mapping[str, Any]:
     """
     benchmarks = results["benchmarks"]
     renamed = {
-        name: _renamed_outcome(outcome) if isinstance(outcome, Mapping) else outcome
-        for name, outcome in benchmarks.items()
+        name: _renamed(outcome) if isinstance(outcome, Mapping) else outcome for name, outcome in benchmarks.items()
     }
     if renamed == benchmarks:
         return results
