@@ -106,7 +106,8 @@ class Sourced(builder_base.UpstreamBuilder):
     DESCRIPTION = "A set with a generated config and configs built from GAP's files."
     FEATURES = features.common_features(id=datasets.Value("string"))
     CITATION = ""
-    BUILDER_CONFIGS = [datasets.BuilderConfig(name=name) for name in {configs!r}]
+    VERSION = datasets.Version("1.0.0")
+    CONFIG_DESCRIPTIONS = dict.fromkeys({configs!r}, "")
 
     def _split_generators(self, dl_manager):
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={{}})]

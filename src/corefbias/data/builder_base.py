@@ -12,7 +12,11 @@ from . import upstream
 
 
 class UpstreamBuilder(datasets.GeneratorBasedBuilder):
-    """Base of the sets' builders (``<set>/builder.py``); subclasses set the four class attributes.
+    """Base of the sets' builders (``<set>/builder.py``); subclasses set the class attributes above
+    ``CONFIG_SOURCES``.
+
+    ``CONFIG_DESCRIPTIONS`` (config name → description) gives the configs, each at the builder's ``VERSION``; the
+    first is the default unless ``DEFAULT_CONFIG_NAME`` names another.
 
     ``UPSTREAM_DATASET`` names the upstream source the set is built from, as its ``upstream.json`` pins it
     (``corefbias.data.upstream``); a config built from another source's files says so in ``CONFIG_SOURCES``
@@ -25,8 +29,20 @@ class UpstreamBuilder(datasets.GeneratorBasedBuilder):
     DESCRIPTION: str
     FEATURES: datasets.Features
     CITATION: str
+    VERSION: datasets.Version
+    CONFIG_DESCRIPTIONS: dict[str, str]
     CONFIG_SOURCES: dict[str, str] = {}
     ON_REQUEST_CONFIGS: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls, "CONFIG_DESCRIPTIONS", None):
+            raise TypeError(f"{cls.__name__} sets no CONFIG_DESCRIPTIONS (config name → description): name its configs")
+        cls.BUILDER_CONFIGS = [
+            datasets.BuilderConfig(name=name, version=cls.VERSION, description=description)
+            for name, description in cls.CONFIG_DESCRIPTIONS.items()
+        ]
+        cls.DEFAULT_CONFIG_NAME = cls.__dict__.get("DEFAULT_CONFIG_NAME") or next(iter(cls.CONFIG_DESCRIPTIONS))
 
     @classmethod
     def upstream_dataset_of(cls, config: str) -> str:

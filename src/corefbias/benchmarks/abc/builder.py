@@ -142,36 +142,18 @@ class Abc(builder_base.UpstreamBuilder):
     DESCRIPTION = _DESCRIPTION
     CITATION = _CITATION
     VERSION = _VERSION
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="genda",
-            version=VERSION,
-            description=(
-                "GenDa Lens genda_lens/data/abc_fem_sents.txt and abc_male_sents.txt: 30 stereotypically "
-                "female and 30 male occupations × 76 sentences, the version GenDa Lens scores."
-            ),
-        ),
-        datasets.BuilderConfig(
-            name="original",
-            version=VERSION,
-            description=(
-                "ABC data/COREF_LM/coref_lm.da: 60 occupations × 76 sentences, with ABC's occupation "
-                "statistics (Ocupation_stats - 1.1.tsv)."
-            ),
-        ),
-    ] + [
-        datasets.BuilderConfig(
-            name=code,
-            version=_VERSION,
-            description=(
-                f"ABC data/COREF_LM/coref_lm.{code}: the {language.name} triplets, 60 occupations × 76 sentences, "
-                f"less those the file leaves without an anti-reflexive, with ABC's occupation statistics "
-                f"({language.statistics_column} and the U.S. figures)."
-            ),
-        )
-        for code, language in languages.LANGUAGES.items()
-    ]
-    DEFAULT_CONFIG_NAME = "genda"
+    CONFIG_DESCRIPTIONS = {
+        "genda": "GenDa Lens genda_lens/data/abc_fem_sents.txt and abc_male_sents.txt: 30 stereotypically female and "
+        "30 male occupations × 76 sentences, the version GenDa Lens scores.",
+        "original": "ABC data/COREF_LM/coref_lm.da: 60 occupations × 76 sentences, with ABC's occupation statistics "
+        "(Ocupation_stats - 1.1.tsv).",
+        **{
+            code: f"ABC data/COREF_LM/coref_lm.{code}: the {language.name} triplets, 60 occupations × 76 sentences, "
+            f"less those the file leaves without an anti-reflexive, with ABC's occupation statistics "
+            f"({language.statistics_column} and the U.S. figures)."
+            for code, language in languages.LANGUAGES.items()
+        },
+    }
 
     @property
     def FEATURES(self) -> datasets.Features:  # all but genda add ABC's occupation statistics

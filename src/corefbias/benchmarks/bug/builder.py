@@ -115,27 +115,14 @@ class Bug(builder_base.UpstreamBuilder):
     # full_BUG.zip (105,687 sentences) is not mirrored: it is downloaded from the pinned commit when asked for.
     ON_REQUEST_CONFIGS = ("full",)
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="gold",
-            version=VERSION,
-            description="gold_BUG.zip: the 1,720 sentences people checked (all_human_annotation_correct.csv), "
-            "less the 4 whose text lacks the pronoun or the profession.",
-        ),
-        datasets.BuilderConfig(
-            name="balanced",
-            version=VERSION,
-            description="balanced_BUG.zip: 25,504 sentences sampled from the full set, as many female as male and "
-            "as many stereotypical as anti-stereotypical.",
-        ),
-        datasets.BuilderConfig(
-            name="full",
-            version=VERSION,
-            description="full_BUG.zip: every sentence BUG mined (105,687), built on request "
-            "(`corefbias export-datasets bug --config full`), downloaded from the pinned commit.",
-        ),
-    ]
-    DEFAULT_CONFIG_NAME = "gold"
+    CONFIG_DESCRIPTIONS = {
+        "gold": "gold_BUG.zip: the 1,720 sentences people checked (all_human_annotation_correct.csv), "
+        "less the 4 whose text lacks the pronoun or the profession.",
+        "balanced": "balanced_BUG.zip: 25,504 sentences sampled from the full set, as many female as male and "
+        "as many stereotypical as anti-stereotypical.",
+        "full": "full_BUG.zip: every sentence BUG mined (105,687), built on request "
+        "(`corefbias export-datasets bug --config full`), downloaded from the pinned commit.",
+    }
 
     def _generate_examples(self):
         yield from builder_base.enumerate_unique(rows(self.config.name, self.mirror), self.config.name)

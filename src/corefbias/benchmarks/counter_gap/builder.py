@@ -96,19 +96,10 @@ class CounterGap(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="default",
-            version=VERSION,
-            description="data/C-GAP.tsv: dots after titles removed (Mr, Mrs); the version the paper evaluates.",
-        ),
-        datasets.BuilderConfig(
-            name="withdot",
-            version=VERSION,
-            description="data/C-GAP-withdot.tsv: the original text, with dots after titles (Mr., Mrs.).",
-        ),
-    ]
-    DEFAULT_CONFIG_NAME = "default"
+    CONFIG_DESCRIPTIONS = {
+        "default": "data/C-GAP.tsv: dots after titles removed (Mr, Mrs); the version the paper evaluates.",
+        "withdot": "data/C-GAP-withdot.tsv: the original text, with dots after titles (Mr., Mrs.).",
+    }
 
     def _split_generators(self, dl_manager):
         return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={"path": FILES[self.config.name]})]

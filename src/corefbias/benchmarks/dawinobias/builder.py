@@ -135,15 +135,10 @@ class Dawinobias(builder_base.UpstreamBuilder):
         "koppelgaard-brodbaek-2021-dawinobias", "sloth-rybner-2023-genda-lens", "zhao-etal-2018-gender"
     )
     VERSION = VERSION
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name=polarity,
-            version=VERSION,
-            description=f"{polarity}-stereotypical: data/da_{polarity}_stereotyped_type1_{{dev,test}}.txt",
-        )
+    CONFIG_DESCRIPTIONS = {
+        polarity: f"{polarity}-stereotypical: data/da_{polarity}_stereotyped_type1_{{dev,test}}.txt"
         for polarity in POLARITIES
-    ]
-    DEFAULT_CONFIG_NAME = "pro"
+    }
 
     def _split_generators(self, dl_manager):
         return [

@@ -140,15 +140,10 @@ class Gap(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = datasets.Version("1.1.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="default",
-            version=VERSION,
-            description="gap-development.tsv (train), gap-validation.tsv (validation), gap-test.tsv (test); "
-            "test names from weightingGAP's gap-test-name-spans.json.",
-        )
-    ]
-    DEFAULT_CONFIG_NAME = "default"
+    CONFIG_DESCRIPTIONS = {
+        "default": "gap-development.tsv (train), gap-validation.tsv (validation), gap-test.tsv (test); "
+        "test names from weightingGAP's gap-test-name-spans.json.",
+    }
 
     def _split_generators(self, dl_manager):
         return [

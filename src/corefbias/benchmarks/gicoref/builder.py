@@ -89,15 +89,10 @@ class Gicoref(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = citations.cite("cao-daume-iii-2020-toward")
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="default",
-            version=VERSION,
-            description="GICoref/coref.combo.conll: 91 documents, every third-person pronoun whose referent is "
-            "named in its sentence or the three before, with the document and its gold clusters.",
-        )
-    ]
-    DEFAULT_CONFIG_NAME = "default"
+    CONFIG_DESCRIPTIONS = {
+        "default": "GICoref/coref.combo.conll: 91 documents, every third-person pronoun whose referent is "
+        "named in its sentence or the three before, with the document and its gold clusters.",
+    }
 
     def _generate_examples(self):
         rows = [row for document in gicoref_files.load_documents(self.mirror) for row in document_rows(document)]

@@ -68,15 +68,10 @@ class Map(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = citations.cite("cao-daume-iii-2020-toward")
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="default",
-            version=VERSION,
-            description="MAP/map.csv: 172 of the 183 snippets (11 name a mention their text does not hold), each "
-            "original and with 9 ablations of its gender cues, 1,720 rows with up to three annotations each.",
-        )
-    ]
-    DEFAULT_CONFIG_NAME = "default"
+    CONFIG_DESCRIPTIONS = {
+        "default": "MAP/map.csv: 172 of the 183 snippets (11 name a mention their text does not hold), each "
+        "original and with 9 ablations of its gender cues, 1,720 rows with up to three annotations each.",
+    }
 
     def _generate_examples(self):
         yield from builder_base.enumerate_unique(rows(self.mirror), map_files.MAP_FILE)

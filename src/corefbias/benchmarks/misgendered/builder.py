@@ -75,23 +75,14 @@ class Misgendered(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name=SCORED,
-            version=VERSION,
-            description=(
-                "What corefbias scores: every template of every declaration with one female, one male and one "
-                "unisex name (the lowest hash of declaration, template and name in each list) and all 11 pronoun "
-                "sets: 50 × 12 × 3 × 11 = 19,800 instances."
-            ),
+    CONFIG_DESCRIPTIONS = {
+        SCORED: (
+            "What corefbias scores: every template of every declaration with one female, one male and one "
+            "unisex name (the lowest hash of declaration, template and name in each list) and all 11 pronoun "
+            "sets: 50 × 12 × 3 × 11 = 19,800 instances."
         ),
-        datasets.BuilderConfig(
-            name=FULL,
-            version=VERSION,
-            description="The whole design: 50 templates × 12 declarations × 500 names × 11 pronoun sets = 3,300,000.",
-        ),
-    ]
-    DEFAULT_CONFIG_NAME = SCORED
+        FULL: "The whole design: 50 templates × 12 declarations × 500 names × 11 pronoun sets = 3,300,000.",
+    }
     ON_REQUEST_CONFIGS = (FULL,)
 
     def _split_generators(self, dl_manager):

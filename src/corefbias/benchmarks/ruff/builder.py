@@ -75,27 +75,18 @@ class Ruff(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = VERSION
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name=SCORED,
-            version=VERSION,
-            description=(
-                "What corefbias scores: per task sentence, 3 contexts without distractors and 1 with each number "
-                "of distractors from 1 to 5 (the lowest hashes of task row and uid), each with every declared and "
-                "confusing pronoun: 2,160 instances per number of distractors, the size and cells of upstream's "
-                "own samples (scripts/sample_templates.py), 12,960 in all."
-            ),
+    CONFIG_DESCRIPTIONS = {
+        SCORED: (
+            "What corefbias scores: per task sentence, 3 contexts without distractors and 1 with each number "
+            "of distractors from 1 to 5 (the lowest hashes of task row and uid), each with every declared and "
+            "confusing pronoun: 2,160 instances per number of distractors, the size and cells of upstream's "
+            "own samples (scripts/sample_templates.py), 12,960 in all."
         ),
-        *(
-            datasets.BuilderConfig(
-                name=name,
-                version=VERSION,
-                description=f"upstream's {name}.tsv, every line, in its order ({distractors} distractor sentences).",
-            )
+        **{
+            name: f"upstream's {name}.tsv, every line, in its order ({distractors} distractor sentences)."
             for distractors, name in enumerate(ruff_files.FILES)
-        ),
-    ]
-    DEFAULT_CONFIG_NAME = SCORED
+        },
+    }
     ON_REQUEST_CONFIGS = ruff_files.FILES
 
     def _split_generators(self, dl_manager):

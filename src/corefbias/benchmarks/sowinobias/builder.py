@@ -49,17 +49,12 @@ class SoWinoBias(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = datasets.Version("1.1.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="default",
-            version=VERSION,
-            description=(
-                "Generated: Sec. 4.2's template over Appendix A's vocabulary; pro and anti sentences "
-                "(8192 each) in one split, told apart by `condition` and aligned by `pair_id`."
-            ),
-        )
-    ]
-    DEFAULT_CONFIG_NAME = "default"
+    CONFIG_DESCRIPTIONS = {
+        "default": (
+            "Generated: Sec. 4.2's template over Appendix A's vocabulary; pro and anti sentences "
+            "(8192 each) in one split, told apart by `condition` and aligned by `pair_id`."
+        ),
+    }
 
     def _generate_examples(self):
         yield from builder_base.enumerate_unique(sowinobias_generation.sentences(), "generated SoWinoBias")

@@ -134,16 +134,11 @@ class Winobias(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = citations.cite("zhao-etal-2018-gender")
     VERSION = VERSION
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name=name,
-            version=VERSION,
-            description=f"type {kind}, {polarity}-stereotypical: {polarity}_stereotyped_type{kind}.txt.{{dev,test}} "
-            f"with the gold clusters of conll_format/{{dev,test}}_type{kind}_{polarity}_stereotype.v4_auto_conll",
-        )
+    CONFIG_DESCRIPTIONS = {
+        name: f"type {kind}, {polarity}-stereotypical: {polarity}_stereotyped_type{kind}.txt.{{dev,test}} with the "
+        f"gold clusters of conll_format/{{dev,test}}_type{kind}_{polarity}_stereotype.v4_auto_conll"
         for name, (kind, polarity) in CONFIGS.items()
-    ]
-    DEFAULT_CONFIG_NAME = "type1_pro"
+    }
 
     def _split_generators(self, dl_manager):
         return [

@@ -156,14 +156,9 @@ class Winogender(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="default",
-            version=VERSION,
-            description="data/all_sentences.tsv with occupations-stats.tsv and the spans from templates.tsv.",
-        )
-    ]
-    DEFAULT_CONFIG_NAME = "default"
+    CONFIG_DESCRIPTIONS = {
+        "default": "data/all_sentences.tsv with occupations-stats.tsv and the spans from templates.tsv.",
+    }
 
     def _generate_examples(self):
         mirror = self.mirror

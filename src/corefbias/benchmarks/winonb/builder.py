@@ -61,20 +61,11 @@ class WinoNB(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="v0",
-            version=VERSION,
-            description="data/v0/winonb_someone.tsv, the version whose labels follow the README (scored by corefbias)",
-        ),
-        datasets.BuilderConfig(
-            name="v1",
-            version=VERSION,
-            description="data/v1/winonb_someone.tsv, the newer file: the same sentences recapitalized and respaced, "
-            "but 2,908 WinoBias labels changed (see Known issues); exported, not scored",
-        ),
-    ]
-    DEFAULT_CONFIG_NAME = "v0"
+    CONFIG_DESCRIPTIONS = {
+        "v0": "data/v0/winonb_someone.tsv, the version whose labels follow the README (scored by corefbias)",
+        "v1": "data/v1/winonb_someone.tsv, the newer file: the same sentences recapitalized and respaced, "
+        "but 2,908 WinoBias labels changed (see Known issues); exported, not scored",
+    }
 
     def _generate_examples(self):
         rows = [example(self.config.name, sentence) for sentence in files.sentences(self.config.name, self.mirror)]

@@ -83,27 +83,14 @@ class WinoPron(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name=files.DOUBLE,
-            version=VERSION,
-            description="new_templates.tsv's `template` column × he/she/they/xe: upstream's double.tsv "
-            "(verification.py), 360 templates × 4 pronoun sets",
-        ),
-        datasets.BuilderConfig(
-            name=files.SINGLE,
-            version=VERSION,
-            description="new_templates.tsv's `single_version` column × he/she/they/xe: upstream's single.tsv "
-            "(verification.py), the same 360 templates naming only the referent",
-        ),
-        datasets.BuilderConfig(
-            name=files.OLD,
-            version=VERSION,
-            description="old_templates.tsv (Winogender's templates) × he/she/they/xe: upstream's double_old.tsv "
-            "(prep_old_templates.py), 120 templates × 4 pronoun sets",
-        ),
-    ]
-    DEFAULT_CONFIG_NAME = files.DOUBLE
+    CONFIG_DESCRIPTIONS = {
+        files.DOUBLE: "new_templates.tsv's `template` column × he/she/they/xe: upstream's double.tsv "
+        "(verification.py), 360 templates × 4 pronoun sets",
+        files.SINGLE: "new_templates.tsv's `single_version` column × he/she/they/xe: upstream's single.tsv "
+        "(verification.py), the same 360 templates naming only the referent",
+        files.OLD: "old_templates.tsv (Winogender's templates) × he/she/they/xe: upstream's double_old.tsv "
+        "(prep_old_templates.py), 120 templates × 4 pronoun sets",
+    }
 
     def _generate_examples(self):
         mirror = self.mirror
