@@ -78,13 +78,6 @@ def mention_type(mention: Mention, document: Document) -> str:
     return word_type(" ".join(document.tokens[mention.first : mention.last + 1]))
 
 
-def span_types(document: Document) -> dict[tuple[int, int], str]:
-    """Character span → type, for every gold mention of the document (the key's types, which a predicted mention
-    of the same span shares)."""
-    _, offsets = text_and_offsets(document)
-    return {mention_span(mention, offsets): mention_type(mention, document) for mention in document.mentions}
-
-
 def type_of_span(text: str, span: tuple[int, int], gold_types: dict[tuple[int, int], str]) -> str:
     """The type of any mention of the document's text, gold or predicted.
 
