@@ -1,14 +1,16 @@
 """Session fixtures that play a user who installs corefbias rather than checking it out.
 
 ``release_build`` runs ``python -m build`` on a copy of the checkout (the sdist, and the wheel built from
-it) and builds a wheel straight from the tree; ``user_venv`` is a fresh virtualenv holding that wheel and
-nothing but its own dependencies. Both are built once per session and shared by every test that plays
-the user (tests/test_release.py, tests/test_installed.py). pip reads packages from the configured
-registry (and its local wheel cache); nothing else leaves the machine.
+it) and builds a wheel straight from the tree; ``user_venv`` is a fresh virtualenv holding that wheel with
+whatever releases the registry holds today, and the tools its numeric tests import. Both are built once per
+session, by the first test worker that needs them (the others wait for it and share them), for every test that
+plays the user (tests/test_release.py, tests/test_installed.py, tests/test_newest_releases.py). pip reads
+packages from the configured registry (and its local wheel cache); nothing else leaves the machine.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -17,8 +19,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from filelock import FileLock
 
 REPO = Path(__file__).resolve().parents[1]
+# What the numeric tests import beyond the wheel and its gap, space and docs extras (setup.cfg's test extra names why).
+TEST_TOOLS = ("pytest", "pytest-xdist", "hypothesis", "jsonschema", "pydantic", "scikit-learn", "fairlearn")
 
 
 def _check(command: list[str], **options) -> subprocess.CompletedProcess:
@@ -60,16 +65,30 @@ def user_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def built_once(tmp_path_factory, name: str):
+    """The folder ``name`` of the whole session (every test worker's), and whether it still has to be built: the
+    first worker builds it while holding its lock, the others wait for the lock and find it built."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+    folder.mkdir(exist_ok=True)
+    done = folder / ".built"
+    with FileLock(str(folder) + ".lock"):
+        yield folder, not done.is_file()
+        done.touch()
+
+
 @pytest.fixture(scope="session")
 def release_build(tmp_path_factory) -> SimpleNamespace:
     """``python -m build`` of a copy of the checkout: ``sdist``, ``wheel`` (built from the sdist, as
     ``python -m build`` does) and ``tree_wheel`` (``python -m build --wheel``, straight from the tree)."""
     if shutil.which("git") is None:
         pytest.fail("the release tests copy the checkout with git, which is not installed")
-    root = tmp_path_factory.mktemp("release")
-    source = copy_checkout(root / "source")
-    _check([sys.executable, "-m", "build", "--outdir", root / "dist", source], cwd=root)
-    _check([sys.executable, "-m", "build", "--wheel", "--outdir", root / "tree", source], cwd=root)
+    with built_once(tmp_path_factory, "release") as (root, to_build):
+        if to_build:
+            source = copy_checkout(root / "source")
+            _check([sys.executable, "-m", "build", "--outdir", root / "dist", source], cwd=root)
+            _check([sys.executable, "-m", "build", "--wheel", "--outdir", root / "tree", source], cwd=root)
     (sdist,) = (root / "dist").glob("corefbias-*.tar.gz")
     (wheel,) = (root / "dist").glob("corefbias-*.whl")
     (tree_wheel,) = (root / "tree").glob("corefbias-*.whl")
@@ -78,16 +97,17 @@ def release_build(tmp_path_factory) -> SimpleNamespace:
 
 @pytest.fixture(scope="session")
 def user_venv(release_build, tmp_path_factory) -> SimpleNamespace:
-    """A fresh virtualenv with the released wheel (and its ``gap`` extra, which GAP's name distances need)."""
-    root = tmp_path_factory.mktemp("user")
-    venv = root / "venv"
-    _check([sys.executable, "-m", "venv", venv])
-    python = venv / "bin" / "python"
-    env = user_env(root)
-    _check([python, "-m", "pip", "install", "--quiet", "--no-compile", "--disable-pip-version-check",
-            f"{release_build.wheel}[gap]"],
-           env=env, cwd=root)  # fmt: skip
-    return SimpleNamespace(root=root, python=python, bin=venv / "bin", env=env)
+    """A fresh virtualenv with the released wheel, its ``gap`` (GAP's name distances), ``space`` and ``docs`` extras
+    and ``TEST_TOOLS``, each at the newest release the registry holds (no constraints)."""
+    with built_once(tmp_path_factory, "user") as (root, to_build):
+        venv = root / "venv"
+        env = user_env(root)
+        if to_build:
+            _check([sys.executable, "-m", "venv", venv])
+            _check([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile",
+                    "--disable-pip-version-check", f"{release_build.wheel}[gap,space,docs]", *TEST_TOOLS],
+                   env=env, cwd=root)  # fmt: skip
+    return SimpleNamespace(root=root, python=venv / "bin" / "python", bin=venv / "bin", env=env)
 
 
 def run_in(venv: SimpleNamespace, command: list, cwd: Path, env: dict | None = None, check: bool = True):

@@ -1,21 +1,18 @@
 """The numbers with the newest releases. ``scripts/test`` installs the releases the suite last passed with
-(``constraints.txt``), so that a fresh machine reproduces CI; this test installs the released wheel into a fresh
-virtualenv with whatever releases the package registry holds today (no constraints), and runs there the tests that
+(``constraints.txt``), so that a fresh machine reproduces CI; this test runs, in the virtualenv that holds the released
+wheel with whatever releases the package registry holds today (``installed.user_venv``, no constraints), the tests that
 compare our numbers with stored values, published tables and the authors' own scorers. A stored figure that moves
 beyond its stated tolerance there is a finding about a new release, not a flaky test.
 """
 
 import re
 import subprocess
-import sys
 
 import pytest
-from installed import REPO, _check, user_env
+from installed import REPO, _check
 
 pytestmark = pytest.mark.slow
 
-# What the numeric tests import beyond the wheel and its gap, space and docs extras (setup.cfg's test extra names why).
-TEST_TOOLS = ("pytest", "pytest-xdist", "hypothesis", "jsonschema", "pydantic", "scikit-learn", "fairlearn")
 # Every test of these files runs, the reproductions included; none needs torch (whose newest release on PyPI is a
 # CUDA build of gigabytes), a browser or a service.
 NUMERIC_TESTS = (
@@ -45,22 +42,17 @@ def _pinned(name: str) -> str | None:
     return found[1] if found else None
 
 
-def test_the_numbers_hold_with_the_newest_releases(release_build, mirror, tmp_path):
-    venv = tmp_path / "venv"
-    _check([sys.executable, "-m", "venv", venv])
-    python = venv / "bin" / "python"
-    env = user_env(tmp_path, COREFBIAS_MIRROR=str(mirror))
-    _check([python, "-m", "pip", "install", "--quiet", "--no-compile", "--disable-pip-version-check", "--upgrade",
-            f"{release_build.wheel}[gap,space,docs]", *TEST_TOOLS], env=env, cwd=tmp_path)  # fmt: skip
+def test_the_numbers_hold_with_the_newest_releases(user_venv, mirror):
+    env = {**user_venv.env, "COREFBIAS_MIRROR": str(mirror)}
     installed = dict(
         line.split("==", 1)
-        for line in _check([python, "-m", "pip", "freeze"], env=env).stdout.splitlines()
+        for line in _check([user_venv.python, "-m", "pip", "freeze"], env=env).stdout.splitlines()
         if "==" in line
     )
     for name in WATCHED:
         print(f"{name} {installed.get(name)} (constraints.txt: {_pinned(name)})")
     done = subprocess.run(
-        [python, "-m", "pytest", "-q", "-m", "not slow", "-p", "no:cacheprovider",
+        [user_venv.python, "-m", "pytest", "-q", "-m", "not slow", "-p", "no:cacheprovider",
          *(f"tests/{name}" for name in NUMERIC_TESTS)],
         cwd=REPO, env=env, capture_output=True, text=True,
     )  # fmt: skip
