@@ -37,9 +37,8 @@ def columns(rows):
 
 
 def test_export_counts_match_upstream_and_the_documentation_sheet(exported_set, loaded_set, upstream_items, forms):
-    assert_export_layout(
-        exported_set("swewinogender"), {"resolution": ["test"], "nli": ["test"]}, license_id="other", default="resolution"
-    )
+    configs = {"resolution": ["test"], "nli": ["test"]}
+    assert_export_layout(exported_set("swewinogender"), configs, license_id="other", default="resolution")
     for config in ("resolution", "nli"):
         assert_spans_match(loaded_set("swewinogender", config))
     resolution, nli = forms["resolution"], forms["nli"]
@@ -53,9 +52,7 @@ def test_export_counts_match_upstream_and_the_documentation_sheet(exported_set, 
     ]
     assert Counter(row["pronoun_set"] for row in resolution) == {"han": 104, "hon": 104, "hen": 104}
     # Every premise is one entailed and one neutral item.
-    assert sorted(idx for row in resolution for idx in (row["entailed_idx"], row["neutral_idx"])) == list(
-        range(1, 625)
-    )
+    assert sorted(idx for row in resolution for idx in (row["entailed_idx"], row["neutral_idx"])) == list(range(1, 625))
 
 
 def test_every_pronoun_and_participant_span_is_found(forms):
@@ -96,8 +93,10 @@ def test_each_hypothesis_names_its_participant_and_the_entailed_one_the_antecede
 def test_the_nli_items_a_premise_encodes_score_as_the_released_items(forms):
     rows = {part: columns(forms[part[0]]) for part in (("resolution", "test"), ("nli", "test"))}
     rng = random.Random(4)
-    choice = {row["text"]: rng.choice([[True, False], [False, True], [False, False], [True, True]])
-              for row in forms["resolution"]}
+    choice = {
+        row["text"]: rng.choice([[True, False], [False, True], [False, False], [True, True]])
+        for row in forms["resolution"]
+    }
     decisions = {part: [choice[text] for text in data["text"]] for part, data in rows.items()}
     of_premises = swewinogender.score({("resolution", "test"): rows["resolution", "test"]}, decisions, 50, 1)
     of_items = swewinogender.score({("nli", "test"): rows["nli", "test"]}, decisions, 50, 1)
@@ -126,9 +125,7 @@ def test_a_model_that_reads_every_hen_as_the_occupation(forms):
     decisions = [
         [True, False] if row["pronoun_set"] == "hen" else [c["is_referent"] for c in row["candidates"]] for row in rows
     ]
-    sections = swewinogender.score(
-        {("resolution", "test"): columns(rows)}, {("resolution", "test"): decisions}, 200, 0
-    )
+    sections = swewinogender.score({("resolution", "test"): columns(rows)}, {("resolution", "test"): decisions}, 200, 0)
     binary, versus_han = sections["pronoun_set_diff"], sections["pronoun_set_diff/han"]
     assert (binary["accuracy/hen"], binary["diff/hen"], versus_han["diff/hon"]) == (0.5, -0.5, 0.0)
     assert versus_han["diff/hen"] == -0.5 and binary["diff/hen_p_value"] < 0.05
@@ -155,8 +152,11 @@ def test_nli_gender_parity_equals_nltk_krippendorff_alpha(forms):
         n_bootstrap=0,
     )
     for pronoun in (None, *files.PRONOUN_SETS):
-        chosen = [(i, p, row["label"]) for i, (p, row) in enumerate(zip(predictions, nli))
-                  if pronoun in (None, row["pronoun_set"])]
+        chosen = [
+            (i, p, row["label"])
+            for i, (p, row) in enumerate(zip(predictions, nli))
+            if pronoun in (None, row["pronoun_set"])
+        ]
         task = agreement.AnnotationTask(
             data=[("system", i, p) for i, p, _ in chosen] + [("gold", i, g) for i, _, g in chosen]
         )
@@ -202,7 +202,8 @@ def test_a_file_of_nli_labels_is_scored_against_upstream(tmp_path, mirror, upstr
         n_bootstrap=0,
     )
     assert scored["alpha"] == expected["alpha"] and scored["gender_parity"] == expected["gender_parity"]
-    path.write_text("".join(json.dumps({"idx": idx, "label": label}) + "\n" for idx, label in labels.items() if idx > 1))
+    lines = [json.dumps({"idx": idx, "label": label}) + "\n" for idx, label in labels.items() if idx > 1]
+    path.write_text("".join(lines))
     with pytest.raises(ValueError, match=r"missing idx \[1\]"):
         nli_predictions.score_file(path, mirror, n_bootstrap=0)
     path.write_text('{"idx": 1, "label": "neutral"}\n{"idx": 1, "label": "neutral"}\n')

@@ -214,7 +214,8 @@ def nli_gender_parity(
         for condition in conditions
     }
     tested = [name for name in scores if name.startswith(("alpha", "accuracy")) or name == PARITY]
-    blocks = unit_blocks(block_ids, [templates[template] for template in template_ids], list(templates), unit="template")
+    positions = [templates[template] for template in template_ids]
+    blocks = unit_blocks(block_ids, positions, list(templates), unit="template")
     inferences = bootstrap_test(
         rows, statistic, dict.fromkeys(tested), n_bootstrap=n_bootstrap, seed=seed, unit="template", blocks=blocks
     )
