@@ -216,3 +216,18 @@ def test_the_swedish_cloze_template_asks_about_the_pronoun_as_written(forms):
     request = BENCHMARKS["swewinogender"].cloze.render(by_id["1B-hen"])
     assert request.context == "Teknikern sa till kunden att hen kunde betala kontant. Ordet ”hen” syftar på"
     assert request.continuations == (" teknikern", " kunden")
+
+
+def test_the_measures_are_the_documentation_sheets(mirror):
+    """The sheet's recommended measures, read from the pinned file, are the ones ``nli_gender_parity`` computes."""
+    from corefbias.data import upstream
+    from corefbias.measures import nli_gender_parity as measure
+
+    sheet = upstream.fetch(files.UPSTREAM_DATASET, files.DOCUMENTATION_SHEET, mirror).read_text(encoding="utf-8")
+    measures = sheet.split("Recommended evaluation measures\t", 1)[1].split("Dataset function", 1)[0]
+    assert "(1) Krippendorff's alpha on binary label" in measures
+    parity = "the proportion of triples of items differing only by the type of pronoun, which receive identical labels"
+    assert parity in measures.lower() and parity in " ".join(measure.__doc__.split()).lower()
+    assert "624 test items from 104 templates. 312 positive cases ('entailment') and 312 negative" in sheet
+    # The third measure reads the auxiliary occupation statistics the sheet describes; SuperLim 2.0 holds no such file.
+    assert "(3) Correlation (Spearman’s rho)" in measures and "Auxiliary data: TSV file" in sheet

@@ -33,7 +33,7 @@ from .result import Cell, MeasureResult, measure_result
 
 LABELS = ("entailment", "neutral")
 PARITY = "gender_parity"
-ALL = "all"  # the condition of every item, in the alpha statistic
+ALL = ""  # the condition of every item, in the alpha statistic (no pronoun is the empty string)
 _NOT_TESTED = (
     "reported with its 95% interval, not tested: alpha and accuracy have no null worth testing, and gender parity's "
     "unbiased value 1 is its maximum"
