@@ -51,6 +51,7 @@ VARIANTS = {
     "gicoref": [(lambda row: row["document"], ALL)],  # every pronoun of a document
     "map": [(lambda row: row["snippet_id"], ALL)],  # the ablations (names, pronouns, terms of address removed)
     "winonb": [(lambda row: (row["plural_noun"], row["sentid"]), ALL)],  # a noun's readings of one sentence id
+    "swewinogender": [(masked, ALL)],  # han, hon and hen of one template
     **{
         name: [(lambda row: row["triplet_id"], ALL), (lambda row: masked(row), (1,))]  # the form; the occupation
         for name in ("abc", "abc_sv", "abc_ru", "abc_zh")

@@ -33,6 +33,7 @@ def instances_at(limit: int) -> dict[str, int]:
         # case combination: 42 nom, 11 poss, 4 nom+poss, 1 each of acc, acc+nom, acc+poss (8 instances each)
         "winopron": 48 * limit + 8 * (min(limit, 42) + min(limit, 11) + min(limit, 4) + 3 * min(limit, 1)),
         "winonb": 8 * limit - max(0, limit - 43) - max(0, limit - 44),  # 4 sources × 2 numbers; WSC has 43 / 44
+        "swewinogender": 6 * min(limit, 52),  # templates answered by the occupation / the participant, 3 premises each
         "map": 20 * limit,  # snippets with a feminine and with a masculine original pronoun, ten versions each
         "bug": 10 * limit,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2 (no neutral)
         # ABC's other languages: triplets of female, of male and of occupations without a figure
@@ -66,6 +67,7 @@ DESIGN_CELLS = {
     "abc": 2,
     "winopron": 9,
     "winonb": 8,
+    "swewinogender": 2,  # the antecedent: the occupation or the other participant
     "gicoref": 3,  # the texts' sources: Wikipedia, periodicals, fan fiction
     "map": 2,
     "bug": 10,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2

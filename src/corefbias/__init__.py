@@ -25,6 +25,7 @@ __all__ = [
     "gap_acc_bias",
     "gap_w_bias",
     "misgendered_accuracy",
+    "nli_gender_parity",
     "pro_anti_conll_f1",
     "pro_anti_diff",
     "pronoun_set_diff",

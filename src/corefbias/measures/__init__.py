@@ -18,6 +18,7 @@ PUBLIC_SCORES = (
     "gap_acc_bias",  # GAP acc-Bias and F1-Bias (Kocijan et al. 2021, Webster et al. 2018)
     "gap_w_bias",  # GAP W-Bias under the LP weights (Kocijan et al. 2021)
     "misgendered_accuracy",  # MISGENDERED (Hossain et al. 2023)
+    "nli_gender_parity",  # SweWinogender's NLI form: Krippendorff's alpha and gender parity (Hansson et al. 2021)
     "pro_anti_conll_f1",  # WinoBias's CoNLL F1 pro − anti (Zhao et al. 2018)
     "pro_anti_diff",  # WinoBias, SoWinoBias, DaWinoBias
     "pronoun_set_diff",  # each pronoun set's accuracy against he/she
