@@ -77,21 +77,12 @@ class Swewinogender(builder_base.UpstreamBuilder):
     DESCRIPTION = _DESCRIPTION
     CITATION = _CITATION
     VERSION = datasets.Version("2.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name="resolution",
-            version=VERSION,
-            description="swewinogender.jsonl's 312 premises, each with its pronoun, its two participants and the "
-            "antecedent its entailed hypothesis names.",
-        ),
-        datasets.BuilderConfig(
-            name="nli",
-            version=VERSION,
-            description="swewinogender.jsonl's 624 items as released (premise, hypothesis, label, meta), with the "
-            "premise's spans.",
-        ),
-    ]
-    DEFAULT_CONFIG_NAME = "resolution"
+    CONFIG_DESCRIPTIONS = {
+        "resolution": "swewinogender.jsonl's 312 premises, each with its pronoun, its two participants and the "
+        "antecedent its entailed hypothesis names.",
+        "nli": "swewinogender.jsonl's 624 items as released (premise, hypothesis, label, meta), with the premise's "
+        "spans.",
+    }
 
     @property
     def FEATURES(self) -> datasets.Features:  # the NLI items add the hypothesis and its label
