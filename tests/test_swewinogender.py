@@ -38,7 +38,7 @@ def columns(rows):
 
 def test_export_counts_match_upstream_and_the_documentation_sheet(exported_set, loaded_set, upstream_items, forms):
     configs = {"resolution": ["test"], "nli": ["test"]}
-    assert_export_layout(exported_set("swewinogender"), configs, license_id="other", default="resolution")
+    assert_export_layout(exported_set("swewinogender"), configs, license_id="cc-by-4.0", default="resolution")
     for config in ("resolution", "nli"):
         assert_spans_match(loaded_set("swewinogender", config))
     resolution, nli = forms["resolution"], forms["nli"]

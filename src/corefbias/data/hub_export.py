@@ -44,6 +44,10 @@ _HUB_LICENSES = {
     "MIT License": "mit",
     "Apache License 2.0": "apache-2.0",
     "GNU Affero General Public License v3.0": "agpl-3.0",
+    "BSD-3-Clause": "bsd-3-clause",
+    "CC BY 4.0": "cc-by-4.0",
+    "CC BY-SA 3.0": "cc-by-sa-3.0",
+    "CC BY-SA 4.0": "cc-by-sa-4.0",
 }
 # What the registry says, and the Hub's identifier, when nobody could find out the license.
 UNKNOWN_LICENSE = "unknown"
