@@ -10,7 +10,7 @@ import pytest
 from dataset_harness import assert_export_layout, assert_spans_match
 
 from corefbias.benchmarks import BENCHMARKS
-from corefbias.benchmarks.knowref import benchmark, files
+from corefbias.benchmarks.knowref import benchmark, design, explore, files
 from corefbias.harness.prediction_files import scoring as file_scoring
 
 PART = ("default", "test")
@@ -117,7 +117,7 @@ def test_a_candidate_is_its_first_whole_word_occurrence_outside_the_other_candid
 
 def test_original_sentences_are_the_blocks_and_only_one_holds_both_genders(rows):
     columns = {name: [row[name] for row in rows] for name in ("original_id", "original_sentence")}
-    blocks = benchmark.BLOCKS.ids(columns)
+    blocks = design.BLOCKS.ids(columns)
     sizes = Counter(Counter(blocks).values())
     assert sizes == {1: 1201, 2: 34}  # 1,235 original sentences; 34 of them give two rows
     assert sum(count - 1 for count in Counter(row["text"] for row in rows).values()) == 24
@@ -194,3 +194,17 @@ def test_the_declaration_names_the_male_minus_female_difference_and_a_cloze_with
         }
     )
     assert (request.context, request.continuations) == ("Ann met Bo , but she left . ‘She’ refers to", (" Ann", " Bo"))
+
+
+def test_the_explore_view_shows_the_sentence_with_both_genders_first_then_female_and_male_errors_in_turn(rows):
+    # A model always linking the second candidate: wrong wherever the first is the answer.
+    pairs = [(row, {"decision": [False, True], "gold": [c["is_referent"] for c in row["candidates"]]}) for row in rows]
+    cases = explore.error_cases(pairs)
+    both = cases[0]  # original_id 39820: "Sean thought Elizabeth ..." and "Olivia thought Elizabeth ..."
+    assert both["title"] == "male (test-844): he → Elizabeth, not Sean"
+    assert [member["label"] for member in both["members"]] == ["male (test-844)", "female (test-849)"]
+    sides = [case["title"].split(" ", 1)[0] for case in cases[1:]]
+    assert sides[:6] == ["female", "male"] * 3
+    shown = {member["label"].split("(")[1].rstrip(")") for case in cases for member in case["members"]}
+    wrong = {row["id"] for row, instance in pairs if row["pronoun_gender"] != "neutral" and instance["gold"][0]}
+    assert len(wrong) == 318 + 283 and wrong <= shown

@@ -14,16 +14,12 @@ import dataclasses
 
 from ...measures import condition_accuracy_diff
 from ..cloze_wording import NAMES_CLOZE
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, Headline
 from ..link_sections import gold_links
+from .design import BLOCKS, COMPARED_GENDER, REFERENCE_GENDER
+from .explore import ERRORS
 
 SECTION = "knowref"
-REFERENCE_GENDER = "female"
-COMPARED_GENDER = "male"
-
-# Rows made from one original sentence (an upstream id, or the same sentence under two ids) share its situation and
-# its people: one block.
-BLOCKS = BlockDesign(("original_id", "original_sentence"), ("original sentence",), linked=True)
 
 
 def answer(linked: list[bool]) -> str:
@@ -102,5 +98,6 @@ BENCHMARK = Benchmark(
         Headline(SECTION, f"accuracy/{REFERENCE_GENDER}", "accuracy female", None),
     ),
     bias_axis=BiasAxis("pronoun_gender", {COMPARED_GENDER: 1, REFERENCE_GENDER: -1}, "toward_gold"),
+    explore=ERRORS,
     blocks=BLOCKS,
 )
