@@ -50,6 +50,7 @@ VARIANTS = {
     "bug": [(lambda row: row["text"], ALL)],  # another profession or pronoun of one sentence
     "gicoref": [(lambda row: row["document"], ALL)],  # every pronoun of a document
     "map": [(lambda row: row["snippet_id"], ALL)],  # the ablations (names, pronouns, terms of address removed)
+    "knowref": [(lambda row: row["original_id"], ALL), (lambda row: row["text"], ALL)],  # twins; repeated sentences
     "winonb": [(lambda row: (row["plural_noun"], row["sentid"]), ALL)],  # a noun's readings of one sentence id
     "swewinogender": [(masked, ALL)],  # han, hon and hen of one template
     **{
