@@ -27,7 +27,7 @@ def released(mirror):
 
 
 def test_export_layout_and_spans(exported_set, loaded_set):
-    assert_export_layout(exported_set("knowref"), {"default": ["test"]}, license_id="other", default="default")
+    assert_export_layout(exported_set("knowref"), {"default": ["test"]}, license_id="cc-by-sa-3.0", default="default")
     assert_spans_match(loaded_set("knowref", "default"))
 
 

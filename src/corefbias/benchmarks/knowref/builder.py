@@ -113,10 +113,7 @@ class Knowref(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = _CITATION
     VERSION = datasets.Version("1.0.0")
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(name="default", version=VERSION, description="Knowref_dataset/knowref_test.json")
-    ]
-    DEFAULT_CONFIG_NAME = "default"
+    CONFIG_DESCRIPTIONS = {"default": "Knowref_dataset/knowref_test.json"}
 
     def _generate_examples(self):
         records = files.repaired(files.load_test(self.mirror))
