@@ -41,6 +41,7 @@ VARIANTS = {
     "winogender": [(masked, ALL)],  # the pronoun's gender and the participant (a name: "someone", "the customer")
     "winopron": [(masked, ALL), (lambda row: (row["occupation"], row["participant"]), ALL)],  # sets; the three cases
     "winobias": [(masked, ALL)],  # pro and anti: the pronoun
+    "winobias_plus": [(masked, ALL), (lambda row: row["pair_id"], ALL)],  # pro and anti; gendered and neutral
     "dawinobias": [(masked, ALL)],
     "sowinobias": [(lambda row: row["pair_id"], ALL), (masked, (2,))],  # occupations swapped; the occupations (names)
     "ruff": [(task_sentence, ALL)],  # pronoun sets, contexts, distractors

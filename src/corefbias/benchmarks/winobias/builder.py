@@ -13,6 +13,7 @@ stereotypes. Upstream files are read through ``corefbias.data.upstream.fetch``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import datasets
 
@@ -126,6 +127,45 @@ def example(line: str, document, *, number: int, row: str, stereotypes: dict[str
     }
 
 
+def read_lines(path: str, mirror: str | None) -> list[str]:
+    """The lines of an upstream WinoBias file (``corefbias.data.upstream.fetch``)."""
+    with open(upstream.fetch(UPSTREAM_DATASET, path, mirror), encoding="utf-8") as handle:
+        return handle.read().splitlines()
+
+
+def occupation_stereotypes(mirror: str | None) -> dict[str, str]:
+    """Occupation → its stereotype, ``female`` or ``male``, from WinoBias's two occupation lists."""
+    female, male = (
+        [line.strip() for line in read_lines(OCCUPATION_LISTS[gender], mirror) if line.strip()]
+        for gender in ("female", "male")
+    )
+    return wino_format.stereotype_map(female, male)
+
+
+def examples(kind: int, polarity: str, split: str, mirror: str | None) -> Iterator[tuple[str, dict]]:
+    """``(id, row)`` of every sentence of one bracketed file (type ``kind``, ``polarity``, upstream ``split``: dev
+    or test), joined with its CoNLL document; WinoBias+ (``corefbias.benchmarks.winobias_plus``) reads them too."""
+    stereotypes = occupation_stereotypes(mirror)
+    lines = read_lines(bracketed_file(polarity, kind, split), mirror)
+    conll = conll_file(polarity, kind, split)
+    documents = read_conll(read_lines(conll, mirror), source=conll)
+    if sorted(documents) != list(range(len(lines))):
+        raise ValueError(f"{conll}: documents are not numbered 0 to {len(lines) - 1}, one per bracketed line")
+    for number, line in enumerate(lines, 1):
+        pair_id = f"{split}-type{kind}-{number}"
+        row_id = f"{split}-type{kind}-{polarity}-{number}"
+        yield (
+            row_id,
+            {
+                "id": row_id,
+                "pair_id": pair_id,
+                "type": kind,
+                "polarity": polarity,
+                **example(line, documents[number - 1], number=number, row=row_id, stereotypes=stereotypes),
+            },
+        )
+
+
 class Winobias(builder_base.UpstreamBuilder):
     """WinoBias: four configs (type × polarity), splits validation (upstream dev) and test."""
 
@@ -146,32 +186,6 @@ class Winobias(builder_base.UpstreamBuilder):
             for split, upstream_split in UPSTREAM_SPLITS.items()
         ]
 
-    def _lines(self, path: str) -> list[str]:
-        with open(upstream.fetch(UPSTREAM_DATASET, path, self.mirror), encoding="utf-8") as handle:
-            return handle.read().splitlines()
-
     def _generate_examples(self, split):
         kind, polarity = CONFIGS[self.config.name]
-        female, male = (
-            [line.strip() for line in self._lines(OCCUPATION_LISTS[gender]) if line.strip()]
-            for gender in ("female", "male")
-        )
-        stereotypes = wino_format.stereotype_map(female, male)
-        lines = self._lines(bracketed_file(polarity, kind, split))
-        conll = conll_file(polarity, kind, split)
-        documents = read_conll(self._lines(conll), source=conll)
-        if sorted(documents) != list(range(len(lines))):
-            raise ValueError(f"{conll}: documents are not numbered 0 to {len(lines) - 1}, one per bracketed line")
-        for number, line in enumerate(lines, 1):
-            pair_id = f"{split}-type{kind}-{number}"
-            row_id = f"{split}-type{kind}-{polarity}-{number}"
-            yield (
-                row_id,
-                {
-                    "id": row_id,
-                    "pair_id": pair_id,
-                    "type": kind,
-                    "polarity": polarity,
-                    **example(line, documents[number - 1], number=number, row=row_id, stereotypes=stereotypes),
-                },
-            )
+        yield from examples(kind, polarity, split, self.mirror)
