@@ -1,11 +1,14 @@
 """WinoBias+: its lines labelled by WinoBias (exact counts of the lines matched, ambiguous and unmatched), the pronoun
 moved onto the rewrite, the export, and the scores computed by hand and for the stereotype baseline."""
 
+import json
+
 import pytest
 from dataset_harness import assert_export_layout, assert_spans_match, builder_module
 
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.winobias_plus import lines
+from corefbias.harness.prediction_files import scoring
 from corefbias.models.baselines import StereotypeBaseline
 
 VERSIONS = ("gendered", "neutral")
@@ -157,3 +160,30 @@ def test_the_stereotype_baseline_is_right_on_every_pro_and_no_anti_gendered_line
     # They: the nearest occupation, the same answer on the two rewrites of a pair wherever they are one sentence.
     assert sections["winobias_plus"]["accuracy/neutral"] == 2279 / 3064
     assert sections["winobias_plus/neutral"]["diff"] == 0.0
+
+
+def token_span(text: str, span: dict) -> list[int]:
+    """The inclusive token span (tokens: ``text`` split at spaces) of a character span."""
+    starts = [index for index in range(len(text)) if index == 0 or text[index - 1] == " "]
+    return [
+        max(i for i, start in enumerate(starts) if start <= span["start"]),
+        max(i for i, start in enumerate(starts) if start < span["end"]),
+    ]
+
+
+def test_a_file_of_clusters_is_scored_by_the_links_it_makes(exported_set, loaded_set, tmp_path):
+    """A system's clusters (jsonlines, as e2e-coref writes them): the pronoun with the referent in every gendered line
+    and with the other occupation in every neutral one is right exactly on the gendered lines."""
+    path = tmp_path / "clusters.jsonlines"
+    with path.open("w", encoding="utf-8") as handle:
+        for version, split in BENCHMARKS["winobias_plus"].parts:
+            for row in loaded_set("winobias_plus", version)[split].to_list():
+                linked = next(c for c in row["candidates"] if c["is_referent"] == (version == "gendered"))
+                cluster = [token_span(row["text"], span) for span in (linked, row["pronoun"])]
+                document = {"doc_key": row["id"], "sentences": [row["text"].split(" ")], "clusters": [cluster]}
+                handle.write(json.dumps(document) + "\n")
+    scored = scoring.score("winobias_plus", [path], data_dir=exported_set("winobias_plus").parent, n_bootstrap=0)
+    sections = scored.runs["winobias_plus"].sections
+    assert (sections["winobias_plus"]["accuracy/gendered"], sections["winobias_plus"]["accuracy/neutral"]) == (1, 0)
+    assert sections["winobias_plus"]["diff/gendered"] == 1.0
+    assert sections["winobias_plus/gendered"]["diff"] == sections["winobias_plus/neutral"]["diff"] == 0.0
