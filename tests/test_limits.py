@@ -24,6 +24,11 @@ def instances_at(limit: int) -> dict[str, int]:
         "gap": 2 * limit,
         "winogender": 6 * limit,  # pairs answered by the occupation / the participant, three sentences each
         "winobias": 8 * limit + 2 * min(limit, 2),  # two types × two pro genders × (pro, anti); 2 odd type-2 pairs
+        # per split 2 pro genders × (pro, anti) × (gendered, neutral); pairs with one sentence labelled, by polarity and
+        # gender (validation 14, 10, 7, 6; test 3, 3, 3, 2); 2 test pairs male in both
+        "winobias_plus": 16 * limit
+        + 2 * sum(min(limit, count) for count in (14, 10, 7, 6, 3, 3, 3, 2))
+        + 4 * min(limit, 2),
         "sowinobias": 4 * limit,
         "dawinobias": 8 * limit + 2 * min(limit, 4) + 2 * min(limit, 1),  # test, validation; 4 + 1 odd validation pairs
         "abc": 6 * limit,  # triplets of female and of male occupations
@@ -62,6 +67,7 @@ DESIGN_CELLS = {
     "gap": 2,
     "winogender": 2,
     "winobias": 5,
+    "winobias_plus": 13,  # per split 2 complete pairs, 4 with one sentence (polarity × gender); test: male in both
     "sowinobias": 2,
     "dawinobias": 6,
     "abc": 2,

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from ...measures import condition_accuracy_diff, pro_anti_diff
 from ..cloze_wording import OCCUPATIONS_CLOZE
 from ..declaration import Benchmark, BiasAxis, Figure, Headline, rows_of
-from ..explore import PRO_ANTI_PAIRS
 from ..winobias.benchmark import BLOCKS
+from .explore import GENDERED_AND_NEUTRAL
 
 # Test first, so that a --limit keeps test pairs.
 PARTS = tuple((version, split) for split in ("test", "validation") for version in ("gendered", "neutral"))
@@ -168,12 +168,14 @@ BENCHMARK = Benchmark(
     ),
     condition_column="polarity",
     balance_columns=("polarity", "source_pronoun_gender"),
-    limit_meaning="per split, N WinoBias pairs of every design cell (pro and anti matched, with a female or a male "
-    "pro-stereotypical pronoun; pro or anti alone, by its pronoun), each sentence with its gendered and neutral line",
+    limit_meaning="per split, N WinoBias pairs with a female and N with a male pro-stereotypical pronoun whose two "
+    "sentences are labelled, each sentence gendered and rewritten (16N instances), plus up to N pairs of each "
+    "polarity and pronoun gender with one sentence labelled (2 instances each) and up to 2 test pairs whose pronoun "
+    "is male in both",
     cloze=OCCUPATIONS_CLOZE,
     bias_axis=BiasAxis("version", {GENDERED: 1, NEUTRAL: -1}, "toward_gold"),
     figures=(Figure("pro_anti"),),
-    explore=PRO_ANTI_PAIRS,
+    explore=GENDERED_AND_NEUTRAL,
     blocks=BLOCKS,
     pooled_parts=(PARTS,),
 )
