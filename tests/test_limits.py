@@ -67,7 +67,7 @@ DESIGN_CELLS = {
     "gap": 2,
     "winogender": 2,
     "winobias": 5,
-    "winobias_plus": 13,  # per split 2 complete pairs, 4 with one sentence (polarity × gender); test: male in both
+    "winobias_plus": 13,  # per split 2 of pairs with both sentences, 4 with one (polarity × gender); test: male in both
     "sowinobias": 2,
     "dawinobias": 6,
     "abc": 2,
