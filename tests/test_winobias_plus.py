@@ -75,7 +75,7 @@ def test_export_layout_counts_and_spans(exported_set, loaded_set):
     assert_export_layout(
         exported_set("winobias_plus"),
         {v: ["validation", "test"] for v in VERSIONS},
-        license_id="other",
+        license_id="cc-by-sa-4.0",
         default="gendered",
     )
     by_version = {}

@@ -138,16 +138,10 @@ class WinobiasPlus(builder_base.UpstreamBuilder):
     FEATURES = FEATURES
     CITATION = citations.cite("vanmassenhove-etal-2021-neutral", "zhao-etal-2018-gender")
     VERSION = VERSION
-    BUILDER_CONFIGS = [
-        datasets.BuilderConfig(
-            name=version,
-            version=VERSION,
-            description=f"{version} version: the lines of {LINE_FILES[version]} whose gendered line is one WinoBias "
-            "sentence, labelled by it",
-        )
-        for version in VERSIONS
-    ]
-    DEFAULT_CONFIG_NAME = "gendered"
+    CONFIG_DESCRIPTIONS = {
+        version: f"{version} version: the lines of {path} whose gendered line is one WinoBias sentence, labelled by it"
+        for version, path in LINE_FILES.items()
+    }
 
     def _split_generators(self, dl_manager):
         return [
