@@ -89,7 +89,8 @@ def test_shares_gap_and_correlation_as_computed_by_hand():
     assert result["share_male"] == pytest.approx(4 / 12)
     assert result["share_neutral"] == pytest.approx(1 / 12) and result["share_none"] == pytest.approx(1 / 12)
     assert result["share_female_minus_male"] == pytest.approx(2 / 12)
-    assert result["share_female/clerk"] == pytest.approx(1 / 3) and result["share_male/mechanic"] == pytest.approx(2 / 3)
+    assert result["share_female/clerk"] == pytest.approx(1 / 3)
+    assert result["share_male/mechanic"] == pytest.approx(2 / 3)
     shares = {"nurse": 1.0, "clerk": 1 / 3, "mechanic": 0.0, "baker": 2 / 3}
     pct = {"nurse": 87.4, "clerk": 58.0, "mechanic": 1.4, "baker": 64.0}
     expected = stats.pearsonr(list(shares.values()), [pct[name] for name in shares]).statistic
@@ -181,8 +182,9 @@ class _ClusterModel:
 
 def test_a_cluster_model_is_refused_with_the_reason(data_dir):
     with pytest.raises(ModelError, match="winogenerated cannot be scored on coreference clusters: it asks which"):
-        runner.run("clusters", ["winogenerated"], data_dir=data_dir, model=_ClusterModel(), progress=False,
-                   cache_path=None)
+        runner.run(
+            "clusters", ["winogenerated"], data_dir=data_dir, model=_ClusterModel(), progress=False, cache_path=None
+        )
 
 
 @pytest.mark.slow
