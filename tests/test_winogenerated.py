@@ -152,7 +152,6 @@ def test_a_decision_reads_as_the_gender_of_its_one_option():
     ]
 
 
-@pytest.mark.slow  # two runs over the 2,990 sentences with 1,000 resamples each (4 s idle, more under load)
 def test_the_baselines_on_the_whole_set(data_dir, rows, tmp_path):
     settings = runner.RunSettings(n_bootstrap=1000, cache_mode="off")
     stereotype = runner.run("baseline:stereotype", ["winogenerated"], settings, data_dir=data_dir, progress=False)
