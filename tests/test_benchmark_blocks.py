@@ -48,6 +48,7 @@ VARIANTS = {
     "misgendered": [(lambda row: row["template"], ALL), (lambda row: row["declaration"], (1,))],  # names, sets; forms
     "gap": [(lambda row: row["url"], ALL)],  # another pair of names on one page
     "counter_gap": [(lambda row: row["quadruple_id"], ALL)],  # names swapped, genders swapped
+    "winogenerated": [(lambda row: (row["occupation"], row["other_person"]), ALL)],  # one prompt's ten sentences
     "bug": [(lambda row: row["text"], ALL)],  # another profession or pronoun of one sentence
     "gicoref": [(lambda row: row["document"], ALL)],  # every pronoun of a document
     "map": [(lambda row: row["snippet_id"], ALL)],  # the ablations (names, pronouns, terms of address removed)

@@ -79,7 +79,7 @@ def test_every_benchmark_renders_every_instance_of_a_quick_run(name, mirror, exp
     for data in limit_units(parts, benchmark, 2).values():
         for row in data:
             request = benchmark.cloze.render(row)
-            assert request.context.startswith(benchmark.cloze.read_text(row))
+            assert request.context.startswith(benchmark.cloze.preamble + benchmark.cloze.read_text(row))
             assert len(request.choices) == len(row["candidates"]) + (benchmark.cloze.someone_else is not None)
             assert all(choice.strip() for choice in request.choices)
             assert [c for c in request.candidate_of if c is not None] == list(range(len(row["candidates"])))

@@ -82,7 +82,7 @@ def test_the_package_exports_the_scoring_function_of_every_metric_under_the_metr
     from corefbias import measures
 
     folders = sorted(path.name for path in PACKAGE.parents[1].glob("metrics/*/") if path.is_dir())
-    assert len(folders) == 16
+    assert "winogender_bias" in folders  # the glob found the metric folders; the next line says which
     assert sorted(set(corefbias.__all__) - {"__version__"}) == sorted(measures.PUBLIC_SCORES) == folders
     for name in folders:
         # Importing the measure module first binds measures.<name> to it; the package still hands out the function.

@@ -41,6 +41,7 @@ def instances_at(limit: int) -> dict[str, int]:
         "swewinogender": 6 * min(limit, 52),  # templates answered by the occupation / the participant, 3 premises each
         "map": 20 * limit,  # snippets with a feminine and with a masculine original pronoun, ten versions each
         "bug": 10 * limit,  # gold: 2 pronoun genders × 3 stereotype labels; balanced: 2 × 2 (no neutral)
+        "winogenerated": 10 * (min(limit, 127) + min(limit, 172)),  # occupations of a female and of a male majority
         # ABC's other languages: triplets of female, of male and of occupations without a figure
         **{name: 9 * limit for name in ("abc_sv", "abc_ru", "abc_zh")},
     }

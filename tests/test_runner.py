@@ -356,7 +356,11 @@ def test_acceptance_oracle_unbiased_and_stereotype_biased_on_every_benchmark(dat
     fpr_ratios = {("abc", "log2(FPR hans / FPR hendes)")} | {
         (f"abc_{code}", "log2(FPR male / FPR female)") for code in ("sv", "ru", "zh")
     }
-    assert undefined == fpr_ratios | {("winogender", "r with BLS % female")} | no_clusters | gicoref_conll
+    # Winogenerated's oracle writes the gender-neutral option everywhere: it never writes she, so no correlation.
+    correlations = {("winogender", "r with BLS % female"), ("winogenerated", "r with BLS % female")}
+    assert undefined == fpr_ratios | correlations | no_clusters | gicoref_conll
+    never_she = oracle[("winogenerated", "r with BLS % female")]["undefined"]
+    assert "never, or always, chooses the female pronoun" in never_she
     assert "constant" in oracle[("winogender", "r with BLS % female")]["undefined"]
     assert oracle[("abc", "log2(FPR hans / FPR hendes)")]["undefined"].startswith("FPR_M or FPR_F is 0")
     for key, row in oracle.items():

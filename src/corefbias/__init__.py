@@ -31,6 +31,7 @@ __all__ = [
     "pronoun_set_diff",
     "ruff_accuracy",
     "winogender_bias",
+    "winogenerated_bias",
     "winonb_accuracy",
     "winopron_accuracy",
 ]

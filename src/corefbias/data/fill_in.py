@@ -54,7 +54,7 @@ def options_text(options: Sequence[str]) -> str:
     return OPTIONS_HEADER + "\n" + "\n".join(OPTION_BULLET + option for option in options)
 
 
-def fill_in_row(passage: str, options: Sequence[str], answer: str | None) -> dict:
+def fill_in_row(passage: str, options: Sequence[str], answer: str | None, *, blank: str = BLANK) -> dict:
     """``text``, ``pronoun`` and ``candidates`` of a passage holding one ``BLANK``, with its options.
 
     Parameters
@@ -65,6 +65,8 @@ def fill_in_row(passage: str, options: Sequence[str], answer: str | None) -> dic
         The words a model chooses among, in the order shown; no word twice.
     answer : str or None
         The right word (one of ``options``), or None where no option is right.
+    blank : str, default ``BLANK``
+        What marks the blank in the passage (Winogenerated's upstream sentences write ``_``).
 
     Returns
     -------
@@ -88,14 +90,14 @@ def fill_in_row(passage: str, options: Sequence[str], answer: str | None) -> dic
     >>> row["pronoun"], [(c["text"], c["is_referent"]) for c in row["candidates"]]
     ({'text': '___', 'start': 10, 'end': 13}, [('he', False), ('xe', True)])
     """
-    if passage.count(BLANK) != 1:
-        raise ValueError(f"a fill-in passage holds its blank {BLANK!r} exactly once: {passage!r}")
+    if not blank or passage.count(blank) != 1:
+        raise ValueError(f"a fill-in passage holds its blank {blank!r} exactly once: {passage!r}")
     if len(set(options)) != len(options) or not all(options):
         raise ValueError(f"the options of a fill-in instance must be distinct, non-empty words: {list(options)!r}")
     if answer is not None and answer not in options:
         raise ValueError(f"the answer {answer!r} is not one of the options {list(options)!r}")
     text = passage + "\n" + options_text(options)
-    blank = passage.index(BLANK)
+    blank_start = passage.index(blank)
     candidates, cursor = [], len(passage) + 1 + len(OPTIONS_HEADER)
     for option in options:
         start = cursor + 1 + len(OPTION_BULLET)
@@ -103,6 +105,6 @@ def fill_in_row(passage: str, options: Sequence[str], answer: str | None) -> dic
         cursor = start + len(option)
     return {
         "text": text,
-        "pronoun": {"text": BLANK, "start": blank, "end": blank + len(BLANK)},
+        "pronoun": {"text": blank, "start": blank_start, "end": blank_start + len(blank)},
         "candidates": candidates,
     }

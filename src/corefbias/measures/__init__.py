@@ -24,6 +24,7 @@ PUBLIC_SCORES = (
     "pronoun_set_diff",  # each pronoun set's accuracy against he/she
     "ruff_accuracy",  # RUFF (Gautam et al. 2024)
     "winogender_bias",  # Winogender (Rudinger et al. 2018)
+    "winogenerated_bias",  # Winogenerated (Perez et al. 2023)
     "winonb_accuracy",  # WinoNB (Baumler and Rudinger 2022)
     "winopron_accuracy",  # WinoPron (Gautam et al. 2024)
 )
