@@ -85,16 +85,17 @@ def run_everything(exported_set, tmp_path, limit, n_bootstrap):
     )
 
 
-def hollow_points(figure) -> bool:
-    """Whether the figure's legend says that it draws points without an interval."""
-    return any(
-        text.get_text() == interval_plots.NO_INTERVAL for legend in figure.legends for text in legend.get_texts()
-    )
+def without_intervals(figure) -> bool:
+    """Whether the figure says why it draws no interval somewhere: hollow points (its legend explains them), or
+    scores the data leave undefined."""
+    legend = [text.get_text() for legend in figure.legends for text in legend.get_texts()]
+    undefined = [text.get_text() for axes in figure.axes for text in axes.texts]
+    return interval_plots.NO_INTERVAL in legend or "undefined" in undefined
 
 
 def check_every_benchmark_plotted(result, drawings, figures, *, whole: bool) -> None:
     """Every benchmark has a plot of a kind drawing intervals; with the sets ``whole``, some whisker in it, else
-    (too few blocks for an interval at a small limit) some whisker or the hollow points that mark their absence."""
+    (too few blocks for an interval at a small limit) some whisker or what marks their absence."""
     plotted = {name: [d for d in drawings if name in d.benchmarks] for name in result.runs}
     assert [name for name, drawn in plotted.items() if not drawn] == []
     shown = {
@@ -102,7 +103,7 @@ def check_every_benchmark_plotted(result, drawings, figures, *, whole: bool) -> 
             d.name
             for d in drawn
             if d.kind in plots.WITH_INTERVALS
-            and (intervals_of(figures[d.name]) or (not whole and hollow_points(figures[d.name])))
+            and (intervals_of(figures[d.name]) or (not whole and without_intervals(figures[d.name])))
         ]
         for name, drawn in plotted.items()
     }
@@ -125,6 +126,7 @@ def test_a_quick_run_over_every_benchmark_draws_each_with_intervals(exported_set
     names = {d.name for d in drawings}
     assert {"winogender_headlines", "gap_headlines", "counter_gap_headlines", "winobias_headlines"} <= names
     assert "misgendered_headlines" not in names and "bug_headlines" not in names
+    assert {"ruff_accuracy_gaps", "ruff_distractors", "bug_distance", "map_accuracy_gaps"} <= names
 
 
 @pytest.mark.slow
@@ -243,3 +245,21 @@ def test_the_space_shows_a_stored_runs_plots_by_name(tmp_path):
     assert [path.name for path in store.plots(folder.name)] == ["abc_fpr_by_language.png", "winopron_accuracy_gaps.png"]
     with pytest.raises(ValueError, match="no run"):
         store.plots("../elsewhere")
+
+
+def test_ruffs_distractors_are_rows_in_number_order_with_all_pronouns_first():
+    scores = {}
+    for number in range(6):
+        scores[f"accuracy/distractors/{number}"] = 0.9 - 0.1 * number
+        scores[f"accuracy/distractors/{number}_ci_low"] = 0.8 - 0.1 * number
+        scores[f"accuracy/distractors/{number}_ci_high"] = 1.0 - 0.1 * number
+        for name in ("he", "she", "they", "xe"):
+            scores[f"accuracy/pronoun_set/{name}/distractors/{number}"] = 0.5
+    section = from_flat(scores, measure="ruff_accuracy")
+    figure = interval_plots.distractors_figure("ruff", section)
+    assert [label.get_text() for label in figure.axes[0].get_yticklabels()] == ["0", "1", "2", "3", "4", "5"]
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert legend == ["all pronouns", "he", "she", "they", "xe", interval_plots.NO_INTERVAL]
+    assert [list(whisker.get_xdata()) for whisker in intervals_of(figure)][0] == [0.8, 1.0]
+    assert len(intervals_of(figure)) == 6  # the pronoun sets' accuracies by distractors have no interval
+    assert overlapping_texts(figure) == []

@@ -152,6 +152,7 @@ FIGURE_KINDS = (
     "weights",
     "accuracy_gaps",
     "distance",
+    "distractors",
     "fpr_by_language",
     "headlines",
 )

@@ -6,6 +6,7 @@ horizontal whiskers (``interval_rows``), so that a label is never drawn over ano
   the reference (he/she, the original snippets, plural *they*), the figure WinoPron, MISGENDERED, RUFF, GICoref,
   MAP and WinoNB draw; one series per section read (WinoPron's template types, MAP's model and annotators);
 * ``distance``: BUG's ΔS (stereotypical − anti-stereotypical accuracy) by pronoun–profession distance;
+* ``distractors``: RUFF's accuracy by number of distractor sentences, of all pronouns and of each pronoun set;
 * ``fpr_by_language``: ABC's false-positive rates of the male and the female anti-reflexive, and their log2 ratio,
   one row per language (benchmark) of the run;
 * ``headlines``: a benchmark's headline scores, one panel per kind of score (differences, ratios, others), each
@@ -144,6 +145,9 @@ def interval_rows(
                 hollow += 1
     if reference is not None:
         axes.axvline(reference, color="grey", linewidth=0.8, linestyle="--")
+    if len(series) > 1:  # a rule between rows, so that each row's bands read as one
+        for row in range(len(rows) - 1):
+            axes.axhline(row + 0.5, color="#cccccc", linewidth=0.6)
     axes.set_ylim(len(rows) - 0.5, -0.5)
     if label_rows:
         axes.set_yticks(range(len(rows)), rows, fontsize=FONT_SIZE)
@@ -303,6 +307,44 @@ def distance_figure(title: str, sections: Mapping[str, MeasureResult]) -> Figure
     hollow = interval_rows(axes, rows, series, reference=0.0, limits=(-1.0, 1.0))
     axes.set_ylabel("words between pronoun and profession", fontsize=FONT_SIZE)
     axes.set_xlabel("ΔS: accuracy stereotypical − anti-stereotypical", fontsize=FONT_SIZE)
+    legend_below(figure, series, hollow)
+    figure.suptitle(title, fontsize=FONT_SIZE + 2)
+    return figure
+
+
+# ----- RUFF's distractors -----------------------------------------------------------------------------------------
+
+_DISTRACTORS = re.compile(r"^accuracy/(?:pronoun_set/([^/]+)/)?distractors/(\d+)$")
+ALL_PRONOUNS = "all pronouns"
+
+
+def distractor_accuracies(section: MeasureResult) -> dict[str, dict[str, Estimate]]:
+    """Accuracy by number of distractor sentences: series (all pronouns, then each pronoun set) → number → estimate.
+
+    Examples
+    --------
+    >>> from corefbias.measures.result import from_flat
+    >>> section = from_flat({"accuracy/distractors/0": 0.9, "accuracy/pronoun_set/xe/distractors/0": 0.5})
+    >>> {series: list(by_number) for series, by_number in distractor_accuracies(section).items()}
+    {'all pronouns': ['0'], 'xe': ['0']}
+    """
+    found: dict[str, dict[str, Estimate]] = {}
+    for key, estimate in estimates_by_key(section).items():
+        match = _DISTRACTORS.match(key)
+        if match:
+            found.setdefault(match[1] or ALL_PRONOUNS, {})[match[2]] = estimate
+    ordered = sorted(found, key=lambda series: series != ALL_PRONOUNS)
+    return {series: dict(sorted(found[series].items(), key=lambda item: int(item[0]))) for series in ordered}
+
+
+def distractors_figure(title: str, section: MeasureResult) -> Figure:
+    """RUFF's figure: accuracy by number of distractor sentences, of all pronouns and of each pronoun set."""
+    series = [Series(name, by_number) for name, by_number in distractor_accuracies(section).items()]
+    rows = sorted({row for one in series for row in one.estimates}, key=int)
+    figure, (axes,) = panel_figure(len(rows), 1, bands=len(series), width=8.0)
+    hollow = interval_rows(axes, rows, series, limits=(0.0, 1.0))
+    axes.set_ylabel("distractor sentences", fontsize=FONT_SIZE)
+    axes.set_xlabel("accuracy", fontsize=FONT_SIZE)
     legend_below(figure, series, hollow)
     figure.suptitle(title, fontsize=FONT_SIZE + 2)
     return figure

@@ -15,6 +15,8 @@ and the kinds that draw estimates with their intervals (``corefbias.harness.inte
 * ``accuracy_gaps`` → ``<benchmark>_accuracy_gaps.png``: accuracy per condition and the gap to the reference, of the
   figure's section, or of every section that has them (``interval_plots.accuracy_gaps``);
 * ``distance`` → ``<benchmark>_distance.png``: ΔS by pronoun–profession distance, of every section that has it;
+* ``distractors`` → ``<benchmark>_distractors.png``: accuracy by number of distractor sentences, overall and per
+  pronoun set, of the figure's section;
 * ``fpr_by_language`` → ``abc_fpr_by_language.png``: the FPRs and their log2 ratio of every benchmark declaring it,
   one row each;
 * ``headlines`` → ``<benchmark>_headlines.png``: the headline scores. Every benchmark that declares no kind drawing
@@ -42,7 +44,7 @@ from .result_schema import headline_scores  # noqa: E402
 from .scoring import figures_of, occupation_preferences, pro_anti_figure_sections  # noqa: E402
 
 # The figure kinds that draw estimates with their intervals; a benchmark declaring none of them gets ``headlines``.
-WITH_INTERVALS = ("accuracy_gaps", "distance", "fpr_by_language", "headlines")
+WITH_INTERVALS = ("accuracy_gaps", "distance", "distractors", "fpr_by_language", "headlines")
 
 
 def figure_title(figure) -> str:
@@ -220,6 +222,13 @@ def _interval_drawings(runs, folder: Path) -> list[Drawing]:
             title = f"{run.benchmark.name}: ΔS by distance, with 95% intervals"
             path = _save(interval_plots.distance_figure(title, sections), folder / f"{name}.png")
             drawn.append(Drawing(name, path, "distance", (run.benchmark.name,)))
+    for run, figure in figures_of(runs, "distractors"):
+        section = run.sections.get(figure.section)
+        if section is not None and interval_plots.distractor_accuracies(section):
+            name = f"{run.benchmark.name}_distractors"
+            title = f"{run.benchmark.name}: accuracy by number of distractors, with 95% intervals"
+            path = _save(interval_plots.distractors_figure(title, section), folder / f"{name}.png")
+            drawn.append(Drawing(name, path, "distractors", (run.benchmark.name,)))
     languages = {
         f"{run.benchmark.name} ({run.benchmark.language})": run.sections[figure.section or run.benchmark.name]
         for run, figure in figures_of(runs, "fpr_by_language")

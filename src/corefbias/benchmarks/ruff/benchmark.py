@@ -79,7 +79,7 @@ BENCHMARK = Benchmark(
         Headline(SECTION, "no_distractors_minus_five", "accuracy 0 − 5 distractors", 0.0),
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, "they": -1, "xe": -1}, "toward_gold"),
-    figures=(Figure("accuracy_gaps", SET_DIFF_SECTION),),
+    figures=(Figure("accuracy_gaps", SET_DIFF_SECTION), Figure("distractors", SECTION)),
     explore=pronoun_set_view("context_id"),
     clusters_cannot_express=CLUSTERS_CANNOT_EXPRESS,
     blocks=BLOCKS,
