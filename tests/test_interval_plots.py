@@ -50,13 +50,8 @@ def overlapping_texts(figure) -> list[tuple[str, str]]:
 
 
 def intervals_of(figure) -> list:
-    """The whiskers the figure draws (``interval_plots.INTERVAL``) whose ends differ."""
-    return [
-        line
-        for axes in figure.axes
-        for line in axes.get_lines()
-        if line.get_gid() == interval_plots.INTERVAL and np.ptp(line.get_xdata()) > 0
-    ]
+    """The whiskers the figure draws (``interval_plots.INTERVAL``), one per estimate with an interval."""
+    return [line for axes in figure.axes for line in axes.get_lines() if line.get_gid() == interval_plots.INTERVAL]
 
 
 @pytest.fixture
@@ -72,11 +67,11 @@ def built(monkeypatch):
     return figures
 
 
-def run_everything(exported_set, tmp_path, limit, n_bootstrap):
+def run_everything(exported_set, tmp_path, model, limit, n_bootstrap):
     # Exported once per session: the quick tier's run of every benchmark (test_limits.py) exports them all too.
     data_dir = {exported_set(name).parent for name in DATASETS}.pop()
     return runner.run(
-        "baseline:stereotype",
+        model,
         ["all"],
         settings=runner.RunSettings(limit=limit, n_bootstrap=n_bootstrap),
         data_dir=data_dir,
@@ -111,7 +106,7 @@ def check_every_benchmark_plotted(result, drawings, figures, *, whole: bool) -> 
 
 
 def test_a_quick_run_over_every_benchmark_draws_each_with_intervals(exported_set, tmp_path, built):
-    result = run_everything(exported_set, tmp_path, limit=1, n_bootstrap=20)
+    result = run_everything(exported_set, tmp_path, "baseline:stereotype", limit=1, n_bootstrap=20)
     drawings = plots.drawings(result, tmp_path / "plots")
     assert set(result.runs) == set(BENCHMARKS)
     check_every_benchmark_plotted(result, drawings, built, whole=False)
@@ -132,7 +127,7 @@ def test_a_quick_run_over_every_benchmark_draws_each_with_intervals(exported_set
 @pytest.mark.slow
 def test_a_full_run_over_every_benchmark_draws_legible_plots_with_intervals(exported_set, tmp_path, built):
     """Every set whole: no text of any plot overlaps another (the full pronoun sets, occupations, ablations)."""
-    result = run_everything(exported_set, tmp_path, limit=None, n_bootstrap=200)
+    result = run_everything(exported_set, tmp_path, "baseline:stereotype", limit=None, n_bootstrap=200)
     drawings = plots.drawings(result, tmp_path / "plots")
     check_every_benchmark_plotted(result, drawings, built, whole=True)
     assert {name: overlapping_texts(figure) for name, figure in built.items()} == dict.fromkeys(built, [])
