@@ -86,6 +86,7 @@ class ResultViews:
             object_fit="contain",
             height="auto",
             visible=False,
+            elem_id=f"{status_id}-plots",
         )
         files = gr.File(
             label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False
