@@ -258,3 +258,17 @@ def test_ruffs_distractors_are_rows_in_number_order_with_all_pronouns_first():
     assert [list(whisker.get_xdata()) for whisker in intervals_of(figure)][0] == [0.8, 1.0]
     assert len(intervals_of(figure)) == 6  # the pronoun sets' accuracies by distractors have no interval
     assert overlapping_texts(figure) == []
+
+
+def test_the_pro_anti_bars_of_a_dozen_long_section_names_do_not_overlap(monkeypatch, tmp_path):
+    """More benchmarks declaring ``pro_anti`` (WinoBias+ beside WinoBias, SoWinoBias, DaWinoBias) share one figure."""
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda figure, path: figures.append(figure))
+    names = [f"winobias_plus/{kind}/type{number}" for kind in ("gendered", "neutral", "conll") for number in (1, 2)]
+    names += ["winobias/type1", "winobias/type2", "sowinobias", "dawinobias", "dawinobias/strict"]
+    scores = {"pro": 1.0, "anti": 0.98, "diff": 0.02, "diff_ci_low": -0.012, "diff_ci_high": 0.05}
+    plots.pro_anti_bars({name: from_flat(scores) for name in names}, tmp_path / "pro_anti.png")
+    (figure,) = figures
+    assert overlapping_texts(figure) == []
+    ticks = [label.get_text() for label in figure.axes[0].get_xticklabels()]
+    assert ticks[0] == "winobias_plus/\ngendered/\ntype1" and ticks[-3] == "sowinobias"

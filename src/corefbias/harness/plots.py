@@ -152,7 +152,8 @@ def pro_anti_bars(sections: dict[str, MeasureResult], path: Path) -> Path:
                 xytext=(0, 3),
                 textcoords="offset points",
             )
-    axes.set_xticks(list(positions), names, fontsize=8)
+    # A section's path one part a line, so that long names (winobias_plus/neutral/type1) stay within their slot.
+    axes.set_xticks(list(positions), [name.replace("/", "/\n") for name in names], fontsize=8)
     axes.set_ylim(0, 1.15)
     axes.set_ylabel("score\n(WinoBias: CoNLL or link F1; else accuracy)", fontsize=9)
     # Above the axes, outside the bars and their labels.
