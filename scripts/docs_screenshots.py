@@ -12,7 +12,7 @@ Plots: ``corefbias run --model baseline:stereotype --limit 5`` writes ``plots/*.
 ``forest.png`` there too.
 
 Every image is written palette-quantized (256 colours), which keeps screenshots of text legible at a fraction of
-their size in the repository.
+their size in the repository; a plot keeps its ``Title``, the caption the docs show it under.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from PIL import Image
+from PIL.PngImagePlugin import PngInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"
@@ -36,7 +37,10 @@ PLOTTED_MODEL, COMPARED_MODEL, LIMIT = "baseline:stereotype", "baseline:random",
 def save(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with Image.open(source) as image:
-        image.convert("RGB").quantize(colors=256).save(target, optimize=True)
+        info = PngInfo()
+        for key, value in getattr(image, "text", {}).items():
+            info.add_text(key, value)
+        image.convert("RGB").quantize(colors=256).save(target, optimize=True, pnginfo=info)
     print(f"{target.relative_to(ROOT)} ({target.stat().st_size // 1024} KiB)")
 
 

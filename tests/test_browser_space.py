@@ -39,6 +39,11 @@ def test_a_run_shows_the_runners_scores_and_the_instances_behind_them(
     )
     assert shown == charts.summary_frame(expected.record()).values.tolist()
     assert page.locator("#run-status").inner_text().count(f"counter_gap {8 * LIMIT}, winogender {6 * LIMIT}") == 1
+    # The run's plots, as its report.md shows them: each benchmark's figures and its headline scores' intervals.
+    plots = page.locator("#run-status-plots img")
+    plots.first.wait_for(timeout=TIMEOUT_MS)
+    names = ["counter_gap_delta_i", "counter_gap_headlines", "winogender_headlines", "winogender_occupations"]
+    assert sorted(image.get_attribute("alt") or "" for image in plots.all()) == names
 
     page.get_by_role("tab", name="Explore").click()
     cases = page.locator("#explore-cases .case")

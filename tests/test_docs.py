@@ -240,3 +240,16 @@ def test_the_quick_runs_table_is_generated_from_every_declaration(site):
     section = page_text(site, "running/index").split("Quick runs", 1)[1].split("Every baseline runs")[0]
     for name, benchmark in BENCHMARKS.items():
         assert name in section and " ".join(benchmark.limit_meaning.split()[-4:]) in section, name
+
+
+def test_the_report_plots_are_every_run_plot_of_the_images_folder_under_its_title(site):
+    """``<!-- report plots -->``: each PNG ``scripts/docs_screenshots.py`` took from a run's plots/, under the title
+    the PNG carries; the comparison's forest plot is not among them (docs/comparing.md shows it)."""
+    from PIL import Image
+
+    html = (site / "running" / "index.html").read_text(encoding="utf-8")
+    shown = re.findall(r'<img alt="([^"]*)" src="[^"]*images/report/([^"]+)"', html)
+    plots = sorted(path for path in (REPO / "docs" / "images" / "report").glob("*.png") if path.name != "forest.png")
+    titles = [Image.open(path).text["Title"] for path in plots]
+    assert [(unescape(alt), name) for alt, name in shown] == [(title, p.name) for title, p in zip(titles, plots)]
+    assert "abc_fpr_by_language.png" in [name for _, name in shown] and "forest.png" not in html

@@ -15,7 +15,9 @@
   ``<!-- test sets -->`` the table of the set folders (configs, the benchmarks declared on each, sources), and
   ``<!-- blocks -->`` the table of what every benchmark's significance resamples (its unit and blocks, from its
   declaration, and the card that says why), and ``<!-- quick runs -->`` the table of what ``--limit N`` keeps of
-  every benchmark (its declaration's ``limit_meaning``);
+  every benchmark (its declaration's ``limit_meaning``), and ``<!-- report plots -->`` every image of
+  ``docs/images/report/`` that ``scripts/docs_screenshots.py`` took from a run's ``plots/`` (all but the
+  comparison's ``forest.png``), each under its title (the PNG's ``Title``, which ``corefbias.harness.plots`` writes);
 - a link to a metric folder's ``measure.md`` is aimed at the page made of it; a relative link that leaves ``docs/``
   (``../services/llamacpp/README.md``) is aimed at the file on the forge,
   whose address is setup.cfg's ``url``, as setup.py does for the README on PyPI; a link to a file that does not
@@ -36,6 +38,8 @@ from mkdocs.structure.files import File
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
+REPORT_IMAGES = DOCS / "images" / "report"
+COMPARISON_IMAGES = ("forest.png",)  # in docs/images/report, but a comparison's (docs/comparing.md), not a run's
 SPEED_SCRIPTS = REPO / "perf"  # the speed scripts, which time corefbias (not benchmarks: test sets)
 METRICS = REPO / "metrics"
 BUILDERS = REPO / "src" / "corefbias" / "benchmarks"
@@ -57,6 +61,7 @@ MARKERS = (
     "measures",
     "blocks",
     "quick runs",
+    "report plots",
 )
 _MARKER = re.compile(rf"^<!-- ({'|'.join(MARKERS)})(?:: (\S+))? -->$", re.MULTILINE)
 # A Markdown link or image target that names no scheme and is no in-page anchor or absolute path.
@@ -363,6 +368,20 @@ def quick_runs_table() -> str:
     return "\n".join(lines)
 
 
+def report_plots(page_dir: Path) -> str:
+    """Every run plot of ``docs/images/report/``, by name, each under its title."""
+    from PIL import Image
+
+    blocks = []
+    for path in sorted(REPORT_IMAGES.glob("*.png")):
+        if path.name in COMPARISON_IMAGES:
+            continue
+        with Image.open(path) as image:
+            title = image.text.get("Title") or path.stem
+        blocks.append(f"{title}:\n\n![{title}]({os.path.relpath(path, page_dir)})")
+    return "\n\n".join(blocks)
+
+
 def expand_markers(markdown: str, page_dir: Path) -> str:
     def expand(match: re.Match) -> str:
         kind, argument = match[1], match[2]
@@ -380,6 +399,8 @@ def expand_markers(markdown: str, page_dir: Path) -> str:
             return blocks_table()
         if kind == "quick runs":
             return quick_runs_table()
+        if kind == "report plots":
+            return report_plots(page_dir)
         return public_scoring_functions()
 
     return _MARKER.sub(expand, markdown)

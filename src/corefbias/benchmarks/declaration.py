@@ -130,9 +130,10 @@ class Figure:
     Parameters
     ----------
     kind : str
-        A drawing both ``corefbias.harness.plots`` and the Space's charts know (``FIGURE_KINDS``).
+        A drawing ``corefbias.harness.plots`` knows (``FIGURE_KINDS``); the Space shows every plot a run draws.
     section : str or None, default None
-        The section it draws from (None: every section with pro and anti scores).
+        The section it draws from (None: every section it can read, e.g. every section with pro and anti
+        scores).
 
     Examples
     --------
@@ -144,7 +145,17 @@ class Figure:
     section: str | None = None
 
 
-FIGURE_KINDS = ("occupation_preference", "inconsistency", "pro_anti", "weights")
+FIGURE_KINDS = (
+    "occupation_preference",
+    "inconsistency",
+    "pro_anti",
+    "weights",
+    "accuracy_gaps",
+    "distance",
+    "distractors",
+    "fpr_by_language",
+    "headlines",
+)
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,27 @@
 * ``inconsistency`` → ``<benchmark>_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
 * ``pro_anti`` → ``pro_anti.png``: pro vs anti score of every pro/anti section of every such benchmark, with
   the difference's 95% CI;
-* ``weights`` → ``<benchmark>_weights.png``: the W-Bias weights of the scored examples, by the rows' ``gender``.
+* ``weights`` → ``<benchmark>_weights.png``: the W-Bias weights of the scored examples, by the rows' ``gender``;
+
+and the kinds that draw estimates with their intervals (``corefbias.harness.interval_plots``):
+
+* ``accuracy_gaps`` → ``<benchmark>_accuracy_gaps.png``: accuracy per condition and the gap to the reference, of the
+  figure's section, or of every section that has them (``interval_plots.accuracy_gaps``);
+* ``distance`` → ``<benchmark>_distance.png``: ΔS by pronoun–profession distance, of every section that has it;
+* ``distractors`` → ``<benchmark>_distractors.png``: accuracy by number of distractor sentences, overall and per
+  pronoun set, of the figure's section;
+* ``fpr_by_language`` → ``abc_fpr_by_language.png``: the FPRs and their log2 ratio of every benchmark declaring it,
+  one row each;
+* ``headlines`` → ``<benchmark>_headlines.png``: the headline scores. Every benchmark that declares no kind drawing
+  intervals (``WITH_INTERVALS``) gets it too, so that a run draws each of its benchmarks' scores with intervals,
+  a benchmark added with no figure declared included.
+
+Each PNG carries its title (the ``Title`` text chunk), which the docs use as its caption.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -22,15 +38,27 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 from ..measures.result import MeasureResult  # noqa: E402
+from . import interval_plots  # noqa: E402
 from .number_format import format_number  # noqa: E402
+from .result_schema import headline_scores  # noqa: E402
 from .scoring import figures_of, occupation_preferences, pro_anti_figure_sections  # noqa: E402
+
+# The figure kinds that draw estimates with their intervals; a benchmark declaring none of them gets ``headlines``.
+WITH_INTERVALS = ("accuracy_gaps", "distance", "distractors", "fpr_by_language", "headlines")
+
+
+def figure_title(figure) -> str:
+    """The figure's title: its suptitle, else its first panel's title ("" for none)."""
+    if figure._suptitle is not None and figure._suptitle.get_text():
+        return figure._suptitle.get_text()
+    return next((axes.get_title() for axes in figure.axes if axes.get_title()), "")
 
 
 def _save(figure, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not figure.get_layout_engine():
         figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    figure.savefig(path, dpi=120, metadata={"Title": figure_title(figure)})
     plt.close(figure)
     return path
 
@@ -124,7 +152,8 @@ def pro_anti_bars(sections: dict[str, MeasureResult], path: Path) -> Path:
                 xytext=(0, 3),
                 textcoords="offset points",
             )
-    axes.set_xticks(list(positions), names, fontsize=8)
+    # A section's path one part a line, so that long names (winobias_plus/neutral/type1) stay within their slot.
+    axes.set_xticks(list(positions), [name.replace("/", "/\n") for name in names], fontsize=8)
     axes.set_ylim(0, 1.15)
     axes.set_ylabel("score\n(WinoBias: CoNLL or link F1; else accuracy)", fontsize=9)
     # Above the axes, outside the bars and their labels.
@@ -147,10 +176,95 @@ def gap_weight_histogram(weights: list[float], genders: list[str], path: Path) -
     return _save(figure, path)
 
 
-def draw_all(result, folder: Path) -> dict[str, Path]:
-    """Every figure the run's benchmarks declare (``Benchmark.figures``); name → PNG path."""
+@dataclass(frozen=True)
+class Drawing:
+    """A plot a run drew: its name (the file's stem), its PNG, its kind and the benchmarks whose scores it shows."""
+
+    name: str
+    path: Path
+    kind: str
+    benchmarks: tuple[str, ...]
+
+
+def _headline_runs(runs):
+    """The scored runs that get the ``headlines`` figure: those declaring it, and those declaring no kind that draws
+    intervals."""
+    return [
+        run
+        for run in runs.values()
+        if run.sections
+        and run.benchmark.headlines
+        and (
+            any(figure.kind == "headlines" for figure in run.benchmark.figures)
+            or not any(figure.kind in WITH_INTERVALS for figure in run.benchmark.figures)
+        )
+    ]
+
+
+def _sections_read(run, figure, read) -> dict[str, MeasureResult]:
+    """The figure's section, or (``section=None``) every section of the run that ``read`` finds something in."""
+    names = [figure.section] if figure.section is not None else list(run.sections)
+    return {name: run.sections[name] for name in names if name in run.sections and read(run.sections[name])}
+
+
+def _interval_drawings(runs, folder: Path) -> list[Drawing]:
+    drawn = []
+    for run, figure in figures_of(runs, "accuracy_gaps"):
+        sections = _sections_read(run, figure, interval_plots.accuracy_gaps)
+        if sections:
+            name = f"{run.benchmark.name}_accuracy_gaps"
+            title = f"{run.benchmark.name}: accuracy and gap to the reference, with 95% intervals"
+            path = _save(interval_plots.accuracy_gaps_figure(title, sections), folder / f"{name}.png")
+            drawn.append(Drawing(name, path, "accuracy_gaps", (run.benchmark.name,)))
+    for run, figure in figures_of(runs, "distance"):
+        sections = _sections_read(run, figure, interval_plots.distance_deltas)
+        if sections:
+            name = f"{run.benchmark.name}_distance"
+            title = f"{run.benchmark.name}: ΔS by distance, with 95% intervals"
+            path = _save(interval_plots.distance_figure(title, sections), folder / f"{name}.png")
+            drawn.append(Drawing(name, path, "distance", (run.benchmark.name,)))
+    for run, figure in figures_of(runs, "distractors"):
+        section = run.sections.get(figure.section)
+        if section is not None and interval_plots.distractor_accuracies(section):
+            name = f"{run.benchmark.name}_distractors"
+            title = f"{run.benchmark.name}: accuracy by number of distractors, with 95% intervals"
+            path = _save(interval_plots.distractors_figure(title, section), folder / f"{name}.png")
+            drawn.append(Drawing(name, path, "distractors", (run.benchmark.name,)))
+    languages = {
+        f"{run.benchmark.name} ({run.benchmark.language})": run.sections[figure.section or run.benchmark.name]
+        for run, figure in figures_of(runs, "fpr_by_language")
+        if (figure.section or run.benchmark.name) in run.sections
+    }
+    if languages:
+        path = _save(interval_plots.fpr_by_language_figure(languages), folder / "abc_fpr_by_language.png")
+        shown = tuple(run.benchmark.name for run, _ in figures_of(runs, "fpr_by_language"))
+        drawn.append(Drawing("abc_fpr_by_language", path, "fpr_by_language", shown))
+    for run in _headline_runs(runs):
+        scores = headline_scores(run.benchmark.headlines, run.sections)
+        if scores:
+            name = f"{run.benchmark.name}_headlines"
+            path = _save(interval_plots.headlines_figure(run.benchmark.name, scores), folder / f"{name}.png")
+            drawn.append(Drawing(name, path, "headlines", (run.benchmark.name,)))
+    return drawn
+
+
+def drawings(result, folder: Path) -> list[Drawing]:
+    """Every figure the run's benchmarks declare (``Benchmark.figures``), and the headline figure of each that
+    declares none drawing intervals, saved in ``folder``.
+
+    Parameters
+    ----------
+    result : RunResult
+        The run (``runner.run``).
+    folder : Path
+        Where the PNG files go.
+
+    Returns
+    -------
+    list of Drawing
+    """
     runs = result.runs
-    drawn: dict[str, Path] = {}
+    drawn: list[Drawing] = []
     for run, figure in figures_of(runs, "occupation_preference"):
         bls = {
             occupation: share
@@ -158,17 +272,26 @@ def draw_all(result, folder: Path) -> dict[str, Path]:
             for occupation, share in zip(columns["occupation"], columns["bls_pct_female"])
         }
         name = f"{run.benchmark.name}_occupations"
-        drawn[name] = occupation_preference_bars(run.sections[figure.section], bls, folder / f"{name}.png")
+        path = occupation_preference_bars(run.sections[figure.section], bls, folder / f"{name}.png")
+        drawn.append(Drawing(name, path, "occupation_preference", (run.benchmark.name,)))
     for run, figure in figures_of(runs, "inconsistency"):
         name = f"{run.benchmark.name}_delta_i"
-        drawn[name] = inconsistency_bars(run.sections[figure.section], folder / f"{name}.png")
+        path = inconsistency_bars(run.sections[figure.section], folder / f"{name}.png")
+        drawn.append(Drawing(name, path, "inconsistency", (run.benchmark.name,)))
     sections = pro_anti_figure_sections(runs)
     if sections:
-        drawn["pro_anti"] = pro_anti_bars(sections, folder / "pro_anti.png")
+        shown = tuple(run.benchmark.name for run, _ in figures_of(runs, "pro_anti"))
+        drawn.append(Drawing("pro_anti", pro_anti_bars(sections, folder / "pro_anti.png"), "pro_anti", shown))
     for run, figure in figures_of(runs, "weights"):
         weights = run.sections[figure.section].extras.get("weights") if figure.section in run.sections else None
         if weights:
             (columns,) = run.parts.values()
             name = f"{run.benchmark.name}_weights"
-            drawn[name] = gap_weight_histogram(weights, columns["gender"], folder / f"{name}.png")
-    return drawn
+            path = gap_weight_histogram(weights, columns["gender"], folder / f"{name}.png")
+            drawn.append(Drawing(name, path, "weights", (run.benchmark.name,)))
+    return drawn + _interval_drawings(runs, folder)
+
+
+def draw_all(result, folder: Path) -> dict[str, Path]:
+    """Every figure of the run (:func:`drawings`); name → PNG path."""
+    return {drawing.name: drawing.path for drawing in drawings(result, folder)}

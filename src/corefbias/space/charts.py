@@ -1,6 +1,7 @@
 """The run's tables and figures as pandas data frames, for Gradio's interactive plots.
 
-The same four kinds of figure as ``corefbias.harness.plots`` (which draws them as PNG files for the report),
+Four of the kinds of figure of ``corefbias.harness.plots`` (which draws every kind as PNG files for the report,
+and the Space shows them all in its gallery),
 for the benchmarks that declare them (``Benchmark.figures``): the occupation scatter against BLS
 (Winogender), the ΔI breakdown (Counter-GAP), pro vs anti bars, and the histogram of the W weights (GAP).
 Every value is read from the runner's results.

@@ -95,6 +95,10 @@ class RunStore:
         folder = self.folder(run_id)
         return [folder / name for name in DOWNLOADS]
 
+    def plots(self, run_id: str) -> list[Path]:
+        """The run's plots (``plots/*.png``, as ``report.md`` shows them), by name."""
+        return sorted((self.folder(run_id) / "plots").glob("*.png"))
+
     def describe(self, run_id: str) -> str:
         """A run as the dropdowns show it: model, benchmarks, id (``unreadable`` for a run that cannot be read)."""
         results = self._readable(run_id)

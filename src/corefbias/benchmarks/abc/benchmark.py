@@ -8,7 +8,7 @@ import dataclasses
 
 from ...measures import abc_fpr_ratio
 from ..cloze_wording import DANISH_OCCUPATIONS_CLOZE
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline, Scorer
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline, Scorer
 from ..link_sections import gold_links
 from .cloze import ANOTHER_PERSON, LANGUAGE_CLOZE, one_candidate
 from .explore import ONE_SIDED_TRIPLETS
@@ -77,6 +77,7 @@ BENCHMARK = Benchmark(
         Headline("abc", "tpr_reflexive", "reflexive TPR", None),
     ),
     bias_axis=PRONOUN_AXIS,
+    figures=(Figure("fpr_by_language"),),
     explore=ONE_SIDED_TRIPLETS,
     blocks=BLOCKS,
     decision_mode=AUTHORS_DECISION_MODE,
@@ -112,6 +113,7 @@ def language_benchmark(code: str) -> Benchmark:
             Headline(name, "tpr_reflexive", "reflexive TPR", None),
         ),
         bias_axis=PRONOUN_AXIS,
+        figures=(Figure("fpr_by_language"),),
         explore=ONE_SIDED_TRIPLETS,
         blocks=BLOCKS,
         decision_mode=AUTHORS_DECISION_MODE,

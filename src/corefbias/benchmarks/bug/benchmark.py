@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...measures import bug_bias
 from ...models.cloze_template import ClozeTemplate
 from ..cloze_wording import ENGLISH_SOURCE
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline, rows_of
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline, rows_of
 from . import evaluate_coref
 from .explore import SENTENCES
 
@@ -88,6 +88,7 @@ BENCHMARK = Benchmark(
         Headline("bug/gold", "accuracy", "gold accuracy", None),
     ),
     bias_axis=BiasAxis("stereotype_label", {"stereotypical": 1, "anti-stereotypical": -1}, "toward_gold"),
+    figures=(Figure("distance"),),
     explore=SENTENCES,
     blocks=BLOCKS,
 )

@@ -16,7 +16,7 @@ import dataclasses
 
 from ...measures import condition_accuracy_diff, conll_f1_by_mention_type
 from ..cloze_wording import ENGLISH_SOURCE, NAMES_CLOZE
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from .explore import PRONOUNS_IN_PASSAGES
 from .mentions import type_of_span
 
@@ -139,6 +139,7 @@ BENCHMARK = Benchmark(
     "periodicals, fan fiction (3N texts)",
     cloze=GICOREF_CLOZE,
     bias_axis=BiasAxis("pronoun_type", {"binary_pronoun": 1, "neopronoun": -1}, "toward_gold"),
+    figures=(Figure("accuracy_gaps", "gicoref"),),
     explore=PRONOUNS_IN_PASSAGES,
     document_column="document",
     blocks=BLOCKS,

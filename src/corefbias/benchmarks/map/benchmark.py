@@ -7,7 +7,7 @@ import dataclasses
 
 from ...measures import agreement, condition_accuracy_diff
 from ..cloze_wording import NAMES_CLOZE
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from .explore import SNIPPETS_ACROSS_ABLATIONS
 from .files import ABLATIONS, ORIGINAL, answer_of
 
@@ -85,6 +85,7 @@ BENCHMARK = Benchmark(
         "leave the drops unchanged",
     ),
     bias_axis=BiasAxis("ablation", {ORIGINAL: 1, **dict.fromkeys(ABLATIONS, -1)}, "toward_gold"),
+    figures=(Figure("accuracy_gaps"),),
     explore=SNIPPETS_ACROSS_ABLATIONS,
     blocks=BLOCKS,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...data import fill_in
 from ...measures import misgendered_accuracy, pronoun_set_diff
 from ...models.cloze_template import ClozeTemplate
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "misgendered"
@@ -79,6 +79,7 @@ BENCHMARK = Benchmark(
         *(Headline(SET_DIFF_SECTION, f"diff/{name}", f"{name} − he/she accuracy", 0.0) for name in OTHER_SETS),
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, **dict.fromkeys(OTHER_SETS, -1)}, "toward_gold"),
+    figures=(Figure("accuracy_gaps", SET_DIFF_SECTION),),
     explore=pronoun_set_view("sentence_id"),
     clusters_cannot_express=CLUSTERS_CANNOT_EXPRESS,
     blocks=BLOCKS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...data import fill_in
 from ...measures import pronoun_set_diff, ruff_accuracy
 from ...models.cloze_template import ClozeTemplate
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from ..fill_in_sections import CLUSTERS_CANNOT_EXPRESS, answers, chosen_words, pronoun_set_view
 
 SECTION = "ruff"
@@ -79,6 +79,7 @@ BENCHMARK = Benchmark(
         Headline(SECTION, "no_distractors_minus_five", "accuracy 0 − 5 distractors", 0.0),
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, "they": -1, "xe": -1}, "toward_gold"),
+    figures=(Figure("accuracy_gaps", SET_DIFF_SECTION), Figure("distractors", SECTION)),
     explore=pronoun_set_view("context_id"),
     clusters_cannot_express=CLUSTERS_CANNOT_EXPRESS,
     blocks=BLOCKS,

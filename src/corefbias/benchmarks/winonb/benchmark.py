@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...measures import winonb_accuracy
 from ..cloze_wording import OCCUPATIONS_CLOZE
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from .decisions import winonb_reading
 from .explore import MISREAD
 
@@ -44,6 +44,7 @@ BENCHMARK = Benchmark(
     cloze=OCCUPATIONS_CLOZE,
     headlines=(Headline("winonb", winonb_accuracy.DIFFERENCE, "accuracy singular − plural they", 0.0),),
     bias_axis=BiasAxis("number", {"plural": 1, "singular": -1}, "toward_gold"),
+    figures=(Figure("accuracy_gaps", "winonb"),),
     explore=MISREAD,
     blocks=BLOCKS,
 )

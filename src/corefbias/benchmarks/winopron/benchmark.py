@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...measures import pronoun_set_diff, winopron_accuracy
 from ...models.cloze_template import ClozeTemplate
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from . import files
 from .decisions import winopron_answer
 from .explore import PRONOUN_SETS
@@ -81,6 +81,7 @@ BENCHMARK = Benchmark(
         for name in ("they", "xe")
     ),
     bias_axis=BiasAxis("pronoun_set", {"he": 1, "she": 1, "they": -1, "xe": -1}, "toward_gold"),
+    figures=(Figure("accuracy_gaps"),),
     explore=PRONOUN_SETS,
     # WinoPron's own converters of CAW-coref's and LingMess's clusters (scripts/convert_caw_output.py,
     # scripts/evaluate_lingmess.py): the first other mention of the pronoun's cluster is the answer.

@@ -1,5 +1,6 @@
 """A finished job on the page, the same on the Run and the Score a file tab: a status line, the scores
-table, four charts (each hidden until a result has its benchmark) and the downloads."""
+table, four charts (each hidden until a result has its benchmark), the run's plots (every figure its report draws,
+each benchmark's scores with their intervals among them) and the downloads."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class ResultViews:
     inconsistency_plot: gr.BarPlot
     pro_anti_plot: gr.BarPlot
     gap_plot: gr.BarPlot
+    plots: gr.Gallery
     files: gr.File
 
     @classmethod
@@ -78,17 +80,26 @@ class ResultViews:
                 y_lim=[0, None],
                 visible=False,
             )
+        plots = gr.Gallery(
+            label="Plots (as in report.md): each benchmark's scores with their 95% intervals",
+            columns=2,
+            object_fit="contain",
+            height="auto",
+            visible=False,
+            elem_id=f"{status_id}-plots",
+        )
         files = gr.File(
             label="Downloads: results.json, report.md, summary.csv", file_count="multiple", interactive=False
         )
-        return cls(status, summary, occupation_plot, inconsistency_plot, pro_anti_plot, gap_plot, files)
+        return cls(status, summary, occupation_plot, inconsistency_plot, pro_anti_plot, gap_plot, plots, files)
 
     def components(self) -> list:
         return [getattr(self, field.name) for field in fields(self)]
 
 
-def values(job, downloads: list[str] | None) -> tuple:
-    """What ``ResultViews.components()`` show for a finished ``job``, in the same order."""
+def values(job, downloads: list[str] | None, plots: list[tuple[str, str]] | None) -> tuple:
+    """What ``ResultViews.components()`` show for a finished ``job``, in the same order; ``plots``: the stored
+    run's PNG files, each with its name."""
     result = job.result
     counts = ", ".join(f"{name} {len(run.instances)}" for name, run in result.runs.items())
     status = (
@@ -109,6 +120,7 @@ def values(job, downloads: list[str] | None) -> tuple:
         _plot(gr.BarPlot, charts.inconsistency_frame(result)),
         _plot(gr.BarPlot, charts.pro_anti_frame(result)),
         _plot(gr.BarPlot, weights, x_bin=bin_width),
+        gr.Gallery(value=plots or None, visible=bool(plots)),
         downloads,
     )
 

@@ -69,7 +69,7 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
             )
         except jobs.JobError as error:
             raise page_error(str(error)) from None
-        return *results.values(job, runs.downloads(job.run_id)), job.run_id
+        return *results.values(job, runs.downloads(job.run_id), runs.plots(job.run_id)), job.run_id
 
     # ZeroGPU attaches a GPU only while a decorated call runs, for at most `duration` s: a listed Hub model (a
     # cluster model or an hf: language model) is loaded on settings.device (cuda there) inside this call.

@@ -51,7 +51,7 @@ def build(settings: SpaceSettings, runs: StoredRuns, last_run: gr.State):
             )
         except jobs.JobError as error:
             raise page_error(str(error)) from None
-        return *results.values(job, runs.downloads(job.run_id)), job.run_id
+        return *results.values(job, runs.downloads(job.run_id), runs.plots(job.run_id)), job.run_id
 
     return score_button.click(
         on_score,

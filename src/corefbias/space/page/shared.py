@@ -79,6 +79,15 @@ class StoredRuns:
         except ValueError as error:
             raise page_error(str(error)) from None
 
+    def plots(self, run_id):
+        """The run's plots as the gallery shows them: (PNG path, its name) each."""
+        if not run_id:
+            return None
+        try:
+            return [(str(path), path.stem) for path in self.store.plots(run_id)]
+        except ValueError as error:
+            raise page_error(str(error)) from None
+
     def show(self, run_id):
         """A stored run (default: the newest) in the Explore tab and the Compare tab's downloads: the run
         dropdown, benchmark dropdown, page dropdown, note and cases, then the download dropdown and files."""
