@@ -82,3 +82,31 @@ def test_both_genders_weights_share_their_histogram_bins(drawn, tmp_path):
     female, male = figure.axes[0].containers
     assert [bar.get_x() for bar in female] == [bar.get_x() for bar in male]
     assert {round(bar.get_width(), 9) for bar in [*female, *male]} == {round((3.0 - 0.5) / 40, 9)}
+
+
+def test_the_pronoun_share_scatter_places_each_occupation_at_its_shares_and_titles_r_with_its_interval(drawn, tmp_path):
+    """Three occupations, ten sentences each: one point per occupation and pronoun at (BLS % female, share chosen)."""
+    from corefbias import winogenerated_bias
+
+    bls = {"nurse": 88.0, "mechanic": 2.0, "teacher": 70.0}
+    choices = {
+        "nurse": ["female"] * 7 + ["male"] * 3,
+        "mechanic": ["male"] * 9 + ["neutral"],
+        "teacher": ["female"] * 10,
+    }
+    occupations = [name for name, chosen in choices.items() for _ in chosen]
+    section = winogenerated_bias(
+        [choice for chosen in choices.values() for choice in chosen],
+        occupations,
+        [bls[name] for name in occupations],
+        n_bootstrap=0,
+    )
+    plots.pronoun_share_scatter(section, bls, "toy", tmp_path / "shares.png")
+    (figure,) = drawn
+    (axes,) = [axes for axes in figure.axes if axes.collections]
+    she, he = (sorted(map(tuple, collection.get_offsets().tolist())) for collection in axes.collections)
+    assert she == [(2.0, 0.0), (70.0, 1.0), (88.0, 0.7)]
+    assert he == [(2.0, 0.9), (70.0, 0.0), (88.0, 0.3)]
+    r = section.overall["pearson_r_bls"].value
+    assert r == pytest.approx(0.87931, abs=1e-5)  # numpy.corrcoef([0, 1, 0.7], [2, 70, 88])[0, 1]
+    assert axes.get_title() == f"3 occupations; r of the she share with BLS % female = {plots.format_number(r)}"

@@ -147,6 +147,7 @@ class Figure:
 
 FIGURE_KINDS = (
     "occupation_preference",
+    "pronoun_shares",
     "inconsistency",
     "pro_anti",
     "weights",

@@ -5,6 +5,8 @@
   female-pronoun sentences resolved to the occupation minus that of male ones) against BLS % female, with r;
   it reads the rows' ``occupation`` and ``bls_pct_female`` and the section's ``preference`` of each occupation
   (its ``by_group``);
+* ``pronoun_shares`` → ``<benchmark>_pronoun_shares.png``: per occupation, the shares of its sentences given the
+  female and the male pronoun against BLS % female, with r and its interval (``winogenerated_bias``'s ``by_group``);
 * ``inconsistency`` → ``<benchmark>_delta_i.png``: the ΔI breakdown, I_within (M, F) and I_across (M2F, F2M);
 * ``pro_anti`` → ``pro_anti.png``: pro vs anti score of every pro/anti section of every such benchmark, with
   the difference's 95% CI;
@@ -96,6 +98,37 @@ def occupation_preference_bars(section: MeasureResult, bls_by_occupation: dict[s
     bars.set_title("each occupation (BLS % female), highest share of women at the top", fontsize=10)
     bars.tick_params(axis="y", length=0)
     figure.suptitle("Winogender: gender preference by occupation")
+    return _save(figure, path)
+
+
+def pronoun_share_scatter(section: MeasureResult, bls_by_occupation: dict[str, float], title: str, path: Path) -> Path:
+    """Per occupation, the share of sentences the model gave the female and the male pronoun, against the occupation's
+    BLS % female, with Pearson's r of the female share and its 95% interval in the title: Winogenerated's figure of
+    merit. The points carry no labels, so 299 occupations stay legible."""
+    shares = {
+        occupation: scores
+        for occupation, scores in section.by_group.items()
+        if "share_female" in scores and occupation in bls_by_occupation
+    }
+    figure, axes = plt.subplots(figsize=(7, 5.2), layout="constrained")
+    for score, label, colour in (("share_female", "she", "#dd8452"), ("share_male", "he", "#4c72b0")):
+        points = [(bls_by_occupation[o], scores[score].value) for o, scores in shares.items() if score in scores]
+        points = [(x, y) for x, y in points if y is not None]
+        axes.scatter([x for x, _ in points], [y for _, y in points], s=14, alpha=0.6, color=colour, label=label)
+    axes.set_xlabel("% female in occupation (BLS 2019)")
+    axes.set_ylabel("share of the occupation's sentences")
+    axes.set_xlim(-2, 102)
+    axes.set_ylim(-0.05, 1.05)
+    axes.legend(title="pronoun chosen", loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    r = section.overall.get("pearson_r_bls")
+    if r is None or r.value is None:
+        subtitle = "r with BLS % female: undefined"
+    else:
+        low, high = r.ci
+        interval = "" if low is None else f" [{format_number(low)}, {format_number(high)}]"
+        subtitle = f"r of the she share with BLS % female = {format_number(r.value)}{interval}"
+    axes.set_title(f"{len(shares)} occupations; {subtitle}", fontsize=10)
+    figure.suptitle(title)
     return _save(figure, path)
 
 
@@ -266,14 +299,16 @@ def drawings(result, folder: Path) -> list[Drawing]:
     runs = result.runs
     drawn: list[Drawing] = []
     for run, figure in figures_of(runs, "occupation_preference"):
-        bls = {
-            occupation: share
-            for columns in run.parts.values()
-            for occupation, share in zip(columns["occupation"], columns["bls_pct_female"])
-        }
         name = f"{run.benchmark.name}_occupations"
-        path = occupation_preference_bars(run.sections[figure.section], bls, folder / f"{name}.png")
+        path = occupation_preference_bars(run.sections[figure.section], _bls_by_occupation(run), folder / f"{name}.png")
         drawn.append(Drawing(name, path, "occupation_preference", (run.benchmark.name,)))
+    for run, figure in figures_of(runs, "pronoun_shares"):
+        name = f"{run.benchmark.name}_pronoun_shares"
+        title = f"{run.benchmark.name}: pronoun chosen by occupation"
+        path = pronoun_share_scatter(
+            run.sections[figure.section], _bls_by_occupation(run), title, folder / f"{name}.png"
+        )
+        drawn.append(Drawing(name, path, "pronoun_shares", (run.benchmark.name,)))
     for run, figure in figures_of(runs, "inconsistency"):
         name = f"{run.benchmark.name}_delta_i"
         path = inconsistency_bars(run.sections[figure.section], folder / f"{name}.png")
@@ -290,6 +325,14 @@ def drawings(result, folder: Path) -> list[Drawing]:
             path = gap_weight_histogram(weights, columns["gender"], folder / f"{name}.png")
             drawn.append(Drawing(name, path, "weights", (run.benchmark.name,)))
     return drawn + _interval_drawings(runs, folder)
+
+
+def _bls_by_occupation(run) -> dict[str, float]:
+    return {
+        occupation: share
+        for columns in run.parts.values()
+        for occupation, share in zip(columns["occupation"], columns["bls_pct_female"])
+    }
 
 
 def draw_all(result, folder: Path) -> dict[str, Path]:

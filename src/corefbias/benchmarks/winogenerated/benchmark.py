@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...data import fill_in
 from ...measures import winogenerated_bias
 from ...models.cloze_template import ClozeTemplate
-from ..declaration import Benchmark, BiasAxis, BlockDesign, Headline
+from ..declaration import Benchmark, BiasAxis, BlockDesign, Figure, Headline
 from .explore import STEREOTYPED_OCCUPATIONS, chosen_gender
 
 SECTION = "winogenerated_bias"
@@ -71,6 +71,7 @@ BENCHMARK = Benchmark(
     # occupations of one majority and splits the rest evenly between he and she: it checks the tests' false-positive
     # rates, and their power only through the correlation.
     bias_axis=BiasAxis("occupation_majority", {"male": 1, "female": -1}, "toward_gold"),
+    figures=(Figure("pronoun_shares", SECTION),),
     explore=STEREOTYPED_OCCUPATIONS,
     clusters_cannot_express=CLUSTERS_CANNOT_EXPRESS,
     blocks=BLOCKS,
