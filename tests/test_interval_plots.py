@@ -222,6 +222,7 @@ def test_every_kind_a_benchmark_may_declare_is_drawn():
 
     assert set(FIGURE_KINDS) == set(plots.WITH_INTERVALS) | {
         "occupation_preference",
+        "pronoun_shares",
         "inconsistency",
         "pro_anti",
         "weights",

@@ -80,7 +80,7 @@ def _sections(results: dict) -> dict:
 
 
 def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(served, data_dir, tmp_path):
-    status, summary, occupation_plot, inconsistency_plot, pro_anti_plot, gap_plot, files = served.client.predict(
+    status, summary, occupation_plot, inconsistency_plot, pro_anti_plot, gap_plot, gallery, files = served.client.predict(
         "baseline:stereotype", QUICK, LIMIT, N_BOOTSTRAP, SEED, api_name="/run"
     )
     expected = runner.run(
@@ -103,6 +103,9 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     preferences = [key for key, value in winogender.items() if key.startswith("preference/") and value is not None]
     assert occupation_plot["visible"] and len(occupation_plot["value"]["data"]) == len(preferences)
     assert inconsistency_plot["visible"] and not pro_anti_plot["visible"] and not gap_plot["visible"]
+    # The gallery shows the run's PNGs: Winogender's and Counter-GAP's declared figures and their headline figures.
+    captions = sorted(item["caption"] for item in gallery["value"])
+    assert captions == ["counter_gap_delta_i", "counter_gap_headlines", "winogender_headlines", "winogender_occupations"]
 
     board, _ = served.client.predict(None, True, api_name="/leaderboard")
     rows = [dict(zip(board["headers"], row)) for row in board["data"]]

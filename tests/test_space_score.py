@@ -50,7 +50,7 @@ def served(exported_set, mirror, tmp_path_factory):
 def test_an_uploaded_file_scores_as_corefbias_score(served, mirror):
     client, data_dir = served
     path = mirror / BERT_BASE
-    status, summary, _, inconsistency_plot, _, _, files = client.predict(
+    status, summary, _, inconsistency_plot, _, _, gallery, files = client.predict(
         [gradio_client.handle_file(str(path))], "counter_gap", "auto", 200, 1, api_name="/score"
     )
     expected = scoring.score("counter_gap", [path], data_dir=data_dir, mirror=mirror, n_bootstrap=200, seed=1)
