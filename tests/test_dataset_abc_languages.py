@@ -150,7 +150,8 @@ def test_the_ungrouped_statistics_agree_with_the_table_on_every_figure_and_major
                 assert (float(rounded[f"Perc-{code}"]) > 50) == (row["occupation_gender"] == "female")
 
 
-@pytest.mark.parametrize("code", CODES)
+# One language in the quick tier, the others in the slow one: the code is the same, the files differ.
+@pytest.mark.parametrize("code", [CODES[0], *(pytest.param(code, marks=pytest.mark.slow) for code in CODES[1:])])
 def test_gold_predictions_leave_the_ratio_undefined_and_a_hand_made_pattern_gives_its_ratio(loaded_set, in_repo, code):
     """Every reflexive linked, every male anti-reflexive, and the female one in male occupations only: FPR_M = 1,
     FPR_F = the share of male occupations' triplets, so log2 ratio = −log2(that share)."""

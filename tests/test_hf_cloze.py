@@ -746,12 +746,11 @@ def test_a_hub_id_not_in_the_cache_says_how_to_run_offline():
         hf_causal_lm.load("nobody/no-such-model")
 
 
-def test_the_identity_follows_the_dtype_not_the_device_or_batch_size(smollm2, monkeypatch):
-    """``load`` with transformers' loaders answering with the weights already loaded (cast where asked)."""
+def _answer_loaders_with(model, tokenizer, monkeypatch):
+    """transformers' loaders answering with ``model`` (cast where asked) and ``tokenizer``, as they would for
+    SmolLM2's GGUF."""
     import torch
     import transformers
-
-    model, tokenizer = smollm2.backend.model, smollm2.backend.tokenizer
 
     def from_pretrained(source, dtype="auto", **options):
         assert options["gguf_file"] == SMOLLM2.name and not options["trust_remote_code"]
@@ -760,29 +759,44 @@ def test_the_identity_follows_the_dtype_not_the_device_or_batch_size(smollm2, mo
     monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", from_pretrained)
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", lambda *args, **options: tokenizer)
 
+
+def test_the_identity_follows_the_dtype_not_the_device_or_batch_size(tiny, monkeypatch):
+    """``load`` of SmolLM2's GGUF path, its loaders answering with the two-layer Llama: the GGUF names the weights."""
+    if not SMOLLM2.is_file():
+        pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
+    _answer_loaders_with(tiny.backend.model, tiny.backend.tokenizer, monkeypatch)
+
     def key(**options):
         return runner.cache_key(hf_causal_lm.load(str(SMOLLM2), **options).identity)
 
-    assert key() == runner.cache_key(smollm2.identity)
     assert key(device="auto", max_batch_tokens=1) == key(device="cpu", call_size=8, threads=1) == key(dtype="float32")
+    assert key() == key(dtype="float32")
     assert key(dtype="bfloat16") != key()
     assert hf_causal_lm.load(str(SMOLLM2), dtype="bfloat16").identity["dtype"] == "bfloat16"
-    assert smollm2.identity["dtype"] == "float32"  # what the GGUF's weights dequantize to
 
 
-def test_a_run_writes_loglikelihoods_and_caches_them_by_template(smollm2, exported_set, tmp_path, monkeypatch):
+@pytest.mark.slow  # loads SmolLM2
+def test_the_gguf_dequantizes_to_float32_under_the_identity_of_a_load(smollm2, monkeypatch):
+    _answer_loaders_with(smollm2.backend.model, smollm2.backend.tokenizer, monkeypatch)
+    assert runner.cache_key(hf_causal_lm.load(str(SMOLLM2)).identity) == runner.cache_key(smollm2.identity)
+    assert smollm2.identity["dtype"] == "float32"
+
+
+def test_a_run_writes_loglikelihoods_and_caches_them_by_template(
+    tiny, tiny_folder, exported_set, tmp_path, monkeypatch
+):
     data_dir = exported_set("winogender").parent
     cache = tmp_path / "cache.sqlite"
 
     def run():
         return runner.run(
-            f"hf:{SMOLLM2}",
+            f"hf:{tiny_folder}",
             ["winogender"],
             runner.RunSettings(limit=1, n_bootstrap=0),
             data_dir=data_dir,
             cache_path=cache,
             progress=False,
-            model=smollm2,
+            model=tiny,
         )
 
     first = run()

@@ -4,6 +4,7 @@ copied out of the repository as ``evaluate`` downloads it from the Hub, errors a
 published main Space installed from its staged requirements.txt and driven with gradio_client."""
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -192,7 +193,7 @@ def installed_space(tmp_path_factory, mirror):
         started = time.perf_counter()
         installed = subprocess.run(
             [root / "venv/bin/python", "-m", "pip", "install", "--quiet", "--no-compile",
-             "--disable-pip-version-check",
+             "--disable-pip-version-check", "--report", root / "install-report.json",
              "-r", "requirements.txt"], cwd=build, capture_output=True, text=True,
         )  # fmt: skip
         assert installed.returncode == 0, installed.stderr
@@ -209,7 +210,10 @@ def installed_space(tmp_path_factory, mirror):
         while not _answers(url):
             assert app.poll() is None and time.monotonic() < deadline, (root / "app.log").read_text()[-3000:]
             time.sleep(0.5)
-        yield SimpleNamespace(url=url, root=root, python=root / "venv/bin/python", wheel=repo.folder)
+        yield SimpleNamespace(
+            url=url, root=root, python=root / "venv/bin/python", wheel=repo.folder, requirements=staged,
+            report=json.loads((root / "install-report.json").read_text())["install"],
+        )  # fmt: skip
     finally:
         if app is not None:
             app.terminate()
@@ -226,6 +230,22 @@ def _answers(url: str) -> bool:
             return True
     except OSError:
         return False
+
+
+def test_the_space_installs_cpu_torch_and_the_model_libraries_from_the_registries(installed_space):
+    """What the Space's build installed from its requirements (``pip install --report``): CPU torch from PyTorch's
+    index (the local registry stands in for it here), the model libraries of its extras, and the Gradio its card
+    names."""
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in installed_space.requirements
+    assert any(re.fullmatch(r"torch==[\d.]+\+cpu", line) for line in installed_space.requirements)
+    install = {item["metadata"]["name"].lower(): item for item in installed_space.report}
+    versions = {name: item["metadata"]["version"] for name, item in install.items()}
+    assert sorted(install["corefbias"]["requested_extras"]) == ["fastcoref", "maverick", "space"]
+    assert {"fastcoref", "maverick-coref", "transformers", "authlib", "itsdangerous"} <= set(versions)
+    assert versions["torch"].endswith("+cpu") and not [name for name in versions if name.startswith("nvidia-")]
+    assert tuple(int(part) for part in versions["transformers"].split(".")[:2]) < (4, 46)
+    readme = (installed_space.wheel / "README.md").read_text()
+    assert f'sdk_version: "{versions["gradio"]}"' in readme and "hf_oauth: true" in readme
 
 
 def test_the_space_installed_from_its_requirements_runs_a_benchmark(installed_space, tmp_path):

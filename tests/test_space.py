@@ -80,9 +80,8 @@ def _sections(results: dict) -> dict:
 
 
 def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(served, data_dir, tmp_path):
-    status, summary, occupation_plot, inconsistency_plot, pro_anti_plot, gap_plot, gallery, files = served.client.predict(
-        "baseline:stereotype", QUICK, LIMIT, N_BOOTSTRAP, SEED, api_name="/run"
-    )
+    outputs = served.client.predict("baseline:stereotype", QUICK, LIMIT, N_BOOTSTRAP, SEED, api_name="/run")
+    status, summary, occupation_plot, inconsistency_plot, pro_anti_plot, gap_plot, gallery, files = outputs
     expected = runner.run(
         "baseline:stereotype",
         QUICK,
@@ -105,7 +104,12 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     assert inconsistency_plot["visible"] and not pro_anti_plot["visible"] and not gap_plot["visible"]
     # The gallery shows the run's PNGs: Winogender's and Counter-GAP's declared figures and their headline figures.
     captions = sorted(item["caption"] for item in gallery["value"])
-    assert captions == ["counter_gap_delta_i", "counter_gap_headlines", "winogender_headlines", "winogender_occupations"]
+    assert captions == [
+        "counter_gap_delta_i",
+        "counter_gap_headlines",
+        "winogender_headlines",
+        "winogender_occupations",
+    ]
 
     board, _ = served.client.predict(None, True, api_name="/leaderboard")
     rows = [dict(zip(board["headers"], row)) for row in board["data"]]
@@ -118,6 +122,7 @@ def test_a_served_run_scores_what_the_runner_scores_and_joins_the_leaderboard(se
     assert '<b class="pronoun">' in cases_html and '<mark class="linked">' in cases_html
 
 
+@pytest.mark.slow  # every benchmark at --limit 40 through the Space: the quick tier runs each at 1 (test_limits.py)
 def test_the_space_runs_every_benchmark_at_its_default_limit(served, exported_set):
     for benchmark in BENCHMARKS.values():
         exported_set(benchmark.dataset)  # the folder the Space reads; exported once per test session
