@@ -406,6 +406,7 @@ def test_a_model_reading_the_text_is_not_flagged(server, data_dir):
         assert outcome["position_rate"] <= 0.7 < POSITION_RATE_THRESHOLD and not outcome["position_bias"], name
 
 
+@pytest.mark.slow  # every order of the options of two benchmarks, through the HTTP server
 def test_every_order_undoes_a_preference_for_a_letter(server, data_dir):
     server.policy = prefers_a
     asked_once = _run(server, data_dir, ["winogender", "abc"], answer="logprobs")

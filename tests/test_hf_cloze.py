@@ -337,6 +337,7 @@ def test_the_vocabulary_rows_are_turned_into_log_probabilities_a_few_at_a_time(t
     assert backend.stats.forward_passes > longer // 2  # pass C in pieces
 
 
+@pytest.mark.slow  # builds its own two-layer Llama; the layouts' answers are held to each other in the quick tier
 def test_right_padded_contexts_attend_with_no_mask_and_tails_come_in_passes_of_one_length(
     tiny, winogender, monkeypatch
 ):

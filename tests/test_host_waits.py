@@ -22,6 +22,8 @@ from test_hf_cloze import (  # noqa: F401  (fixtures)
 from corefbias.models import transformers_backend
 from corefbias.models.pass_layouts.device_copies import on_device
 
+CPU_LAYOUT = transformers_backend.LAYOUTS["cpu"]
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -43,7 +45,11 @@ def reads_of(host_syncs, backend, requests):
     return reads.where, answers
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
+# The CPU's layout in the quick tier, the others in the slow one.
+@pytest.mark.parametrize(
+    "layout",
+    [layout if layout == CPU_LAYOUT else pytest.param(layout, marks=pytest.mark.slow) for layout in LAYOUTS],
+)
 def test_no_layout_reads_a_value_of_the_device_between_its_answers(host_syncs, tiny, winogender, layout):
     """60 instances in several batches, a Llama with ``sdpa`` attention: not one read, and the answers of an unwatched
     call."""
