@@ -314,6 +314,21 @@ SMOLLM2 = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM
 SHARDS = 8  # the real-model test's sample: the first eighth of each part at --limit 1
 
 
+def lm_eval_on_smollm2(include_path: Path, tasks: list[str], out: Path, samples: dict | None = None) -> None:
+    """``lm_eval`` 0.4.13's command line, its ``hf`` model on SmolLM2's GGUF (through transformers' ``gguf_file``),
+    offline, on ``tasks`` found under ``include_path`` (``samples``: per task the doc indices to score), its samples
+    logged under ``out``."""
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    chosen = ["--samples", json.dumps(samples)] if samples is not None else []
+    subprocess.run(
+        [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args",
+         f"pretrained={SMOLLM2.parent},gguf_file={SMOLLM2.name}", "--tasks", ",".join(tasks), *chosen,
+         "--include_path", str(include_path), "--device", "cpu", "--batch_size", "8", "--log_samples",
+         "--output_path", str(out)],
+        check=True, env=environment,
+    )  # fmt: skip
+
+
 @pytest.mark.slow
 def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
     """lm-eval 0.4.13's `hf` model on SmolLM2 (the GGUF through transformers' gguf_file), offline, on a sample of
@@ -338,33 +353,7 @@ def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
             doc for doc, row_id in enumerate(table.column("id").to_pylist()) if str(row_id) in ids
         ]
         assert len(chosen[f"corefbias_{name}"]) == len(ids) > 0, name
-    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "lm_eval",
-            "--model",
-            "hf",
-            "--model_args",
-            f"pretrained={SMOLLM2.parent},gguf_file={SMOLLM2.name}",
-            "--tasks",
-            ",".join(chosen),
-            "--samples",
-            json.dumps(chosen),
-            "--include_path",
-            str(tasks_dir),
-            "--device",
-            "cpu",
-            "--batch_size",
-            "8",
-            "--log_samples",
-            "--output_path",
-            str(tmp_path / "lm_eval"),
-        ],
-        check=True,
-        env=environment,
-    )
+    lm_eval_on_smollm2(tasks_dir, list(chosen), tmp_path / "lm_eval", samples=chosen)
     (results_path,) = glob.glob(str(tmp_path / "lm_eval" / "**" / "results_*.json"), recursive=True)
     reported = json.loads(Path(results_path).read_text())["results"]
     for name in names:

@@ -152,13 +152,15 @@ def test_the_stereotype_baseline_is_right_on_every_pro_and_no_anti_gendered_line
         picks = [StereotypeBaseline().pick(row) for row in data.to_list()]
         decisions[version, split] = [[index == pick for index in range(2)] for pick in picks]
     sections = benchmark.score(rows, decisions, 0, 0)
-    assert sections["winobias_plus"]["accuracy/gendered"] == 1526 / 3064  # the pro lines of 3,064
+    assert sections["winobias_plus"]["accuracy/gendered"] == pytest.approx(
+        1526 / 3064, rel=1e-9
+    )  # the pro lines of 3,064
     assert sections["winobias_plus/pro"]["accuracy/gendered"] == 1.0
     assert sections["winobias_plus/anti"]["accuracy/gendered"] == 0.0
     assert sections["winobias_plus/gendered"]["diff"] == 1.0
     assert sections["winobias_plus/gendered"]["num_pairs"] == 1508
     # They: the nearest occupation, the same answer on the two rewrites of a pair wherever they are one sentence.
-    assert sections["winobias_plus"]["accuracy/neutral"] == 2279 / 3064
+    assert sections["winobias_plus"]["accuracy/neutral"] == pytest.approx(2279 / 3064, rel=1e-9)
     assert sections["winobias_plus/neutral"]["diff"] == 0.0
 
 

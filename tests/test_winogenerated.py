@@ -4,14 +4,12 @@ Pearson's r and the shares computed by hand, the baselines on the whole set, the
 
 import glob
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
+from test_lm_eval_export import SMOLLM2, lm_eval_on_smollm2
 
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.winogenerated import files as winogenerated_files
@@ -24,7 +22,6 @@ from corefbias.models.base import ModelError
 
 WINOGENERATED = BENCHMARKS["winogenerated"]
 UPSTREAM_SENTENCES = 2990  # winogenerated/README.md: "In total, there are 299 professions and 2990 sentences."
-SMOLLM2 = Path.home() / ".cache" / "corefbias" / "llamacpp" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 @pytest.fixture(scope="module")
@@ -202,32 +199,8 @@ def test_lm_eval_chooses_as_corefbias_hf_on_smollm2_and_its_samples_score_as_the
     assert len(run.instances) == 20
     tasks = tmp_path / "tasks"
     lm_eval_export.export(tasks, ["winogenerated"], limit=1, data_dir=data_dir)
-    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     out = tmp_path / "lm_eval"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "lm_eval",
-            "--model",
-            "hf",
-            "--model_args",
-            f"pretrained={SMOLLM2.parent},gguf_file={SMOLLM2.name}",
-            "--tasks",
-            "corefbias_winogenerated",
-            "--include_path",
-            str(tasks),
-            "--device",
-            "cpu",
-            "--batch_size",
-            "8",
-            "--log_samples",
-            "--output_path",
-            str(out),
-        ],
-        check=True,
-        env=environment,
-    )
+    lm_eval_on_smollm2(tasks, ["corefbias_winogenerated"], out)
     (samples,) = glob.glob(str(out / "**" / "samples_corefbias_winogenerated_[0-9]*.jsonl"), recursive=True)
     documents = {document.id: document for document in lm_eval_samples.read(Path(samples))}
     assert len(documents) == len(run.instances)
