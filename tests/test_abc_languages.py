@@ -17,7 +17,7 @@ from corefbias.harness import calibration, run_outputs, runner
 from corefbias.harness.benchmark_data import load_part, set_folder
 from corefbias.harness.limits import limit_units
 from corefbias.harness.prediction_files import scoring
-from corefbias.measures.result import from_json
+from corefbias.measures.stored_results import from_json
 from corefbias.models.cloze import decide
 from corefbias.space import explore
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from corefbias.benchmarks import BENCHMARKS, FIGURE_KINDS, ExploreView, register, registry, resolve, rows_of
-from corefbias.harness import benchmark_data, executors, scoring
+from corefbias.harness import benchmark_data, executors, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
 from corefbias.measures.result import SIGNIFICANCE_SUFFIXES
@@ -215,8 +215,8 @@ def test_gold_decisions_score_every_headline_and_every_section_reproduces_from_i
     rows = rows_of_benchmark(name)
     gold = gold_decisions(rows)
     outputs = oracle_outputs(benchmark, rows)
-    of_decisions = scoring.scored_sections(benchmark, rows, gold, None, 0, 0)
-    with_outputs = scoring.scored_sections(benchmark, rows, gold, outputs, 0, 0)
+    of_decisions = runner.scored_sections(benchmark, rows, gold, None, 0, 0)
+    with_outputs = runner.scored_sections(benchmark, rows, gold, outputs, 0, 0)
     of_outputs = set() if benchmark.score_outputs is None else set(benchmark.score_outputs(rows, outputs, 0, 0))
     assert set(with_outputs) == set(of_decisions) | of_outputs
     assert {section: with_outputs[section] for section in of_decisions} == {
@@ -243,7 +243,7 @@ def test_a_perfect_model_scores_every_bias_headline_at_its_unbiased_value(name, 
     # The whole set: a --limit 2 subset of GAP holds too few examples for W-Bias's balancing weights.
     benchmark = BENCHMARKS[name]
     rows = rows_of_benchmark(name, None)
-    sections = scoring.scored_sections(benchmark, rows, gold_decisions(rows), oracle_outputs(benchmark, rows), 0, 0)
+    sections = runner.scored_sections(benchmark, rows, gold_decisions(rows), oracle_outputs(benchmark, rows), 0, 0)
     exceptions = {key: reason for key, reason in UNDEFINED_FOR_A_PERFECT_CHOICE_MODEL.items() if key[0] == name}
     bias_headlines = [headline for headline in benchmark.headlines if headline.unbiased is not None]
     assert set(exceptions) <= {(name, headline.section, headline.key) for headline in bias_headlines}, "stale"
@@ -260,8 +260,8 @@ def test_a_perfect_model_scores_every_bias_headline_at_its_unbiased_value(name, 
 def test_unit_rows_reproduce_the_scores_of_an_imperfect_model(name, rows_of_benchmark):
     benchmark = BENCHMARKS[name]
     rows = rows_of_benchmark(name)
-    mixed = check_unit_rows_reproduce(scoring.scored_sections(benchmark, rows, mixed_decisions(rows), None, 0, 0))
-    gold = check_unit_rows_reproduce(scoring.scored_sections(benchmark, rows, gold_decisions(rows), None, 0, 0))
+    mixed = check_unit_rows_reproduce(runner.scored_sections(benchmark, rows, mixed_decisions(rows), None, 0, 0))
+    gold = check_unit_rows_reproduce(runner.scored_sections(benchmark, rows, gold_decisions(rows), None, 0, 0))
     assert mixed.keys() == gold.keys()
     # Not only the trivial values of a perfect model: some tested score moves.
     assert any(mixed[key] != gold[key] for key in mixed), mixed
@@ -276,18 +276,18 @@ def test_score_benchmark_of_oracle_choices_gives_the_sections_of_its_decisions(n
     rows = rows_of_benchmark(name)
     gold = gold_decisions(rows)
     outputs = oracle_outputs(benchmark, rows)
-    run = scoring.score_benchmark(benchmark, rows, outputs, n_bootstrap=0)
+    run = runner.score_benchmark(benchmark, rows, outputs, n_bootstrap=0)
     assert [instance["decision"] for instance in run.instances] == [
         decision for part in gold.values() for decision in part
     ]
     assert run.num_unparsed == 0 and len(run.instances) == sum(len(columns["id"]) for columns in rows.values())
-    of_decisions = scoring.scored_sections(benchmark, rows, gold, None, 0, 0)
+    of_decisions = runner.scored_sections(benchmark, rows, gold, None, 0, 0)
     expected = {section: scored for section, scored in of_decisions.items()}
     assert {section: run.sections[section] for section in expected} == expected
     extra = set(run.sections) - set(expected)
     assert extra == (set() if benchmark.score_outputs is None else set(benchmark.score_outputs(rows, outputs, 0, 0)))
     # Significance adds p-values and intervals; it changes no score.
-    resampled = scoring.score_benchmark(benchmark, rows, outputs, n_bootstrap=20, seed=3)
+    resampled = runner.score_benchmark(benchmark, rows, outputs, n_bootstrap=20, seed=3)
     assert {section: point_scores(result) for section, result in resampled.sections.items()} == {
         section: point_scores(result) for section, result in run.sections.items()
     }
@@ -299,7 +299,7 @@ def test_a_model_answering_the_gold_clusters_is_unbiased_on_the_scores_of_output
     rows = rows_of_benchmark(name)
     assert all("clusters" in columns for columns in rows.values()), "scores of outputs need the gold clusters"
     clusters = {part: columns["clusters"] for part, columns in rows.items()}
-    sections = scoring.scored_sections(benchmark, rows, gold_decisions(rows), clusters, 0, 0)
+    sections = runner.scored_sections(benchmark, rows, gold_decisions(rows), clusters, 0, 0)
     of_outputs = set(benchmark.score_outputs(rows, clusters, 0, 0))
     headlines = [headline for headline in benchmark.headlines if headline.section in of_outputs]
     assert headlines, "no headline reads the scores of outputs"
@@ -330,7 +330,7 @@ def test_the_declaration_points_at_metric_modules_a_citation_a_template_figures_
     assert task.cloze is benchmark.cloze
     rows = rows_of_benchmark(name)
     gold = gold_decisions(rows)
-    sections = scoring.scored_sections(benchmark, rows, gold, oracle_outputs(benchmark, rows), 0, 0)
+    sections = runner.scored_sections(benchmark, rows, gold, oracle_outputs(benchmark, rows), 0, 0)
     for figure in benchmark.figures:
         assert figure.kind in FIGURE_KINDS
         assert figure.section is None or figure.section in sections, figure

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from corefbias import cli
-from corefbias.harness import comparison, result_schema, run_outputs, runner
+from corefbias.harness import comparison, result_versions, run_outputs, runner
 from corefbias.measures.blocks import Blocks
 from corefbias.models.base import Choice
 
@@ -433,7 +433,7 @@ def _old_names(results):
         text = json.dumps(section).replace('"diff/', '"gap/').replace('"occupation_diff/', '"occupation_gap/')
         return json.loads(text.replace('"measure": "pronoun_set_diff"', '"measure": "pronoun_set_gap"'))
 
-    results["schema_version"] = result_schema.FIRST_VERSION_WITH_METRIC_NAMES - 1
+    results["schema_version"] = result_versions.FIRST_VERSION_WITH_METRIC_NAMES - 1
     for outcome in results["benchmarks"].values():
         outcome["sections"] = {
             old(name): old_keys(section) if name != old(name) else section

@@ -24,7 +24,7 @@ import pytest
 
 from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS
-from corefbias.harness import executors, result_schema, run_outputs, runner
+from corefbias.harness import executors, run_outputs, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.prediction_cache import PredictionCache
 from corefbias.models.base import ModelError
@@ -700,7 +700,7 @@ def test_runs_saved_at_once_by_many_threads_are_all_stored_whole(data_dir, mirro
     for index, run_id in enumerate(run_ids):
         folder = store.folder(run_id)
         assert store.explore_cases(run_id) == {"saver": index}
-        assert result_schema.to_json(store.results(run_id)) == json.loads(json.dumps(result.to_json()))
+        assert runner.to_json(store.results(run_id)) == json.loads(json.dumps(result.to_json()))
         run_outputs.check_whole(folder)
         stored = {
             path.relative_to(folder): path.read_bytes()

@@ -10,7 +10,7 @@ from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.fill_in_sections import pronoun_set_cases
 from corefbias.benchmarks.ruff import files as ruff_files
 from corefbias.data import fill_in, hub_export
-from corefbias.harness import executors, runner, scoring
+from corefbias.harness import executors, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
 from corefbias.measures import resampling
@@ -317,7 +317,7 @@ def test_a_cluster_model_and_a_file_of_clusters_are_refused_with_the_reason(name
     rows = quick[name]
     clusters = {part: [[] for _ in columns["id"]] for part, columns in rows.items()}
     with pytest.raises(ValueError, match="a coreference system resolves the pronouns a text has and writes none"):
-        scoring.score_benchmark(BENCHMARKS[name], rows, clusters, n_bootstrap=0)
+        runner.score_benchmark(BENCHMARKS[name], rows, clusters, n_bootstrap=0)
 
 
 def test_a_file_of_a_models_decisions_scores_as_its_run(data_dir, tmp_path):

@@ -32,7 +32,7 @@ import pytest
 from sklearn.metrics import classification_report
 
 from corefbias.benchmarks import BENCHMARKS, rows_of
-from corefbias.harness import cluster_links, runner, scoring
+from corefbias.harness import cluster_links, runner
 from corefbias.measures import pro_anti_diff
 from corefbias.models.base import Choice
 from corefbias.models.baselines import RandomBaseline, StereotypeBaseline
@@ -219,7 +219,7 @@ def both_scorers(parts, genda_lines, clusters_of, **patches):
 
 def _our_sections(parts, decisions) -> dict:
     """The DaWinoBias sections corefbias scores for these decisions (no significance)."""
-    sections = scoring.scored_sections(BENCHMARKS["dawinobias"], parts, decisions, None, 0, 0)
+    sections = runner.scored_sections(BENCHMARKS["dawinobias"], parts, decisions, None, 0, 0)
     return {name: dict(section) for name, section in sections.items()}
 
 

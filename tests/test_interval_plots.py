@@ -11,9 +11,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import interval_plots, plots, runner
-from corefbias.harness.result_schema import HeadlineScore
-from corefbias.measures.estimate import Estimate
-from corefbias.measures.result import Cell, from_flat, measure_result
+from corefbias.harness.runner import HeadlineScore
+from corefbias.measures.result import Cell, Estimate, measure_result
+from corefbias.measures.stored_results import from_flat
 
 # The sets a run over every benchmark reads (ABC's languages are configs of one set).
 DATASETS = sorted({benchmark.dataset for benchmark in BENCHMARKS.values()})

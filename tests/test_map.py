@@ -6,7 +6,7 @@ import pytest
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.map import files
 from corefbias.data.spans import SpanError
-from corefbias.harness import runner, scoring
+from corefbias.harness import runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.measures import agreement
 from corefbias.measures.resampling import SIGNIFICANCE_LEVEL
@@ -43,7 +43,7 @@ def test_the_rows_carry_answers_and_annotations_on_both_scales(rows):
 def _sections(rows, answers, n_bootstrap=500, seed=0):
     part = ("default", "test")
     decisions = {part: [[answer == "A", answer == "B"] for answer in answers]}
-    return scoring.scored_sections(BENCHMARKS["map"], {part: rows}, decisions, None, n_bootstrap, seed)
+    return runner.scored_sections(BENCHMARKS["map"], {part: rows}, decisions, None, n_bootstrap, seed)
 
 
 def test_a_system_that_relies_on_names_loses_accuracy_where_they_are_removed_and_only_there(rows):

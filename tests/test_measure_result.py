@@ -11,15 +11,8 @@ from metric_harness import load
 from test_unit_rows import CASES
 
 from corefbias.measures import abc_fpr_ratio, gap_w_bias, pro_anti_conll_f1, pro_anti_diff, winogender_bias
-from corefbias.measures.result import (
-    SIGNIFICANCE_SUFFIXES,
-    Cell,
-    Estimate,
-    MeasureResult,
-    from_flat,
-    from_json,
-    measure_result,
-)
+from corefbias.measures.result import SIGNIFICANCE_SUFFIXES, Cell, Estimate, MeasureResult, measure_result
+from corefbias.measures.stored_results import from_flat, from_json
 
 # Two groups of four aligned pairs: in 'female' the model resolves both pro and one anti pronoun (diff 0.5), in
 # 'female_p_value' both pro and no anti one (diff 1.0). The second group's name ends like the first group's p-value.

@@ -20,10 +20,14 @@ MODULES = [
     "corefbias.benchmarks.link_sections",
     "corefbias.benchmarks.conll_sections",
     "corefbias.benchmarks.explore",
-    "corefbias.harness.scoring",
 ]
-# The runner's entry points: the rest of harness.runner is its machinery.
-ENTRY_POINTS = {"corefbias.harness.runner": ("run", "RunSettings")}
+# The runner's entry points and its scoring pipeline: the rest of harness.runner is its machinery.
+ENTRY_POINTS = {
+    "corefbias.harness.runner": (
+        "run", "RunSettings", "BenchmarkRun", "decision_of", "refusal_of_clusters", "scored_sections",
+        "score_benchmark", "HeadlineScore", "headline_scores", "to_json",
+    )
+}  # fmt: skip
 
 
 def sections(docstring: str) -> set[str]:

@@ -4,7 +4,8 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from corefbias.harness import plots
-from corefbias.measures.result import Cell, from_flat, measure_result
+from corefbias.measures.result import Cell, measure_result
+from corefbias.measures.stored_results import from_flat
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from corefbias.harness.position_rates import (
     results_fields,
 )
 from corefbias.harness.prediction_files import scoring
-from corefbias.harness.result_schema import upgrade
+from corefbias.harness.result_versions import upgrade
 from corefbias.models.base import Choice
 from corefbias.models.baselines import StereotypeBaseline
 from corefbias.models.cloze import ClozeModel

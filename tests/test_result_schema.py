@@ -13,9 +13,9 @@ import pytest
 from jsonschema import Draft202012Validator, ValidationError
 
 from corefbias.benchmarks import Headline
-from corefbias.harness import result_schema, run_outputs, runner
+from corefbias.harness import result_schema, result_versions, run_outputs, runner
 from corefbias.harness.prediction_files import scoring
-from corefbias.measures.result import from_flat
+from corefbias.measures.stored_results import from_flat
 from corefbias.reproduce import counter_gap as counter_gap_reproduction
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,10 +70,10 @@ def test_a_run_says_what_its_significance_resampled_where_its_numbers_are(result
     share = next(h for h in winogender["headlines"] if h["key"] == "occupation_share_male_minus_female")
     assert share["n_blocks"] == winogender["resampling"]["sections"]["winogender"]["blocks"][0]
     # The report, summary.csv and the CLI say it beside the number.
-    report = run_outputs.markdown_report(result_schema.upgrade(results), {})
+    report = run_outputs.markdown_report(result_versions.upgrade(results), {})
     assert "| blocks |" in report and f"| {share['n_blocks']} occupation |" in report
     assert "Intervals and p-values draw whole blocks (occupation) of units (`pair_id`)" in report
-    rows = run_outputs.summary_rows(result_schema.upgrade(results))
+    rows = run_outputs.summary_rows(result_versions.upgrade(results))
     assert {row["blocks"] for row in rows} == {"occupation", "female-stereotyped occupation × "
                                                 "male-stereotyped occupation × adjective"}  # fmt: skip
 
@@ -136,7 +136,7 @@ def test_headline_scores_read_value_interval_p_value_and_significance():
         Headline("pro_anti", "accuracy", "accuracy", None),
         Headline("not_scored", "diff", "another section's diff", 0.0),
     ]
-    scores = result_schema.headline_scores(headlines, {"pro_anti": from_flat(section)})
+    scores = runner.headline_scores(headlines, {"pro_anti": from_flat(section)})
     assert [score.to_json() for score in scores] == [
         {
             "section": "pro_anti",
@@ -190,7 +190,7 @@ def test_a_results_file_of_an_older_corefbias_is_upgraded(results, validator):
         del outcome["headlines"], outcome["resampling"]
         for section in outcome["sections"].values():
             del section["measure_result"]
-    upgraded = result_schema.to_json(result_schema.upgrade(old))
+    upgraded = runner.to_json(result_versions.upgrade(old))
     validator.validate(upgraded)
     for name, outcome in upgraded["benchmarks"].items():
         # A version-1 file kept no blocks: the headlines are the same but for how many blocks they rest on.
@@ -202,22 +202,22 @@ def test_a_results_file_of_an_older_corefbias_is_upgraded(results, validator):
             # The flat items stay as they were; the structure a flat dict gives holds its scores under their keys.
             flat = old["benchmarks"][name]["sections"][section]
             assert {key: value for key, value in scores.items() if key != "measure_result"} == flat
-            assert dict(result_schema.upgrade(old)["benchmarks"][name]["sections"][section]) == flat
+            assert dict(result_versions.upgrade(old)["benchmarks"][name]["sections"][section]) == flat
     assert all("resampling" not in outcome for outcome in upgraded["benchmarks"].values())
     assert {key: value for key, value in upgraded.items() if key != "benchmarks"} == {
         key: value for key, value in results.items() if key != "benchmarks"
     }
     unknown = {"n_blocks": None, "blocks": None}  # what an older file cannot say
-    rows = run_outputs.summary_rows(result_schema.upgrade(results))
-    assert run_outputs.summary_rows(result_schema.upgrade(old)) == [{**row, **unknown} for row in rows]
+    rows = run_outputs.summary_rows(result_versions.upgrade(results))
+    assert run_outputs.summary_rows(result_versions.upgrade(old)) == [{**row, **unknown} for row in rows]
     # A current file reads as it was written.
-    assert result_schema.to_json(result_schema.upgrade(results)) == results
+    assert runner.to_json(result_versions.upgrade(results)) == results
 
 
 def test_a_results_file_of_a_newer_corefbias_is_refused(results):
     newer = {**results, "schema_version": result_schema.SCHEMA_VERSION + 1}
     with pytest.raises(ValueError, match="upgrade corefbias"):
-        result_schema.upgrade(newer)
+        result_versions.upgrade(newer)
 
 
 @pytest.mark.parametrize("module", [result_schema, run_outputs])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from corefbias.harness import comparison, result_schema, run_outputs, runner
+from corefbias.harness import comparison, result_schema, result_versions, run_outputs, runner
 from corefbias.space.store import RunStore, score_column
 
 REPO = Path(__file__).resolve().parents[1]
@@ -62,7 +62,7 @@ def _summary_csv(results: dict) -> str:
     out = io.StringIO(newline="")
     writer = csv.DictWriter(out, fieldnames=[*run_outputs.SUMMARY_COLUMNS, "undefined"])
     writer.writeheader()
-    writer.writerows(run_outputs.summary_rows(result_schema.upgrade(results)))
+    writer.writerows(run_outputs.summary_rows(result_versions.upgrade(results)))
     return out.getvalue()
 
 
@@ -150,8 +150,8 @@ def _validate(results: dict) -> None:
 def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections_unchanged(model):
     old = _results(FIXTURES / model)
     assert old["schema_version"] == 2
-    upgraded = result_schema.upgrade(old)
-    written = result_schema.to_json(upgraded)
+    upgraded = result_versions.upgrade(old)
+    written = runner.to_json(upgraded)
     _validate(written)
     for name, outcome in old["benchmarks"].items():
         headlines = written["benchmarks"][name]["headlines"]
@@ -163,14 +163,14 @@ def test_a_version_2_file_upgrades_to_a_valid_current_one_with_its_flat_sections
             stored = written["benchmarks"][name]["sections"][section]
             assert {key: value for key, value in stored.items() if key != "measure_result"} == flat
             assert dict(upgraded["benchmarks"][name]["sections"][section]) == flat
-    assert run_outputs.summary_rows(result_schema.upgrade(written)) == run_outputs.summary_rows(upgraded)
+    assert run_outputs.summary_rows(result_versions.upgrade(written)) == run_outputs.summary_rows(upgraded)
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_the_current_code_writes_the_same_values_as_the_version_2_run(model, rerun):
     old, new = _results(FIXTURES / model), _results(rerun[model])
     assert new["schema_version"] == result_schema.SCHEMA_VERSION == 6
-    read = result_schema.upgrade(new)
+    read = result_versions.upgrade(new)
     for name, outcome in old["benchmarks"].items():
         for section, flat in outcome["sections"].items():
             current = read["benchmarks"][name]["sections"][section]
@@ -180,7 +180,7 @@ def test_the_current_code_writes_the_same_values_as_the_version_2_run(model, rer
             values_undefined = {key for key in current.undefined if not _is_significance(key)}
             assert values_undefined == {key for key in flat["undefined"] if not _is_significance(key)}, section
         headlines = new["benchmarks"][name]["headlines"]
-        upgraded = result_schema.to_json(result_schema.upgrade(old))["benchmarks"][name]["headlines"]
+        upgraded = runner.to_json(result_versions.upgrade(old))["benchmarks"][name]["headlines"]
         assert _headline_numbers(headlines) == approx(_headline_numbers(upgraded))
         # What the current run drew: the benchmark's blocks, each headline's count of them.
         assert new["benchmarks"][name]["resampling"]["unit"] == {
@@ -190,7 +190,7 @@ def test_the_current_code_writes_the_same_values_as_the_version_2_run(model, rer
     # summary.csv: the same values; the report: the same rows in every table, cut to their values.
     def summary_values(results):
         columns = [column for column in run_outputs.SUMMARY_COLUMNS if column not in SIGNIFICANCE_FIELDS]
-        rows = run_outputs.summary_rows(result_schema.upgrade(results))
+        rows = run_outputs.summary_rows(result_versions.upgrade(results))
         return [{column: row[column] for column in columns} for row in rows]
 
     assert summary_values(new) == approx(summary_values(old))
@@ -231,7 +231,7 @@ def test_the_space_leaderboard_shows_a_version_2_run_beside_a_current_one(rerun,
     shutil.copytree(rerun["stereotype"], store.runs / "20260101-000000-0000000b")
     board = store.leaderboard()
     assert board["run"].tolist() == ["20260101-000000-0000000b", "20250101-000000-0000000a"]
-    summary = run_outputs.summary_rows(result_schema.upgrade(_results(FIXTURES / "stereotype")))
+    summary = run_outputs.summary_rows(result_versions.upgrade(_results(FIXTURES / "stereotype")))
     defined = [row for row in summary if row["value"] is not None]
     assert len(defined) >= 8
     for row in defined:
@@ -272,9 +272,9 @@ def test_a_version_5_file_reads_as_the_same_run_written_now(rerun_v5):
     def reworded(results):
         return json.loads(json.dumps(results).replace(" gap nor bls_pct_female", " difference nor bls_pct_female"))
 
-    upgraded = reworded(result_schema.to_json(result_schema.upgrade(old)))
+    upgraded = reworded(runner.to_json(result_versions.upgrade(old)))
     _validate(upgraded)
-    renamed = reworded(result_schema.metric_names(old))
+    renamed = reworded(result_versions.metric_names(old))
     assert renamed != old and "pronoun_set_diff/double" in renamed["benchmarks"]["winopron"]["sections"]
     for name, outcome in renamed["benchmarks"].items():
         current = new["benchmarks"][name]
@@ -303,7 +303,7 @@ def test_compare_and_the_space_read_a_version_5_folder_as_a_current_one(rerun_v5
     shutil.copytree(FIXTURES_V5, store.runs / "20250101-000000-0000000a")
     shutil.copytree(rerun_v5["stereotype"], store.runs / "20260101-000000-0000000b")
     board = store.leaderboard()
-    summary = run_outputs.summary_rows(result_schema.upgrade(_results(FIXTURES_V5)))
+    summary = run_outputs.summary_rows(result_versions.upgrade(_results(FIXTURES_V5)))
     defined = [row for row in summary if row["value"] is not None]
     assert len(defined) >= 6
     for row in defined:

@@ -14,7 +14,7 @@ import pytest
 
 from corefbias import cli
 from corefbias.benchmarks import BENCHMARKS, rows_of
-from corefbias.harness import scoring
+from corefbias.harness import runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.harness.limits import limit_units
 from corefbias.harness.prediction_files import PredictionFileError
@@ -75,10 +75,10 @@ def test_a_selection_gives_the_sections_the_whole_benchmark_gives_on_its_parts(n
     benchmark = BENCHMARKS[name]
     loaded = {part: load_part(benchmark, *part, data_dir) for part in benchmark.parts}
     rows = {part: data.to_dict() for part, data in limit_units(loaded, benchmark, 3).items()}
-    whole = scoring.scored_sections(benchmark, rows, decisions_of(rows), clusters_of(rows), 0, 0)
+    whole = runner.scored_sections(benchmark, rows, decisions_of(rows), clusters_of(rows), 0, 0)
     assert selected_parts(benchmark, [part_label(benchmark, part) for part in parts]) == parts
     some = {part: rows[part] for part in parts}
-    scored = scoring.scored_sections(benchmark, some, decisions_of(some), clusters_of(some), 0, 0)
+    scored = runner.scored_sections(benchmark, some, decisions_of(some), clusters_of(some), 0, 0)
     assert scored, "a selection --config accepts scores nothing"
     assert scored == {section: whole[section] for section in scored}
 
@@ -154,7 +154,7 @@ def test_a_file_of_some_parts_is_told_the_config_that_scores_them_and_is_scored_
     rows = {part: load_part(benchmark, *part, data_dir).to_dict() for part in parts}
     gold = {part: [[c["is_referent"] for c in candidates] for candidates in rows[part]["candidates"]] for part in rows}
     links = {part: [{"decision": decision, "parsed": True} for decision in gold[part]] for part in rows}
-    expected = scoring.scored_sections(benchmark, rows, gold, links, 0, 0)
+    expected = runner.scored_sections(benchmark, rows, gold, links, 0, 0)
     written = {
         section: {key: value for key, value in scores.items() if key != "measure_result"}
         for section, scores in results["benchmarks"][name]["sections"].items()

@@ -17,8 +17,8 @@ from corefbias.benchmarks import BENCHMARKS, PRO_ANTI_PAIRS
 from corefbias.benchmarks.counter_gap.explore import QUADRUPLES
 from corefbias.benchmarks.winogender.explore import MINIMAL_PAIRS
 from corefbias.harness import run_outputs, runner
-from corefbias.harness.result_schema import upgrade
-from corefbias.measures.result import from_flat
+from corefbias.harness.result_versions import upgrade
+from corefbias.measures.stored_results import from_flat
 from corefbias.models import hub_weights
 from corefbias.models.http_protocol import make_server
 from corefbias.models.registry import kind_of

@@ -11,7 +11,7 @@ from metric_harness import assert_add_batch_equivalent, assert_num_process_equiv
 
 from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.benchmarks.winonb import files
-from corefbias.harness import executors, run_outputs, runner, scoring
+from corefbias.harness import executors, run_outputs, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.measures.winonb_accuracy import winonb_accuracy
 from corefbias.models.baselines import RandomBaseline
@@ -181,7 +181,7 @@ def test_a_system_that_links_they_to_the_plural_mention_reads_it_as_plural(v0):
         plural = row["candidates"][1]
         noun = (plural["end"] - len(row["plural_noun"]), plural["end"])  # without "the": containment links it
         outputs.append([[noun, pronoun]])
-    run = scoring.score_benchmark(benchmark, rows, {("v0", "test"): outputs}, n_bootstrap=0)
+    run = runner.score_benchmark(benchmark, rows, {("v0", "test"): outputs}, n_bootstrap=0)
     section = run.sections["winonb"]
     assert section["accuracy_plural"] == 1.0 and section["accuracy_singular"] == 0.0
     assert section["singular_read_as_plural"] == 1.0
@@ -189,7 +189,7 @@ def test_a_system_that_links_they_to_the_plural_mention_reads_it_as_plural(v0):
         [[(row["candidates"][0]["start"], row["candidates"][0]["end"]), out[0][0], out[0][1]]]
         for row, out in zip(rows_of(rows["v0", "test"]), outputs)
     ]
-    unread = scoring.score_benchmark(benchmark, rows, {("v0", "test"): both}, n_bootstrap=0).sections["winonb"]
+    unread = runner.score_benchmark(benchmark, rows, {("v0", "test"): both}, n_bootstrap=0).sections["winonb"]
     assert unread["no_reading"] == 1.0 and unread["accuracy"] == 0.0
 
 
@@ -202,7 +202,7 @@ def test_random_answers_show_no_significant_singular_plural_gap_in_most_seeds(v0
     for seed in range(20):
         model = RandomBaseline(seed)
         outputs = {("v0", "test"): [executors.choice_output(c) for c in model.choose(rows_of(v0), benchmark.task)]}
-        run = scoring.score_benchmark(benchmark, parts, outputs, n_bootstrap=500, seed=seed)
+        run = runner.score_benchmark(benchmark, parts, outputs, n_bootstrap=500, seed=seed)
         significant += run.sections["winonb"]["accuracy_singular_minus_plural_p_value"] < 0.05
     assert significant <= 3, significant
 

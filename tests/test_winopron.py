@@ -19,7 +19,7 @@ from metric_harness import assert_add_batch_equivalent, assert_num_process_equiv
 from corefbias.benchmarks import BENCHMARKS, rows_of
 from corefbias.benchmarks.winopron import files
 from corefbias.benchmarks.winopron.decisions import winopron_answer
-from corefbias.harness import executors, scoring
+from corefbias.harness import executors, runner
 from corefbias.harness.benchmark_data import load_part
 from corefbias.measures import comparison
 from corefbias.measures.winopron_accuracy import CASES, FILTERS, PAIRINGS, winopron_accuracy
@@ -315,7 +315,7 @@ def test_random_answers_show_no_significant_pronoun_set_diff_in_most_seeds(parts
             part: [executors.choice_output(choice) for choice in model.choose(rows_of(columns), benchmark.task)]
             for part, columns in parts.items()
         }
-        run = scoring.score_benchmark(benchmark, parts, outputs, n_bootstrap=500, seed=seed)
+        run = runner.score_benchmark(benchmark, parts, outputs, n_bootstrap=500, seed=seed)
         p_values = [run.sections[h.section][f"{h.key}_p_value"] for h in benchmark.headlines]
         significant += min(p_values) < 0.05
     assert significant <= 3, significant
@@ -332,7 +332,7 @@ def test_a_cluster_model_linking_they_to_a_mention_is_read_as_that_answer(parts)
         occupation = row["candidates"][0]
         noun_start = occupation["end"] - len(row["occupation"])
         outputs.append([[pronoun, (noun_start, occupation["end"])]])
-    run = scoring.score_benchmark(benchmark, rows, {("double", "test"): outputs}, n_bootstrap=0)
+    run = runner.score_benchmark(benchmark, rows, {("double", "test"): outputs}, n_bootstrap=0)
     answers = [winopron_answer(instance["decision"], "x") for instance in run.instances]
     assert answers == ["occupation"] * 8
     expected = np.mean([answer == "occupation" for answer in rows["double", "test"]["answer"]])
@@ -365,11 +365,11 @@ def test_compare_pairs_two_models_gaps_over_the_same_schemas(parts):
             part: [executors.choice_output(choice) for choice in model.choose(rows_of(columns), benchmark.task)]
             for part, columns in parts.items()
         }
-        run = scoring.score_benchmark(benchmark, parts, outputs, n_bootstrap=0)
+        run = runner.score_benchmark(benchmark, parts, outputs, n_bootstrap=0)
         decisions = {part: [] for part in parts}
         for instance in run.instances:
             decisions[instance["config"], instance["split"]].append(instance["decision"])
-        return scoring.scored_sections(benchmark, parts, decisions, None, 0, 0)
+        return runner.scored_sections(benchmark, parts, decisions, None, 0, 0)
 
     a, b = section_rows(StereotypeBaseline()), section_rows(RandomBaseline(1))
     rows_a, rows_b = a["pronoun_set_diff/single"].unit_rows, b["pronoun_set_diff/single"].unit_rows

@@ -9,7 +9,7 @@ instance file keeps them) on the exported set, and every headline value its ``re
 and in its section both flat and under ``measure_result``) must be the rescored value, its interval the same in both
 places and in order (``check_scores``): compare reports the runs' own headlines beside the differences
 and draws them, so an edited or stale ``results.json`` is refused, naming the score, rather than reported. Each
-section hands its unit rows over with its scores (``corefbias.harness.scoring.scored_sections``), and every shared
+section hands its unit rows over with its scores (``corefbias.harness.runner.scored_sections``), and every shared
 headline score is compared with ``measures.comparison.paired_difference``, drawing the blocks the benchmark declares
 (its templates, occupations or documents, which each section's unit rows carry) as a run's own significance draws
 them. The p-values of one comparison (one pair of runs, all its headlines) are Holm-adjusted as one family, and the
@@ -33,7 +33,7 @@ from ..measures.resampling import SIGNIFICANCE_LEVEL
 from ..measures.result import MeasureResult
 from .benchmark_data import default_data_dir, load_part
 from .run_outputs import read_results
-from .scoring import scored_sections
+from .runner import scored_sections
 
 CONFIDENCE = 0.95
 
@@ -207,8 +207,8 @@ def check_scores(run: Run, benchmark: str, rescored: dict[str, MeasureResult]) -
 
     Examples
     --------
-    >>> from corefbias.harness.result_schema import upgrade
-    >>> from corefbias.measures.result import from_flat
+    >>> from corefbias.harness.result_versions import upgrade
+    >>> from corefbias.measures.stored_results import from_flat
     >>> outcome = {"headlines": [{"section": "s", "key": "diff", "label": "pro − anti", "value": 0.5,
     ...                           "ci_low": 0.1, "ci_high": 0.6, "unbiased_value": None}],
     ...            "sections": {"s": {"diff": 0.5, "diff_ci_low": 0.1, "diff_ci_high": 0.6}}}

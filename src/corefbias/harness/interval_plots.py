@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ..measures.estimate import Estimate
-from ..measures.result import MeasureResult
-from .result_schema import HeadlineScore
+from ..measures.result import Estimate, MeasureResult
+from .runner import HeadlineScore
 
 # One colour per series, in order (matplotlib's default cycle, so that the run's figures look alike).
 SERIES_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
@@ -53,7 +52,7 @@ def estimates_by_key(section: MeasureResult) -> dict[str, Estimate]:
 
     Examples
     --------
-    >>> from corefbias.measures.result import from_flat
+    >>> from corefbias.measures.stored_results import from_flat
     >>> estimates_by_key(from_flat({"diff": 0.5, "diff_ci_low": 0.1, "diff_ci_high": 0.9}))["diff"].ci
     (0.1, 0.9)
     """
@@ -226,7 +225,7 @@ def accuracy_gaps(section: MeasureResult) -> AccuracyGaps | None:
 
     Examples
     --------
-    >>> from corefbias.measures.result import from_flat
+    >>> from corefbias.measures.stored_results import from_flat
     >>> section = from_flat({"accuracy/he": 1.0, "accuracy/they": 0.5, "accuracy/reference": 1.0, "diff/they": -0.5},
     ...                     measure="pronoun_set_diff")
     >>> read = accuracy_gaps(section)
@@ -287,7 +286,7 @@ def distance_deltas(section: MeasureResult) -> dict[str, Estimate]:
 
     Examples
     --------
-    >>> from corefbias.measures.result import from_flat
+    >>> from corefbias.measures.stored_results import from_flat
     >>> list(distance_deltas(from_flat({"delta_s/distance_10-14": 0.1, "delta_s/distance_5-9": 0.2, "delta_s": 0.1})))
     ['5-9', '10-14']
     """
@@ -323,7 +322,7 @@ def distractor_accuracies(section: MeasureResult) -> dict[str, dict[str, Estimat
 
     Examples
     --------
-    >>> from corefbias.measures.result import from_flat
+    >>> from corefbias.measures.stored_results import from_flat
     >>> section = from_flat({"accuracy/distractors/0": 0.9, "accuracy/pronoun_set/xe/distractors/0": 0.5})
     >>> {series: list(by_number) for series, by_number in distractor_accuracies(section).items()}
     {'all pronouns': ['0'], 'xe': ['0']}

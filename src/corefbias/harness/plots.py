@@ -41,9 +41,9 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 
 from ..measures.result import MeasureResult  # noqa: E402
 from . import interval_plots  # noqa: E402
+from .figure_data import figures_of, occupation_preferences, pro_anti_figure_sections  # noqa: E402
 from .number_format import format_number  # noqa: E402
-from .result_schema import headline_scores  # noqa: E402
-from .scoring import figures_of, occupation_preferences, pro_anti_figure_sections  # noqa: E402
+from .runner import headline_scores  # noqa: E402
 
 # The figure kinds that draw estimates with their intervals; a benchmark declaring none of them gets ``headlines``.
 WITH_INTERVALS = ("accuracy_gaps", "distance", "distractors", "fpr_by_language", "headlines")

@@ -132,7 +132,7 @@ def headline_spreads(benchmark: Benchmark, runs: Mapping[str, object], n_bootstr
 
 def prompts_record(runs: Mapping[str, object], spreads: list[dict]) -> dict:
     """``results.json``'s ``prompts`` of one benchmark (``result_schema.PromptSet``), as the run holds it: every
-    prompt's template and its run's record (``scoring.BenchmarkRun.record``), and the headlines across the prompts."""
+    prompt's template and its run's record (``runner.BenchmarkRun.record``), and the headlines across the prompts."""
     per_prompt = {
         name: {"template": {**run.benchmark.cloze.identity, "source": run.benchmark.cloze.source}, **run.record()}
         for name, run in runs.items()

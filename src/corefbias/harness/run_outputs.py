@@ -34,7 +34,8 @@ from .cluster_links import DEFAULT_MODE
 from .number_format import format_number, format_p_value
 from .parse_rates import PARSE_RATE_THRESHOLD
 from .position_rates import POSITION_RATE_THRESHOLD, position_letter
-from .result_schema import to_json, upgrade
+from .result_versions import upgrade
+from .runner import to_json
 
 SUMMARY_COLUMNS = (
     "benchmark",
@@ -71,11 +72,11 @@ POSITION_BIAS_MARK = "‡"
 
 def summary_rows(results: Mapping) -> list[dict]:
     """One row per headline score of every benchmark in ``results`` (``runner.RunResult.record``, or a file read
-    with ``result_schema.upgrade``).
+    with ``result_versions.upgrade``).
 
     Examples
     --------
-    >>> from corefbias.harness.result_schema import upgrade
+    >>> from corefbias.harness.result_versions import upgrade
     >>> headline = {"section": "s", "key": "diff", "label": "pro − anti", "value": 0.25, "ci_low": 0.1, "ci_high": 0.4,
     ...             "p_value": 0.01, "significant": True, "unbiased_value": 0.0, "undefined": None}
     >>> outcome = {"parse_rate": 1.0, "low_parse_rate": False, "headlines": [headline], "sections": {}}
@@ -310,7 +311,7 @@ def decision_modes(results: Mapping) -> str:
 
 
 def markdown_report(results: dict, plots: dict[str, str]) -> str:
-    """``report.md`` of ``results`` (``runner.RunResult.record``, or a file read with ``result_schema.upgrade``)."""
+    """``report.md`` of ``results`` (``runner.RunResult.record``, or a file read with ``result_versions.upgrade``)."""
     rows = summary_rows(results)
     prompts = any("num_prompts" in row for row in rows)
     settings = results["settings"]
@@ -501,7 +502,7 @@ def _not_whole(folder: Path, problem: str) -> RunFolderError:
 
 def read_results(folder: str | os.PathLike, *, check: str = "all") -> dict:
     """The ``results.json`` of a run folder, in the current layout, its sections and headlines as objects
-    (``result_schema.upgrade``).
+    (``result_versions.upgrade``).
 
     Parameters
     ----------

@@ -30,13 +30,21 @@ model gives it (a bad one is a ``ModelError``) and when the cache gives it back 
 An unparsed answer is cached but not final: ``cache_mode`` ``"use"`` asks it again, ``"use-unparsed"``
 takes it as it is; ``"refresh"`` asks everything again and overwrites; ``"off"`` asks again and writes
 nothing. Every result carries its ``provenance``.
+
+Scoring is one pipeline (:func:`score_benchmark`): a benchmark's rows and the answers to them → every score and the
+instances. ``corefbias run`` gets the answers from a model (or the prediction cache), ``corefbias score`` from a
+predictions file (``prediction_files.scoring``), so a file and a model giving the same answers get the same numbers.
+Answers (*outputs*) are, per instance, a cluster model's clusters, a choice model's ``choice_output`` dict, or a
+predictions file's ``{"decision", "parsed"}`` links. ``compare`` and calibration rescore decisions with
+:func:`scored_sections`, which keeps each section's unit rows. Each benchmark's headlines are its sections' estimates
+(:class:`HeadlineScore`); the run holds its result objects until ``results.json`` is written (:func:`to_json`).
 """
 
 from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -45,22 +53,372 @@ from pathlib import Path
 import datasets
 
 from .. import __version__
-from ..benchmarks import Benchmark, resolve
+from ..benchmarks import Benchmark, Headline, Part, resolve, rows_of
+from ..measures.result import SIGNIFICANCE_SUFFIXES, Estimate, MeasureResult
+from ..measures.stored_results import from_flat
 from ..models.base import ChoiceModel, ClusterModel, ModelError
 from ..models.identity import digest, library_versions
-from . import cluster_links, result_schema
+from . import cluster_links
 from .benchmark_data import data_provenance, default_data_dir, load_part
+from .dont_know_scores import dont_know_sections
 from .executors import Executor, ExecutorSession, LocalExecutor, model_identity
 from .limits import limit_units
+from .parse_rates import is_low, parse_rate, without_readable_answers
+from .position_rates import results_fields as position_fields
 from .prediction_cache import CACHE_MODES, PredictionCache
 from .prompt_sets import chosen_templates, headline_spreads, prompts_record, with_template
-from .result_schema import SCHEMA_VERSION, ResultsFile, resampling_record
-from .scoring import BenchmarkRun, refusal_of_clusters, score_benchmark
+from .result_schema import SCHEMA_VERSION, HeadlineEntry, ResultsFile, resampling_record
 
 # What each cache mode (prediction_cache.CACHE_MODES) takes from the cache: sound parsed answers, every sound
 # answer, or nothing.
 _REUSE = {"use": "parsed", "use-unparsed": "all", "refresh": "none", "off": "none"}
 DEFAULT_BATCH_SIZE = 32  # instances per call of a model that does not batch itself
+
+
+@dataclass(frozen=True)
+class HeadlineScore:
+    """A headline score of a benchmark as runs and readers hand it on: where it is read from, its name in tables, and
+    its section's estimate with the unbiased value the benchmark declares (``results.json``: ``HeadlineEntry``).
+
+    Attributes
+    ----------
+    section : str
+        The section its score is read from (the estimate's ``key`` is its overall score there).
+    label : str
+        Its name in tables.
+    estimate : Estimate
+        The score, with ``unbiased`` set to what a model without the bias scores.
+
+    Examples
+    --------
+    >>> estimate = Estimate("diff", 0.25, p_value=0.01, reported=("p_value",), unbiased=0.0)
+    >>> score = HeadlineScore("pro_anti", "pro − anti", estimate)
+    >>> score.to_json()  # doctest: +NORMALIZE_WHITESPACE
+    {'section': 'pro_anti', 'label': 'pro − anti', 'key': 'diff', 'value': 0.25, 'undefined': None, 'p_value': 0.01,
+     'significance_undefined': {}, 'unbiased_value': 0.0, 'significant': True}
+    >>> HeadlineScore.from_json(score.to_json()) == score
+    True
+    """
+
+    section: str
+    label: str
+    estimate: Estimate
+
+    def to_json(self) -> HeadlineEntry:
+        """The headline as ``results.json`` holds it.
+
+        Returns
+        -------
+        HeadlineEntry
+            Its section and label, its estimate's fields, and whether it is significant.
+        """
+        return {
+            "section": self.section,
+            "label": self.label,
+            **self.estimate.to_json(),
+            "significant": self.estimate.significant,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> HeadlineScore:
+        """The headline of a ``results.json`` of schema version 2 or later (those before 6 held the same fields).
+
+        Parameters
+        ----------
+        data : mapping
+            A ``HeadlineEntry``.
+
+        Returns
+        -------
+        HeadlineScore
+        """
+        return cls(data["section"], data["label"], Estimate.from_json(data))
+
+
+def headline_scores(headlines: Iterable[Headline], sections: Mapping[str, MeasureResult]) -> list[HeadlineScore]:
+    """Each headline's estimate (value, interval, p-value, reasons, blocks, unbiased value), from its section.
+
+    Parameters
+    ----------
+    headlines
+        A benchmark's headlines (``Benchmark.headlines``); each names an overall score of its section.
+    sections
+        The benchmark's sections (``BenchmarkRun.sections``).
+
+    Returns
+    -------
+    list of HeadlineScore
+        One per headline whose section was scored (a shard run scores none), in the order of ``headlines``.
+
+    Examples
+    --------
+    >>> from corefbias.measures.stored_results import from_flat
+    >>> section = from_flat({"diff": 0.25, "diff_p_value": 0.01, "diff_ci_low": 0.1, "diff_ci_high": 0.4})
+    >>> (score,) = headline_scores([Headline("pro_anti", "diff", "pro − anti", 0.0)], {"pro_anti": section})
+    >>> score.estimate, score.estimate.unbiased, score.estimate.significant
+    (Estimate('diff', 0.25, ci=(0.1, 0.4), p_value=0.01), 0.0, True)
+    """
+    scores = []
+    for headline in headlines:
+        section = sections.get(headline.section)
+        if section is None:
+            continue
+        estimate = section.overall.get(headline.key) or Estimate(headline.key, None, reported=SIGNIFICANCE_SUFFIXES)
+        scores.append(HeadlineScore(headline.section, headline.label, replace(estimate, unbiased=headline.unbiased)))
+    return scores
+
+
+@dataclass
+class BenchmarkRun:
+    """One benchmark's outcome: scores per section, decisions per instance, bookkeeping.
+
+    Attributes
+    ----------
+    benchmark : Benchmark
+        The benchmark.
+    parts : dict
+        (config, split) → the scored rows, as columns.
+    sections : dict of str to MeasureResult
+        Section name → its measure's result.
+    instances : list of dict
+        Per instance: ``id``, ``config``, ``split``, ``decision``, ``gold``, ``parsed`` (and the model's clusters or
+        option position, where it gave them).
+    num_unparsed, num_predicted : int
+        Answers that could not be read; instances the model answered in this run (the rest came from the cache).
+    model_seconds, predict_seconds, score_seconds, wall_seconds : float
+        Time inside the model's calls, in the prediction loop, scoring, and in all.
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> BenchmarkRun(BENCHMARKS["sowinobias"]).sections
+    {}
+    """
+
+    benchmark: Benchmark
+    parts: dict = field(default_factory=dict)  # (config, split) → the scored rows, as columns (name → list)
+    sections: dict[str, MeasureResult] = field(default_factory=dict)
+    instances: list[dict] = field(default_factory=list)  # id, config, split, decision, gold, parsed
+    num_unparsed: int = 0
+    num_predicted: int = 0  # instances the model answered in this run (the rest came from the cache)
+    model_seconds: float = 0.0  # inside the model's calls
+    predict_seconds: float = 0.0  # the prediction loop: the model plus the harness around it
+    score_seconds: float = 0.0
+    wall_seconds: float = 0.0  # everything, loading the set included
+
+    def record(self) -> dict:
+        """What ``results.json`` records of the run (``result_schema.PromptRun``'s fields but the template).
+
+        Returns
+        -------
+        dict
+            Its counts, parse and position rates, headlines (``HeadlineScore``) and sections (``MeasureResult``).
+        """
+        rate = parse_rate(len(self.instances), self.num_unparsed)
+        return {
+            "num_instances": len(self.instances),
+            "num_unparsed": self.num_unparsed,
+            "parse_rate": rate,
+            "low_parse_rate": is_low(rate),
+            **position_fields(self.instances),
+            "num_predicted": self.num_predicted,
+            "headlines": headline_scores(self.benchmark.headlines, self.sections),
+            "sections": self.sections,
+        }
+
+
+def decision_of(output, row: dict, mode: str) -> tuple[list[bool], bool]:
+    """Per-candidate links of one instance, and whether the answer could be read.
+
+    Parameters
+    ----------
+    output : list or dict
+        The model's answer: a cluster model's clusters, a choice model's ``choice_output`` dict, or a predictions
+        file's ``{"decision", "parsed"}``.
+    row : dict
+        The instance's row (``candidates``, ``pronoun``).
+    mode : str
+        How clusters become links (one of ``cluster_links.DECISION_MODES``).
+
+    Returns
+    -------
+    tuple of (list of bool, bool)
+
+    Examples
+    --------
+    >>> row = {"candidates": [{}, {}], "pronoun": {"start": 0, "end": 3}}
+    >>> decision_of({"choice": 1, "parsed": True}, row, "cluster")
+    ([False, True], True)
+    """
+    candidates = row["candidates"]
+    if isinstance(output, dict) and "decision" in output:
+        return [bool(link) for link in output["decision"]], output["parsed"]
+    if isinstance(output, dict) and "choice" in output:
+        index = output["choice"]
+        return [index == position for position in range(len(candidates))], output["parsed"]
+    pronoun = (row["pronoun"]["start"], row["pronoun"]["end"])
+    spans = [(candidate["start"], candidate["end"]) for candidate in candidates]
+    return cluster_links.link_decisions(pronoun, spans, output, mode), True
+
+
+def refusal_of_clusters(benchmark: Benchmark) -> str:
+    """Why a benchmark scores no coreference clusters (its ``clusters_cannot_express``), as ``run`` and ``score`` say.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        A benchmark whose ``clusters_cannot_express`` is set.
+
+    Returns
+    -------
+    str
+        The message: the benchmark, its reason, and what to run instead.
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> refusal_of_clusters(BENCHMARKS["ruff"]).startswith("ruff cannot be scored on coreference clusters: ")
+    True
+    """
+    return (
+        f"{benchmark.name} cannot be scored on coreference clusters: {benchmark.clusters_cannot_express} "
+        f"Run it with a choice model (a baseline, hf:, completions:, chat:) or score a file of its decisions."
+    )
+
+
+def scored_sections(
+    benchmark: Benchmark,
+    rows: Mapping[Part, dict],
+    decisions: Mapping[Part, list],
+    outputs: Mapping[Part, list] | None,
+    n_bootstrap: int,
+    seed: int,
+) -> dict[str, MeasureResult]:
+    """Every section of the benchmark: its scores of the decisions, and of the outputs where it scores those
+    (``outputs=None``: not scored), each a ``MeasureResult`` with the unit rows it resampled (``unit_rows``, None
+    where it hands over none).
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The benchmark whose scorers (``score``, ``score_outputs``) run.
+    rows : mapping of (config, split) to columns
+        Each scored part's rows, as columns.
+    decisions : mapping of (config, split) to list
+        Per part and instance, one boolean per candidate: is the pronoun linked to it?
+    outputs : mapping of (config, split) to list, or None
+        The model's own outputs (clusters) per part, for ``score_outputs``; None: not scored.
+    n_bootstrap, seed : int
+        The bootstrap's resamples (0: significance off) and seed.
+
+    Returns
+    -------
+    dict of str to MeasureResult
+        Section name → its result; a scorer's flat dict of scores (a declaration outside the package may return
+        one) is read with ``measures.stored_results.from_flat``.
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> rows = {("default", "test"): {
+    ...     "id": ["a", "b"], "condition": ["pro", "anti"], "pair_id": ["p", "p"], "polarity": ["+", "+"],
+    ...     "female_occupation": ["nurse"] * 2, "male_occupation": ["chef"] * 2, "adjective": ["lovely"] * 2,
+    ...     "candidates": [[{"is_referent": True}, {"is_referent": False}]] * 2}}
+    >>> linked = {("default", "test"): [[True, False], [False, True]]}  # the pro pronoun right, the anti one wrong
+    >>> sections = scored_sections(BENCHMARKS["sowinobias"], rows, linked, None, n_bootstrap=0, seed=0)
+    >>> sections["sowinobias"].value  # accuracy pro − anti
+    1.0
+    >>> sections["sowinobias"].unit_rows.rows.shape  # one pair; (all, polarity "+") × (pro, anti) × (TP, FP, FN, TN)
+    (1, 16)
+    """
+    sections = dict(benchmark.score(rows, decisions, n_bootstrap, seed))
+    if outputs is not None and benchmark.score_outputs is not None:
+        sections = {**benchmark.score_outputs(rows, outputs, n_bootstrap, seed), **sections}
+    return {name: value if isinstance(value, MeasureResult) else from_flat(value) for name, value in sections.items()}
+
+
+def score_benchmark(
+    benchmark: Benchmark,
+    rows: dict[Part, dict],
+    outputs: dict[Part, list],
+    *,
+    mode: str = cluster_links.DEFAULT_MODE,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    scored: bool = True,
+) -> BenchmarkRun:
+    """A ``BenchmarkRun`` of the answers ``outputs`` (per part, in row order) to ``rows`` (per part, as columns).
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The benchmark scored.
+    rows : dict of (config, split) to dict
+        Each part's rows as columns.
+    outputs : dict of (config, split) to list
+        Each part's answers, in row order (see :func:`decision_of`).
+    mode : str, default "default"
+        How clusters become links (``cluster_links.MODE_CHOICES``): ``"default"`` is the benchmark's own
+        (``Benchmark.decision_mode``).
+    n_bootstrap : int, default 1000
+        Bootstrap resamples of every score's significance; 0 switches significance off.
+    seed : int, default 0
+        Seed of the resampling.
+    scored : bool, default True
+        False (a shard's run) keeps the instances and leaves the sections empty.
+
+    Returns
+    -------
+    BenchmarkRun
+
+    Examples
+    --------
+    >>> from corefbias.benchmarks import BENCHMARKS
+    >>> rows = {("default", "test"): {
+    ...     "id": ["a", "b"], "condition": ["pro", "anti"], "pair_id": ["p", "p"], "polarity": ["+", "+"],
+    ...     "female_occupation": ["nurse"] * 2, "male_occupation": ["chef"] * 2, "adjective": ["lovely"] * 2,
+    ...     "pronoun": [{"start": 0, "end": 1}] * 2,
+    ...     "candidates": [[{"start": 2, "end": 3, "is_referent": True},
+    ...                     {"start": 4, "end": 5, "is_referent": False}]] * 2}}
+    >>> outputs = {("default", "test"): [{"choice": 0, "parsed": True}, {"choice": 1, "parsed": True}]}
+    >>> run = score_benchmark(BENCHMARKS["sowinobias"], rows, outputs, n_bootstrap=0)
+    >>> run.sections["sowinobias"]["diff"], [instance["decision"] for instance in run.instances]
+    (1.0, [[True, False], [False, True]])
+    """
+    started = time.perf_counter()
+    if benchmark.clusters_cannot_express is not None and any(
+        isinstance(output, list) for part in outputs.values() for output in part
+    ):
+        raise ValueError(refusal_of_clusters(benchmark))
+    mode = cluster_links.resolved_mode(mode, benchmark.decision_mode, f"benchmark {benchmark.name!r}")
+    result = BenchmarkRun(benchmark, parts=dict(rows))
+    decisions = {}
+    for (config, split), columns in rows.items():
+        decisions[config, split] = []
+        for row, output in zip(rows_of(columns), outputs[config, split], strict=True):
+            decision, parsed = decision_of(output, row, mode)
+            decisions[config, split].append(decision)
+            result.num_unparsed += not parsed
+            instance = {
+                "id": row["id"],
+                "config": config,
+                "split": split,
+                "decision": decision,
+                "gold": [candidate["is_referent"] for candidate in row["candidates"]],
+                "parsed": parsed,
+            }
+            if isinstance(output, list):  # a cluster model's own clusters, for scores of clusters (CoNLL F1)
+                instance["clusters"] = output
+            elif isinstance(output, dict):  # a choice model's option position and cloze log-likelihoods
+                instance.update({key: output[key] for key in ("position", "loglikelihoods") if key in output})
+            result.instances.append(instance)
+    if scored:
+        sections = scored_sections(benchmark, rows, decisions, outputs, n_bootstrap, seed)
+        result.sections = {**sections, **dont_know_sections(benchmark, rows, outputs, n_bootstrap, seed)}
+        if result.instances and result.num_unparsed == len(result.instances):
+            result.sections = without_readable_answers(result.sections, len(result.instances))
+    result.score_seconds = time.perf_counter() - started
+    return result
 
 
 @dataclass
@@ -75,7 +433,7 @@ class RunResult:
 
     def record(self) -> dict:
         """``results.json`` as the run holds it: sections as ``MeasureResult``, headlines as ``HeadlineScore``, which
-        the report, ``summary.csv``, the terminal and the Space read (``result_schema.upgrade`` gives a file's)."""
+        the report, ``summary.csv``, the terminal and the Space read (``result_versions.upgrade`` gives a file's)."""
         return {
             "schema_version": SCHEMA_VERSION,
             "model": self.model,
@@ -105,7 +463,34 @@ class RunResult:
 
     def to_json(self) -> ResultsFile:
         """``results.json``: :meth:`record` as JSON."""
-        return result_schema.to_json(self.record())
+        return to_json(self.record())
+
+
+def to_json(results: Mapping) -> ResultsFile:
+    """``results.json`` of a run's results as ``RunResult.record`` or ``result_versions.upgrade`` holds them: every
+    section (``MeasureResult``) and headline (``HeadlineScore``) as JSON, the rest as it is.
+
+    Parameters
+    ----------
+    results : mapping
+        The run's record, or an upgraded file (or any part of either).
+
+    Returns
+    -------
+    ResultsFile
+        The same keys, every result object replaced by its ``to_json()``.
+
+    Examples
+    --------
+    >>> from corefbias.harness.result_versions import upgrade
+    >>> to_json(upgrade({"model": "m", "benchmarks": {}}))["schema_version"]
+    6
+    """
+    if hasattr(results, "to_json"):
+        return results.to_json()
+    if isinstance(results, Mapping):
+        return {key: to_json(value) for key, value in results.items()}
+    return [to_json(item) for item in results] if isinstance(results, list) else results
 
 
 def cache_key(identity: dict) -> str:

@@ -33,9 +33,8 @@ import numpy as np
 
 from . import pro_anti_diff, structured_inputs, validation
 from .blocks import unit_blocks
-from .estimate import Correlation
 from .resampling import UnitRows, bootstrap_test, no_null_reason, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, Correlation, MeasureResult, measure_result
 from .winogender_bias import pearson_correlation
 
 # evaluate_coref.py's BIN_SIZE: a sentence's distance bin is floor(distance / BIN_SIZE).

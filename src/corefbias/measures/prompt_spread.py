@@ -30,7 +30,6 @@ import numpy as np
 
 from . import structured_inputs
 from .blocks import Blocks
-from .estimate import SIGNIFICANCE_SUFFIXES
 from .resampling import (
     Inference,
     _replicate_chunks,
@@ -41,7 +40,7 @@ from .resampling import (
     draw_weights,
     infer,
 )
-from .result import Cell, MeasureResult, measure_result
+from .result import SIGNIFICANCE_SUFFIXES, Cell, MeasureResult, measure_result
 
 
 def two_level_replicates(

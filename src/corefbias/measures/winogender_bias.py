@@ -26,9 +26,8 @@ from scipy import stats
 
 from . import stereotypes, structured_inputs, validation
 from .blocks import table_units, unit_blocks
-from .estimate import Correlation
 from .resampling import UnitRows, bootstrap_test, safe_div
-from .result import Cell, MeasureResult, measure_result
+from .result import Cell, Correlation, MeasureResult, measure_result
 
 PREDICTIONS = ("occupation", "participant", "neither")
 ANSWERS = ("occupation", "participant")

@@ -14,8 +14,8 @@ import pandas as pd
 
 from ..benchmarks import rows_of
 from ..harness import run_outputs
+from ..harness.figure_data import figures_of, occupation_preferences, pro_anti_figure_sections
 from ..harness.number_format import format_number, format_p_value
-from ..harness.scoring import figures_of, occupation_preferences, pro_anti_figure_sections
 
 # Each column's share of the table's width: fixed, so that a long reason wraps in its cell instead of widening it.
 SUMMARY_COLUMN_WIDTHS = {

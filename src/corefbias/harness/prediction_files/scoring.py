@@ -1,7 +1,7 @@
 """``corefbias score``: a predictions file scored on a benchmark exactly as ``corefbias run`` scores a model.
 
 The file's documents are matched to the benchmark's instances and the answers go through the same
-pipeline as a model's (``corefbias.harness.scoring.score_benchmark``), under the files' identity (their
+pipeline as a model's (``corefbias.harness.runner.score_benchmark``), under the files' identity (their
 names, SHA-256 and format): the decisions, sections, instances, provenance and outputs are the runner's own.
 """
 
@@ -26,7 +26,7 @@ from ..cluster_links import DEFAULT_MODE, check_mode
 from ..limits import limit_units
 from ..prompt_sets import with_template
 from ..run_outputs import PREDICTIONS_KIND
-from ..scoring import score_benchmark
+from ..runner import score_benchmark
 from . import detect, read
 from .document import Document, PredictionFileError
 from .matching import answers, match
