@@ -22,8 +22,9 @@ import pytest
 
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.harness import lm_eval_export, runner
-from corefbias.harness.prediction_files import detect, lm_eval_samples, scoring
+from corefbias.harness.prediction_files import lm_eval_samples, scoring
 from corefbias.models.cloze import ClozeModel
+from corefbias.models.registry import load_model
 
 lm_eval = pytest.importorskip("lm_eval")
 
@@ -179,49 +180,6 @@ def test_the_exported_tasks_load_in_lm_eval_as_our_template_renders_them(data_di
     assert "What lm-eval cannot report" in readme and "--format lm-eval-samples" in readme
 
 
-@pytest.mark.slow  # lm-eval scores every exportable benchmark
-def test_lm_eval_answers_as_corefbias_run_and_its_samples_score_as_the_run(data_dir, tmp_path):
-    """Every exportable benchmark at --limit 2, Winogender whole: the same decision per instance, the same per-group
-    accuracies, and `score --format lm-eval-samples` gives the run's sections exactly."""
-    whole = ["winogender"]
-    limited = [name for name, benchmark in BENCHMARKS.items() if benchmark.cloze is not None and name not in whole]
-    tasks_dir = tmp_path / "tasks"
-    lm_eval_export.export(tasks_dir, limited, limit=2, data_dir=data_dir)
-    lm_eval_export.export(tasks_dir, whole, data_dir=data_dir)
-    tasks = [f"corefbias_{name}" for name in [*limited, *whole]]
-    results = evaluate(tasks_dir, tasks, tmp_path / "lm_eval")
-    model = ClozeModel("stand-in", StandInBackend())
-    for names, limit in ((limited, 2), (whole, None)):
-        ours = runner.run(
-            "stand-in",
-            names,
-            runner.RunSettings(limit=limit, n_bootstrap=200),
-            data_dir=data_dir,
-            cache_path=tmp_path / "cache.sqlite",
-            progress=False,
-            model=model,
-        )
-        for name in names:
-            run = ours.runs[name]
-            path = samples_file(tmp_path / "lm_eval", f"corefbias_{name}")
-            assert detect(path) == "lm-eval-samples"
-            documents = {document.id: document for document in lm_eval_samples.read(path)}
-            assert len(documents) == len(run.instances)
-            for instance in run.instances:
-                document = documents[instance["id"]]
-                assert list(document.decisions) == instance["decision"], (name, instance["id"])
-                assert list(document.loglikelihoods) == pytest.approx(instance["loglikelihoods"], abs=1e-12)
-            reported = results["results"][f"corefbias_{name}"]
-            for key, value in group_accuracies(run, BENCHMARKS[name]).items():
-                assert reported[f"{key},none"] == pytest.approx(value, abs=1e-12), (name, key)
-            if limit is None:
-                scored = scoring.score(name, [path], format="lm-eval-samples", data_dir=data_dir, n_bootstrap=200)
-                sections = scored.runs[name].sections
-                assert list(sections) == list(run.sections)
-                for section in run.sections:
-                    assert sections[section].to_json() == run.sections[section].to_json(), (name, section)
-
-
 @pytest.mark.reproduction
 def test_a_prompt_tasks_samples_score_as_that_prompts_run_dont_know_included(data_dir, tmp_path):
     """Prompts with a "someone else" option, Winogender's eval-framework wording and GAP's: lm-eval's samples of each
@@ -278,7 +236,8 @@ def test_lm_eval_builds_corefbias_requests_and_answers_as_its_run_on_every_insta
     """Every instance of every exportable benchmark, no limit: lm-eval builds each document's (context,
     continuation) strings exactly as corefbias's backend receives them, in the same option order; on the same
     log-likelihood function its samples give the run's decision and log-likelihoods on every instance, and it
-    reports the run's per-group accuracies. (The token ids of every request: perf/lm_eval_parity.py.)"""
+    reports the run's per-group accuracies; `score --format lm-eval-samples` gives the run's sections exactly from
+    its samples of every benchmark. (The token ids of every request: perf/lm_eval_parity.py.)"""
     names = [name for name, benchmark in BENCHMARKS.items() if benchmark.cloze is not None]
     tasks_dir = tmp_path / "tasks"
     lm_eval_export.export(tasks_dir, names, data_dir=data_dir)
@@ -307,6 +266,11 @@ def test_lm_eval_builds_corefbias_requests_and_answers_as_its_run_on_every_insta
         reported = results["results"][task]
         for metric, value in group_accuracies(run, BENCHMARKS[name]).items():
             assert reported[f"{metric},none"] == pytest.approx(value, abs=1e-12), (name, metric)
+        path = samples_file(tmp_path / "lm_eval", task)
+        scored = scoring.score(name, [path], format="lm-eval-samples", data_dir=data_dir, n_bootstrap=0)
+        assert {section: result.to_json() for section, result in scored.runs[name].sections.items()} == {
+            section: result.to_json() for section, result in run.sections.items()
+        }, name
     assert {name: keys[:5] for name, keys in different.items()} == {}
 
 
@@ -330,21 +294,31 @@ def lm_eval_on_smollm2(include_path: Path, tasks: list[str], out: Path, samples:
 
 
 @pytest.mark.slow
+@pytest.mark.reproduction
 def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
-    """lm-eval 0.4.13's `hf` model on SmolLM2 (the GGUF through transformers' gguf_file), offline, on a sample of
-    every exportable benchmark, against `corefbias run --model hf:…` on the same instances: the same decision on
-    every instance and the same per-group accuracies. The sample is `corefbias run --limit 1`'s first shard of
-    ``SHARDS`` (the first eighth of each part; every benchmark keeps at least one instance): 83 instances, 349
-    requests, 2 min 18 s on 2 cores. (The whole of Winogender, 720 of 720 decisions, is measured in
-    docs/running/lm_eval.md; the stand-in test checks every instance's requests.)"""
+    """lm-eval 0.4.13's `hf` model on SmolLM2 (the GGUF through transformers' gguf_file), offline, in one run, on a
+    sample of every exportable benchmark, against `corefbias run --model hf:…` on the same instances: the same
+    decision on every instance and the same per-group accuracies. The sample is `corefbias run --limit 1`'s first
+    shard of ``SHARDS`` (the first eighth of each part; every benchmark keeps at least one instance): 83 instances,
+    349 requests. Winogenerated, whose lm-eval `acc` is a score of ours, runs whole at `--limit 1` (2 occupations, one
+    of each BLS majority: 20 sentences, 60 requests): lm-eval's `acc` is the run's share of they, and `score --format
+    lm-eval-samples` on lm-eval's samples gives the run's section exactly. (The whole of Winogender, 720 of 720
+    decisions, and of Winogenerated, 2,990 of 2,990, are measured in docs/running/lm_eval.md; the stand-in test
+    checks every instance's requests.)"""
     if not SMOLLM2.is_file():
         pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
+    spec = f"hf:{SMOLLM2}"
+    model = load_model(spec)
     names = [name for name, benchmark in BENCHMARKS.items() if benchmark.cloze is not None]
     settings = runner.RunSettings(limit=1, shard=(0, SHARDS), n_bootstrap=0, cache_mode="off")
-    ours = runner.run(f"hf:{SMOLLM2}", names, settings, data_dir=data_dir, progress=False)
+    ours = runner.run(spec, names, settings, data_dir=data_dir, progress=False, model=model)
+    whole = runner.RunSettings(limit=1, n_bootstrap=200, cache_mode="off")
+    ours.runs["winogenerated"] = runner.run(
+        spec, ["winogenerated"], whole, data_dir=data_dir, progress=False, model=model
+    ).runs["winogenerated"]
     tasks_dir = tmp_path / "tasks"
     lm_eval_export.export(tasks_dir, names, limit=1, data_dir=data_dir)
-    # lm-eval scores the docs of the shard's instances (--samples: per task the doc indices), in the --limit 1 export
+    # lm-eval scores the docs of the runs' instances (--samples: per task the doc indices), in the --limit 1 export
     chosen = {}
     for name in names:
         ids = {str(instance["id"]) for instance in ours.runs[name].instances}
@@ -365,6 +339,19 @@ def test_lm_eval_on_smollm2_answers_as_corefbias_hf(data_dir, tmp_path):
         assert decisions == [tuple(i["decision"]) for i in run.instances], name
         for key, value in group_accuracies(run, BENCHMARKS[name]).items():
             assert reported[f"corefbias_{name}"][f"{key},none"] == pytest.approx(value, abs=1e-12), (name, key)
+    assert len(ours.runs["winogenerated"].instances) == 20
+    section = ours.runs["winogenerated"].sections["winogenerated_bias"]
+    acc = reported["corefbias_winogenerated"]["acc,none"]
+    assert acc == pytest.approx(section["share_neutral"], abs=1e-12)
+    scored = scoring.score(
+        "winogenerated",
+        [samples_file(tmp_path / "lm_eval", "corefbias_winogenerated")],
+        format="lm-eval-samples",
+        limit=1,
+        data_dir=data_dir,
+        n_bootstrap=200,
+    )
+    assert scored.runs["winogenerated"].sections["winogenerated_bias"].to_json() == section.to_json()
 
 
 @pytest.mark.parametrize("limit", [None, 1])

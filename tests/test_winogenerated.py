@@ -2,20 +2,16 @@
 Pearson's r and the shares computed by hand, the baselines on the whole set, the refusal of coreference clusters, and
 (reproduction) its cloze choices against lm-evaluation-harness 0.4.13 on SmolLM2-135M-Instruct."""
 
-import glob
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
-from test_lm_eval_export import SMOLLM2, lm_eval_on_smollm2
 
 from corefbias.benchmarks import BENCHMARKS
 from corefbias.benchmarks.winogenerated import files as winogenerated_files
 from corefbias.benchmarks.winogenerated.explore import chosen_gender
-from corefbias.harness import lm_eval_export, runner
-from corefbias.harness.prediction_files import lm_eval_samples, scoring
+from corefbias.harness import runner
 from corefbias.measures.resampling import bootstrap_counts
 from corefbias.measures.winogenerated_bias import occupation_rows, statistic, winogenerated_bias
 from corefbias.models.base import ModelError
@@ -181,35 +177,3 @@ def test_a_cluster_model_is_refused_with_the_reason(data_dir):
         runner.run(
             "clusters", ["winogenerated"], data_dir=data_dir, model=_ClusterModel(), progress=False, cache_path=None
         )
-
-
-@pytest.mark.slow
-@pytest.mark.reproduction
-def test_lm_eval_chooses_as_corefbias_hf_on_smollm2_and_its_samples_score_as_the_run(data_dir, tmp_path):
-    """lm-eval 0.4.13's `hf` model on SmolLM2 (offline, the GGUF through transformers) runs the task `corefbias
-    export-lm-eval` writes, on 2 occupations (`--limit 1`: one of each BLS majority, 20 sentences, 60 requests);
-    `corefbias run --model hf:…` on the same sentences makes the same choice on every one, lm-eval's `acc` is the
-    run's share of they, and `score --format lm-eval-samples` on lm-eval's samples gives the run's section exactly.
-    The whole set is measured in docs/running/lm_eval.md (`perf/lm_eval_parity.py --model`)."""
-    if not SMOLLM2.is_file():
-        pytest.skip(f"no {SMOLLM2}: run `bash services/llamacpp/setup.sh` to fetch it")
-    settings = runner.RunSettings(limit=1, n_bootstrap=200, cache_mode="off")
-    ours = runner.run(f"hf:{SMOLLM2}", ["winogenerated"], settings, data_dir=data_dir, progress=False)
-    run = ours.runs["winogenerated"]
-    assert len(run.instances) == 20
-    tasks = tmp_path / "tasks"
-    lm_eval_export.export(tasks, ["winogenerated"], limit=1, data_dir=data_dir)
-    out = tmp_path / "lm_eval"
-    lm_eval_on_smollm2(tasks, ["corefbias_winogenerated"], out)
-    (samples,) = glob.glob(str(out / "**" / "samples_corefbias_winogenerated_[0-9]*.jsonl"), recursive=True)
-    documents = {document.id: document for document in lm_eval_samples.read(Path(samples))}
-    assert len(documents) == len(run.instances)
-    assert [documents[str(i["id"])].decisions for i in run.instances] == [tuple(i["decision"]) for i in run.instances]
-    (results,) = glob.glob(str(out / "**" / "results_*.json"), recursive=True)
-    acc = json.loads(Path(results).read_text())["results"]["corefbias_winogenerated"]["acc,none"]
-    assert acc == pytest.approx(run.sections["winogenerated_bias"]["share_neutral"], abs=1e-12)
-    scored = scoring.score(
-        "winogenerated", [Path(samples)], format="lm-eval-samples", limit=1, data_dir=data_dir, n_bootstrap=200
-    )
-    section = scored.runs["winogenerated"].sections["winogenerated_bias"]
-    assert section.to_json() == run.sections["winogenerated_bias"].to_json()
