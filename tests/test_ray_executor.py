@@ -220,19 +220,27 @@ def test_hf_replicas_take_a_gpu_each_and_give_one_replicas_answers(
     tmp_path,
     torch_threads_restored,
 ):
-    """``device=auto`` on a cluster with GPUs: one GPU per replica, Ray's own; two replicas answer the calls
-    of 120 instances exactly as one replica and as this process do, all on one CPU thread (torch's thread count
-    splits CPU sums differently: at two threads 21 of these 720 instances differ by up to 4e-6)."""
+    """``device=auto`` on a cluster with GPUs: one GPU per replica, Ray's own; two replicas answer the calls of 120
+    instances (Winogender at --limit 40: 240, a call each) exactly as one replica and as this process do, all on one
+    CPU thread (torch's thread count splits CPU sums differently: at two threads 21 of Winogender's 720 instances
+    differ by up to 4e-6)."""
     spec, options = f"hf:{tiny_folder}", {"device": "auto", "max_batch_tokens": 400, "threads": 1}
     with RayExecutor(replicas=2).open(spec, options) as session:
         assert sorted(session.gpus) == [["0"], ["1"]] and session.model.call_size == 4096
     runs = {
         name: _run(
-            spec, data_dir, mirror, tmp_path / f"{name}.sqlite", executor=executor, options=options, batch_size=120
+            spec,
+            data_dir,
+            mirror,
+            tmp_path / f"{name}.sqlite",
+            executor=executor,
+            options=options,
+            batch_size=120,
+            limit=40,
         )
         for name, executor in (("two", RayExecutor(replicas=2)), ("one", RayExecutor(replicas=1)), ("local", None))
     }
-    assert runs["two"].runs["winogender"].num_predicted == 720
+    assert runs["two"].runs["winogender"].num_predicted == 240
     assert _scores(runs["two"]) == _scores(runs["one"]) == _scores(runs["local"])  # to the last bit
 
 

@@ -4,22 +4,8 @@
 them into its JSON Schema (draft 2020-12), committed as ``docs/results.schema.json`` and rewritten by
 ``python scripts/results_schema.py`` (``--check`` says whether the committed one is stale).
 
-``SCHEMA_VERSION`` changes whenever a key is added, removed or changes meaning. Version 1 is every file written before
-the version was recorded (no ``schema_version`` key); version 2 adds ``schema_version`` and, per benchmark, its
-``headlines``: each headline score with its interval, p-value and significance, so a reader needs neither the
-benchmark's declaration nor the metric's key suffixes. Version 3 writes each section from the measure's result object
-(``corefbias.measures.result.MeasureResult.to_json``): scores keyed by where they were measured (overall, by group, by
-condition) and by name, each with its value, interval, p-value and reasons, so that no group label can collide with
-another key; versions 1 and 2 held the metric module's flat dict. Version 4 adds, to a ``corefbias run --prompts``
-run's benchmarks, ``prompts``: every prompt's scores and each headline across the prompts (``PromptSet``), and the
-``prompts`` setting; a file of a run without ``--prompts`` is that of version 3. Version 5 adds what each benchmark's
-significance resampled (``resampling``: its unit and its blocks, and per section how many of each) and, to every
-tested score and headline, the blocks its interval rests on (``n_blocks``); intervals and p-values draw whole blocks
-from version 5 on; ``settings.decision_mode`` may be ``default`` (each benchmark's own) and ``settings.config`` a list
-of parts (``corefbias score --config``). Version 6 writes each headline as its score's estimate
-(``EstimateScores``, with ``unbiased_value`` where it is a bias score) beside its section, label and significance:
-``p_value``, ``ci_low``, ``ci_high`` and their reasons (``significance_undefined``) where the score reports them,
-``n_blocks`` where a bootstrap tested it, as its section holds it.
+``SCHEMA_VERSION`` changes whenever a key is added, removed or changes meaning; docs/results_schema.md says what
+each version changed.
 
 A run hands its result objects on (``runner.RunResult.record``: sections as ``MeasureResult``, headlines as
 ``runner.HeadlineScore``) to the report, ``summary.csv``, the terminal and the Space; ``runner.to_json`` turns them
