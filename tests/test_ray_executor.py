@@ -166,7 +166,7 @@ def _started(log: Path) -> list[tuple[int, list[str]]]:
 
 @needs_ray
 def test_two_replicas_give_the_local_run_of_every_benchmark(cluster, data_dir, mirror, tmp_path):
-    settings = {"limit": 2, "batch_size": 4}
+    settings = {"limit": 2, "batch_size": 16}
     local = _run("baseline:stereotype", data_dir, mirror, tmp_path / "local.sqlite", ["all"], **settings)
     spread = _run(
         "baseline:stereotype", data_dir, mirror, tmp_path / "ray.sqlite", ["all"], RayExecutor(replicas=2), **settings
