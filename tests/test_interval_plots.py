@@ -252,7 +252,7 @@ def test_ruffs_distractors_are_rows_in_number_order_with_all_pronouns_first():
         for name in ("he", "she", "they", "xe"):
             scores[f"accuracy/pronoun_set/{name}/distractors/{number}"] = 0.5
     section = from_flat(scores, measure="ruff_accuracy")
-    figure = interval_plots.distractors_figure("ruff", section)
+    figure = interval_plots.distractors_figure("ruff", {"ruff": section})
     assert [label.get_text() for label in figure.axes[0].get_yticklabels()] == ["0", "1", "2", "3", "4", "5"]
     legend = [text.get_text() for text in figure.legends[0].get_texts()]
     assert legend == ["all pronouns", "he", "she", "they", "xe", interval_plots.NO_INTERVAL]

@@ -336,8 +336,10 @@ def distractor_accuracies(section: MeasureResult) -> dict[str, dict[str, Estimat
     return {series: dict(sorted(found[series].items(), key=lambda item: int(item[0]))) for series in ordered}
 
 
-def distractors_figure(title: str, section: MeasureResult) -> Figure:
-    """RUFF's figure: accuracy by number of distractor sentences, of all pronouns and of each pronoun set."""
+def distractors_figure(title: str, sections: Mapping[str, MeasureResult]) -> Figure:
+    """RUFF's figure: accuracy by number of distractor sentences, of all pronouns and of each pronoun set, in the one
+    section of ``sections`` (the figure's)."""
+    (section,) = sections.values()
     series = [Series(name, by_number) for name, by_number in distractor_accuracies(section).items()]
     rows = sorted({row for one in series for row in one.estimates}, key=int)
     figure, (axes,) = panel_figure(len(rows), 1, bands=len(series), width=8.0)

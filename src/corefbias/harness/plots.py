@@ -240,29 +240,27 @@ def _sections_read(run, figure, read) -> dict[str, MeasureResult]:
     return {name: run.sections[name] for name in names if name in run.sections and read(run.sections[name])}
 
 
+# The figures of one run that draw intervals: kind → what it reads of a section, how it draws the sections that hold
+# it, what it shows.
+_RUN_INTERVAL_FIGURES = {
+    "accuracy_gaps": (interval_plots.accuracy_gaps, interval_plots.accuracy_gaps_figure, "accuracy and gap to the "
+                      "reference"),
+    "distance": (interval_plots.distance_deltas, interval_plots.distance_figure, "ΔS by distance"),
+    "distractors": (interval_plots.distractor_accuracies, interval_plots.distractors_figure, "accuracy by number of "
+                    "distractors"),
+}  # fmt: skip
+
+
 def _interval_drawings(runs, folder: Path) -> list[Drawing]:
     drawn = []
-    for run, figure in figures_of(runs, "accuracy_gaps"):
-        sections = _sections_read(run, figure, interval_plots.accuracy_gaps)
-        if sections:
-            name = f"{run.benchmark.name}_accuracy_gaps"
-            title = f"{run.benchmark.name}: accuracy and gap to the reference, with 95% intervals"
-            path = _save(interval_plots.accuracy_gaps_figure(title, sections), folder / f"{name}.png")
-            drawn.append(Drawing(name, path, "accuracy_gaps", (run.benchmark.name,)))
-    for run, figure in figures_of(runs, "distance"):
-        sections = _sections_read(run, figure, interval_plots.distance_deltas)
-        if sections:
-            name = f"{run.benchmark.name}_distance"
-            title = f"{run.benchmark.name}: ΔS by distance, with 95% intervals"
-            path = _save(interval_plots.distance_figure(title, sections), folder / f"{name}.png")
-            drawn.append(Drawing(name, path, "distance", (run.benchmark.name,)))
-    for run, figure in figures_of(runs, "distractors"):
-        section = run.sections.get(figure.section)
-        if section is not None and interval_plots.distractor_accuracies(section):
-            name = f"{run.benchmark.name}_distractors"
-            title = f"{run.benchmark.name}: accuracy by number of distractors, with 95% intervals"
-            path = _save(interval_plots.distractors_figure(title, section), folder / f"{name}.png")
-            drawn.append(Drawing(name, path, "distractors", (run.benchmark.name,)))
+    for kind, (read, draw, shows) in _RUN_INTERVAL_FIGURES.items():
+        for run, figure in figures_of(runs, kind):
+            sections = _sections_read(run, figure, read)
+            if sections:
+                name = f"{run.benchmark.name}_{kind}"
+                title = f"{run.benchmark.name}: {shows}, with 95% intervals"
+                path = _save(draw(title, sections), folder / f"{name}.png")
+                drawn.append(Drawing(name, path, kind, (run.benchmark.name,)))
     languages = {
         f"{run.benchmark.name} ({run.benchmark.language})": run.sections[figure.section or run.benchmark.name]
         for run, figure in figures_of(runs, "fpr_by_language")

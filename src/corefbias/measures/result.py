@@ -737,9 +737,9 @@ class MeasureResult(Mapping):
 
     def to_json(self) -> dict:
         """The result as a ``results.json`` section (schema version 3, ``corefbias.harness.result_schema.Section``):
-        its flat items, as the ``evaluate`` module returns them, and under ``measure_result`` its
-        :meth:`structure`, which ``stored_results.from_json`` reads. Where two labels would collide in the flat view, the
-        section holds the structure alone.
+        its flat items, as the ``evaluate`` module returns them, and under ``measure_result`` its :meth:`structure`,
+        which ``stored_results.from_json`` reads. Where two labels would collide in the flat view, the section holds
+        the structure alone.
 
         Returns
         -------
