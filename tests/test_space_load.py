@@ -209,7 +209,7 @@ def _python_blocks() -> int:
     return sys.getallocatedblocks()
 
 
-@pytest.mark.slow  # hundreds of visits to a served Space: about a minute
+@pytest.mark.slow  # sixty visits to a served Space: half a minute
 def test_visitors_who_have_left_leave_no_python_objects_behind(sandbox):
     """What a visit leaves in the Python heap, counted in blocks: exact, where RSS moves by 10-28 MiB with the
     allocator's heaps over the first few hundred visits. Measured (4 visitors at a time, a run every 4th visit, 100
@@ -222,7 +222,7 @@ def test_visitors_who_have_left_leave_no_python_objects_behind(sandbox):
         _visits(demo.local_url, range(20), run_every=4)  # imports and Gradio's caches
         _wait_for(lambda: not demo.state_holder.session_data, "the warm-up visitors' sessions to go")
         start = _python_blocks()
-        visits = 80
+        visits = 40
         _visits(demo.local_url, range(20, 20 + visits), run_every=4)
         _wait_for(lambda: not demo.state_holder.session_data, "the sessions of visitors who left to go")
         per_visit = (_python_blocks() - start) / visits
@@ -233,12 +233,12 @@ def test_visitors_who_have_left_leave_no_python_objects_behind(sandbox):
 
 @pytest.mark.slow
 def test_hundreds_of_visits_leave_the_servers_memory_flat(served_app):
-    """The deployed app's RSS over 200 visits. Measured over 520: 320-348 MiB throughout, with bumps of 10-28 MiB that
+    """The deployed app's RSS over 160 visits. Measured over 520: 320-348 MiB throughout, with bumps of 10-28 MiB that
     come and go; before the fixes each visit kept about 0.5 MiB (the sessions of visitors who had left, and what runs
-    freed in their threads' C heaps), 80 MiB over the 160 visits after the warm-up."""
+    freed in their threads' C heaps), 60 MiB over the 120 visits after the warm-up."""
     url, server = served_app
     warm = 40
     after_warm_up = _rss_after_visits(url, server, range(warm), run_every=4)
-    after = [_rss_after_visits(url, server, range(first, first + 40), run_every=4) for first in range(40, 200, 40)]
+    after = [_rss_after_visits(url, server, range(first, first + 40), run_every=4) for first in range(40, 160, 40)]
     growth = max(after) - after_warm_up
-    assert growth < 45, f"RSS grew {growth:.1f} MiB over 160 visits: {after_warm_up:.0f} then {after}"
+    assert growth < 45, f"RSS grew {growth:.1f} MiB over 120 visits: {after_warm_up:.0f} then {after}"
