@@ -18,15 +18,6 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
-def pytest_collection_modifyitems(items):
-    """The files holding slow tests first, the rest after, each file's tests together and in order: xdist hands
-    whole files to its workers in this order (``--dist loadfile --no-loadscope-reorder``), so the long files start
-    early and the short ones fill in at the end, instead of one long file starting last while the other workers
-    wait."""
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
-
-
 @pytest.fixture(scope="session")
 def mirror() -> Path:
     """The offline mirror of upstream data (``../shared/data``), or skip when it is absent."""
