@@ -9,6 +9,7 @@ built ``llama-server`` and fetched both GGUFs; skips otherwise, saying what is m
 
 import json
 import os
+import re
 import subprocess
 import time
 import urllib.error
@@ -25,7 +26,8 @@ pytestmark = pytest.mark.slow  # every test serves a real GGUF model with llama-
 
 SERVICE = Path(__file__).resolve().parents[1] / "services" / "llamacpp"
 CACHE = Path(os.environ.get("COREFBIAS_CACHE") or Path.home() / ".cache" / "corefbias") / "llamacpp"
-SERVER = CACHE / "11434.0.0-noamx" / "bin" / "llama-server"  # the build setup.sh and serve.sh name
+BUILD_NAME = re.search(r"^build_name=(\S+)$", (SERVICE / "build.env").read_text(), re.MULTILINE)[1]
+SERVER = CACHE / BUILD_NAME / "bin" / "llama-server"  # where setup.sh puts it and serve.sh runs it
 MODELS = {  # serve.sh's key → the alias it serves the GGUF under (its file stem)
     "smollm2": "SmolLM2-135M-Instruct.Q4_1",
     "gemma3": "gemma-3-270m-q4_k_m",

@@ -8,7 +8,8 @@ usage="usage: $0 smollm2|gemma3 PORT [llama-server flags...]"
 [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${COREFBIAS_CACHE:-$HOME/.cache/corefbias}/llamacpp"
-server="$cache/11434.0.0-noamx/bin/llama-server"  # setup.sh's build_name
+source "$here/build.env"
+server="$cache/$build_name/bin/llama-server"
 case "$1" in
   smollm2) name=SmolLM2-135M-Instruct.Q4_1 template=() ;;
   # This GGUF (base google/gemma-3-270m) has no chat template, and llama-server would fall back to
