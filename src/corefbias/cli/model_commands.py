@@ -221,9 +221,9 @@ def add_commands(commands, common: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--batch-size",
         type=whole_number(1),
-        help="instances per model call (default: 32, or the model's own call size where it batches itself: a local "
-        "hf: model batches by tokens and is handed whole benchmarks up to 4096 instances; size its batches with "
-        "--model-arg max_batch_tokens=N)"
+        help="instances per model call (default: 32, or the model's own call size: the baselines take 1024 at once, a "
+        "local hf: model batches by tokens and is handed whole benchmarks up to 4096 instances; size its batches "
+        "with --model-arg max_batch_tokens=N)"
         + (f"; also the batch size of {_models(kind for kind, _ in batch_takers)} models" if batch_takers else ""),
     )
     run.add_argument(

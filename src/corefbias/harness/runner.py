@@ -531,7 +531,9 @@ def instances_per_call(model, settings: RunSettings) -> int:
     --------
     >>> from corefbias.models.baselines import NearestBaseline
     >>> [instances_per_call(NearestBaseline(), RunSettings(batch_size=size)) for size in (None, 8)]
-    [32, 8]
+    [1024, 8]
+    >>> instances_per_call(object(), RunSettings())
+    32
     """
     return settings.batch_size or getattr(model, "call_size", None) or DEFAULT_BATCH_SIZE
 
