@@ -9,7 +9,6 @@ built ``llama-server`` and fetched both GGUFs; skips otherwise, saying what is m
 
 import json
 import os
-import re
 import subprocess
 import time
 import urllib.error
@@ -26,7 +25,12 @@ pytestmark = pytest.mark.slow  # every test serves a real GGUF model with llama-
 
 SERVICE = Path(__file__).resolve().parents[1] / "services" / "llamacpp"
 CACHE = Path(os.environ.get("COREFBIAS_CACHE") or Path.home() / ".cache" / "corefbias") / "llamacpp"
-BUILD_NAME = re.search(r"^build_name=(\S+)$", (SERVICE / "build.env").read_text(), re.MULTILINE)[1]
+BUILD_NAME = subprocess.run(  # the shell file is the one place that names it
+    ["bash", "-c", 'source "$0" && echo "$build_name"', SERVICE / "build.env"],
+    capture_output=True,
+    text=True,
+    check=True,
+).stdout.strip()
 SERVER = CACHE / BUILD_NAME / "bin" / "llama-server"  # where setup.sh puts it and serve.sh runs it
 MODELS = {  # serve.sh's key → the alias it serves the GGUF under (its file stem)
     "smollm2": "SmolLM2-135M-Instruct.Q4_1",

@@ -291,19 +291,17 @@ def test_lm_eval_builds_corefbias_requests_and_answers_as_its_run_on_every_insta
     assert set(TEMPLATED) <= set(names)
     tasks_dir = tmp_path / "tasks"
     model = RecordingClozeModel()
-    ours = None
+    runs = {}
     for limit, chosen in ((None, [name for name in names if name not in TEMPLATED]), (TEMPLATED_LIMIT, TEMPLATED)):
         lm_eval_export.export(tasks_dir, chosen, limit=limit, data_dir=data_dir)
         settings = runner.RunSettings(limit=limit, n_bootstrap=0, cache_mode="off")
-        run = runner.run("stand-in", chosen, settings, data_dir=data_dir, progress=False, model=model)
-        ours = run if ours is None else ours
-        ours.runs.update(run.runs)
+        runs.update(runner.run("stand-in", chosen, settings, data_dir=data_dir, progress=False, model=model).runs)
     lm = stand_in_lm()
     results = evaluate(tasks_dir, [f"corefbias_{name}" for name in names], tmp_path / "lm_eval", model=lm)
-    assert len(lm.requests) == len(model.requests) == sum(len(ours.runs[name].instances) for name in names)
+    assert len(lm.requests) == len(model.requests) == sum(len(runs[name].instances) for name in names)
     different: dict[str, list[str]] = {}
     for name in names:
-        run, task = ours.runs[name], f"corefbias_{name}"
+        run, task = runs[name], f"corefbias_{name}"
         documents = {
             document.id: document for document in lm_eval_samples.read(samples_file(tmp_path / "lm_eval", task))
         }
