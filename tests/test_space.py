@@ -641,7 +641,7 @@ def test_inputs_are_checked():
     with pytest.raises(ValueError, match="unknown benchmark 'winobias3'"):
         inputs.check_benchmarks(["winobias3"])
     # Presets are what a visitor may run without the owner's list: baselines and chat, never a kind loading by name.
-    presets = inputs.model_presets()
+    presets = [spec for _, spec in inputs.model_choices(ModelList())]
     assert (
         presets[0] == "baseline:stereotype"
         and "baseline:dist-1" in presets

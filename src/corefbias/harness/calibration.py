@@ -370,8 +370,7 @@ def _count(p_values: list[float | None]) -> Rate:
 
 
 def _checked_methods(methods: tuple[str, ...]) -> tuple[str, ...]:
-    unknown = [method for method in methods if method not in METHODS]
-    if unknown or not methods:
+    if not methods or not set(methods) <= set(METHODS):
         raise ValueError(f"methods must be some of {METHODS}, got {methods!r}")
     return methods
 
@@ -382,7 +381,7 @@ def _section_p_values(
     """A section's tested keys' p-values by each of ``methods``: ``units``, units drawn one by one with the plain
     percentile test (before blocks); ``blocks``, the blocks drawn whole, expanded (a run's test now). Each method
     seeds its own draws, so leaving one out changes nothing of the other's."""
-    found: dict[str, dict[str, float | None]] = {key: {} for key in keys}
+    found: dict[str, dict] = {key: {} for key in keys}
     if "units" in methods:
         observed = unit.statistic(unit.rows.sum(axis=0))
         plain = resampling.bootstrap_replicates(unit.rows, unit.statistic, n_bootstrap, seed)
@@ -535,15 +534,6 @@ def comparison_rates(
 ) -> dict[str, Rate]:
     """Per headline: the share of simulated pairs of models whose paired comparison is significant (see
     :func:`comparison_p_values`; ``method`` as for :func:`headline_rates`)."""
-    found = comparison_p_values(
-        model,
-        icc=icc,
-        bias=bias,
-        bias_b=bias_b,
-        runs=runs,
-        n_resamples=n_resamples,
-        seed=seed,
-        progress=progress,
-        methods=(method,),
-    )
+    settings = {"icc": icc, "bias": bias, "bias_b": bias_b, "runs": runs, "n_resamples": n_resamples, "seed": seed}
+    found = comparison_p_values(model, progress=progress, methods=(method,), **settings)
     return {name: _count(p_values[method]) for name, p_values in found.items()}

@@ -13,17 +13,6 @@ from .model_list import ModelList
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY", re.IGNORECASE)
 
 
-def model_presets() -> list[str]:
-    """The specs the Model menu offers every visitor: each kind's ``space_presets``, in the kinds' order.
-
-    Examples
-    --------
-    >>> model_presets()[:2], model_presets()[-1]
-    (['baseline:stereotype', 'baseline:random'], 'chat:Qwen/Qwen2.5-7B-Instruct')
-    """
-    return [spec for kind in kinds().values() for spec in kind.space_presets]
-
-
 def _on_visitors_account(kind) -> bool:
     """Whether a run of ``kind`` spends the visitor's Hugging Face token (its option takes ``hf_token``)."""
     return any(option.space == "hf_token" for option in kind.options)
