@@ -16,12 +16,6 @@ pytest_plugins = ["browser", "installed", "loopback"]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
-# Run last: scripts/test builds llama-server beside the suite, and these tests wait for the build.
-LAST = "test_llamacpp_service.py"
-
-
-def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: item.path.name == LAST)  # stable: every other test keeps its place
 
 
 @pytest.fixture(scope="session")

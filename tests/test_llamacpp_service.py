@@ -5,7 +5,7 @@ asks it small balanced subsets (``limit=1``) of Winogender and, for the multilin
 DaWinoBias. ``completions:`` cannot score with it: llama-server ignores ``echo`` and returns no prompt
 log-probabilities, and the run must stop saying so. Runs when ``bash services/llamacpp/setup.sh`` has
 built ``llama-server`` and fetched both GGUFs; skips otherwise, saying what is missing. A build still
-running (``scripts/test`` builds it beside the suite, which runs this file last) is waited for.
+running (``scripts/test`` builds it beside the suite) is waited for.
 """
 
 import fcntl
