@@ -27,14 +27,14 @@ pytestmark = pytest.mark.slow  # every test serves a real GGUF model with llama-
 
 SERVICE = Path(__file__).resolve().parents[1] / "services" / "llamacpp"
 CACHE = Path(os.environ.get("COREFBIAS_CACHE") or Path.home() / ".cache" / "corefbias") / "llamacpp"
-BUILD_NAME = subprocess.run(  # the shell file is the one place that names it
-    ["bash", "-c", 'source "$0" && echo "$build_name"', SERVICE / "build.env"],
+BUILD_NAME, BUILD_LOCK_NAME = subprocess.run(  # the shell file is the one place that names them
+    ["bash", "-c", 'source "$0" && echo "$build_name" "$build_lock"', SERVICE / "build.env"],
     capture_output=True,
     text=True,
     check=True,
-).stdout.strip()
+).stdout.split()
 SERVER = CACHE / BUILD_NAME / "bin" / "llama-server"  # where setup.sh puts it and serve.sh runs it
-BUILD_LOCK = CACHE / f"{BUILD_NAME}.lock"  # held by `setup.sh server` while it builds
+BUILD_LOCK = CACHE / BUILD_LOCK_NAME  # held by `setup.sh server` while it builds
 BUILD_WAIT_S = 900
 MODELS = {  # serve.sh's key → the alias it serves the GGUF under (its file stem)
     "smollm2": "SmolLM2-135M-Instruct.Q4_1",

@@ -56,7 +56,7 @@ mkdir -p "$cache/models"
 if want server; then
   # Held until this script exits: a second set-up waits here instead of building beside it, and
   # tests/test_llamacpp_service.py waits on it for a build that scripts/test runs beside the tests.
-  exec 9>"$cache/$build_name.lock"
+  exec 9>"$cache/$build_lock"
   flock 9
 fi
 # Inside the cache, so the final mv is a same-filesystem rename.
